@@ -1,0 +1,508 @@
+"""The graph IR: Graph, Operation, Tensor; the default-graph stack, name scopes, control
+dependencies and collections, with TF1's naming rules. No JAX here.
+
+An Operation is created by `Graph.create_op`, which looks up the op's OpDef, runs its dtype and
+shape rules on the inputs (so every tensor has a static shape at construction) and records it.
+Ops are stored in creation order, which is a topological order: an op's inputs and control inputs
+always exist before it.
+"""
+import contextlib
+import re
+import threading
+
+import numpy as np
+
+from . import dtypes as _dt
+from .registry import get_op_def
+from .shapes import TensorShape, as_shape
+
+
+class GraphKeys:
+    """Standard collection names (TF's)."""
+    GLOBAL_VARIABLES = "variables"
+    VARIABLES = "variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    LOCAL_VARIABLES = "local_variables"
+    MODEL_VARIABLES = "model_variables"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    LOSSES = "losses"
+    SUMMARIES = "summaries"
+    UPDATE_OPS = "update_ops"
+    GLOBAL_STEP = "global_step"
+    TRAIN_OP = "train_op"
+    INIT_OP = "init_op"
+    SAVERS = "savers"
+    QUEUE_RUNNERS = "queue_runners"
+    ACTIVATIONS = "activations"
+    WEIGHTS = "weights"
+    BIASES = "biases"
+
+
+class ShapeError(ValueError):
+    """Raised by a shape rule; create_op adds TF's ' for 'name' (op: 'Type') with input shapes' tail."""
+
+
+class Tensor:
+    """One output of an Operation: a symbolic value with a dtype and a (possibly partial) static shape."""
+
+    # numpy must defer to our reflected operators (np.float32(2) * tensor -> tensor).
+    __array_priority__ = 100
+
+    def __init__(self, op, value_index, dtype, shape):
+        self._op = op
+        self._value_index = value_index
+        self._dtype = dtype
+        self._shape = as_shape(shape)
+        self._consumers = []
+
+    op = property(lambda self: self._op)
+    value_index = property(lambda self: self._value_index)
+    dtype = property(lambda self: self._dtype)
+    graph = property(lambda self: self._op.graph)
+    device = property(lambda self: "")
+
+    @property
+    def name(self):
+        return "%s:%d" % (self._op.name, self._value_index)
+
+    @property
+    def shape(self):
+        return self._shape
+
+    def get_shape(self):
+        return self._shape
+
+    def set_shape(self, shape):
+        """Refines the static shape (ValueError if incompatible), as TF's set_shape."""
+        self._shape = self._shape.merge_with(as_shape(shape))
+
+    def consumers(self):
+        return list(self._consumers)
+
+    def eval(self, feed_dict=None, session=None):
+        """Runs this tensor in `session` (default: the default session)."""
+        from ..client.session import _session_for  # the client layer, only when called
+        return _session_for(session, self).run(self, feed_dict)
+
+    def __repr__(self):
+        return "<tf.Tensor '%s' shape=%s dtype=%s>" % (self.name, self._shape, self._dtype.name)
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):  # TF1: tensors compare by identity; tf.equal is the op
+        return self is other
+
+    def __bool__(self):
+        raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
+                        "instead of `if t:` to test if a tensor is defined, and use TensorFlow ops such as "
+                        "tf.cond to execute subgraphs conditioned on the value of a tensor.")
+
+    def __iter__(self):
+        shape = self._shape
+        if shape.ndims is None or shape[0].value is None:
+            raise TypeError("Tensor objects are only iterable when the first dimension is known.")
+        return (self[i] for i in range(shape[0].value))
+
+    def __len__(self):
+        raise TypeError("len is not well defined for symbolic Tensors. (%s) Please call `x.shape` rather "
+                        "than `len(x)` for shape information." % self.name)
+
+    def _as_graph_element(self):
+        return self
+
+
+class Operation:
+    """A node of the graph: its type, inputs, attrs, control inputs and output tensors."""
+
+    def __init__(self, graph, op_type, name, inputs, attrs, control_inputs):
+        self._graph = graph
+        self._type = op_type
+        self._name = name
+        self._inputs = list(inputs)
+        self.attrs = dict(attrs)
+        self._control_inputs = list(control_inputs)
+        self._outputs = []
+        self._id = None  # creation index in the graph: a topological order
+
+    graph = property(lambda self: self._graph)
+    type = property(lambda self: self._type)
+    name = property(lambda self: self._name)
+    inputs = property(lambda self: list(self._inputs))
+    outputs = property(lambda self: list(self._outputs))
+    control_inputs = property(lambda self: list(self._control_inputs))
+    device = property(lambda self: "")
+    op_def = property(lambda self: get_op_def(self._type))
+
+    @property
+    def node_def(self):
+        return {"name": self._name, "op": self._type, "input": [t.name for t in self._inputs]
+                + ["^" + c.name for c in self._control_inputs], "attr": dict(self.attrs)}
+
+    def get_attr(self, name):
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise ValueError("Operation '%s' has no attr named '%s'." % (self._name, name)) from None
+
+    def _add_control_input(self, op):
+        if op not in self._control_inputs:
+            if op._id > self._id:
+                raise ValueError("A control input must be created before the op it controls.")
+            self._control_inputs.append(op)
+
+    def run(self, feed_dict=None, session=None):
+        """Runs this op in `session` (default: the default session)."""
+        from ..client.session import _session_for
+        _session_for(session, self).run(self, feed_dict)
+
+    def __repr__(self):
+        return "<tf.Operation '%s' type=%s>" % (self._name, self._type)
+
+    def _as_graph_element(self):
+        return self
+
+
+_VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+
+
+class Graph:
+    """A TF1 graph: ops in creation order, names, scopes, control dependencies and collections."""
+
+    def __init__(self):
+        self._ops = []
+        self._by_name = {}
+        self._names_in_use = {}
+        self._name_stack = ""
+        self._control_stack = []  # list of lists of ops (None entry clears)
+        self._collections = {}
+        self._finalized = False
+        self.seed = None
+        self._lock = threading.Lock()
+        self._variable_store = None  # used by variable_scope (nn layer)
+
+    # ---- ops -----------------------------------------------------------------------------------
+    def create_op(self, op_type, inputs, attrs=None, name=None, dtypes=None):
+        """Creates an op of a registered type: runs its dtype and shape rules, names it, records it.
+
+        Inputs must be Tensors of this graph. Raises ValueError (TF's wording) when the shape rule
+        rejects the input shapes.
+        """
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        opdef = get_op_def(op_type)
+        attrs = dict(attrs or {})
+        for t in inputs:
+            if not isinstance(t, Tensor):
+                raise TypeError("Input to op '%s' must be a Tensor, got %r" % (op_type, t))
+            if t.graph is not self:
+                raise ValueError("Tensor %s must be from the same graph as the op being created (%s)."
+                                 % (t.name, op_type))
+        if name and name.endswith("/"):  # a name scope's own name: used exactly, as in TF
+            name = name[:-1]
+            self._names_in_use.setdefault(name.lower(), 1)
+        else:
+            name = self.unique_name(name or op_type)
+        op = Operation(self, op_type, name, inputs, attrs, self._current_control_inputs(inputs))
+        out_dtypes = dtypes or opdef.dtype([t.dtype for t in inputs], attrs)
+        try:
+            shapes = opdef.shape([t.shape for t in inputs], attrs, [constant_value(t) for t in inputs])
+        except ShapeError as e:
+            raise ValueError("%s for '%s' (op: '%s') with input shapes: %s." % (
+                str(e).rstrip("."), name, op_type, ", ".join(t.shape.as_proto_str() for t in inputs))) from None
+        if len(shapes) != len(out_dtypes):
+            raise AssertionError("%s: shape rule gave %d outputs, dtype rule %d" % (op_type, len(shapes),
+                                                                                    len(out_dtypes)))
+        op._outputs = [Tensor(op, i, _dt.as_dtype(d), s) for i, (d, s) in enumerate(zip(out_dtypes, shapes))]
+        with self._lock:
+            op._id = len(self._ops)
+            self._ops.append(op)
+            self._by_name[name] = op
+        for t in inputs:
+            t._consumers.append(op)
+        return op
+
+    def get_operations(self):
+        return list(self._ops)
+
+    def get_operation_by_name(self, name):
+        if not isinstance(name, str):
+            raise TypeError("Operation names are strings (or similar), not %s." % type(name).__name__)
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError("The name %r refers to an Operation not in the graph." % name) from None
+
+    def get_tensor_by_name(self, name):
+        if not isinstance(name, str):
+            raise TypeError("Tensor names are strings (or similar), not %s." % type(name).__name__)
+        return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
+
+    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+        """Resolves a Tensor, Operation or name ("op" or "op:0") to an element of this graph."""
+        if hasattr(obj, "_as_graph_element") and not isinstance(obj, (Tensor, Operation)):
+            obj = obj._as_graph_element()
+        if isinstance(obj, (Tensor, Operation)):
+            if obj.graph is not self:
+                raise ValueError("%s is not an element of this graph." % obj)
+            if isinstance(obj, Tensor) and not allow_tensor:
+                raise TypeError("Can not convert a Tensor into a Operation.")
+            if isinstance(obj, Operation) and not allow_operation:
+                raise TypeError("Can not convert a Operation into a Tensor.")
+            return obj
+        if not isinstance(obj, str):
+            raise TypeError("Can not convert a %s into a %s." % (
+                type(obj).__name__, "Tensor or Operation" if allow_operation else "Tensor"))
+        if ":" in obj and allow_tensor:
+            op_name, _, idx = obj.rpartition(":")
+            try:
+                idx = int(idx)
+            except ValueError:
+                raise ValueError("The name %r looks a like a Tensor name, but is not a valid one." % obj) from None
+            if op_name not in self._by_name:
+                raise KeyError("The name %r refers to a Tensor which does not exist. The operation, %r, "
+                               "does not exist in the graph." % (obj, op_name))
+            outs = self._by_name[op_name].outputs
+            if idx >= len(outs):
+                raise KeyError("The name %r refers to a Tensor which does not exist. The operation, %r, "
+                               "exists but only has %d outputs." % (obj, op_name, len(outs)))
+            return outs[idx]
+        if ":" not in obj and allow_operation:
+            if obj not in self._by_name:
+                raise KeyError("The name %r refers to an Operation not in the graph." % obj)
+            return self._by_name[obj]
+        if allow_tensor and not allow_operation:
+            raise ValueError("The name %r refers to an Operation, not a Tensor. Tensor names must be of the "
+                             "form \"<op_name>:<output_index>\"." % obj)
+        raise ValueError("The name %r refers to a Tensor, not an Operation." % obj)
+
+    def finalize(self):
+        self._finalized = True
+
+    finalized = property(lambda self: self._finalized)
+
+    def _unsafe_unfinalize(self):
+        self._finalized = False
+
+    @property
+    def version(self):
+        return len(self._ops)
+
+    # ---- names ---------------------------------------------------------------------------------
+    def unique_name(self, name, mark_as_used=True):
+        """TF's naming: prefix the current name scope; a taken name gets _1, _2, ..."""
+        if self._name_stack:
+            name = self._name_stack + "/" + name
+        key = name.lower()
+        i = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = i + 1
+        if i > 0:
+            base = key
+            while "%s_%d" % (base, i) in self._names_in_use:
+                i += 1
+            if mark_as_used:
+                self._names_in_use["%s_%d" % (base, i)] = 1
+            name = "%s_%d" % (name, i)
+        return name
+
+    def get_name_scope(self):
+        return self._name_stack
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        """Enters a name scope. A name ending in '/' is used as is; None or '' resets to the root."""
+        old = self._name_stack
+        if name is None or name == "":
+            new = ""
+        elif name.endswith("/"):
+            new = name[:-1]
+        else:
+            if not _VALID_NAME.match(name):
+                raise ValueError("'%s' is not a valid scope name" % name)
+            new = self.unique_name(name)
+        self._name_stack = new
+        try:
+            yield (new + "/") if new else ""
+        finally:
+            self._name_stack = old
+
+    # ---- control dependencies ------------------------------------------------------------------
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        """Ops created inside depend on `control_inputs` (ops or tensors); None clears the stack."""
+        if control_inputs is None:
+            saved, self._control_stack = self._control_stack, []
+            try:
+                yield
+            finally:
+                self._control_stack = saved
+            return
+        ops = []
+        for c in control_inputs:
+            if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
+                c = c._as_graph_element()
+            if isinstance(c, Tensor):
+                c = c.op
+            if not isinstance(c, Operation):
+                raise TypeError("Control input must be Operation or Tensor: %s" % (c,))
+            ops.append(c)
+        self._control_stack.append(ops)
+        try:
+            yield
+        finally:
+            self._control_stack.pop()
+
+    def _current_control_inputs(self, inputs):
+        if not self._control_stack:
+            return []
+        direct = {t.op for t in inputs}
+        out = []
+        for frame in self._control_stack:
+            for op in frame:
+                if op not in direct and op not in out:
+                    out.append(op)
+        return out
+
+    # ---- collections ---------------------------------------------------------------------------
+    def add_to_collection(self, name, value):
+        self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names, value):
+        for n in ([names] if isinstance(names, str) else set(names)):
+            self.add_to_collection(n, value)
+
+    def get_collection(self, name, scope=None):
+        items = self._collections.get(name, [])
+        if scope is None:
+            return list(items)
+        pat = re.compile(scope)
+        return [i for i in items if pat.match(getattr(i, "name", "") or "")]
+
+    def get_collection_ref(self, name):
+        return self._collections.setdefault(name, [])
+
+    def clear_collection(self, name):
+        self._collections.pop(name, None)
+
+    def get_all_collection_keys(self):
+        return [k for k in self._collections if isinstance(k, str)]
+
+    # ---- default graph -------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def as_default(self):
+        _stack.append(self)
+        try:
+            yield self
+        finally:
+            _stack.remove(self) if _stack[-1] is not self else _stack.pop()
+
+    def __repr__(self):
+        return "<tinyflow.Graph with %d ops>" % len(self._ops)
+
+
+_default = [Graph()]
+_stack = []
+
+
+def get_default_graph():
+    """The innermost graph of `as_default()` blocks, else the global default graph."""
+    return _stack[-1] if _stack else _default[0]
+
+
+def reset_default_graph():
+    """Replaces the global default graph with a new empty one (not inside an as_default block)."""
+    if _stack:
+        raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If you need a "
+                             "cleared graph, exit the nesting and create a new graph.")
+    _default[0] = Graph()
+
+
+def name_scope(name, default_name=None, values=None):
+    """`tf.name_scope(name, default_name, values)` on the graph of `values` or the default graph."""
+    g = _graph_of(values) or get_default_graph()
+    return g.name_scope(name if name is not None else default_name)
+
+
+def control_dependencies(control_inputs):
+    return get_default_graph().control_dependencies(control_inputs)
+
+
+def _graph_of(values):
+    for v in values or ():
+        g = getattr(v, "graph", None)
+        if isinstance(g, Graph):
+            return g
+    return None
+
+
+def add_to_collection(name, value):
+    get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names, value):
+    get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key, scope=None):
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key):
+    return get_default_graph().get_collection_ref(key)
+
+
+def constant_value(tensor):
+    """The value of `tensor` as numpy when it is known at graph-building time, else None.
+
+    Known: outputs of Const, Shape/Size/Rank of fully defined shapes, and ops whose OpDef can fold
+    constants (an `attrs`-free numpy rule is not needed: we only fold what shape rules ask for).
+    """
+    if not isinstance(tensor, Tensor):
+        return None
+    op = tensor.op
+    if op.type == "Const":
+        return op.attrs["value"]
+    folder = _FOLDERS.get(op.type)
+    if folder is not None:
+        try:
+            return folder(op, tensor)
+        except Exception:  # folding is best-effort; shape rules treat None as unknown
+            return None
+    return None
+
+
+def _fold_shape(op, tensor):
+    s = op.inputs[0].shape
+    if op.type == "Shape":
+        return np.array(s.as_list(), op.attrs["out_type"].np) if s.is_fully_defined() else None
+    if op.type == "Size":
+        return np.array(s.num_elements(), op.attrs["out_type"].np) if s.is_fully_defined() else None
+    return np.array(s.ndims, np.int32) if s.ndims is not None else None
+
+
+def _fold_pack(op, tensor):
+    vals = [constant_value(t) for t in op.inputs]
+    if any(v is None for v in vals):
+        return None
+    return np.stack(vals, axis=op.attrs.get("axis", 0))
+
+
+def _fold_cast(op, tensor):
+    v = constant_value(op.inputs[0])
+    return None if v is None else v.astype(op.attrs["DstT"].np)
+
+
+def _fold_identity(op, tensor):
+    return constant_value(op.inputs[0])
+
+
+# Op types whose constant value is foldable at graph-building time (shape computations).
+_FOLDERS = {"Shape": _fold_shape, "Size": _fold_shape, "Rank": _fold_shape, "Pack": _fold_pack,
+            "Cast": _fold_cast, "Identity": _fold_identity}
+
+
+def register_constant_folder(op_type, fn):
+    """Lets an op family say how to fold `op_type` at build time: fn(op, tensor) -> numpy or None."""
+    _FOLDERS[op_type] = fn

@@ -1,0 +1,119 @@
+"""TensorFlow's dtypes (`tf.float32`, ...) and their mapping to numpy. No JAX here."""
+import numpy as np
+
+try:  # ml_dtypes ships with jaxlib; bfloat16 needs it, nothing else does.
+    import ml_dtypes
+    _BF16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover
+    _BF16 = None
+
+
+class DType:
+    """A tensor element type with TF's name and properties."""
+
+    def __init__(self, name, np_dtype):
+        self._name = name
+        self._np = np_dtype
+
+    name = property(lambda self: self._name)
+    as_numpy_dtype = property(lambda self: self._np.type if self._np is not None else None)
+    base_dtype = property(lambda self: self)
+    real_dtype = property(lambda self: self)
+    is_floating = property(lambda self: self._name in ("float16", "float32", "float64", "bfloat16"))
+    is_integer = property(lambda self: self._name.startswith(("int", "uint")))
+    is_unsigned = property(lambda self: self._name.startswith("uint"))
+    is_bool = property(lambda self: self._name == "bool")
+    is_complex = property(lambda self: False)
+    is_numpy_compatible = property(lambda self: self._np is not None)
+    size = property(lambda self: self._np.itemsize)
+
+    @property
+    def np(self):
+        """The numpy dtype object (tinyflow's shorthand)."""
+        return self._np
+
+    @property
+    def min(self):
+        if self.is_floating:
+            return float(ml_dtypes.finfo(self._np).min if self._name == "bfloat16" else np.finfo(self._np).min)
+        if self.is_bool:
+            return False
+        return int(np.iinfo(self._np).min)
+
+    @property
+    def max(self):
+        if self.is_floating:
+            return float(ml_dtypes.finfo(self._np).max if self._name == "bfloat16" else np.finfo(self._np).max)
+        if self.is_bool:
+            return True
+        return int(np.iinfo(self._np).max)
+
+    def is_compatible_with(self, other):
+        return as_dtype(other) is self
+
+    def __eq__(self, other):
+        if isinstance(other, DType):
+            return self is other
+        try:
+            return as_dtype(other) is self
+        except TypeError:
+            return False
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self._name)
+
+    def __repr__(self):
+        return "tf.%s" % self._name
+
+    def __reduce__(self):
+        return as_dtype, (self._name,)
+
+
+float16 = half = DType("float16", np.dtype(np.float16))
+float32 = DType("float32", np.dtype(np.float32))
+float64 = double = DType("float64", np.dtype(np.float64))
+bfloat16 = DType("bfloat16", _BF16)
+int8 = DType("int8", np.dtype(np.int8))
+int16 = DType("int16", np.dtype(np.int16))
+int32 = DType("int32", np.dtype(np.int32))
+int64 = DType("int64", np.dtype(np.int64))
+uint8 = DType("uint8", np.dtype(np.uint8))
+uint16 = DType("uint16", np.dtype(np.uint16))
+uint32 = DType("uint32", np.dtype(np.uint32))
+uint64 = DType("uint64", np.dtype(np.uint64))
+bool_ = DType("bool", np.dtype(np.bool_))
+string = DType("string", np.dtype(object))
+
+ALL = [float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+       bool_, string]
+_BY_NAME = {d.name: d for d in ALL}
+_BY_NAME.update({"half": float16, "double": float64, "bool_": bool_})
+_BY_NP = {d.np: d for d in ALL if d.np is not None and d is not string}
+
+
+def as_dtype(value):
+    """Converts a DType, a name, a numpy dtype or a Python type to a DType (TypeError otherwise)."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str) and value in _BY_NAME:
+        return _BY_NAME[value]
+    if value is float:
+        return float32
+    if value is int:
+        return int32
+    if value is bool:
+        return bool_
+    if value is str or value is bytes:
+        return string
+    try:
+        npd = np.dtype(value)
+    except TypeError:
+        raise TypeError("Cannot convert value %r to a TensorFlow DType." % (value,)) from None
+    if npd in _BY_NP:
+        return _BY_NP[npd]
+    if npd.kind in "USO":
+        return string
+    raise TypeError("Cannot convert value %r to a TensorFlow DType." % (value,))

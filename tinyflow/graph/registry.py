@@ -1,0 +1,85 @@
+"""The op registry: every op type is one OpDef holding all of its rules. No JAX here.
+
+Passes look rules up here and never switch on op type. A rule's signature:
+  shape(in_shapes, attrs, values) -> [TensorShape]   values[i]: input i's constant value or None
+  dtype(in_dtypes, attrs)         -> [DType]
+  grad(op, *out_grads)            -> one Tensor or None per input, built from graph ops
+  lower(attrs, *arrays)           -> array or tuple of arrays (jax or numpy)
+"""
+
+NOT_SET = object()  # grad=NOT_SET: nobody said; grad=None: "not differentiable"
+
+
+class OpDef:
+    """All the rules of one op type.
+
+    Flags the generic passes and lowering read:
+      ref_inputs  inputs that are variable references this op updates; `lower` gets their current
+                  values and returns their new values (in order); output 0 is the first new value
+      overwrites  the op ignores the current value of its refs (Assign): no initialized value needed
+      needs_key   random op: `lower(attrs, key, *inputs)` gets a per-run PRNG key first
+      static      the output depends only on input *shapes* (Shape, Size, Rank): computed at trace time
+      stateful    never pruned by common-subexpression passes, never constant-folded
+      host        computed by the Session in Python, not in the jitted function: host(session, op)
+      inplace     (input, output) pairs whose buffer the output may reuse (memory planner)
+    """
+
+    def __init__(self, name, shape, dtype, grad=NOT_SET, lower=None, inplace=(), ref_inputs=(),
+                 overwrites=False, needs_key=False, static=False, stateful=False, host=None,
+                 infer_back=None):
+        self.name = name
+        self.shape = shape
+        self.dtype = dtype
+        self.grad = grad
+        self.lower = lower
+        self.inplace = tuple(inplace)
+        self.ref_inputs = tuple(ref_inputs)
+        self.overwrites = overwrites
+        self.needs_key = needs_key
+        self.static = static
+        self.stateful = stateful or bool(ref_inputs) or needs_key
+        self.host = host
+        self.infer_back = infer_back
+
+    def __repr__(self):
+        return "OpDef(%s)" % self.name
+
+
+_REGISTRY = {}
+
+
+def register_op(name, shape, dtype, **rules):
+    """Registers op type `name` with its rules (see OpDef); returns the OpDef."""
+    if name in _REGISTRY:
+        raise KeyError("Op type %r is already registered" % name)
+    opdef = OpDef(name, shape, dtype, **rules)
+    _REGISTRY[name] = opdef
+    return opdef
+
+
+def get_op_def(name):
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError("Op type not registered '%s'" % name) from None
+
+
+def registered_ops():
+    """All OpDefs, by name."""
+    return dict(_REGISTRY)
+
+
+# Small rule builders shared by many ops.
+def same_as_input(i=0):
+    """dtype rule: one output with the dtype of input i."""
+    return lambda dtypes, attrs: [dtypes[i]]
+
+
+def from_attr(key):
+    """dtype rule: one output with the dtype in attrs[key]."""
+    return lambda dtypes, attrs: [attrs[key]]
+
+
+def shape_of_input(i=0):
+    """shape rule: one output with the shape of input i."""
+    return lambda shapes, attrs, values: [shapes[i]]

@@ -1,0 +1,1 @@
+"""Lowering: a pruned subgraph -> one Python function -> jax.jit (and the reference executor)."""

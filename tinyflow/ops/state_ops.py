@@ -1,0 +1,305 @@
+"""Variables and their updates: VariableV2, Assign/AssignAdd/AssignSub, tf.Variable, initializers,
+and the host ops that ask the Session which variables are initialized.
+
+A variable is the output of a VariableV2 op; its value lives in the Session. Ops that read it take
+that tensor as an input (passes/state.py decides which value each reader sees); ops that update it
+take it as a reference input (OpDef.ref_inputs) and return its new value.
+"""
+import numpy as np
+
+from ..graph import dtypes as dt
+from ..graph.core import GraphKeys, ShapeError, Tensor, get_default_graph
+from ..graph.registry import from_attr, register_op, same_as_input
+from ..graph.shapes import TensorShape, as_shape
+from .base import convert_to_tensor, make_op, register_tensor_conversion_function
+from .array_ops import identity, no_op
+
+register_op("VariableV2", shape=lambda s, a, v: [a["shape"]], dtype=from_attr("dtype"), grad=None, lower=None,
+            stateful=True)
+
+
+def _assign_shape(shapes, attrs, values):
+    ref, value = shapes
+    if attrs.get("validate_shape", True) and not ref.is_compatible_with(value):
+        if ref.ndims != value.ndims:
+            raise ShapeError("Shapes must be equal rank, but are %d and %d" % (ref.ndims, value.ndims))
+        for i, (a, b) in enumerate(zip(ref.as_list(), value.as_list())):
+            if a is not None and b is not None and a != b:
+                raise ShapeError("Dimension %d in both shapes must be equal, but are %d and %d. Shapes are %s and %s."
+                                 % (i, a, b, ref.as_proto_str(), value.as_proto_str()))
+    return [ref]
+
+
+def _assign_dtype(dtypes, attrs):
+    if dtypes[0] != dtypes[1]:
+        raise TypeError("Input 'value' of '%s' Op has type %s that does not match type %s of argument 'ref'."
+                        % (attrs.get("_type", "Assign"), dtypes[1].name, dtypes[0].name))
+    return [dtypes[0]]
+
+
+register_op("Assign", shape=_assign_shape, dtype=_assign_dtype, grad=None, ref_inputs=(0,), overwrites=True,
+            lower=lambda a, cur, value: value)
+register_op("AssignAdd", shape=_assign_shape, dtype=_assign_dtype, grad=None, ref_inputs=(0,),
+            lower=lambda a, cur, value: cur + value)
+register_op("AssignSub", shape=_assign_shape, dtype=_assign_dtype, grad=None, ref_inputs=(0,),
+            lower=lambda a, cur, value: cur - value)
+
+
+def _ref(ref):
+    """The VariableV2 output behind a Variable or ref tensor."""
+    if isinstance(ref, Variable):
+        return ref._variable
+    if isinstance(ref, Tensor) and ref.op.type == "VariableV2":
+        return ref
+    raise TypeError("Input 'ref' of an assign op must be a variable, got %r" % (ref,))
+
+
+def _update(op_type, ref, value, name, validate_shape=True):
+    ref = _ref(ref)
+    value = convert_to_tensor(value, dtype=ref.dtype)
+    return make_op(op_type, [ref, value], {"validate_shape": validate_shape, "_type": op_type}, name=name or op_type)
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+    """Sets the variable to `value`; the op's output is the new value."""
+    return _update("Assign", ref, value, name, validate_shape is not False)
+
+
+def assign_add(ref, value, use_locking=None, name=None):
+    """Adds `value` to the variable; the op's output is the new value."""
+    return _update("AssignAdd", ref, value, name)
+
+
+def assign_sub(ref, value, use_locking=None, name=None):
+    """Subtracts `value` from the variable; the op's output is the new value."""
+    return _update("AssignSub", ref, value, name)
+
+
+class Variable:
+    """tf.Variable: a VariableV2 op, its initializer (an Assign of the initial value) and a read."""
+
+    def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
+                 caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,
+                 import_scope=None, constraint=None, use_resource=None, synchronization=None, aggregation=None,
+                 shape=None):
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        graph = get_default_graph()
+        with graph.control_dependencies(None), graph.name_scope(name or "Variable") as scope:
+            if callable(initial_value):
+                with graph.name_scope("Initializer"):
+                    init = convert_to_tensor(initial_value(), dtype=dtype, name="initial_value")
+            else:
+                init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+            if dtype is not None and init.dtype != dt.as_dtype(dtype):
+                from .math_ops import cast
+                init = cast(init, dtype)
+            var_shape = as_shape(shape) if shape is not None else init.shape
+            if validate_shape and not var_shape.is_fully_defined():
+                raise ValueError("initial_value must have a shape specified: %s" % init)
+            self._variable = graph.create_op("VariableV2", [], {"shape": var_shape, "dtype": init.dtype},
+                                             name=scope).outputs[0]
+            self._initial_value = init
+            self._initializer_op = assign(self._variable, init, validate_shape=validate_shape,
+                                          name="Assign").op
+            self._snapshot = None
+        self._trainable = trainable
+        self._constraint = constraint
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        collections = list(collections)
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        graph.add_to_collections(collections, self)
+
+    # ---- identity --------------------------------------------------------------------------------
+    name = property(lambda self: self._variable.name)
+    op = property(lambda self: self._variable.op)
+    graph = property(lambda self: self._variable.graph)
+    dtype = property(lambda self: self._variable.dtype)
+    shape = property(lambda self: self._variable.shape)
+    device = property(lambda self: "")
+    trainable = property(lambda self: self._trainable)
+    initializer = property(lambda self: self._initializer_op)
+    initial_value = property(lambda self: self._initial_value)
+    constraint = property(lambda self: self._constraint)
+
+    def get_shape(self):
+        return self._variable.shape
+
+    def _as_graph_element(self):
+        return self._variable
+
+    def _ref(self):
+        return self._variable
+
+    def value(self):
+        """The variable's value as a tensor (its `read` snapshot)."""
+        if self._snapshot is None:
+            with self.graph.control_dependencies(None), self.graph.name_scope(self.op.name + "/"):
+                self._snapshot = identity(self._variable, name="read")
+        return self._snapshot
+
+    def read_value(self):
+        """A fresh read of the variable (an Identity op)."""
+        return identity(self._variable, name="read")
+
+    def initialized_value(self):
+        """The initial value, for initializing other variables from this one."""
+        with self.graph.control_dependencies(None):
+            return identity(self._initial_value)
+
+    # ---- updates ---------------------------------------------------------------------------------
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        op = assign(self, value, name=name)
+        return op if read_value else op.op
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        op = assign_add(self, delta, name=name)
+        return op if read_value else op.op
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        op = assign_sub(self, delta, name=name)
+        return op if read_value else op.op
+
+    def eval(self, session=None):
+        """The variable's current value in `session` (default: the default session)."""
+        from ..client.session import _session_for
+        return _session_for(session, self._variable).run(self._variable)
+
+    def load(self, value, session=None):
+        """Writes `value` into the variable in `session` without adding ops to the graph."""
+        from ..client.session import _session_for
+        sess = _session_for(session, self._variable)
+        a = np.asarray(value)
+        if not self.shape.is_compatible_with(a.shape):
+            raise ValueError("Cannot load value of shape %s into variable %s of shape %s" % (a.shape, self.name,
+                                                                                           self.shape))
+        sess._set_variable(self.op, a)
+
+    def set_shape(self, shape):
+        self._variable.set_shape(shape)
+
+    def __repr__(self):
+        return "<tf.Variable '%s' shape=%s dtype=%s_ref>" % (self.name, self.shape, self.dtype.name)
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+    def __iter__(self):
+        raise TypeError("'Variable' object is not iterable.")
+
+    def __bool__(self):
+        raise TypeError("Using a `tf.Variable` as a Python `bool` is not allowed.")
+
+
+def _variable_to_tensor(v, dtype=None, name=None, as_ref=False):
+    if dtype is not None and dt.as_dtype(dtype) != v.dtype:
+        raise ValueError("Incompatible type conversion requested to type '%s' for variable of type '%s'"
+                         % (dt.as_dtype(dtype).name, v.dtype.name))
+    return v._variable
+
+
+register_tensor_conversion_function(Variable, _variable_to_tensor)
+
+
+# ---- collections and initializers -----------------------------------------------------------------
+def global_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def all_variables():
+    return global_variables()
+
+
+def local_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def trainable_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def model_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+def group(*inputs, **kwargs):
+    """An op that runs all `inputs` (ops or tensors) and has no output."""
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError("Unknown keyword arguments: " + ", ".join(kwargs))
+    flat = []
+    for i in inputs:
+        flat.extend(i if isinstance(i, (list, tuple)) else [i])
+    deps = [d.op if isinstance(d, (Tensor, Variable)) else d for d in flat if d is not None]
+    g = deps[0].graph if deps else get_default_graph()
+    with g.control_dependencies(deps):
+        return no_op(name=name or "group_deps")
+
+
+def tuple_(tensors, name=None, control_inputs=None):
+    """tf.tuple: the tensors, each available only once all of them are computed."""
+    tensors = [convert_to_tensor(t) if t is not None else None for t in tensors]
+    g = get_default_graph()
+    with g.name_scope(name or "tuple"):
+        gate = group(*[t for t in tensors if t is not None] + list(control_inputs or []))
+        with g.control_dependencies([gate]):
+            return [identity(t) if t is not None else None for t in tensors]
+
+
+def variables_initializer(var_list, name="init"):
+    """An op that runs the initializers of `var_list`."""
+    if var_list:
+        return group(*[v.initializer for v in var_list], name=name)
+    return no_op(name=name)
+
+
+def global_variables_initializer():
+    """An op that initializes every global variable."""
+    return variables_initializer(global_variables(), name="init")
+
+
+def local_variables_initializer():
+    return variables_initializer(local_variables(), name="init")
+
+
+initialize_all_variables = global_variables_initializer
+initialize_variables = variables_initializer
+initialize_local_variables = local_variables_initializer
+
+
+def _report_host(session, op):
+    names = [v.name.encode() for v in op.attrs["vars"] if not session._is_initialized(v)]
+    return np.array(names, dtype=object)
+
+
+register_op("ReportUninitializedVariables", shape=lambda s, a, v: [TensorShape([None])],
+            dtype=lambda d, a: [dt.string], grad=None, host=_report_host)
+register_op("IsVariableInitialized", shape=lambda s, a, v: [TensorShape([])], dtype=lambda d, a: [dt.bool_],
+            grad=None, host=lambda session, op: np.bool_(session._is_initialized(op.attrs["vars"][0])))
+
+
+def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+    """The names of the uninitialized variables among `var_list` (default: all), as a 1-D string tensor."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    return get_default_graph().create_op("ReportUninitializedVariables", [],
+                                         {"vars": [v.op for v in var_list]}, name=name).outputs[0]
+
+
+def is_variable_initialized(variable):
+    """A bool scalar: whether the Session has initialized `variable`."""
+    return get_default_graph().create_op("IsVariableInitialized", [], {"vars": [variable.op]},
+                                         name="IsVariableInitialized").outputs[0]
+
+
+def assert_variables_initialized(var_list=None):
+    return no_op()

@@ -1,0 +1,1 @@
+"""Pure functions over a graph (no JAX): prune, state analysis, gradients, memory planning."""
