@@ -10,6 +10,28 @@ from ..graph.registry import from_attr, register_op, same_as_input, shape_of_inp
 from ..graph.shapes import TensorShape, as_shape
 from .base import constant, constant_value_of, convert_to_tensor, make_op, normalize_axis
 
+__all__ = [
+    'expand_dims',
+    'fill',
+    'identity',
+    'no_op',
+    'ones',
+    'ones_like',
+    'placeholder',
+    'placeholder_with_default',
+    'rank',
+    'reshape',
+    'shape',
+    'size',
+    'squeeze',
+    'stack',
+    'stop_gradient',
+    'unstack',
+    'zeros',
+    'zeros_like',
+]
+
+
 
 # ---- placeholders ---------------------------------------------------------------------------------
 register_op("Placeholder", shape=lambda s, a, v: [a["shape"]], dtype=from_attr("dtype"), grad=None, lower=None)

@@ -17,6 +17,31 @@ from .array_ops import identity, no_op
 register_op("VariableV2", shape=lambda s, a, v: [a["shape"]], dtype=from_attr("dtype"), grad=None, lower=None,
             stateful=True)
 
+__all__ = [
+    'Variable',
+    'all_variables',
+    'assert_variables_initialized',
+    'assign',
+    'assign_add',
+    'assign_sub',
+    'global_variables',
+    'global_variables_initializer',
+    'group',
+    'initialize_all_variables',
+    'initialize_local_variables',
+    'initialize_variables',
+    'is_variable_initialized',
+    'local_variables',
+    'local_variables_initializer',
+    'model_variables',
+    'moving_average_variables',
+    'report_uninitialized_variables',
+    'trainable_variables',
+    'variables_initializer',
+    'tuple',
+]
+
+
 
 def _assign_shape(shapes, attrs, values):
     ref, value = shapes
@@ -303,3 +328,6 @@ def is_variable_initialized(variable):
 
 def assert_variables_initialized(var_list=None):
     return no_op()
+
+
+tuple = tuple_  # tf.tuple
