@@ -18,11 +18,24 @@ from .graph.shapes import Dimension, TensorShape  # noqa
 from .ops.base import constant, convert_to_tensor, register_tensor_conversion_function  # noqa
 from .ops.math_ops import *  # noqa
 from .ops.array_ops import *  # noqa
+from .ops.indexing_ops import *  # noqa
+from .ops.sequence_ops import *  # noqa
+from .ops.matrix_ops import *  # noqa
 from .ops.state_ops import *  # noqa
 from .ops.random_ops import *  # noqa
 from .ops.clip_ops import *  # noqa
 from .ops.control_flow_ops import *  # noqa
 from .ops import overloads as _overloads  # noqa: F401 (installs Tensor operators)
-from .passes.gradients import gradients  # noqa
+from .passes.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians  # noqa
 from .client.session import ConfigProto, InteractiveSession, Session, get_default_session  # noqa
 from . import nn, train  # noqa
+from . import compat  # noqa: E402 (tf.compat.v1 is tinyflow)
+from .ops.variable_scope import *  # noqa
+from .ops.init_ops import *  # noqa
+from . import layers, losses  # noqa
+from .ops.linalg_ops import *  # noqa
+from . import linalg, math  # noqa: E402,F401 (tf.math, tf.linalg namespaces)
+from .ops.functional_ops import *  # noqa
+from .tinyflow_api import *  # noqa: E402,F401,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
+from .visualize import print_graph, to_dot  # noqa: E402,F401
+from .graph import serialize as _serialize  # noqa: E402,F401 (Graph.to_json / Graph.from_json)

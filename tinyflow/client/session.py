@@ -74,7 +74,9 @@ class _Runner:
 class Session:
     """tf.Session: `run(fetches, feed_dict)` on one graph; variables live here as device arrays."""
 
-    def __init__(self, target="", graph=None, config=None):
+    def __init__(self, target="", graph=None, config=None, device=None):
+        # config: a ConfigProto, or TinyFlow's "cpu" / "gpu" / "gpu fusion"; device= is TinyFlow's keyword
+        config = device if device is not None else config
         self._graph = graph if graph is not None else get_default_graph()
         self._values = {}      # VariableV2 op -> device array
         self._runners = {}     # (fetch structure key, feed keys) -> _Runner
@@ -136,9 +138,7 @@ class Session:
         return self._call(runner, feed_dict)
 
     def _call(self, r, feed_dict):
-        feeds = []
-        for value, (tensor, np_dtype, dims) in zip(feed_dict.values(), r.feed_specs):
-            feeds.append(_convert_feed(value, tensor, np_dtype, dims))
+        feeds = tuple([_convert_feed(value, *spec) for value, spec in zip(feed_dict.values(), r.feed_specs)])
         values = self._values
         try:
             rw = tuple([values[v] for v in r.rw])
@@ -153,9 +153,9 @@ class Session:
             return r.rebuild([self._host_value(op) for op in r.host]) if r.host else r.rebuild([None] * r.n_fetch)
         if self._device is not None:
             with jax.default_device(self._device):
-                outs, new = r.call(rw, ro, tuple(feeds), key)
+                outs, new = r.call(rw, ro, feeds, key)
         else:
-            outs, new = r.call(rw, ro, tuple(feeds), key)
+            outs, new = r.call(rw, ro, feeds, key)
         for v, val in zip(r.updated, new):
             values[v] = val
         if r.single:
@@ -182,8 +182,6 @@ class Session:
     # ---- the slow path: one fetch set, resolved, pruned and lowered ------------------------------
     def _make_runner(self, fetches, feed_dict):
         leaves = fetch_util.flatten(fetches)
-        if fetches is None or (isinstance(fetches, (list, tuple, dict)) and not leaves and fetches != []):
-            pass
         elements = [self._resolve_fetch(f) for f in leaves]
         feed_tensors, feed_specs = [], []
         for k in feed_dict:
@@ -272,6 +270,11 @@ class Session:
         feeds = [_convert_feed(v, *spec) for v, spec in zip(feed_dict.values(), runner.feed_specs)]
         return _BoundLowered(runner.lowered, jax_backend.example_args(runner.lowered, self._values, feeds))
 
+    def memory_report(self, fetches, feed_dict=None, planner=None, verify=True, xla=True):
+        """tinyflow's memory plan of this fetch set beside XLA's (see client/memory_report.py)."""
+        from . import memory_report
+        return memory_report.memory_report(self, fetches, feed_dict, planner, verify, xla)
+
     def _variable_value(self, var_op):
         """The current value of a variable as numpy (FailedPreconditionError if uninitialized)."""
         if var_op not in self._values:
@@ -306,8 +309,8 @@ class _BoundLowered:
 class InteractiveSession(Session):
     """A Session that installs itself as the default session (for shells and notebooks)."""
 
-    def __init__(self, target="", graph=None, config=None):
-        super().__init__(target, graph, config)
+    def __init__(self, target="", graph=None, config=None, device=None):
+        super().__init__(target, graph, config, device)
         _default_sessions.append(self)
 
     def close(self):
@@ -336,7 +339,7 @@ def _convert_feed(value, tensor, np_dtype, dims):
             a = a.astype(np_dtype, copy=False)
         except (TypeError, ValueError) as e:
             raise ValueError("Cannot feed value %r for Tensor %r: %s" % (value, tensor.name, e)) from None
-    if dims is not None:
+    if dims is not None and a.shape != dims:
         shape = a.shape
         if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
             raise ValueError("Cannot feed value of shape %r for Tensor %r, which has shape %r"

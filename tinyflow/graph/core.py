@@ -88,11 +88,13 @@ class Tensor:
     def __repr__(self):
         return "<tf.Tensor '%s' shape=%s dtype=%s>" % (self.name, self._shape, self._dtype.name)
 
-    def __hash__(self):
-        return id(self)
+    def __str__(self):  # TF1: Tensor("mul:0", shape=(2, ?), dtype=float32)
+        return 'Tensor("%s", shape=%s, dtype=%s)' % (self.name, self._shape, self._dtype.name)
 
-    def __eq__(self, other):  # TF1: tensors compare by identity; tf.equal is the op
-        return self is other
+    # TF1: tensors compare and hash by identity (tf.equal is the op); object's C slots keep the
+    # Session.run hot path, which hashes fetches and feed keys, fast.
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
 
     def __bool__(self):
         raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
@@ -139,6 +141,10 @@ class Operation:
     def node_def(self):
         return {"name": self._name, "op": self._type, "input": [t.name for t in self._inputs]
                 + ["^" + c.name for c in self._control_inputs], "attr": dict(self.attrs)}
+
+    def values(self):
+        """The outputs of this op, as a tuple (TF's Operation.values())."""
+        return tuple(self._outputs)
 
     def get_attr(self, name):
         try:
@@ -201,6 +207,8 @@ class Graph:
                                  % (t.name, op_type))
         if name and name.endswith("/"):  # a name scope's own name: used exactly, as in TF
             name = name[:-1]
+            if name in self._by_name:
+                raise ValueError("Duplicate node name in graph: '%s'" % name)
             self._names_in_use.setdefault(name.lower(), 1)
         else:
             name = self.unique_name(name or op_type)
@@ -229,10 +237,7 @@ class Graph:
     def get_operation_by_name(self, name):
         if not isinstance(name, str):
             raise TypeError("Operation names are strings (or similar), not %s." % type(name).__name__)
-        try:
-            return self._by_name[name]
-        except KeyError:
-            raise KeyError("The name %r refers to an Operation not in the graph." % name) from None
+        return self.as_graph_element(name, allow_tensor=False, allow_operation=True)
 
     def get_tensor_by_name(self, name):
         if not isinstance(name, str):
@@ -367,6 +372,8 @@ class Graph:
 
     # ---- collections ---------------------------------------------------------------------------
     def add_to_collection(self, name, value):
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
         self._collections.setdefault(name, []).append(value)
 
     def add_to_collections(self, names, value):

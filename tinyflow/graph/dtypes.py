@@ -11,9 +11,10 @@ except ImportError:  # pragma: no cover
 class DType:
     """A tensor element type with TF's name and properties."""
 
-    def __init__(self, name, np_dtype):
+    def __init__(self, name, np_dtype, enum):
         self._name = name
         self._np = np_dtype
+        self._enum = enum
 
     name = property(lambda self: self._name)
     as_numpy_dtype = property(lambda self: self._np.type if self._np is not None else None)
@@ -24,6 +25,8 @@ class DType:
     is_unsigned = property(lambda self: self._name.startswith("uint"))
     is_bool = property(lambda self: self._name == "bool")
     is_complex = property(lambda self: False)
+    is_quantized = property(lambda self: False)
+    as_datatype_enum = property(lambda self: self._enum)  # TF's DataType enum value
     is_numpy_compatible = property(lambda self: self._np is not None)
     size = property(lambda self: self._np.itemsize)
 
@@ -48,6 +51,11 @@ class DType:
             return True
         return int(np.iinfo(self._np).max)
 
+    @property
+    def limits(self):
+        """(min, max) of the type."""
+        return self.min, self.max
+
     def is_compatible_with(self, other):
         return as_dtype(other) is self
 
@@ -68,24 +76,27 @@ class DType:
     def __repr__(self):
         return "tf.%s" % self._name
 
+    def __str__(self):
+        return "<dtype: %r>" % self._name
+
     def __reduce__(self):
         return as_dtype, (self._name,)
 
 
-float16 = half = DType("float16", np.dtype(np.float16))
-float32 = DType("float32", np.dtype(np.float32))
-float64 = double = DType("float64", np.dtype(np.float64))
-bfloat16 = DType("bfloat16", _BF16)
-int8 = DType("int8", np.dtype(np.int8))
-int16 = DType("int16", np.dtype(np.int16))
-int32 = DType("int32", np.dtype(np.int32))
-int64 = DType("int64", np.dtype(np.int64))
-uint8 = DType("uint8", np.dtype(np.uint8))
-uint16 = DType("uint16", np.dtype(np.uint16))
-uint32 = DType("uint32", np.dtype(np.uint32))
-uint64 = DType("uint64", np.dtype(np.uint64))
-bool_ = DType("bool", np.dtype(np.bool_))
-string = DType("string", np.dtype(object))
+float16 = half = DType("float16", np.dtype(np.float16), 19)
+float32 = DType("float32", np.dtype(np.float32), 1)
+float64 = double = DType("float64", np.dtype(np.float64), 2)
+bfloat16 = DType("bfloat16", _BF16, 14)
+int8 = DType("int8", np.dtype(np.int8), 6)
+int16 = DType("int16", np.dtype(np.int16), 5)
+int32 = DType("int32", np.dtype(np.int32), 3)
+int64 = DType("int64", np.dtype(np.int64), 9)
+uint8 = DType("uint8", np.dtype(np.uint8), 4)
+uint16 = DType("uint16", np.dtype(np.uint16), 17)
+uint32 = DType("uint32", np.dtype(np.uint32), 22)
+uint64 = DType("uint64", np.dtype(np.uint64), 23)
+bool_ = DType("bool", np.dtype(np.bool_), 10)
+string = DType("string", np.dtype(object), 7)
 
 ALL = [float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
        bool_, string]

@@ -8,7 +8,14 @@ class Dimension:
         if isinstance(value, Dimension):
             value = value.value
         if value is not None:
-            value = int(value)
+            try:
+                as_int = int(value)
+            except (TypeError, ValueError):
+                raise TypeError("Dimension value must be integer or None or have an __index__ method, "
+                                "got %r" % (value,)) from None
+            if as_int != value and not isinstance(value, (str, bytes)):
+                raise ValueError("Ambiguous dimension: %s" % (value,))
+            value = as_int
             if value < 0:
                 raise ValueError("Dimension %d must be >= 0" % value)
         self._value = value
@@ -19,10 +26,14 @@ class Dimension:
         other = as_dimension(other)
         return self._value is None or other.value is None or self._value == other.value
 
-    def merge_with(self, other):
-        other = as_dimension(other)
+    def assert_is_compatible_with(self, other):
         if not self.is_compatible_with(other):
             raise ValueError("Dimensions %s and %s are not compatible" % (self, other))
+
+    def merge_with(self, other):
+        """The known one of two compatible dimensions (ValueError if they differ)."""
+        other = as_dimension(other)
+        self.assert_is_compatible_with(other)
         return Dimension(self._value if self._value is not None else other.value)
 
     def __eq__(self, other):
@@ -37,6 +48,17 @@ class Dimension:
     def __ne__(self, other):
         eq = self.__eq__(other)
         return eq if eq is None or eq is NotImplemented else not eq
+
+    def _compare(self, other, fn):
+        other = as_dimension(other)
+        if self._value is None or other.value is None:
+            return None
+        return fn(self._value, other.value)
+
+    __lt__ = lambda self, o: self._compare(o, lambda a, b: a < b)
+    __le__ = lambda self, o: self._compare(o, lambda a, b: a <= b)
+    __gt__ = lambda self, o: self._compare(o, lambda a, b: a > b)
+    __ge__ = lambda self, o: self._compare(o, lambda a, b: a >= b)
 
     def __hash__(self):
         return hash(self._value)
@@ -55,9 +77,14 @@ class Dimension:
     __add__ = lambda self, o: self._arith(o, lambda a, b: a + b)
     __radd__ = __add__
     __sub__ = lambda self, o: self._arith(o, lambda a, b: a - b)
+    __rsub__ = lambda self, o: as_dimension(o) - self
     __mul__ = lambda self, o: self._arith(o, lambda a, b: a * b)
     __rmul__ = __mul__
     __floordiv__ = lambda self, o: self._arith(o, lambda a, b: a // b)
+    __rfloordiv__ = lambda self, o: as_dimension(o) // self
+    __mod__ = lambda self, o: self._arith(o, lambda a, b: a % b)
+    __rmod__ = lambda self, o: as_dimension(o) % self
+    __truediv__ = __floordiv__  # TF1's Dimension division is integer division
 
     def __repr__(self):
         return "Dimension(%s)" % self._value
@@ -143,7 +170,19 @@ class TensorShape:
         if self.ndims not in (None, rank):
             raise ValueError("Shape %s must have rank %d" % (self, rank))
 
+    def assert_same_rank(self, other):
+        other = as_shape(other)
+        if self.ndims is not None and other.ndims is not None and self.ndims != other.ndims:
+            raise ValueError("Shapes %s and %s must have the same rank" % (self, other))
+
+    def assert_is_fully_defined(self):
+        if not self.is_fully_defined():
+            raise ValueError("Shape %s is not fully defined" % self)
+
     def with_rank(self, rank):
+        """This shape with rank `rank` (unknown rank becomes `rank` unknown dims); ValueError otherwise."""
+        if self.ndims not in (None, rank):
+            raise ValueError("Shape %s must have rank %d" % (self, rank))
         return self.merge_with(unknown_shape(rank))
 
     def with_rank_at_least(self, rank):
@@ -151,11 +190,29 @@ class TensorShape:
             raise ValueError("Shape %s must have rank at least %d" % (self, rank))
         return self
 
+    def with_rank_at_most(self, rank):
+        if self.ndims is not None and self.ndims > rank:
+            raise ValueError("Shape %s must have rank at most %d" % (self, rank))
+        return self
+
+    def most_specific_compatible_shape(self, other):
+        """The most specific shape compatible with both: dims that differ become unknown."""
+        other = as_shape(other)
+        if self._dims is None or other.dims is None or self.ndims != other.ndims:
+            return unknown_shape()
+        return TensorShape([a.value if a.value == b.value else None for a, b in zip(self._dims, other.dims)])
+
     def concatenate(self, other):
         other = as_shape(other)
         if self._dims is None or other.dims is None:
             return TensorShape(None)
         return TensorShape(self._dims + other.dims)
+
+    def __add__(self, other):
+        return self.concatenate(other)
+
+    def __radd__(self, other):
+        return as_shape(other).concatenate(self)
 
     def __len__(self):
         if self._dims is None:
@@ -191,10 +248,10 @@ class TensorShape:
     def __hash__(self):
         return hash(self.as_tuple())
 
-    def __repr__(self):
+    def __repr__(self):  # TF1's form: TensorShape([Dimension(2), Dimension(None)])
         if self._dims is None:
             return "TensorShape(None)"
-        return "TensorShape(%r)" % [d.value for d in self._dims]
+        return "TensorShape(%r)" % self._dims
 
     def __str__(self):
         if self._dims is None:
@@ -220,3 +277,11 @@ def unknown_shape(rank=None):
 
 def scalar():
     return TensorShape([])
+
+
+def vector(length):
+    return TensorShape([length])
+
+
+def matrix(rows, cols):
+    return TensorShape([rows, cols])

@@ -1,36 +1,57 @@
-"""Array ops: placeholders, identity, shapes, reshape, fill/zeros/ones and the shape-manipulation
-and indexing ops. Each op: one register_op with all its rules, next to its TF-style builder.
+"""Array ops: placeholders, identity, shapes, fill/zeros/ones, reshape, stack, transpose, concat/split,
+tile/pad, broadcast_to, and the helpers the other array-op modules share. Indexing ops live in
+indexing_ops.py, one_hot/range/reverse/cumsum/unique... in sequence_ops.py, diagonals/tensordot/einsum in
+matrix_ops.py. Each op: one register_op with all its rules, next to its TF-style builder.
+
+Lowering rules read shape-like inputs (perm, axis, paddings, begin/end, multiples, ...) as concrete
+values: they are computed from constants and shapes only, which the backend evaluates while tracing.
+Ops whose output *shape* depends on input *values* (tf.where(c), boolean_mask, unique) therefore
+need those values known at compile time too; XLA has no dynamic shapes. A run-time tensor index
+(x[i]) is fine: it becomes a dynamic index.
 """
+import builtins
+
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..graph import dtypes as dt
-from ..graph.core import ShapeError, get_default_graph
-from ..graph.registry import from_attr, register_op, same_as_input, shape_of_input
+from ..graph.core import ShapeError, Tensor, constant_value, get_default_graph, register_constant_folder
+from ..graph.registry import from_attr, get_op_def, register_op, same_as_input, shape_of_input
 from ..graph.shapes import TensorShape, as_shape
-from .base import constant, constant_value_of, convert_to_tensor, make_op, normalize_axis
+from . import math_ops
+from .base import (broadcast_shapes, constant, constant_value_of, convert_n, convert_to_tensor, make_op,
+                   normalize_axis)
 
 __all__ = [
+    'broadcast_to',
+    'concat',
     'expand_dims',
     'fill',
     'identity',
+    'invert_permutation',
+    'newaxis',
     'no_op',
     'ones',
     'ones_like',
+    'pad',
     'placeholder',
     'placeholder_with_default',
     'rank',
     'reshape',
     'shape',
+    'shape_n',
     'size',
+    'split',
     'squeeze',
     'stack',
     'stop_gradient',
+    'tile',
+    'transpose',
     'unstack',
     'zeros',
     'zeros_like',
 ]
-
 
 
 # ---- placeholders ---------------------------------------------------------------------------------
@@ -130,12 +151,13 @@ def fill(dims, value, name=None):
     return make_op("Fill", [_shape_tensor(dims), convert_to_tensor(value)], name=name or "Fill")
 
 
-def _shape_tensor(shape):
+def _shape_tensor(shape, name=None):
     """A shape argument (list, tuple, TensorShape or int tensor) as an int32 tensor."""
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
     if isinstance(shape, (list, tuple)) and not any(hasattr(s, "graph") for s in shape):
-        return constant(np.asarray([int(s) for s in shape], np.int32).reshape(len(shape)), dtype=dt.int32)
+        return constant(np.asarray([int(s) for s in shape], np.int32).reshape(len(shape)), dtype=dt.int32,
+                        name=name or "Const")
     if isinstance(shape, (list, tuple)):
         return stack([convert_to_tensor(s, dtype=dt.int32) if not hasattr(s, "graph") else s for s in shape])
     return convert_to_tensor(shape, preferred_dtype=dt.int32)
@@ -354,3 +376,420 @@ def unstack(value, num=None, axis=0, name="unstack"):
         num = x.shape[axis].value
     op = get_default_graph().create_op("Unpack", [x], {"num": int(num), "axis": int(axis)}, name=name)
     return op.outputs
+
+
+# ---- helpers of the ops below ---------------------------------------------------------------------
+newaxis = None
+_pyslice, _pyrange = builtins.slice, builtins.range  # tf.slice and tf.range shadow them where defined
+
+
+def _ints(value):
+    """A constant (numpy or concrete jax) value as a list of Python ints."""
+    return [int(i) for i in np.asarray(value).reshape(-1)]
+
+
+def _is_concrete(x):
+    """False for a JAX tracer (a value only known when the function runs)."""
+    return not isinstance(x, jax.core.Tracer)
+
+
+def _scope(name):
+    """The graph's name scope `name`: inputs made inside are named `name/...`; the op takes `name/`."""
+    return get_default_graph().name_scope(name)
+
+
+def _int_tensor(x, name):
+    return convert_to_tensor(x, preferred_dtype=dt.int32, name=name)
+
+
+def _vector_len(shape):
+    return shape[0].value if shape.ndims == 1 else None
+
+
+def _unknown(n):
+    """One output of n unknown dimensions (unknown rank when n is None)."""
+    return [TensorShape(None if n is None else [None] * n)]
+
+
+# ---- transpose ------------------------------------------------------------------------------------
+def _transpose_shape(shapes, attrs, values):
+    x, perm = shapes[0], values[1]
+    if perm is None:
+        return _unknown(x.ndims if x.ndims is not None else _vector_len(shapes[1]))
+    perm = _ints(perm)
+    if x.ndims is None:
+        return [TensorShape([None] * len(perm))]
+    if len(perm) != x.ndims:
+        raise ShapeError("Dimension must be %d but is %d" % (x.ndims, len(perm)))
+    if sorted(perm) != list(_pyrange(x.ndims)):
+        raise ShapeError("%s is not a valid permutation of [0, %d)" % (perm, x.ndims))
+    dims = x.as_list()
+    return [TensorShape([dims[p] for p in perm])]
+
+
+register_op("Transpose", shape=_transpose_shape, dtype=same_as_input(0),
+            grad=lambda op, g: [transpose(g, invert_permutation(op.inputs[1])), None],
+            lower=lambda a, x, perm: jnp.transpose(x, tuple(_ints(perm))))
+register_op("InvertPermutation", shape=shape_of_input(0), dtype=same_as_input(0), grad=None,
+            lower=lambda a, p: jnp.argsort(p).astype(p.dtype))
+
+
+def _fold_invert(op, tensor):
+    v = constant_value(op.inputs[0])
+    return None if v is None else np.argsort(v).astype(v.dtype)
+
+
+register_constant_folder("InvertPermutation", _fold_invert)
+
+
+def invert_permutation(x, name=None):
+    """The inverse permutation of the 1-D int tensor `x`."""
+    return make_op("InvertPermutation", [_int_tensor(x, "x")], name=name or "InvertPermutation")
+
+
+def transpose(a, perm=None, name="transpose", conjugate=False):
+    """Permutes the dimensions of `a` by `perm` (default: reversed, a matrix transpose)."""
+    with _scope(name) as scope:
+        x = convert_to_tensor(a, name="a")
+        if perm is None:
+            if x.shape.ndims is not None:
+                perm = constant(np.arange(x.shape.ndims)[::-1].astype(np.int32), name="perm")
+            else:
+                r = rank(x)
+                from .sequence_ops import range  # sequence_ops imports this module
+                perm = math_ops.subtract(math_ops.subtract(r, 1), range(0, r, 1))
+        return make_op("Transpose", [x, _int_tensor(perm, "perm")], name=scope)
+
+
+# ---- concat and split -----------------------------------------------------------------------------
+def _concat_shape(shapes, attrs, values):
+    ins, axis = shapes[:-1], values[-1]
+    known = [s for s in ins if s.ndims is not None]
+    if not known:
+        return [TensorShape(None)]
+    rank_ = known[0].ndims
+    for s in known[1:]:
+        if s.ndims != rank_:
+            raise ShapeError("Shape must be rank %d but is rank %d" % (rank_, s.ndims))
+    if axis is None:
+        return [TensorShape([None] * rank_)]
+    axis = int(axis)
+    if not -rank_ <= axis < rank_:
+        raise ShapeError("ConcatOp : Expected concatenating dimensions in the range [%d, %d), but got %d"
+                         % (-rank_, rank_, axis))
+    ax = axis % rank_
+    out, prev, total = None, None, 0
+    for s in known:
+        d = s.as_list()
+        total = None if total is None or d[ax] is None else total + d[ax]
+        if out is None:
+            out, prev = d[:], s
+            continue
+        for i, (x, y) in enumerate(zip(out, d)):
+            if i == ax:
+                continue
+            if x is not None and y is not None and x != y:
+                raise ShapeError("Dimension %d in both shapes must be equal, but are %d and %d. Shapes are %s and %s."
+                                 % (i, x, y, prev.as_proto_str(), s.as_proto_str()))
+            out[i] = x if x is not None else y
+        prev = s
+    out[ax] = total if len(known) == len(ins) else None
+    return [TensorShape(out)]
+
+
+def _concat_grad(op, g):
+    xs, axis_t = op.inputs[:-1], op.inputs[-1]
+    axis, n = constant_value(axis_t), xs[0].shape.ndims
+    ax = int(axis) % n if axis is not None and n is not None else math_ops.floormod(axis_t, rank(xs[0]))
+    sizes = [x.shape[ax].value if isinstance(ax, int) and x.shape.ndims is not None else None for x in xs]
+    if None in sizes:
+        from .indexing_ops import gather  # indexing_ops imports this module
+        sizes = stack([gather(shape(x), ax) for x in xs])
+    return split(g, sizes, axis=ax) + [None]
+
+
+register_op("ConcatV2", shape=_concat_shape, dtype=same_as_input(0), grad=_concat_grad,
+            lower=lambda a, *xs: jnp.concatenate(xs[:-1], axis=int(xs[-1])))
+
+
+def _convert_same(values, op_type, what="values"):
+    """convert_n, with TF's TypeError when the tensors among `values` have different dtypes."""
+    types = [v.dtype for v in values if isinstance(v, Tensor)]
+    if any(t != types[0] for t in types):
+        raise TypeError("Tensors in list passed to '%s' of '%s' Op have types [%s] that don't all match."
+                        % (what, op_type, ", ".join(t.name for t in types)))
+    return convert_n(list(values))
+
+
+def concat(values, axis, name="concat"):
+    """Joins tensors along `axis` (negative counts from the end); other dimensions must match."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:
+        with _scope(name) as scope:
+            return identity(values[0], name=scope)
+    values = _convert_same(values, "ConcatV2")
+    with _scope(name) as scope:
+        return make_op("ConcatV2", values + [convert_to_tensor(axis, dtype=dt.int32, name="axis")], name=scope)
+
+
+def _split_shape(shapes, attrs, values):
+    n, x, axis = attrs["num_split"], shapes[1], values[0]
+    if x.ndims is None:
+        return [TensorShape(None)] * n
+    if axis is None:
+        return [TensorShape([None] * x.ndims)] * n
+    ax = normalize_axis(int(axis), x.ndims)
+    d = x.as_list()
+    if d[ax] is not None and d[ax] % n:
+        raise ShapeError("Dimension size must be evenly divisible by %d but is %d" % (n, d[ax]))
+    d[ax] = None if d[ax] is None else d[ax] // n
+    return [TensorShape(d)] * n
+
+
+def _split_grad_of(value_index, axis_index):
+    """Split's and SplitV's gradient: the output gradients concatenated (zeros for missing ones)."""
+    def grad(op, *gs):
+        gs = [g if g is not None else zeros_like(t) for g, t in zip(gs, op.outputs)]
+        out = [None] * len(op.inputs)
+        out[value_index] = concat(gs, op.inputs[axis_index])
+        return out
+    return grad
+
+
+register_op("Split", shape=_split_shape, dtype=lambda d, a: [d[1]] * a["num_split"], grad=_split_grad_of(1, 0),
+            lower=lambda a, axis, x: jnp.split(x, a["num_split"], axis=int(axis)))
+
+
+def _resolve_sizes(sizes, total):
+    """size_splits with its one -1 filled in from `total` (None when unknown)."""
+    if sizes.count(-1) > 1:
+        raise ShapeError("Cannot infer multiple unknown dimensions in size_splits")
+    if -1 in sizes:
+        if total is None:
+            return [None if s == -1 else s for s in sizes]
+        rest = total - sum(s for s in sizes if s != -1)
+        if rest < 0:
+            raise ShapeError("Determined shape must either match input shape along split_dim exactly if fully "
+                             "specified, or be less than the size of the input along split_dim if not fully "
+                             "specified.  Got: %d" % (total - rest))
+        return [rest if s == -1 else s for s in sizes]
+    if total is not None and sum(sizes) != total:
+        raise ShapeError("Determined shape must either match input shape along split_dim exactly if fully "
+                         "specified, or be less than the size of the input along split_dim if not fully "
+                         "specified.  Got: %d" % sum(sizes))
+    return sizes
+
+
+def _splitv_shape(shapes, attrs, values):
+    n, x, sizes, axis = attrs["num_split"], shapes[0], values[1], values[2]
+    if x.ndims is None:
+        return [TensorShape(None)] * n
+    if axis is None:
+        return [TensorShape([None] * x.ndims)] * n
+    ax = normalize_axis(int(axis), x.ndims)
+    d = x.as_list()
+    sizes = [None] * n if sizes is None else _resolve_sizes(_ints(sizes), d[ax])
+    return [TensorShape(d[:ax] + [s] + d[ax + 1:]) for s in sizes]
+
+
+def _splitv_lower(a, x, sizes, axis):
+    ax = normalize_axis(int(axis), x.ndim)
+    sizes = _resolve_sizes(_ints(sizes), x.shape[ax])
+    return jnp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=ax)
+
+
+register_op("SplitV", shape=_splitv_shape, dtype=lambda d, a: [d[0]] * a["num_split"], grad=_split_grad_of(0, 2),
+            lower=_splitv_lower)
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """Splits `value` along `axis` into `num_or_size_splits` equal parts, or parts of the given sizes
+    (one size may be -1). Returns a list of tensors."""
+    x = convert_to_tensor(value)
+    if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(num_or_size_splits, bool):
+        with _scope(name) as scope:
+            axis_t = convert_to_tensor(axis, dtype=dt.int32, name="split_dim")
+            op = get_default_graph().create_op("Split", [axis_t, x], {"num_split": int(num_or_size_splits)},
+                                               name=scope)
+        return op.outputs
+    with _scope(name) as scope:
+        sizes = _int_tensor(num_or_size_splits, "size_splits")
+        if sizes.shape.ndims == 0:
+            raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument to split. "
+                             "Argument provided: %s" % (num_or_size_splits,))
+        if num is None:
+            num = _vector_len(sizes.shape)
+            if num is None:
+                raise ValueError("Cannot infer num from shape %s" % (num_or_size_splits,))
+        axis_t = convert_to_tensor(axis, dtype=dt.int32, name="split_dim")
+        op = get_default_graph().create_op("SplitV", [x, sizes, axis_t], {"num_split": int(num)}, name=scope)
+    return op.outputs
+
+
+# ---- tile and pad ---------------------------------------------------------------------------------
+def _tile_shape(shapes, attrs, values):
+    x, m = shapes[0], values[1]
+    n = x.ndims if x.ndims is not None else _vector_len(shapes[1])
+    if m is None:
+        return _unknown(n)
+    m = _ints(m)
+    if x.ndims is None:
+        return [TensorShape([None] * len(m))]
+    if len(m) != x.ndims:
+        raise ShapeError("Shape must be rank %d but is rank %d" % (len(m), x.ndims))
+    return [TensorShape([None if d is None else d * k for d, k in zip(x.as_list(), m)])]
+
+
+def _tile_grad(op, g):
+    # TF's: view g as [m0, d0, m1, d1, ...] and sum over the m axes
+    x, multiples = op.inputs
+    split_shape = reshape(transpose(stack([multiples, shape(x, out_type=multiples.dtype)])), [-1])
+    n = x.shape.ndims if x.shape.ndims is not None else _vector_len(multiples.shape)
+    dx = math_ops.reduce_sum(reshape(g, split_shape), axis=list(_pyrange(0, 2 * n, 2)))
+    return [dx, None]
+
+
+register_op("Tile", shape=_tile_shape, dtype=same_as_input(0), grad=_tile_grad,
+            lower=lambda a, x, m: jnp.tile(x, tuple(_ints(m))))
+
+
+def tile(input, multiples, name=None):
+    """`input` repeated multiples[i] times along dimension i."""
+    with _scope(name or "Tile") as scope:
+        return make_op("Tile", [convert_to_tensor(input, name="input"), _int_tensor(multiples, "multiples")],
+                       name=scope)
+
+
+def _pad_shape(shapes, attrs, values):
+    x, p = shapes[0], values[1]
+    if p is None:
+        return _unknown(x.ndims if x.ndims is not None else (shapes[1][0].value if shapes[1].ndims else None))
+    p = np.asarray(p).reshape(-1, 2)
+    if x.ndims is None:
+        return [TensorShape([None] * len(p))]
+    if len(p) != x.ndims:
+        raise ShapeError("Dimension 0 in both shapes must be equal, but are %d and %d. Shapes are [%d,2] and [%d,2]."
+                         % (len(p), x.ndims, len(p), x.ndims))
+    if (p < 0).any():
+        raise ShapeError("Paddings must be non-negative")
+    mode = attrs.get("mode")
+    for i, (d, (lo, hi)) in enumerate(zip(x.as_list(), p)):
+        limit = None if d is None or mode is None else (d - 1 if mode == "REFLECT" else d)
+        if limit is not None and (lo > limit or hi > limit):
+            raise ShapeError("paddings must be less than%s the dimension size: %d, %d not less than %d"
+                             % (" or equal to" if mode == "SYMMETRIC" else "", lo, hi, d))
+    return [TensorShape([None if d is None else d + int(lo) + int(hi) for d, (lo, hi) in zip(x.as_list(), p)])]
+
+
+def _pad_widths(p):
+    return [tuple(int(v) for v in row) for row in np.asarray(p).reshape(-1, 2)]
+
+
+def _pad_grad(op, g):
+    x, p = op.inputs[0], op.inputs[1]
+    from .indexing_ops import slice  # indexing_ops imports this module
+    begin = reshape(slice(p, [0, 0], [-1, 1]), [-1])
+    dx = slice(g, begin, shape(x, out_type=p.dtype))
+    return [dx] + [None] * (len(op.inputs) - 1)
+
+
+register_op("Pad", shape=_pad_shape, dtype=same_as_input(0), grad=_pad_grad,
+            lower=lambda a, x, p: jnp.pad(x, _pad_widths(p)))
+register_op("PadV2", shape=_pad_shape, dtype=same_as_input(0), grad=_pad_grad,
+            lower=lambda a, x, p, c: jnp.pad(x, _pad_widths(p), constant_values=c))
+register_op("MirrorPad", shape=_pad_shape, dtype=same_as_input(0),
+            grad=lambda op, g: [make_op("MirrorPadGrad", [g, op.inputs[1]], {"mode": op.attrs["mode"]}), None],
+            lower=lambda a, x, p: jnp.pad(x, _pad_widths(p), mode=a["mode"].lower()))
+
+
+def _mirror_pad_grad_shape(shapes, attrs, values):
+    g, p = shapes[0], values[1]
+    if g.ndims is None or p is None:
+        return _unknown(g.ndims)
+    p = np.asarray(p).reshape(-1, 2)
+    return [TensorShape([None if d is None else d - int(lo) - int(hi) for d, (lo, hi) in zip(g.as_list(), p)])]
+
+
+def _mirror_pad_grad_lower(a, g, p):
+    widths = _pad_widths(p)
+    x0 = jnp.zeros(tuple(d - lo - hi for d, (lo, hi) in zip(g.shape, widths)), g.dtype)
+    _, vjp = jax.vjp(lambda x: jnp.pad(x, widths, mode=a["mode"].lower()), x0)
+    return vjp(g)[0]
+
+
+register_op("MirrorPadGrad", shape=_mirror_pad_grad_shape, dtype=same_as_input(0), lower=_mirror_pad_grad_lower,
+            grad=lambda op, g: [make_op("MirrorPad", [g, op.inputs[1]], {"mode": op.attrs["mode"]}), None])
+
+
+def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
+    """Pads `tensor` by paddings [[before, after], ...] per dimension; mode CONSTANT (with
+    constant_values), REFLECT or SYMMETRIC."""
+    mode = mode.upper()
+    x = convert_to_tensor(tensor, name="tensor")
+    p = _int_tensor(paddings, "paddings")
+    if mode == "CONSTANT":
+        if not isinstance(constant_values, Tensor) and np.all(np.asarray(constant_values) == 0):
+            return make_op("Pad", [x, p], name=name or "Pad")
+        c = convert_to_tensor(constant_values, dtype=x.dtype, name="constant_values")
+        return make_op("PadV2", [x, p, c], name=name or "PadV2")
+    if mode not in ("REFLECT", "SYMMETRIC"):
+        raise ValueError("Unknown padding mode: %s" % mode)
+    return make_op("MirrorPad", [x, p], {"mode": mode}, name=name or "MirrorPad")
+
+
+# ---- broadcast_to, shape_n --------------------------------------------------------------------------
+def _broadcast_to_shape(shapes, attrs, values):
+    target = _fill_shape(shapes[1:], attrs, values[1:])[0]
+    try:
+        out = broadcast_shapes(shapes[0], target)
+    except ShapeError:
+        out = None
+    if out is None or (out.ndims is not None and target.ndims is not None and out.ndims != target.ndims):
+        raise ShapeError("Incompatible shapes: %s vs. %s" % (shapes[0].as_proto_str(), target.as_proto_str()))
+    return [target.merge_with(out) if target.ndims is not None else out]
+
+
+register_op("BroadcastTo", shape=_broadcast_to_shape, dtype=same_as_input(0),
+            grad=lambda op, g: [math_ops.sum_to(g, op.inputs[0]), None],
+            lower=lambda a, x, s: jnp.broadcast_to(x, tuple(_ints(s))))
+
+
+def broadcast_to(input, shape, name=None):
+    """`input` broadcast (numpy rules) to `shape`."""
+    return make_op("BroadcastTo", [convert_to_tensor(input, name="input"), _shape_tensor(shape, name="shape")],
+                   name=name or "BroadcastTo")
+
+
+register_op("ShapeN", shape=lambda s, a, v: [TensorShape([x.ndims]) for x in s],
+            dtype=lambda d, a: [a["out_type"]] * len(d), grad=None, static=True,
+            lower=lambda a, *xs: tuple(np.asarray(x.shape, a["out_type"].np) for x in xs))
+
+
+def shape_n(input, out_type=dt.int32, name=None):
+    """The shapes of a list of tensors (one ShapeN op)."""
+    xs = [convert_to_tensor(x) for x in input]
+    op = get_default_graph().create_op("ShapeN", xs, {"out_type": dt.as_dtype(out_type)}, name=name or "ShapeN")
+    return op.outputs
+
+
+# ---- constant folding: small pure array ops, so shape rules downstream see their values -------------
+def _fold_by_lowering(op, tensor):
+    # only small integer values: shape computations, the values shape rules ask for
+    n = tensor.shape.num_elements()
+    if n is None or n > 1000 or not (tensor.dtype.is_integer or tensor.dtype.is_bool):
+        return None
+    vals = []
+    for t in op.inputs:  # stop at the first input known only at run time
+        vals.append(constant_value(t))
+        if vals[-1] is None:
+            return None
+    out = get_op_def(op.type).lower(op.attrs, *vals)
+    if isinstance(out, (list, tuple)):
+        out = out[tensor.value_index]
+    return np.asarray(out)
+
+
+for _t in ("Transpose", "ConcatV2", "Split", "SplitV", "Slice", "StridedSlice", "GatherV2", "Tile", "Pad",
+           "ReverseV2", "Reshape", "ExpandDims", "Squeeze", "Fill", "Select", "ShapeN"):
+    register_constant_folder(_t, _fold_by_lowering)

@@ -87,12 +87,22 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
     for base, fn in _CONVERTERS:
         if isinstance(value, base):
             return fn(value, dtype, name, as_ref)
+    if isinstance(value, (list, tuple)) and _holds_tensor(value):  # TF's auto-packing: tf.stack
+        from .array_ops import stack
+        packed = stack([convert_to_tensor(v, dtype) if isinstance(v, (list, tuple)) else v for v in value],
+                       name=name or "packed")
+        return convert_to_tensor(packed, dtype)
     if dtype is None and preferred_dtype is not None:
         try:
             return constant(value, preferred_dtype, name=name or "Const")
         except (TypeError, ValueError):
             pass
     return constant(value, dtype, name=name or "Const")
+
+
+def _holds_tensor(value):
+    return any(_holds_tensor(v) if isinstance(v, (list, tuple)) else _as_tensor_or_none(v) is not None
+               for v in value)
 
 
 def convert_n(values, dtype=None):
@@ -127,9 +137,22 @@ def graph_of(*values):
             vg = getattr(v, "graph", None)
         if isinstance(vg, Graph):
             if g is not None and vg is not g:
-                raise ValueError("Tensor %s must be from the same graph as the other inputs." % v)
+                if _encloses(vg, g):  # a branch/body graph (tf.cond, tf.while_loop) and its outer graph
+                    continue
+                if not _encloses(g, vg):
+                    raise ValueError("Tensor %s must be from the same graph as the other inputs." % v)
             g = vg
-    return g or get_default_graph()
+    d = get_default_graph()
+    # Inside a tf.cond branch or tf.while_loop body, ops on outer tensors belong to the body graph,
+    # which captures those tensors as inputs.
+    return d if g is None or _encloses(g, d) else g
+
+
+def _encloses(outer, inner):
+    """Whether `inner` is `outer` or a body graph nested in it (FuncGraph.outer_graph chain)."""
+    while inner is not None and inner is not outer:
+        inner = getattr(inner, "outer_graph", None)
+    return inner is outer
 
 
 def make_op(op_type, inputs, attrs=None, name=None):

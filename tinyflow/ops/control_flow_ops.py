@@ -1,3 +1,716 @@
-"""control_flow_ops (see the issue that owns it)."""
+"""Control flow: tf.cond, tf.case, tf.switch_case and tf.while_loop as functional ops.
 
-__all__ = []
+A branch or loop body is a Python function, traced ONCE into its own graph (a FuncGraph) whose
+placeholders stand for its arguments. A tensor of an enclosing graph used inside the body is
+*captured*: the body gets a placeholder for it and the control-flow op gets the outer tensor as an
+extra input. So prune, the state pass (variables read in a body see the run's value) and
+tf.gradients (gradients wrt captured tensors and variables) see an ordinary op with inputs.
+
+Op types (TF2's names for its functional ops):
+  StatelessIf / If        inputs [pred, *captured]            attrs branches=[then, else]
+  StatelessCase / Case    inputs [branch_index, *captured]    attrs branches (last: default)
+  StatelessWhile / While  inputs [*loop_vars, *captured, (maximum_iterations)]   attrs cond, body
+  StatelessWhileGrad / WhileGrad: the gradient of a while loop (tinyflow's own op)
+The variants without "Stateless" hold random ops in a body and get the run's PRNG counter.
+Each body is a SubFn: a FuncGraph with chosen input placeholders and output tensors; lowering
+(lower/subgraph.py) turns it into a JAX function for lax.cond / lax.switch / lax.while_loop.
+
+Gradients: a branch is differentiated with tf.gradients inside its own FuncGraph (the gradient of
+an If is an If over the branch gradients). A while loop's gradient re-runs the loop saving each
+iteration's values (a bounded lax.scan when maximum_iterations is a constant, else an O(n^2)
+recomputation), then runs the body's gradient backwards over them.
+
+Variables created inside a body are lifted to the outermost graph with their initializers, as
+TF1's init_scope does. Not supported: assigning variables inside a body (a clear error says so),
+and loop variables whose actual shape changes across iterations (XLA needs fixed shapes).
+A TensorArray (ops/functional_ops.py) can be a loop variable: its dense `flow` tensor is.
+"""
+import weakref
+
+import numpy as np
+
+from ..graph import dtypes as dt
+from ..graph.core import Graph, Operation, Tensor, get_default_graph
+from ..graph.registry import get_op_def, register_op
+from ..graph.shapes import TensorShape, as_shape
+from .base import constant_value_of, convert_to_tensor, graph_of
+
+__all__ = ['case', 'cond', 'switch_case', 'while_loop']
+
+
+# ---- nested structures (tf.nest's rules: dicts by sorted key, namedtuples, lists, tuples) --------
+def _is_seq(s):
+    return isinstance(s, (list, tuple, dict))
+
+
+def flatten(s):
+    """The leaves of a nested structure, in tf.nest order."""
+    if isinstance(s, dict):
+        return [x for k in sorted(s) for x in flatten(s[k])]
+    if isinstance(s, (list, tuple)):
+        return [x for e in s for x in flatten(e)]
+    return [s]
+
+
+def pack_as(structure, flat):
+    """`flat` leaves in the nesting of `structure`."""
+    it = iter(flat)
+
+    def build(s):
+        if isinstance(s, dict):
+            return type(s)((k, build(s[k])) for k in sorted(s))
+        if isinstance(s, tuple) and hasattr(s, "_fields"):
+            return type(s)(*[build(e) for e in s])
+        if isinstance(s, (list, tuple)):
+            return type(s)(build(e) for e in s)
+        return next(it)
+    return build(structure)
+
+
+def _signature(s):
+    if isinstance(s, dict):
+        return ("dict", tuple(sorted(s)), tuple(_signature(s[k]) for k in sorted(s)))
+    if isinstance(s, (list, tuple)):
+        return (type(s).__name__, tuple(_signature(e) for e in s))
+    return "."
+
+
+def assert_same_structure(a, b, what):
+    if _signature(a) != _signature(b):
+        raise ValueError("The two structures don't have the same nested structure.\n\nFirst structure: %s\n\n"
+                         "Second structure: %s\n\nMore specifically: %s" % (_show(a), _show(b), what))
+
+
+def _show(s):
+    return repr(pack_as(s, ["."] * len(flatten(s))))
+
+
+# ---- body graphs -----------------------------------------------------------------------------------
+class FuncGraph(Graph):
+    """The graph of one branch or loop body, nested in `outer_graph`; captures outer tensors."""
+
+    def __init__(self, outer_graph, name):
+        super().__init__()
+        self.outer_graph = outer_graph
+        self.name = name
+        self.captures = []      # [(tensor of outer_graph, placeholder here)]
+        self.outer_controls = []  # ops of enclosing graphs the body's ops were made to depend on
+        self._captured = {}     # tensor of any enclosing graph -> its stand-in here
+        self.seed = outer_graph.seed
+        self._collections = outer_graph._collections      # tf.trainable_variables() inside a body
+        self._variable_store = outer_graph._variable_store
+        self._name_stack = name                           # ops inside are named "cond/add", TF1-like
+
+    def capture(self, t):
+        """The stand-in here for tensor `t` of an enclosing graph (a placeholder, or a Const copy)."""
+        if t.graph is self:
+            return t
+        inner = self._captured.get(t)
+        if inner is not None:
+            return inner
+        if t.op.type == "Const":  # copied, so shape rules inside still see the constant value
+            inner = Graph.create_op(self, "Const", [], t.op.attrs, name=t.op.name.split("/")[-1]).outputs[0]
+        else:
+            outer_t = t if t.graph is self.outer_graph else self.outer_graph.capture(t)
+            inner = Graph.create_op(self, "Placeholder", [], {"dtype": t.dtype, "shape": t.shape},
+                                    name="captured_" + t.op.name.split("/")[-1]).outputs[0]
+            self.captures.append((outer_t, inner))
+            self._captured[outer_t] = inner
+        self._captured[t] = inner
+        return inner
+
+    def create_op(self, op_type, inputs, attrs=None, name=None, dtypes=None):
+        opdef = get_op_def(op_type)
+        if op_type == "VariableV2":  # as TF1's init_scope: variables live in the outermost graph
+            return self._lift_op(op_type, [], attrs, name)
+        if opdef.overwrites and inputs and inputs[0].op in _LIFTED and not self._depends_on_args(inputs[1]):
+            return self._lift_op(op_type, inputs, attrs, name)  # the initializer of a lifted variable
+        for i in opdef.ref_inputs:
+            if i < len(inputs) and inputs[i].graph is not self:
+                raise NotImplementedError("tinyflow: %s on variable '%s' inside a tf.cond branch or tf.while_loop "
+                                          "body is not supported; update variables outside it." %
+                                          (op_type, inputs[i].op.name))
+        inputs = [self.capture(t) if isinstance(t, Tensor) and t.graph is not self else t for t in inputs]
+        return super().create_op(op_type, inputs, attrs, name=name, dtypes=dtypes)
+
+    # ---- variables created in a body are lifted out, with the ops of their initial value ----------
+    def root(self):
+        g = self
+        while isinstance(g, FuncGraph):
+            g = g.outer_graph
+        return g
+
+    def _depends_on_args(self, t):
+        """Whether tensor t (of this or an enclosing body) depends on a body argument."""
+        try:
+            self._lift(t, {}, dry=True)
+            return False
+        except ValueError:
+            return True
+
+    def _lift_op(self, op_type, inputs, attrs, name):
+        root, memo = self.root(), {}
+        name = name[:-1] if name and name.endswith("/") else self.unique_name(name or op_type)
+        op = root.create_op(op_type, [self._lift(t, memo) for t in inputs], attrs, name=_free_name(root, name))
+        if op_type == "VariableV2":
+            _LIFTED.add(op)
+        return op
+
+    def _lift(self, t, memo, dry=False):
+        """The copy in the outermost graph of the ops computing t (not depending on body arguments)."""
+        root = self.root()
+        if t.graph is root or t in memo:
+            return memo.get(t, t)
+        op, g = t.op, t.graph
+        if op.type == "Placeholder":
+            outer = {inner: o for o, inner in getattr(g, "captures", ())}.get(t)
+            if outer is None:
+                raise ValueError("tinyflow: the initial value of a variable created inside a tf.cond branch or "
+                                 "tf.while_loop body must not depend on the body's arguments (%s)" % t.name)
+            memo[t] = self._lift(outer, memo, dry)
+            return memo[t]
+        ins = [self._lift(i, memo, dry) for i in op.inputs]
+        if dry:
+            memo.update((o, o) for o in op.outputs)
+            return t
+        new = root.create_op(op.type, ins, op.attrs, name=_free_name(root, op.name))
+        memo.update(zip(op.outputs, new.outputs))
+        return memo[t]
+
+    def _current_control_inputs(self, inputs):
+        # a control dependency on an op of an enclosing graph becomes one of the control-flow op itself
+        ops = super()._current_control_inputs(inputs)
+        self.outer_controls.extend(op for op in ops if op.graph is not self and op not in self.outer_controls)
+        return [op for op in ops if op.graph is self]
+
+    def needs_key(self):
+        return any(get_op_def(op.type).needs_key for op in self._ops)
+
+
+_LIFTED = weakref.WeakSet()  # VariableV2 ops created while tracing a body (lifted to the outermost graph)
+
+
+def _add_outer_controls(op, graphs):
+    """Gives the control-flow op the control dependencies its bodies' ops had on outer ops."""
+    for g in graphs:
+        for c in g.outer_controls:
+            if c.graph is op.graph:
+                op._add_control_input(c)
+            elif isinstance(op.graph, FuncGraph) and c not in op.graph.outer_controls:
+                op.graph.outer_controls.append(c)
+
+
+def _free_name(graph, name):
+    """`name` (or name_1, ...) unused in graph, marked used, in the exact-name form create_op takes."""
+    cand, i = name, 0
+    while cand.lower() in graph._names_in_use or cand in graph._by_name:
+        i += 1
+        cand = "%s_%d" % (name, i)
+    graph._names_in_use[cand.lower()] = 1
+    return cand + "/"
+
+
+class SubFn:
+    """A traced body: its FuncGraph, the placeholders that are its inputs, the tensors it returns."""
+
+    def __init__(self, graph, inputs, outputs):
+        self.graph = graph
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+
+    def __repr__(self):
+        return "<SubFn %s: %d inputs, %d outputs>" % (self.graph.name, len(self.inputs), len(self.outputs))
+
+
+def _trace(outer, name, fn, args=None, specs=()):
+    """Calls fn inside a new FuncGraph on placeholders of `specs` [(dtype, shape)] packed like `args`.
+
+    A spec may instead be a function make(graph) -> the argument itself (a TensorArray whose
+    placeholder is made at its first write). Returns the graph, the arguments, the structure fn
+    returned and its leaves as tensors there.
+    """
+    g = FuncGraph(outer, name)
+    with g.as_default():
+        phs = [spec(g) if callable(spec) else g.create_op(
+            "Placeholder", [], {"dtype": spec[0], "shape": as_shape(spec[1])}, name="arg%d" % i).outputs[0]
+               for i, spec in enumerate(specs)]
+        result = fn(*pack_as(args, phs)) if args is not None else fn()
+        leaves = [_output_tensor(g, x) for x in flatten(result)]
+    return g, phs, result, leaves
+
+
+def _output_tensor(g, x):
+    if isinstance(x, Operation):
+        raise TypeError("tinyflow: a tf.cond branch or tf.while_loop body must return tensors, not the "
+                        "operation '%s' (ops run inside a body only to compute its results)." % x.name)
+    t = x.flow if _is_composite(x) else convert_to_tensor(x)
+    return g.capture(t) if t.graph is not g else t
+
+
+def _align(graphs, fixed):
+    """The union of the graphs' captures; each graph gets a placeholder for each (unused ones too).
+
+    `fixed[k]`: graph k's own leading placeholders (its arguments). Returns (outer tensors, inputs per graph).
+    """
+    union = []
+    for g in graphs:
+        for outer_t, _ in g.captures:
+            if outer_t not in union:
+                union.append(outer_t)
+    inputs = []
+    for g, lead in zip(graphs, fixed):
+        with g.as_default():
+            inputs.append(list(lead) + [g.capture(t) for t in union])
+    return union, inputs
+
+
+# ---- tf.cond / tf.case / tf.switch_case -----------------------------------------------------------
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+    """Returns true_fn() if pred is true else false_fn(); only the taken branch's ops run."""
+    true_fn = true_fn if true_fn is not None else fn1
+    false_fn = false_fn if false_fn is not None else fn2
+    if isinstance(pred, bool):
+        raise TypeError("pred must not be a Python bool")
+    if not callable(true_fn):
+        raise TypeError("true_fn must be callable.")
+    if not callable(false_fn):
+        raise TypeError("false_fn must be callable.")
+    graph = graph_of(pred)
+    with graph.as_default(), graph.name_scope(name or "cond") as scope:
+        pred = convert_to_tensor(pred)
+        if pred.dtype != dt.bool_:
+            raise ValueError("pred must be a bool tensor, got %s for '%s'" % (pred.dtype.name, scope[:-1]))
+        if pred.shape.ndims not in (None, 0):
+            raise ValueError("Shape must be rank 0 but is rank %d for '%s' (op: 'If') with input shapes: %s."
+                             % (pred.shape.ndims, scope[:-1], pred.shape.as_proto_str()))
+        return _branches_op("If", scope, pred, [true_fn, false_fn], ["true_fn", "false_fn"], strict)
+
+
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """Runs branch_fns[branch_index] (a list, or a dict of int keys 0..n-1); out of range: default."""
+    if isinstance(branch_fns, dict):
+        keys = sorted(branch_fns)
+        if keys != list(range(len(keys))):
+            raise ValueError("branch_fns dict keys must be 0..n-1, got %s" % keys)
+        branch_fns = [branch_fns[k] for k in keys]
+    branch_fns = [f[1] if isinstance(f, tuple) else f for f in branch_fns]
+    if not branch_fns:
+        raise ValueError("Must provide at least one item in branch_fns")
+    for f in branch_fns + ([default] if default is not None else []):
+        if not callable(f):
+            raise TypeError("fn for branch must be callable.")
+    fns = branch_fns + ([default] if default is not None else [])  # the last one takes out-of-range indices
+    graph = graph_of(branch_index)
+    with graph.as_default(), graph.name_scope(name) as scope:
+        index = convert_to_tensor(branch_index)
+        if not index.dtype.is_integer:
+            raise TypeError("branch_index must be an integer tensor, got %s" % index.dtype.name)
+        if index.dtype != dt.int32:
+            from .math_ops import cast
+            index = cast(index, dt.int32)
+        return _branches_op("Case", scope, index, fns, ["branch %d" % i for i in range(len(fns))], False)
+
+
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """The result of the fn of the first true pred (in order; a dict is ordered by pred name), else
+    default(); with no default the last fn is the default. tinyflow does not check `exclusive`
+    at run time: with several true preds it returns the first one's result."""
+    if isinstance(pred_fn_pairs, dict):
+        pairs = list(pred_fn_pairs.items())
+        if type(pred_fn_pairs) is dict:  # TF: an unordered dict is ordered by the preds' names
+            pairs.sort(key=lambda kv: kv[0].name)
+    elif isinstance(pred_fn_pairs, (list, tuple)):
+        pairs = list(pred_fn_pairs)
+    else:
+        raise TypeError("fns must be a list, tuple, or dict")
+    for p in pairs:
+        if not isinstance(p, tuple) or len(p) != 2:
+            raise TypeError("Each entry in pred_fn_pairs must be a 2-tuple")
+        if not callable(p[1]):
+            raise TypeError("fn for pred %s must be callable." % getattr(p[0], "name", p[0]))
+    if default is None:
+        if not pairs:
+            raise ValueError("Must provide at least one item in pred_fn_pairs")
+        pairs, default = pairs[:-1], pairs[-1][1]
+    from .array_ops import stack
+    from .math_ops import argmax, cast
+    graph = graph_of(*[p for p, _ in pairs])
+    with graph.as_default(), graph.name_scope(name) as scope:
+        preds = [convert_to_tensor(p) for p, _ in pairs]
+        for p in preds:
+            if p.dtype != dt.bool_:
+                raise TypeError("pred must be a bool tensor, got %s" % p.dtype.name)
+        fns = [f for _, f in pairs] + [default]
+        if not preds:
+            index = convert_to_tensor(np.int32(0))
+        else:  # the first true pred; all false picks the default (argmax's first max)
+            flags = stack(preds + [convert_to_tensor(True)])
+            index = cast(argmax(cast(flags, dt.int32), 0), dt.int32)
+        return _branches_op("Case", scope, index, fns, ["branch %d" % i for i in range(len(fns))], strict)
+
+
+def _branches_op(kind, scope, selector, fns, labels, strict):
+    """Traces each fn, checks they agree, and makes one If/Case op (stateful if a body is random)."""
+    graph = get_default_graph()
+    traced = [_trace(graph, scope[:-1], fn) for fn in fns]
+    results = [r for _, _, r, _ in traced]
+    leaves = [lv for _, _, _, lv in traced]
+    opname = scope[:-1]
+    for r, lab in zip(results[1:], labels[1:]):
+        try:
+            assert_same_structure(results[0], r, "%s and %s differ" % (labels[0], lab))
+        except ValueError as e:
+            raise ValueError("Incompatible return values of %s and %s in '%s': %s" % (labels[0], lab, opname, e)) \
+                from None
+    if not leaves[0]:
+        raise ValueError("%s and %s must return at least one result." % (labels[0], labels[1]))
+    shapes = []
+    for k, t0 in enumerate(leaves[0]):
+        shape = t0.shape
+        for lv, lab in zip(leaves[1:], labels[1:]):
+            t = lv[k]
+            if t.dtype != t0.dtype:
+                raise ValueError("Outputs of %s and %s must have the same type: %s, %s (output %d of '%s')"
+                                 % (labels[0], lab, t0.dtype.name, t.dtype.name, k, opname))
+            if not shape.is_compatible_with(t.shape):
+                raise ValueError("Outputs of %s and %s must have compatible shapes: %s, %s (output %d of '%s'); "
+                                 "XLA needs both branches to give the same shape"
+                                 % (labels[0], lab, t0.shape, t.shape, k, opname))
+            shape = shape.merge_with(t.shape)
+        shapes.append(shape)
+    captured, inputs = _align([g for g, _, _, _ in traced], [[] for _ in traced])
+    branches = [SubFn(g, ins, lv) for (g, _, _, _), ins, lv in zip(traced, inputs, leaves)]
+    stateful = any(g.needs_key() for g, _, _, _ in traced)
+    op_type = kind if stateful else "Stateless" + kind
+    op = graph.create_op(op_type, [selector] + captured,
+                         {"branches": branches, "Tout": [t.dtype for t in leaves[0]], "output_shapes": shapes},
+                         name=scope)
+    _add_outer_controls(op, [g for g, _, _, _ in traced])
+    outs = op.outputs
+    result = pack_as(results[0], outs)
+    if not strict and isinstance(result, (list, tuple)) and len(result) == 1 and not hasattr(result, "_fields"):
+        result = result[0]  # TF1's non-strict mode unpacks singleton lists
+    return result
+
+
+def _branch_lower(stateful):
+    import jax
+    import jax.numpy as jnp
+
+    def run(attrs, key, selector, args):
+        from ..lower.subgraph import as_function
+        fns = [as_function(b) for b in attrs["branches"]]
+        fns = [(lambda f: (lambda *a: f(key, *a)))(f) for f in fns]
+        if len(fns) == 2 and selector.dtype == jnp.bool_:
+            return jax.lax.cond(selector, fns[0], fns[1], *args)
+        n = len(fns)  # the last branch is the default: any index outside 0..n-2 takes it
+        idx = jnp.where((selector < 0) | (selector >= n - 1), n - 1, selector)
+        return jax.lax.switch(idx, fns, *args)
+
+    if stateful:
+        return lambda attrs, key, selector, *args: run(attrs, key, selector, args)
+    return lambda attrs, selector, *args: run(attrs, None, selector, args)
+
+
+def _branch_grad(op, *grads):
+    """An If/Case over the branches' own gradients (tf.gradients inside each branch graph)."""
+    ins = op.inputs[1:]
+    xs = [i for i, t in enumerate(ins) if t.dtype.is_floating]
+    ys = [k for k, t in enumerate(op.outputs) if t.dtype.is_floating]
+    if not xs or not ys:
+        return [None] * len(op.inputs)
+    branches = [grad_fn(b, ys, xs) for b in op.attrs["branches"]]
+    gop = op.graph.create_op(op.type, [op.inputs[0]] + ins + [grads[k] for k in ys],
+                             {"branches": branches, "Tout": [ins[i].dtype for i in xs],
+                              "output_shapes": [ins[i].shape for i in xs]}, name=op.name + "_grad")
+    out = [None] * len(op.inputs)
+    for j, i in enumerate(xs):
+        out[i + 1] = gop.outputs[j]
+    return out
+
+
+def grad_fn(subfn, ys, xs):
+    """A SubFn computing d(outputs[ys] . g)/d(inputs[xs]) in subfn's own graph; inputs + one g per y."""
+    from ..passes.gradients import gradients
+    from .array_ops import zeros_like
+    g = subfn.graph
+    with g.as_default(), g.name_scope(None):
+        gys = [g.create_op("Placeholder", [], {"dtype": subfn.outputs[k].dtype, "shape": subfn.outputs[k].shape},
+                           name="grad_y%d" % k).outputs[0] for k in ys]
+        x_ts = [subfn.inputs[i] for i in xs]
+        gx = gradients([subfn.outputs[k] for k in ys], x_ts, grad_ys=gys)
+        gx = [zeros_like(x) if d is None else d for x, d in zip(x_ts, gx)]
+    return SubFn(g, subfn.inputs + gys, gx)
+
+
+def _attr_shapes(shapes, attrs, values):
+    return list(attrs["output_shapes"])
+
+
+def _attr_dtypes(dtypes, attrs):
+    return list(attrs["Tout"])
+
+
+for _kind in ("If", "Case"):
+    register_op("Stateless" + _kind, shape=_attr_shapes, dtype=_attr_dtypes, grad=_branch_grad,
+                lower=_branch_lower(False))
+    register_op(_kind, shape=_attr_shapes, dtype=_attr_dtypes, grad=_branch_grad, lower=_branch_lower(True),
+                needs_key=True)
+
+
+# ---- tf.while_loop --------------------------------------------------------------------------------
+def _shape_leq(s1, s2):
+    """TF's _ShapeLessThanOrEqual: s1 is as specific as s2 or more."""
+    if s2.ndims is None:
+        return True
+    if s1.ndims != s2.ndims:
+        return False
+    return all(b is None or a == b for a, b in zip(s1.as_list(), s2.as_list()))
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
+               swap_memory=False, name=None, maximum_iterations=None, return_same_structure=False):
+    """Repeats `body` while `cond` is true; returns the final loop_vars (same nesting).
+
+    cond and body are traced once. Each loop var keeps its shape across iterations unless
+    `shape_invariants` gives a less specific one (XLA still needs the actual shape to stay fixed).
+    With `maximum_iterations` the loop stops after that many iterations; then gradients use a
+    bounded scan.
+    """
+    if not callable(cond):
+        raise TypeError("cond must be callable.")
+    if not callable(body):
+        raise TypeError("body must be callable.")
+    if parallel_iterations < 1:
+        raise TypeError("parallel_iterations must be a positive integer.")
+    single = not isinstance(loop_vars, (list, tuple))
+    structure = [loop_vars] if single else loop_vars
+    flat_in = flatten(structure)
+    if not flat_in:
+        raise ValueError("No loop variables provided")
+    comps = [v if _is_composite(v) else None for v in flat_in]  # TensorArrays: their flow is the loop var
+    graph = graph_of(*[v for v in flat_in if isinstance(v, Tensor) or hasattr(v, "_as_graph_element")])
+    with graph.as_default(), graph.name_scope(name or "while") as scope:
+        # a TensorArray entering unwritten gets its placeholder (and shape) at the body's first write
+        lazy = [c is not None and c._flow is None for c in comps]
+        flat_in = [None if z else (c.flow if c is not None else convert_to_tensor(v))
+                   for c, v, z in zip(comps, flat_in, lazy)]
+        if shape_invariants is not None:
+            inv = flatten([shape_invariants] if single else shape_invariants)
+            if len(inv) != len(flat_in):
+                raise ValueError("shape_invariants must have the same structure as loop_vars")
+            inv = [as_shape(s) for s in inv]
+            for v, s in zip(flat_in, inv):
+                if v is not None and not s.is_compatible_with(v.shape):
+                    raise ValueError("The shape invariant specified for %s is not compatible with the initial shape "
+                                     "of the loop variable. It enters the loop with shape %s, but the specified "
+                                     "shape invariant is %s." % (v.name, v.shape, s))
+        else:
+            inv = [v.shape if v is not None else None for v in flat_in]
+        extra = []
+        if maximum_iterations is not None:
+            mx = convert_to_tensor(maximum_iterations, dtype=dt.int32 if not isinstance(maximum_iterations, Tensor)
+                                   else None)
+            if mx.shape.ndims not in (None, 0):
+                raise ValueError("maximum_iterations must be a scalar, saw shape: %s" % mx.shape)
+            if not mx.dtype.is_integer:
+                raise TypeError("maximum_iterations must be an integer tensor, got %s" % mx.dtype.name)
+            extra = [mx]
+        specs = [(v.dtype, s) if v is not None else _lazy_flow(c, k)
+                 for k, (c, v, s) in enumerate(zip(comps, flat_in, inv))]
+        bg, bphs, bres, bleaves = _trace(graph, scope + "body", _unflat(body, structure, comps),
+                                         list(range(len(specs))), specs)
+        for k, c in enumerate(comps):
+            if lazy[k]:  # now the element shape is known: the loop starts from zeros
+                if bphs[k]._placeholder is None:
+                    raise ValueError("tinyflow: a TensorArray enters tf.while_loop '%s' without element_shape and "
+                                     "the body does not write it; give element_shape" % scope[:-1])
+                bphs[k] = bphs[k]._placeholder
+                comps[k] = c._with_flow(c._zeros(TensorShape(bphs[k].shape.as_list()[1:])))
+                flat_in[k], inv[k] = comps[k].flow, bphs[k].shape
+                specs[k] = (flat_in[k].dtype, inv[k])
+        cg, cphs, cres, cleaves = _trace(graph, scope + "cond", _unflat(cond, structure, comps),
+                                         list(range(len(specs))), specs)
+        if len(cleaves) != 1 or cleaves[0].dtype != dt.bool_ or cleaves[0].shape.ndims not in (None, 0):
+            raise ValueError("cond of '%s' must return a boolean scalar tensor, got %s" % (scope[:-1], cres))
+        if not _is_seq(bres):  # TF1: a body returning one value returns [value]
+            bres = [bres]
+        assert_same_structure(list(structure), list(bres),
+                              "body of '%s' must return the structure of loop_vars" % scope[:-1])
+        for v, s, out in zip(flat_in, inv, bleaves):
+            if out.dtype != v.dtype:
+                raise ValueError("Input tensor '%s' enters the loop with type %s, but has type %s after one "
+                                 "iteration." % (v.name, v.dtype.name, out.dtype.name))
+            if not _shape_leq(out.shape, s):
+                raise ValueError("Input tensor '%s' enters the loop with shape %s, but has shape %s after one "
+                                 "iteration. To allow the shape to vary across iterations, use the "
+                                 "`shape_invariants` argument of tf.while_loop to specify a less-specific shape."
+                                 % (v.name, s, out.shape))
+        captured, (cins, bins) = _align([cg, bg], [cphs, bphs])
+        stateful = cg.needs_key() or bg.needs_key()
+        mx_static = None
+        if extra:
+            c = constant_value_of(extra[0])
+            mx_static = int(c) if c is not None else None
+        attrs = {"cond": SubFn(cg, cins, cleaves), "body": SubFn(bg, bins, bleaves), "n_vars": len(flat_in),
+                 "n_captured": len(captured), "has_max": bool(extra), "max_static": mx_static,
+                 "Tout": [v.dtype for v in flat_in], "output_shapes": inv, "back_prop": back_prop}
+        op = graph.create_op("While" if stateful else "StatelessWhile", flat_in + captured + extra, attrs,
+                             name=scope)
+        _add_outer_controls(op, [cg, bg])
+    result = pack_as(structure, [c._with_flow(o) if c is not None else o for c, o in zip(comps, op.outputs)])
+    if single or (not return_same_structure and len(op.outputs) == 1):
+        return result[0]  # TF1 unpacks a single loop variable
+    return result
+
+
+def _is_composite(v):
+    return hasattr(v, "_with_flow")  # a TensorArray: a Python object around one tensor, its flow
+
+
+def _unflat(fn, structure, comps):
+    """fn taking the loop vars in their structure, as a function of the flat tensors (flows for TensorArrays)."""
+    return lambda *flat: fn(*pack_as(structure, [c._with_flow(t) if c is not None and isinstance(t, Tensor) else t
+                                                 for c, t in zip(comps, flat)]))
+
+
+def _lazy_flow(ta, k):
+    """A spec for _trace: the TensorArray `ta` whose first write makes its placeholder (its shape)."""
+    def make(g):
+        box = ta._with_flow(None)
+        box._placeholder = None
+
+        def first_write(value):
+            if box._placeholder is None:
+                n = ta._size if isinstance(ta._size, int) else None
+                box._placeholder = Graph.create_op(g, "Placeholder", [], {
+                    "dtype": ta.dtype, "shape": TensorShape([n]).concatenate(value.shape)}, name="arg%d" % k).outputs[0]
+            return box._placeholder
+        box._on_first_write = first_write
+        return box
+    return make
+
+
+def _loop_parts(attrs, args):
+    n, nc = attrs["n_vars"], attrs["n_captured"]
+    return tuple(args[:n]), tuple(args[n:n + nc]), (args[n + nc] if attrs["has_max"] else None), args[
+        n + nc + (1 if attrs["has_max"] else 0):]
+
+
+def _while_lower(stateful):
+    def run(attrs, key, args):
+        import jax
+        import jax.numpy as jnp
+        from ..lower.subgraph import as_function, iteration_key
+        vars_, caps, mx, _ = _loop_parts(attrs, args)
+        cond_f, body_f = as_function(attrs["cond"]), as_function(attrs["body"])
+
+        def c(carry):
+            i, v = carry
+            ok = cond_f(iteration_key(key, i), *v, *caps)[0]
+            return ok if mx is None else jnp.logical_and(ok, i < mx)
+
+        def b(carry):
+            i, v = carry
+            return i + 1, body_f(iteration_key(key, i), *v, *caps)
+        try:
+            _, out = jax.lax.while_loop(c, b, (jnp.int32(0), tuple(jnp.asarray(x) for x in vars_)))
+        except TypeError as e:
+            if "identical types" not in str(e) and "must have" not in str(e):
+                raise
+            raise ValueError("a loop variable changes shape across iterations: shape_invariants allow that in "
+                             "TensorFlow, but XLA needs each loop variable's shape fixed (%s)" % e) from None
+        return out
+
+    if stateful:
+        return lambda attrs, key, *args: run(attrs, key, args)
+    return lambda attrs, *args: run(attrs, None, args)
+
+
+def _while_grad(op, *grads):
+    """A WhileGrad op: gradients wrt the initial loop vars and the captured tensors."""
+    attrs = op.attrs
+    if not attrs["back_prop"]:
+        return [None] * len(op.inputs)
+    n, nc = attrs["n_vars"], attrs["n_captured"]
+    fv = [k for k in range(n) if op.inputs[k].dtype.is_floating]
+    fc = [j for j in range(nc) if op.inputs[n + j].dtype.is_floating]
+    if not fv:
+        return [None] * len(op.inputs)
+    body = attrs["body"]
+    gattrs = dict(attrs, body_grad=grad_fn(body, fv, fv + [n + j for j in fc]), fv=fv, fc=fc,
+                  Tout=[op.inputs[k].dtype for k in fv] + [op.inputs[n + j].dtype for j in fc],
+                  output_shapes=[op.inputs[k].shape for k in fv] + [op.inputs[n + j].shape for j in fc])
+    gtype = "WhileGrad" if op.type == "While" else "StatelessWhileGrad"
+    gop = op.graph.create_op(gtype, op.inputs + [grads[k] for k in fv], gattrs, name=op.name + "_grad")
+    out = [None] * len(op.inputs)
+    for j, k in enumerate(fv):
+        out[k] = gop.outputs[j]
+    for j, c in enumerate(fc):
+        out[n + c] = gop.outputs[len(fv) + j]
+    return out
+
+
+def _while_grad_lower(stateful):
+    def run(attrs, key, args):
+        import jax
+        import jax.numpy as jnp
+        from ..lower.subgraph import as_function, iteration_key
+        vars_, caps, mx, gys = _loop_parts(attrs, args)
+        vars_ = tuple(jnp.asarray(x) for x in vars_)
+        cond_f, body_f = as_function(attrs["cond"]), as_function(attrs["body"])
+        grad_f = as_function(attrs["body_grad"])
+        nfv = len(attrs["fv"])
+        gcaps0 = tuple(jnp.zeros(jnp.shape(caps[j]), attrs["Tout"][nfv + i].np) for i, j in enumerate(attrs["fc"]))
+
+        def back(i, v, g):  # one iteration backwards: the body's gradient at the values it saw
+            gv, gc = g
+            outs = grad_f(iteration_key(key, i), *v, *caps, *gv)
+            return tuple(outs[:nfv]), tuple(a + b for a, b in zip(gc, outs[nfv:]))
+
+        def running(i, v):
+            ok = cond_f(iteration_key(key, i), *v, *caps)[0]
+            return ok if mx is None else jnp.logical_and(ok, i < mx)
+
+        g0 = (tuple(gys), gcaps0)
+        if attrs["max_static"] is not None:  # bounded scan: save each iteration's values, then reverse
+            def fwd(carry, i):
+                v, done = carry
+                act = jnp.logical_and(jnp.logical_not(done), running(i, v))
+                new = jax.lax.cond(act, lambda v: body_f(iteration_key(key, i), *v, *caps), lambda v: v, v)
+                return (new, jnp.logical_not(act)), (v, act)
+            steps = jnp.arange(max(attrs["max_static"], 0), dtype=jnp.int32)
+            _, (saved, acts) = jax.lax.scan(fwd, (vars_, jnp.bool_(False)), steps)
+
+            def bwd(g, x):
+                i, v, act = x
+                return jax.lax.cond(act, lambda g: back(i, v, g), lambda g: g, g), None
+            (gv, gc), _ = jax.lax.scan(bwd, g0, (steps, saved, acts), reverse=True)
+        else:  # unbounded: count the iterations, then recompute each one's values from the start
+            n_it, _ = jax.lax.while_loop(lambda c: running(*c), lambda c: (c[0] + 1, body_f(
+                iteration_key(key, c[0]), *c[1], *caps)), (jnp.int32(0), vars_))
+
+            def bwd(k, g):
+                i = n_it - 1 - k
+                v = jax.lax.fori_loop(0, i, lambda j, v: body_f(iteration_key(key, j), *v, *caps), vars_)
+                return back(i, v, g)
+            gv, gc = jax.lax.fori_loop(0, n_it, bwd, g0)
+        return tuple(gv) + tuple(gc)
+
+    if stateful:
+        return lambda attrs, key, *args: run(attrs, key, args)
+    return lambda attrs, *args: run(attrs, None, args)
+
+
+def _no_second_order(op, *grads):
+    raise NotImplementedError("tinyflow: second-order gradients through tf.while_loop are not supported "
+                              "(op '%s')" % op.name)
+
+
+register_op("StatelessWhile", shape=_attr_shapes, dtype=_attr_dtypes, grad=_while_grad, lower=_while_lower(False))
+register_op("While", shape=_attr_shapes, dtype=_attr_dtypes, grad=_while_grad, lower=_while_lower(True),
+            needs_key=True)
+register_op("StatelessWhileGrad", shape=_attr_shapes, dtype=_attr_dtypes, grad=_no_second_order,
+            lower=_while_grad_lower(False))
+register_op("WhileGrad", shape=_attr_shapes, dtype=_attr_dtypes, grad=_no_second_order,
+            lower=_while_grad_lower(True), needs_key=True)

@@ -1,94 +1,68 @@
 """Math ops: elementwise arithmetic with numpy broadcasting and TF's dtype rules, comparisons,
 logical ops, casts, matmul, add_n and reductions. Each op: one register_op with all its rules,
 next to its TF-style builder.
+
+TF's dtype rules: two tensors of different dtypes are never promoted (TypeError, as TF's op-def
+check); a Python number takes the dtype of the tensor it meets; `/` on integers is true division
+into float32 (8/16-bit) or float64 (32/64-bit); `//` floors and `%` has the sign of the divisor.
 """
+import builtins
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..graph import dtypes as dt
-from ..graph.core import ShapeError, get_default_graph
+from ..graph.core import ShapeError, get_default_graph, register_constant_folder
 from ..graph.registry import register_op, same_as_input, shape_of_input
 from ..graph.shapes import TensorShape
-from .base import broadcast_rule, convert_n, convert_to_tensor, make_op, normalize_axis
+from .base import (_as_tensor_or_none, broadcast_rule, broadcast_shapes, constant, convert_to_tensor,
+                   make_op, normalize_axis)
 
 __all__ = [
-    'sub', 'mul', 'neg',
-    'abs',
-    'accumulate_n',
-    'add',
-    'add_n',
-    'argmax',
-    'argmin',
-    'cast',
-    'ceil',
-    'clip_by_value',
-    'cos',
-    'count_nonzero',
-    'div',
-    'divide',
-    'equal',
-    'erf',
-    'exp',
-    'expm1',
-    'floor',
-    'floordiv',
-    'floormod',
-    'greater',
-    'greater_equal',
-    'is_finite',
-    'is_inf',
-    'is_nan',
-    'less',
-    'less_equal',
-    'log',
-    'log1p',
-    'logical_and',
-    'logical_not',
-    'logical_or',
-    'logical_xor',
-    'matmul',
-    'maximum',
-    'minimum',
-    'mod',
-    'multiply',
-    'negative',
-    'not_equal',
-    'pow',
-    'realdiv',
-    'reciprocal',
-    'reduce_all',
-    'reduce_any',
-    'reduce_logsumexp',
-    'reduce_max',
-    'reduce_mean',
-    'reduce_min',
-    'reduce_prod',
-    'reduce_sum',
-    'rint',
-    'round',
-    'rsqrt',
-    'saturate_cast',
-    'scalar_mul',
-    'sigmoid',
-    'sign',
-    'sin',
-    'sqrt',
-    'square',
-    'squared_difference',
-    'subtract',
-    'tan',
-    'tanh',
-    'to_bfloat16',
-    'to_double',
-    'to_float',
-    'to_int32',
-    'to_int64',
-    'truediv',
-    'truncatediv',
-    'truncatemod',
+    'abs', 'accumulate_n', 'acos', 'acosh', 'add', 'add_n', 'argmax', 'argmin', 'asin', 'asinh', 'atan', 'atan2',
+    'atanh', 'cast', 'ceil', 'clip_by_value', 'cos', 'cosh', 'count_nonzero', 'digamma', 'div', 'div_no_nan',
+    'divide', 'equal', 'erf', 'exp', 'expm1', 'floor', 'floor_div', 'floordiv', 'floormod', 'greater',
+    'greater_equal', 'is_finite', 'is_inf', 'is_nan', 'less', 'less_equal', 'lgamma', 'log', 'log1p',
+    'log_sigmoid', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'matmul', 'maximum', 'minimum',
+    'mod', 'multiply', 'negative', 'not_equal', 'polygamma', 'pow', 'realdiv', 'reciprocal', 'reduce_all',
+    'reduce_any', 'reduce_euclidean_norm', 'reduce_logsumexp', 'reduce_max', 'reduce_mean', 'reduce_min',
+    'reduce_prod', 'reduce_std', 'reduce_sum', 'reduce_variance', 'rint', 'round', 'rsqrt', 'saturate_cast',
+    'scalar_mul', 'sigmoid', 'sign', 'sin', 'sinh', 'sqrt', 'square', 'squared_difference', 'subtract', 'tan',
+    'tanh', 'to_bfloat16', 'to_double', 'to_float', 'to_int32', 'to_int64', 'truediv', 'truncatediv',
+    'truncatemod', 'where_v2', 'erfc', 'xlogy', 'xdivy', 'reciprocal_no_nan',
 ]
 
+# ---- dtype classes (TF's op-def type constraints) -------------------------------------------------
+FLOAT = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
+INTEGER = (dt.int8, dt.int16, dt.int32, dt.int64, dt.uint8, dt.uint16, dt.uint32, dt.uint64)
+NUMERIC = FLOAT + INTEGER
+ALL = NUMERIC + (dt.bool_,)
+BOOL = (dt.bool_,)
+
+
+def _check_allowed(dtype, allowed, param="x"):
+    if allowed is not None and dtype not in allowed:
+        raise TypeError("Value passed to parameter '%s' has DataType %s not in list of allowed values: %s"
+                        % (param, dtype.name, ", ".join(d.name for d in allowed)))
+
+
+def dtype_rule(op_type, allowed, out=None, names=("x", "y")):
+    """A dtype rule: all inputs share input 0's dtype, which must be in `allowed`; the output has
+    dtype `out` (default: the inputs')."""
+    def rule(dtypes, attrs):
+        for n, d in zip(names[1:], dtypes[1:]):
+            if d != dtypes[0]:
+                raise TypeError("Input '%s' of '%s' Op has type %s that does not match type %s of argument '%s'."
+                                % (n, op_type, d.name, dtypes[0].name, names[0]))
+        _check_allowed(dtypes[0], allowed, names[0])
+        return [out or dtypes[0]]
+    return rule
+
+
+def _binary_dtype(dtypes, attrs):
+    """dtype rule of a two-input op whose inputs share one dtype (for other op families)."""
+    return dtype_rule(attrs.get("_type", "binary"), None)(dtypes, attrs)
 
 
 # ---- helpers used by gradient rules ---------------------------------------------------------------
@@ -115,41 +89,49 @@ register_op("BroadcastLike", shape=lambda s, a, v: [s[1]], dtype=same_as_input(0
             lower=lambda a, x, like: jnp.broadcast_to(x, like.shape))
 
 
-def _binary_dtype(dtypes, attrs):
-    if dtypes[0] != dtypes[1]:
-        raise TypeError("Input 'y' of '%s' Op has type %s that does not match type %s of argument 'x'."
-                        % (attrs.get("_type", "binary"), dtypes[1].name, dtypes[0].name))
-    return [dtypes[0]]
+def scalar_like(value, t):
+    """A scalar constant of t's dtype."""
+    return constant(value, dtype=t.dtype)
 
 
-def _bool_dtype(dtypes, attrs):
-    _binary_dtype(dtypes, attrs)
-    return [dt.bool_]
+def ones_like_scalar(t):
+    return scalar_like(1, t)
 
 
-def _binary_inputs(x, y, op_name):
-    """TF's binary_op_wrapper: the first tensor's dtype decides how a Python number converts."""
-    x, y = convert_n([x, y])
-    if x.dtype != y.dtype:
-        raise TypeError("Input 'y' of '%s' Op has type %s that does not match type %s of argument 'x'."
-                        % (op_name, y.dtype.name, x.dtype.name))
-    return x, y
+def zeros_like_scalar(t):
+    return scalar_like(0, t)
 
 
-def _binary(op_type, lower, grad, dtype=_binary_dtype, inplace=((0, 0), (1, 0))):
-    register_op(op_type, shape=broadcast_rule, dtype=dtype, grad=grad, lower=lower, inplace=inplace)
+def convert_like(values):
+    """Converts a list of op inputs as TF's op-def code does: tensors keep their dtype (a mismatch
+    is the op's TypeError, never a silent cast); Python and numpy values take the dtype of the
+    first tensor among them."""
+    tensors = [_as_tensor_or_none(v) for v in values]
+    dtype = next((t.dtype for t in tensors if t is not None), None)
+    return [t if t is not None else convert_to_tensor(v, dtype) for t, v in zip(tensors, values)]
+
+
+def _binary_inputs(x, y):
+    return convert_like([x, y])
+
+
+def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, inplace=((0, 0), (1, 0))):
+    """Registers a broadcasting binary op and returns its builder."""
+    register_op(op_type, shape=broadcast_rule, dtype=dtype_rule(op_type, allowed, out), grad=grad, lower=lower,
+                inplace=inplace)
 
     def builder(x, y, name=None):
-        x, y = _binary_inputs(x, y, op_type)
-        return make_op(op_type, [x, y], {"_type": op_type}, name=name or op_type)
-    builder.__name__ = op_type.lower()
-    builder.__doc__ = "Elementwise %s with numpy broadcasting (TF op %s)." % (op_type, op_type)
+        x, y = _binary_inputs(x, y)
+        return make_op(op_type, [x, y], name=name or default_name or op_type)
+    builder.__name__ = (default_name or op_type).lower()
+    builder.__doc__ = "Elementwise %s of x and y with numpy broadcasting (TF op %s)." % (op_type, op_type)
     return builder
 
 
-def _unary(op_type, lower, grad, dtype=same_as_input(0)):
-    register_op(op_type, shape=shape_of_input(0), dtype=dtype, grad=grad, lower=lambda a, x: lower(x),
-                inplace=((0, 0),))
+def _unary(op_type, lower, grad, allowed=FLOAT, out=None):
+    """Registers an elementwise unary op and returns its builder."""
+    register_op(op_type, shape=shape_of_input(0), dtype=dtype_rule(op_type, allowed, out), grad=grad,
+                lower=lambda a, x: lower(x), inplace=((0, 0),))
 
     def builder(x, name=None):
         return make_op(op_type, [convert_to_tensor(x)], name=name or op_type)
@@ -158,8 +140,8 @@ def _unary(op_type, lower, grad, dtype=same_as_input(0)):
     return builder
 
 
-def _cast_like(fn):
-    """A lowering whose result keeps its input's dtype (jnp may promote, e.g. int // int)."""
+def _keep_dtype(fn):
+    """A binary lowering whose result keeps its input's dtype (jnp may promote, e.g. int // int)."""
     return lambda a, x, y: fn(x, y).astype(x.dtype)
 
 
@@ -184,10 +166,16 @@ def _grad_div(op, g):
     return [sum_to(realdiv(g, y), x), sum_to(multiply(g, realdiv(realdiv(negative(x), y), y)), y)]
 
 
+def _grad_div_no_nan(op, g):
+    x, y = op.inputs
+    return [sum_to(div_no_nan(g, y), x), sum_to(multiply(g, div_no_nan(div_no_nan(negative(x), y), y)), y)]
+
+
 def _grad_pow(op, g):
     x, y = op.inputs
     z = op.outputs[0]
     gx = multiply(multiply(g, y), pow(x, subtract(y, ones_like_scalar(y))))
+    # log(x) only where x > 0, as TF: the gradient wrt the exponent is 0 elsewhere
     safe_log = where_v2(greater(x, zeros_like_scalar(x)), log(x), zeros_like(x))
     gy = multiply(multiply(g, z), safe_log)
     return [sum_to(gx, x), sum_to(gy, y)]
@@ -211,22 +199,72 @@ def _grad_floormod(op, g):
     return [sum_to(g, x), sum_to(multiply(negative(g), floor(realdiv(x, y))), y)]
 
 
+def _grad_atan2(op, g):
+    y, x = op.inputs
+    r = realdiv(g, add(square(x), square(y)))
+    return [sum_to(multiply(r, x), y), sum_to(negative(multiply(r, y)), x)]
+
+
+def _truncdiv(x, y):
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        return jax.lax.div(x, y)  # C division: rounds toward zero
+    return jnp.trunc(x / y)
+
+
+def _div_no_nan(x, y):
+    return jnp.where(y == 0, jnp.zeros_like(x), x / jnp.where(y == 0, jnp.ones_like(y), y)).astype(x.dtype)
+
+
 add = _binary("Add", lambda a, x, y: jnp.add(x, y), _grad_add)
+add_v2 = _binary("AddV2", lambda a, x, y: jnp.add(x, y), _grad_add)  # TF 1.15's x + y
 subtract = _binary("Sub", lambda a, x, y: jnp.subtract(x, y), _grad_sub)
 multiply = _binary("Mul", lambda a, x, y: jnp.multiply(x, y), _grad_mul)
 realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div)
-pow = _binary("Pow", lambda a, x, y: jnp.power(x, y), _grad_pow)
+div_no_nan = _binary("DivNoNan", lambda a, x, y: _div_no_nan(x, y), _grad_div_no_nan, allowed=FLOAT)
+pow = _binary("Pow", lambda a, x, y: jnp.power(x, y).astype(x.dtype), _grad_pow)
 maximum = _binary("Maximum", lambda a, x, y: jnp.maximum(x, y), _grad_maximum)
 minimum = _binary("Minimum", lambda a, x, y: jnp.minimum(x, y), lambda op, g: _grad_maximum(op, g, False))
 squared_difference = _binary("SquaredDifference", lambda a, x, y: jnp.square(x - y), _grad_sqdiff)
-floordiv = _binary("FloorDiv", _cast_like(jnp.floor_divide), None)
-floormod = _binary("FloorMod", _cast_like(jnp.mod), _grad_floormod)
-truncatediv = _binary("TruncateDiv", _cast_like(lambda x, y: jax.lax.div(x, y) if jnp.issubdtype(x.dtype, jnp.integer)
-                                                else jnp.trunc(x / y)), None)
-truncatemod = _binary("TruncateMod", _cast_like(lambda x, y: jax.lax.rem(x, y)), None)
+floordiv = _binary("FloorDiv", _keep_dtype(jnp.floor_divide), None, default_name="floordiv")
+floormod = _binary("FloorMod", _keep_dtype(jnp.mod), _grad_floormod)
+truncatediv = _binary("TruncateDiv", _keep_dtype(_truncdiv), None)
+truncatemod = _binary("TruncateMod", _keep_dtype(jax.lax.rem), None)
+atan2 = _binary("Atan2", lambda a, y, x: jnp.arctan2(y, x), _grad_atan2, allowed=FLOAT)
+def _nonzero_x(x):
+    return cast(not_equal(x, zeros_like_scalar(x)), x.dtype)
+
+
+def _grad_xlogy(op, g):
+    x, y = op.inputs  # TF's rule: d/dx = log(y) where x != 0, d/dy = x / y
+    return [sum_to(multiply(g, xlogy(_nonzero_x(x), y)), x), sum_to(multiply(g, xdivy(x, y)), y)]
+
+
+def _grad_xdivy(op, g):
+    x, y = op.inputs
+    return [sum_to(multiply(g, xdivy(_nonzero_x(x), y)), x), sum_to(multiply(g, xdivy(negative(x), square(y))), y)]
+
+
+xlogy = _binary("Xlogy", lambda a, x, y: jnp.where(x == 0, jnp.zeros_like(x), x * jnp.log(y)), _grad_xlogy,
+                allowed=FLOAT)
+xdivy = _binary("Xdivy", lambda a, x, y: jnp.where(x == 0, jnp.zeros_like(x), x / y), _grad_xdivy, allowed=FLOAT)
 mod = floormod
-sub = subtract
-mul = multiply
+floor_div = floordiv
+sub, mul = subtract, multiply  # pre-1.0 names, kept for old code
+
+_TRUEDIV_TARGET = {dt.int8: dt.float32, dt.uint8: dt.float32, dt.int16: dt.float32, dt.uint16: dt.float32,
+                   dt.int32: dt.float64, dt.uint32: dt.float64, dt.int64: dt.float64, dt.uint64: dt.float64}
+
+
+def truediv(x, y, name=None):
+    """x / y with Python 3 semantics: int8/16 -> float32, int32/64 -> float64 (TF's rule)."""
+    with get_default_graph().name_scope(name or "truediv") as scope:
+        x, y = _binary_inputs(x, y)
+        if x.dtype != y.dtype:
+            raise TypeError("x and y must have the same dtype, got %r != %r" % (x.dtype, y.dtype))
+        target = _TRUEDIV_TARGET.get(x.dtype)
+        if target is not None:
+            x, y = cast(x, target), cast(y, target)
+        return realdiv(x, y, name=scope)
 
 
 def divide(x, y, name=None):
@@ -234,41 +272,36 @@ def divide(x, y, name=None):
     return truediv(x, y, name=name)
 
 
-def truediv(x, y, name=None):
-    """x / y with Python 3 semantics: int8/16 -> float32, int32/64 -> float64 (TF's rule)."""
-    x, y = _binary_inputs(x, y, "RealDiv")
-    target = {dt.int8: dt.float32, dt.uint8: dt.float32, dt.int16: dt.float32, dt.uint16: dt.float32,
-              dt.int32: dt.float64, dt.int64: dt.float64}.get(x.dtype)
-    if target is not None:
-        x, y = cast(x, target), cast(y, target)
-    return realdiv(x, y, name=name or "truediv")
-
-
 def div(x, y, name=None):
     """tf.div: Python 2 division: floor division for integers, true division for floats."""
-    x, y = _binary_inputs(x, y, "Div")
+    x, y = _binary_inputs(x, y)
     if x.dtype.is_integer:
         return floordiv(x, y, name=name or "div")
     return realdiv(x, y, name=name or "div")
 
 
 def scalar_mul(scalar, x, name=None):
+    """Multiplies x by a scalar (ValueError if `scalar` is not a scalar)."""
+    x = convert_to_tensor(x)
+    scalar = convert_to_tensor(scalar, dtype=x.dtype, name="scalar")
+    if scalar.shape.ndims != 0:
+        raise ValueError("Only scalar multiply works, got shape %s" % scalar.shape)
     return multiply(scalar, x, name=name)
 
 
 # ---- comparisons and logic ------------------------------------------------------------------------
-def _compare(op_type, fn):
-    return _binary(op_type, lambda a, x, y: fn(x, y), None, dtype=_bool_dtype, inplace=())
+def _compare(op_type, fn, allowed=NUMERIC):
+    return _binary(op_type, lambda a, x, y: fn(x, y), None, allowed=allowed, out=dt.bool_, inplace=())
 
 
-equal = _compare("Equal", jnp.equal)
-not_equal = _compare("NotEqual", jnp.not_equal)
+equal = _compare("Equal", jnp.equal, ALL)
+not_equal = _compare("NotEqual", jnp.not_equal, ALL)
 less = _compare("Less", jnp.less)
 less_equal = _compare("LessEqual", jnp.less_equal)
 greater = _compare("Greater", jnp.greater)
 greater_equal = _compare("GreaterEqual", jnp.greater_equal)
-logical_and = _binary("LogicalAnd", lambda a, x, y: jnp.logical_and(x, y), None)
-logical_or = _binary("LogicalOr", lambda a, x, y: jnp.logical_or(x, y), None)
+logical_and = _binary("LogicalAnd", lambda a, x, y: jnp.logical_and(x, y), None, allowed=BOOL)
+logical_or = _binary("LogicalOr", lambda a, x, y: jnp.logical_or(x, y), None, allowed=BOOL)
 
 
 def logical_xor(x, y, name="LogicalXor"):
@@ -277,56 +310,88 @@ def logical_xor(x, y, name="LogicalXor"):
 
 
 # ---- unary math -----------------------------------------------------------------------------------
-def scalar_like(value, t):
-    """A scalar constant of t's dtype."""
-    from .base import constant
-    return constant(value, dtype=t.dtype)
+def _x(op):
+    return op.inputs[0]
 
 
-def ones_like_scalar(t):
-    return scalar_like(1, t)
+def _y(op):
+    return op.outputs[0]
 
 
-def zeros_like_scalar(t):
-    return scalar_like(0, t)
-
-
-negative = _unary("Neg", jnp.negative, lambda op, g: [negative(g)])
-abs = _unary("Abs", jnp.abs, lambda op, g: [multiply(g, sign(op.inputs[0]))])
-sign = _unary("Sign", jnp.sign, lambda op, g: [zeros_like(op.inputs[0])])
-exp = _unary("Exp", jnp.exp, lambda op, g: [multiply(g, op.outputs[0])])
-expm1 = _unary("Expm1", jnp.expm1, lambda op, g: [multiply(g, exp(op.inputs[0]))])
-log = _unary("Log", jnp.log, lambda op, g: [realdiv(g, op.inputs[0])])
-log1p = _unary("Log1p", jnp.log1p, lambda op, g: [realdiv(g, add(op.inputs[0], ones_like_scalar(g)))])
-sqrt = _unary("Sqrt", jnp.sqrt, lambda op, g: [realdiv(multiply(g, scalar_like(0.5, g)), op.outputs[0])])
+negative = _unary("Neg", jnp.negative, lambda op, g: [negative(g)], NUMERIC)
+abs = _unary("Abs", jnp.abs, lambda op, g: [multiply(g, sign(_x(op)))], NUMERIC)
+sign = _unary("Sign", jnp.sign, lambda op, g: [zeros_like(_x(op))], NUMERIC)
+exp = _unary("Exp", jnp.exp, lambda op, g: [multiply(g, _y(op))])
+expm1 = _unary("Expm1", jnp.expm1, lambda op, g: [multiply(g, exp(_x(op)))])
+log = _unary("Log", jnp.log, lambda op, g: [realdiv(g, _x(op))])
+log1p = _unary("Log1p", jnp.log1p, lambda op, g: [realdiv(g, add(_x(op), ones_like_scalar(g)))])
+sqrt = _unary("Sqrt", jnp.sqrt, lambda op, g: [realdiv(multiply(g, scalar_like(0.5, g)), _y(op))])
 rsqrt = _unary("Rsqrt", jax.lax.rsqrt, lambda op, g: [multiply(multiply(g, scalar_like(-0.5, g)),
-                                                               multiply(op.outputs[0], square(op.outputs[0])))])
-square = _unary("Square", jnp.square, lambda op, g: [multiply(g, multiply(op.inputs[0], scalar_like(2, g)))])
-reciprocal = _unary("Reciprocal", jnp.reciprocal, lambda op, g: [negative(multiply(g, square(op.outputs[0])))])
-tanh = _unary("Tanh", jnp.tanh, lambda op, g: [multiply(g, subtract(ones_like_scalar(g), square(op.outputs[0])))])
+                                                               multiply(_y(op), square(_y(op))))])
+square = _unary("Square", jnp.square, lambda op, g: [multiply(g, multiply(_x(op), scalar_like(2, g)))], NUMERIC)
+reciprocal = _unary("Reciprocal", lambda x: (1 / x).astype(x.dtype),
+                    lambda op, g: [negative(multiply(g, square(_y(op))))], NUMERIC)
+tanh = _unary("Tanh", jnp.tanh, lambda op, g: [multiply(g, subtract(ones_like_scalar(g), square(_y(op))))])
 sigmoid = _unary("Sigmoid", jax.nn.sigmoid,
-                 lambda op, g: [multiply(g, multiply(op.outputs[0], subtract(ones_like_scalar(g), op.outputs[0])))])
-sin = _unary("Sin", jnp.sin, lambda op, g: [multiply(g, cos(op.inputs[0]))])
-cos = _unary("Cos", jnp.cos, lambda op, g: [negative(multiply(g, sin(op.inputs[0])))])
-tan = _unary("Tan", jnp.tan, lambda op, g: [multiply(g, square(reciprocal(cos(op.inputs[0]))))])
+                 lambda op, g: [multiply(g, multiply(_y(op), subtract(ones_like_scalar(g), _y(op))))])
+sin = _unary("Sin", jnp.sin, lambda op, g: [multiply(g, cos(_x(op)))])
+cos = _unary("Cos", jnp.cos, lambda op, g: [negative(multiply(g, sin(_x(op))))])
+tan = _unary("Tan", jnp.tan, lambda op, g: [multiply(g, square(reciprocal(cos(_x(op)))))])
+asin = _unary("Asin", jnp.arcsin, lambda op, g: [multiply(g, rsqrt(subtract(ones_like_scalar(g), square(_x(op)))))])
+acos = _unary("Acos", jnp.arccos,
+              lambda op, g: [negative(multiply(g, rsqrt(subtract(ones_like_scalar(g), square(_x(op))))))])
+atan = _unary("Atan", jnp.arctan, lambda op, g: [realdiv(g, add(ones_like_scalar(g), square(_x(op))))])
+sinh = _unary("Sinh", jnp.sinh, lambda op, g: [multiply(g, cosh(_x(op)))])
+cosh = _unary("Cosh", jnp.cosh, lambda op, g: [multiply(g, sinh(_x(op)))])
+asinh = _unary("Asinh", jnp.arcsinh, lambda op, g: [realdiv(g, cosh(_y(op)))])
+acosh = _unary("Acosh", jnp.arccosh, lambda op, g: [realdiv(g, sinh(_y(op)))])
+atanh = _unary("Atanh", jnp.arctanh, lambda op, g: [realdiv(g, subtract(ones_like_scalar(g), square(_x(op))))])
+lgamma = _unary("Lgamma", jax.scipy.special.gammaln, lambda op, g: [multiply(g, digamma(_x(op)))])
+digamma = _unary("Digamma", jax.scipy.special.digamma,
+                 lambda op, g: [multiply(g, polygamma(ones_like_scalar(_x(op)), _x(op)))])
 floor = _unary("Floor", jnp.floor, None)
 ceil = _unary("Ceil", jnp.ceil, None)
-round = _unary("Round", jnp.round, None)
 rint = _unary("Rint", jnp.rint, None)
-logical_not = _unary("LogicalNot", jnp.logical_not, None)
-is_nan = _unary("IsNan", jnp.isnan, None, dtype=lambda d, a: [dt.bool_])
-is_inf = _unary("IsInf", jnp.isinf, None, dtype=lambda d, a: [dt.bool_])
-is_finite = _unary("IsFinite", jnp.isfinite, None, dtype=lambda d, a: [dt.bool_])
-reciprocal_ = reciprocal
+_round = _unary("Round", jnp.round, None, NUMERIC)
+logical_not = _unary("LogicalNot", jnp.logical_not, None, BOOL)
+is_nan = _unary("IsNan", jnp.isnan, None, out=dt.bool_)
+is_inf = _unary("IsInf", jnp.isinf, None, out=dt.bool_)
+is_finite = _unary("IsFinite", jnp.isfinite, None, out=dt.bool_)
+erf = _unary("Erf", jax.scipy.special.erf,
+             lambda op, g: [multiply(g, multiply(scalar_like(2 / np.sqrt(np.pi), g), exp(negative(square(_x(op))))))])
 
 
-def erf(x, name=None):
-    return _erf(x, name=name)
+erfc = _unary("Erfc", jax.scipy.special.erfc,
+              lambda op, g: [multiply(g, multiply(scalar_like(-2 / np.sqrt(np.pi), g), exp(negative(square(_x(op))))))])
 
 
-_erf = _unary("Erf", jax.scipy.special.erf,
-              lambda op, g: [multiply(g, multiply(scalar_like(2 / np.sqrt(np.pi), g),
-                                                  exp(negative(square(op.inputs[0])))))])
+def reciprocal_no_nan(x, name=None):
+    """1 / x, with 0 where x is 0."""
+    with get_default_graph().name_scope(name or "reciprocal_no_nan"):
+        x = convert_to_tensor(x, name="x")
+        return div_no_nan(ones_like_scalar(x), x)
+
+
+def _polygamma_lower(a, n, x):
+    return jax.scipy.special.polygamma(n.astype(np.int32), x).astype(x.dtype)
+
+
+polygamma = _binary("Polygamma", _polygamma_lower, lambda op, g: [
+    None, multiply(g, polygamma(add(_x(op), ones_like_scalar(_x(op))), op.inputs[1]))], allowed=FLOAT)
+polygamma.__doc__ = "polygamma(a, x): the a-th derivative of digamma at x (a holds whole numbers)."
+
+
+def round(x, name=None):
+    """Rounds half to even (banker's rounding); integers are returned unchanged."""
+    x = convert_to_tensor(x)
+    return x if x.dtype.is_integer else _round(x, name=name)
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)), computed stably as -softplus(-x) = min(x, 0) - log1p(exp(-|x|))."""
+    with get_default_graph().name_scope(name or "LogSigmoid"):
+        x = convert_to_tensor(x, name="x")
+        return subtract(minimum(x, zeros_like_scalar(x)), log1p(exp(negative(abs(x)))))
 
 
 # ---- cast -----------------------------------------------------------------------------------------
@@ -337,18 +402,18 @@ def _grad_cast(op, g):
     return [None]
 
 
-register_op("Cast", shape=shape_of_input(0), dtype=lambda d, a: [a["DstT"]], grad=_grad_cast,
-            lower=lambda a, x: _cast_lower(x, a["DstT"]))
-
-
 def _cast_lower(x, dst):
     if dst.is_integer and jnp.issubdtype(x.dtype, jnp.floating):
         x = jnp.trunc(x)  # TF truncates toward zero
     return x.astype(dst.np)
 
 
+register_op("Cast", shape=shape_of_input(0), dtype=lambda d, a: [a["DstT"]], grad=_grad_cast,
+            lower=lambda a, x: _cast_lower(x, a["DstT"]))
+
+
 def cast(x, dtype, name=None):
-    """tf.cast: converts to `dtype` (floats to ints truncate toward zero)."""
+    """tf.cast: converts to `dtype` (floats to ints truncate toward zero); x itself if already `dtype`."""
     dtype = dt.as_dtype(dtype)
     x = convert_to_tensor(x)
     if x.dtype == dtype:
@@ -377,16 +442,20 @@ def to_bfloat16(x, name="ToBFloat16"):
 
 
 def saturate_cast(value, dtype, name=None):
+    """Casts, first clipping values to the range of `dtype` (no wrap-around)."""
     dtype = dt.as_dtype(dtype)
-    value = convert_to_tensor(value)
-    if value.dtype.is_floating or dtype.is_integer:
-        value = clip_by_value(value, max(value.dtype.min, dtype.min), min(value.dtype.max, dtype.max))
-    return cast(value, dtype, name=name)
+    with get_default_graph().name_scope(name or "saturate_cast"):
+        value = convert_to_tensor(value, name="value")
+        if value.dtype.min < dtype.min:
+            value = maximum(value, constant(dtype.min, dtype=value.dtype))
+        if value.dtype.max > dtype.max:
+            value = minimum(value, constant(dtype.max, dtype=value.dtype))
+        return cast(value, dtype)
 
 
 # ---- selection, add_n, clip -----------------------------------------------------------------------
 def _select_shape(shapes, attrs, values):
-    return [broadcast_rule([broadcast_rule(shapes[1:], attrs, values)[0], shapes[0]], attrs, values)[0]]
+    return [broadcast_shapes(broadcast_shapes(shapes[1], shapes[2]), shapes[0])]
 
 
 def _grad_select(op, g):
@@ -395,13 +464,24 @@ def _grad_select(op, g):
     return [None, sum_to(where_v2(c, g, zeros), x), sum_to(where_v2(c, zeros, g), y)]
 
 
-register_op("SelectV2", shape=_select_shape, dtype=lambda d, a: [d[1]], grad=_grad_select,
+def _select_dtype(dtypes, attrs):
+    _check_allowed(dtypes[0], BOOL, "condition")
+    return dtype_rule("SelectV2", None, names=("t", "e"))(dtypes[1:], attrs)
+
+
+register_op("SelectV2", shape=_select_shape, dtype=_select_dtype, grad=_grad_select,
             lower=lambda a, c, x, y: jnp.where(c, x, y))
 
 
-def where_v2(condition, x, y, name=None):
-    """Elementwise select with numpy broadcasting of all three inputs."""
-    x, y = convert_n([x, y])
+def where_v2(condition, x=None, y=None, name=None):
+    """Elementwise select with numpy broadcasting of all three inputs (tf.where_v2); without x and
+    y, the coordinates of the true entries (as tf.where)."""
+    if x is None and y is None:
+        from .indexing_ops import where
+        return where(condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    x, y = convert_like([x, y])
     return make_op("SelectV2", [convert_to_tensor(condition), x, y], name=name or "SelectV2")
 
 
@@ -415,6 +495,14 @@ def _addn_shape(shapes, attrs, values):
     return [out]
 
 
+def _addn_dtype(dtypes, attrs):
+    if any(d != dtypes[0] for d in dtypes):
+        raise TypeError("Tensors in list passed to 'inputs' of 'AddN' Op have types [%s] that don't all match."
+                        % ", ".join(d.name for d in dtypes))
+    _check_allowed(dtypes[0], NUMERIC, "inputs")
+    return [dtypes[0]]
+
+
 def _addn_lower(attrs, *xs):
     out = xs[0]
     for x in xs[1:]:
@@ -422,7 +510,7 @@ def _addn_lower(attrs, *xs):
     return out
 
 
-register_op("AddN", shape=_addn_shape, dtype=same_as_input(0), grad=lambda op, g: [g] * len(op.inputs),
+register_op("AddN", shape=_addn_shape, dtype=_addn_dtype, grad=lambda op, g: [g] * len(op.inputs),
             lower=_addn_lower, inplace=((0, 0),))
 
 
@@ -430,25 +518,35 @@ def add_n(inputs, name=None):
     """Sums a list of tensors of the same shape and dtype."""
     if not inputs or not isinstance(inputs, (list, tuple)):
         raise ValueError("inputs must be a list of at least one Tensor with the same dtype and shape")
-    inputs = convert_n(list(inputs))
+    inputs = convert_like(list(inputs))
     if len(inputs) == 1:
         return inputs[0] if name is None else identity(inputs[0], name=name)
     return make_op("AddN", inputs, name=name or "AddN")
 
 
 def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
-    return add_n(inputs, name=name)
+    """Sums a list of tensors (tf.accumulate_n; here the same graph as add_n)."""
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError("inputs must be a list of at least one Tensor with the same dtype and shape")
+    inputs = convert_like(list(inputs))
+    if tensor_dtype is not None and any(t.dtype != dt.as_dtype(tensor_dtype) for t in inputs):
+        raise TypeError("tensor_dtype is {}, but input is of type {}".format(
+            dt.as_dtype(tensor_dtype), inputs[0].dtype))
+    if shape is not None and not all(t.shape.is_compatible_with(shape) for t in inputs):
+        raise ValueError("Input tensor must have compatible shape with %s" % (shape,))
+    return add_n(inputs, name=name or "AccumulateNV2")
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """Clips values to [min, max] (built from Minimum and Maximum, so gradients pass inside the range)."""
-    t = convert_to_tensor(t)
-    with get_default_graph().name_scope(name or "clip_by_value"):
-        return maximum(minimum(t, clip_value_min), clip_value_max_guard(clip_value_min, t))
-
-
-def clip_value_max_guard(v, t):
-    return convert_to_tensor(v, dtype=t.dtype)
+    """Clips values to [min, max], built as TF: Maximum(Minimum(t, max), min), so gradients pass
+    inside the range and the result keeps t's shape."""
+    with get_default_graph().name_scope(name or "clip_by_value") as scope:
+        t = convert_to_tensor(t, name="t")
+        t_min = minimum(t, clip_value_max)
+        t.shape.merge_with(t_min.shape)  # clip values must not broadcast t to a bigger shape
+        t_max = maximum(t_min, clip_value_min, name=scope)
+        t.shape.merge_with(t_max.shape)
+        return t_max
 
 
 def identity(x, name=None):
@@ -462,22 +560,27 @@ def zeros_like(x, dtype=None, name=None):
     return _z(x, dtype=dtype, name=name)
 
 
+def stop_gradient(x, name=None):
+    from .array_ops import stop_gradient as _sg
+    return _sg(x, name=name)
+
+
 # ---- matmul ---------------------------------------------------------------------------------------
-def _matmul_shape(shapes, attrs, values):
-    a, b = shapes
-    if a.ndims is None or b.ndims is None:
-        return [TensorShape(None)]
-    if a.ndims < 2 or b.ndims < 2:
-        raise ShapeError("Shape must be rank 2 but is rank %d" % min(a.ndims, b.ndims))
-    if a.ndims == 2 and b.ndims == 2 and (a.ndims != 2 or b.ndims != 2):
-        raise ShapeError("Shape must be rank 2")
-    m, k1 = (a[-1], a[-2]) if attrs["transpose_a"] else (a[-2], a[-1])
-    k2, n = (b[-1], b[-2]) if attrs["transpose_b"] else (b[-2], b[-1])
-    if not k1.is_compatible_with(k2):
-        raise ShapeError("Dimensions must be equal, but are %s and %s" % (k1, k2))
-    from .base import broadcast_shapes
-    batch = broadcast_shapes(a[:-2], b[:-2])
-    return [batch.concatenate([m, n])]
+def _matmul_shape(batched):
+    def rule(shapes, attrs, values):
+        a, b = shapes
+        for s in (a, b):
+            if s.ndims is not None and (s.ndims < 2 if batched else s.ndims != 2):
+                raise ShapeError("Shape must be %s 2 but is rank %d" % ("at least rank" if batched else "rank",
+                                                                        s.ndims))
+        if a.ndims is None or b.ndims is None:
+            return [TensorShape(None if batched else [None, None])]
+        m, k1 = (a[-1], a[-2]) if attrs["transpose_a"] else (a[-2], a[-1])
+        k2, n = (b[-1], b[-2]) if attrs["transpose_b"] else (b[-2], b[-1])
+        if not k1.is_compatible_with(k2):
+            raise ShapeError("Dimensions must be equal, but are %s and %s" % (k1, k2))
+        return [broadcast_shapes(a[:-2], b[:-2]).concatenate([m, n])]
+    return rule
 
 
 def _matmul_lower(attrs, a, b):
@@ -499,24 +602,31 @@ def _matmul_grad(op, g):
         ga, gb = matmul(b, g, transpose_b=True), matmul(a, g)
     else:
         ga, gb = matmul(b, g, transpose_a=True, transpose_b=True), matmul(g, a, transpose_a=True, transpose_b=True)
-    if a.shape.ndims == 2 and b.shape.ndims == 2:
+    if op.type == "MatMul":
         return [ga, gb]
-    return [sum_to(ga, a), sum_to(gb, b)]
+    return [sum_to(ga, a), sum_to(gb, b)]  # batch dims may have broadcast
 
 
-for _name in ("MatMul", "BatchMatMulV2"):
-    register_op(_name, shape=_matmul_shape, dtype=_binary_dtype, grad=_matmul_grad, lower=_matmul_lower)
+_MATMUL_TYPES = FLOAT + (dt.int32, dt.int64)
+register_op("MatMul", shape=_matmul_shape(False), dtype=dtype_rule("MatMul", _MATMUL_TYPES, names=("a", "b")),
+            grad=_matmul_grad, lower=_matmul_lower)
+register_op("BatchMatMulV2", shape=_matmul_shape(True),
+            dtype=dtype_rule("BatchMatMulV2", _MATMUL_TYPES, names=("x", "y")), grad=_matmul_grad,
+            lower=_matmul_lower)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
            b_is_sparse=False, name=None):
-    """a @ b, with optional transposes; rank > 2 is a batched matmul with broadcasting batch dims."""
-    a, b = _binary_inputs(a, b, "MatMul")
-    attrs = {"transpose_a": bool(transpose_a or adjoint_a), "transpose_b": bool(transpose_b or adjoint_b),
-             "_type": "MatMul"}
-    batched = (a.shape.ndims or 2) > 2 or (b.shape.ndims or 2) > 2
-    if not batched and (a.shape.ndims not in (None, 2) or b.shape.ndims not in (None, 2)):
-        raise ValueError("Shape must be rank 2 but is rank %d for 'MatMul'" % min(a.shape.ndims or 2, b.shape.ndims or 2))
+    """a @ b, with optional transposes (adjoint = transpose for real dtypes). Rank > 2 (or unknown
+    rank) is a batched matmul (BatchMatMulV2) whose batch dimensions broadcast."""
+    if transpose_a and adjoint_a:
+        raise ValueError("Only one of transpose_a and adjoint_a can be True.")
+    if transpose_b and adjoint_b:
+        raise ValueError("Only one of transpose_b and adjoint_b can be True.")
+    a, b = convert_like([a, b])
+    attrs = {"transpose_a": bool(transpose_a or adjoint_a), "transpose_b": bool(transpose_b or adjoint_b)}
+    ra, rb = a.shape.ndims, b.shape.ndims
+    batched = ra is None or rb is None or ra > 2 or rb > 2
     return make_op("BatchMatMulV2" if batched else "MatMul", [a, b], attrs, name=name or "MatMul")
 
 
@@ -533,6 +643,9 @@ def _reduce_shape(shapes, attrs, values):
     s = shapes[0]
     if s.ndims is None:
         return [TensorShape(None)]
+    for a in np.asarray(attrs["axis"] if attrs["axis"] is not None else [], dtype=np.int64).reshape(-1):
+        if not -s.ndims <= a < s.ndims:
+            raise ShapeError("Invalid reduction dimension %d for input with %d dimensions" % (a, s.ndims))
     axes = _axes(attrs["axis"], s.ndims)
     if attrs["keep_dims"]:
         return [TensorShape([1 if i in axes else d for i, d in enumerate(s.as_list())])]
@@ -542,7 +655,7 @@ def _reduce_shape(shapes, attrs, values):
 def _reduce_lower(fn):
     def lower(attrs, x):
         axes = _axes(attrs["axis"], x.ndim)
-        return fn(x, axis=axes, keepdims=attrs["keep_dims"]).astype(attrs.get("_out", x.dtype) or x.dtype)
+        return fn(x, axis=axes, keepdims=attrs["keep_dims"]).astype(x.dtype)
     return lower
 
 
@@ -554,14 +667,16 @@ def _unreduce_lower(attrs, g, x):
     out = jnp.broadcast_to(g, x.shape)
     if attrs["mean"]:
         n = int(np.prod([x.shape[a] for a in axes])) if axes else 1
-        out = out / np.asarray(max(n, 1), dtype=out.dtype)
+        out = out / np.asarray(builtins.max(n, 1), dtype=out.dtype)
     return out.astype(g.dtype)
 
 
 def _unreduce_grad(op, dy):
     fn = reduce_mean if op.attrs["mean"] else reduce_sum
-    return [fn(dy, axis=list(_axes(op.attrs["axis"], op.inputs[1].shape.ndims) or ()) if op.attrs["axis"] is not None
-               else None, keepdims=op.attrs["keep_dims"]), None]
+    axis = op.attrs["axis"]
+    if axis is not None:
+        axis = list(_axes(axis, op.inputs[1].shape.ndims))
+    return [fn(dy, axis=axis, keepdims=op.attrs["keep_dims"]), None]
 
 
 register_op("Unreduce", shape=lambda s, a, v: [s[1]], dtype=same_as_input(0), grad=_unreduce_grad,
@@ -581,12 +696,12 @@ def _grad_mean(op, g):
 
 
 def _grad_minmax(op, g):
+    # TF's rule: the gradient is split evenly between the elements equal to the extreme value.
     x, y = op.inputs[0], op.outputs[0]
-    keep = {"axis": op.attrs["axis"], "keep_dims": op.attrs["keep_dims"]}
-    y_full = _unreduce(y, x, keep)
-    ind = cast(equal(x, y_full), g.dtype)
-    count = _unreduce(make_op("Sum", [ind], {"axis": op.attrs["axis"], "keep_dims": op.attrs["keep_dims"]}), x, keep)
-    return [multiply(realdiv(ind, count), _unreduce(g, x, keep))]
+    ind = cast(equal(x, _unreduce(y, x, op.attrs)), g.dtype)
+    count = _unreduce(make_op("Sum", [ind], {"axis": op.attrs["axis"], "keep_dims": op.attrs["keep_dims"]}), x,
+                      op.attrs)
+    return [multiply(realdiv(ind, count), _unreduce(g, x, op.attrs))]
 
 
 def _grad_prod(op, g):
@@ -597,9 +712,8 @@ def _grad_prod(op, g):
 def _prod_grad_lower(attrs, g, x):
     axes = _axes(attrs["axis"], x.ndim)
     gfull = _unreduce_lower({"axis": attrs["axis"], "keep_dims": attrs["keep_dims"], "mean": False}, g, x)
-    # move reduced axes to the end and flatten them
     rest = [i for i in range(x.ndim) if i not in axes]
-    perm = rest + list(axes)
+    perm = rest + list(axes)  # reduced axes last, flattened into one
     xt = jnp.transpose(x, perm)
     lead = xt.shape[:len(rest)]
     flat = xt.reshape(lead + (-1,))
@@ -607,24 +721,38 @@ def _prod_grad_lower(attrs, g, x):
     left = jnp.cumprod(jnp.concatenate([ones, flat[..., :-1]], -1), -1)
     right = jnp.flip(jnp.cumprod(jnp.concatenate([ones, jnp.flip(flat, -1)[..., :-1]], -1), -1), -1)
     others = (left * right).reshape(xt.shape)
-    inv = np.argsort(perm)
-    return (jnp.transpose(others, inv) * gfull).astype(x.dtype)
+    return (jnp.transpose(others, np.argsort(perm)) * gfull).astype(x.dtype)
 
 
-register_op("ProdGrad", shape=lambda s, a, v: [s[1]], dtype=same_as_input(0), grad=None, lower=_prod_grad_lower)
+def _no_second_order(op, g):
+    raise LookupError("No gradient defined for operation '%s' (op type: %s): second-order gradients of "
+                      "reduce_prod are not supported" % (op.name, op.type))
+
+
+register_op("ProdGrad", shape=lambda s, a, v: [s[1]], dtype=same_as_input(0), grad=_no_second_order,
+            lower=_prod_grad_lower)
+
+def _mean(x, axis, keepdims):
+    if jnp.issubdtype(x.dtype, jnp.integer):  # TF: the integer sum divided with C's rounding toward zero
+        n = int(np.prod([x.shape[a] for a in axis])) if axis else 1
+        return jax.lax.div(jnp.sum(x, axis=axis, keepdims=keepdims).astype(x.dtype), np.asarray(n or 1, x.dtype))
+    return jnp.mean(x, axis=axis, keepdims=keepdims)
+
 
 _REDUCTIONS = {
-    "Sum": (jnp.sum, _grad_sum), "Mean": (jnp.mean, _grad_mean), "Max": (jnp.max, _grad_minmax),
-    "Min": (jnp.min, _grad_minmax), "Prod": (jnp.prod, _grad_prod), "Any": (jnp.any, None), "All": (jnp.all, None),
+    "Sum": (jnp.sum, _grad_sum, NUMERIC), "Mean": (_mean, _grad_mean, NUMERIC),
+    "Max": (jnp.max, _grad_minmax, NUMERIC), "Min": (jnp.min, _grad_minmax, NUMERIC),
+    "Prod": (jnp.prod, _grad_prod, NUMERIC), "Any": (jnp.any, None, BOOL), "All": (jnp.all, None, BOOL),
 }
-for _name, (_fn, _grad) in _REDUCTIONS.items():
-    register_op(_name, shape=_reduce_shape, dtype=same_as_input(0), grad=_grad, lower=_reduce_lower(_fn))
+for _name, (_fn, _grad, _allowed) in _REDUCTIONS.items():
+    register_op(_name, shape=_reduce_shape, dtype=dtype_rule(_name, _allowed, names=("input",)), grad=_grad,
+                lower=_reduce_lower(_fn))
 
 
 def _reduce_axis(axis, reduction_indices):
     if reduction_indices is not None:
         if axis is not None:
-            raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
+            raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
         axis = reduction_indices
     if axis is None:
         return None
@@ -635,65 +763,69 @@ def _reduce_axis(axis, reduction_indices):
     return tuple(int(a) for a in np.asarray(value).reshape(-1)) if np.ndim(value) else int(value)
 
 
-def _reducer(op_type, default_name, check=None):
+def _keep(keepdims, keep_dims):
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
+    return bool(keepdims if keepdims is not None else keep_dims)
+
+
+def _reducer(op_type):
     def reduce(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
-        x = convert_to_tensor(input_tensor)
-        if check:
-            x = check(x)
+        x = convert_to_tensor(input_tensor, name="input_tensor")
         axis = _reduce_axis(axis, reduction_indices)
-        keep = bool(keepdims if keepdims is not None else keep_dims)
-        if x.shape.ndims is not None and axis is not None:
-            _axes(axis, x.shape.ndims)  # range check at build time
-        return make_op(op_type, [x], {"axis": axis, "keep_dims": keep}, name=name or default_name)
+        return make_op(op_type, [x], {"axis": axis, "keep_dims": _keep(keepdims, keep_dims)}, name=name or op_type)
     reduce.__name__ = "reduce_" + op_type.lower()
-    reduce.__doc__ = "tf.reduce_%s over `axis` (all axes when None); keepdims keeps reduced axes as 1." % (
-        op_type.lower())
+    reduce.__doc__ = ("tf.reduce_%s over `axis` (all axes when None; `reduction_indices` is its old name); "
+                      "keepdims keeps the reduced axes with size 1." % op_type.lower())
     return reduce
 
 
-def _need_bool(x):
-    if x.dtype != dt.bool_:
-        raise TypeError("Value passed to parameter 'input' has DataType %s not in list of allowed values: bool"
-                        % x.dtype.name)
-    return x
-
-
-reduce_sum = _reducer("Sum", "Sum")
-reduce_mean = _reducer("Mean", "Mean")
-reduce_max = _reducer("Max", "Max")
-reduce_min = _reducer("Min", "Min")
-reduce_prod = _reducer("Prod", "Prod")
-reduce_any = _reducer("Any", "Any", _need_bool)
-reduce_all = _reducer("All", "All", _need_bool)
+reduce_sum = _reducer("Sum")
+reduce_mean = _reducer("Mean")
+reduce_max = _reducer("Max")
+reduce_min = _reducer("Min")
+reduce_prod = _reducer("Prod")
+reduce_any = _reducer("Any")
+reduce_all = _reducer("All")
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
     """log(sum(exp(x))) computed stably: max + log(sum(exp(x - max)))."""
-    x = convert_to_tensor(input_tensor)
-    keep = bool(keepdims if keepdims is not None else keep_dims)
+    keep = _keep(keepdims, keep_dims)
     axis = _reduce_axis(axis, reduction_indices)
     with get_default_graph().name_scope(name or "ReduceLogSumExp"):
-        m = stop_gradient(reduce_max(x, axis=axis, keepdims=True))
-        out = add(log(reduce_sum(exp(subtract(x, m)), axis=axis, keepdims=True)), m)
-        if not keep:
-            from .array_ops import squeeze
-            out = squeeze(out, axis=_axes(axis, x.shape.ndims)) if axis is not None or x.shape.ndims else out
-            if axis is None:
-                from .array_ops import reshape
-                out = reshape(out, [])
-        return out
+        x = convert_to_tensor(input_tensor, name="input_tensor")
+        raw_max = reduce_max(x, axis=axis, keepdims=True)
+        m = stop_gradient(where_v2(is_finite(raw_max), raw_max, zeros_like(raw_max)))
+        out = log(reduce_sum(exp(subtract(x, m)), axis=axis, keepdims=keep))
+        return add(out, reduce_sum(m, axis=axis, keepdims=keep))  # sum over size-1 axes: m in out's shape
 
 
-def stop_gradient(x, name=None):
-    from .array_ops import stop_gradient as _sg
-    return _sg(x, name=name)
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The variance mean((x - mean(x))**2) over `axis`."""
+    with get_default_graph().name_scope(name or "reduce_variance"):
+        x = convert_to_tensor(input_tensor, name="input_tensor")
+        means = reduce_mean(x, axis=axis, keepdims=True)
+        return reduce_mean(squared_difference(x, means), axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """The standard deviation sqrt(reduce_variance(x)) over `axis`."""
+    with get_default_graph().name_scope(name or "reduce_std"):
+        return sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x**2)) over `axis`."""
+    with get_default_graph().name_scope(name or "EuclideanNorm"):
+        return sqrt(reduce_sum(square(convert_to_tensor(input_tensor)), axis=axis, keepdims=keepdims))
 
 
 def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=dt.int64, name=None, reduction_indices=None,
                   keep_dims=None):
     """Counts the nonzero elements along `axis` (int64 by default)."""
-    x = convert_to_tensor(input_tensor)
     with get_default_graph().name_scope(name or "count_nonzero"):
+        x = convert_to_tensor(input_tensor, name="input_tensor")
         nz = cast(not_equal(x, zeros_like_scalar(x) if x.dtype != dt.bool_ else False), dt.int64)
         return cast(reduce_sum(nz, axis=axis, keepdims=keepdims, reduction_indices=reduction_indices,
                                keep_dims=keep_dims), dtype)
@@ -708,17 +840,25 @@ def _arg_shape(shapes, attrs, values):
     return [TensorShape([d for i, d in enumerate(s.as_list()) if i != ax])]
 
 
-register_op("ArgMax", shape=_arg_shape, dtype=lambda d, a: [a["output_type"]], grad=None,
+def _arg_dtype(dtypes, attrs):
+    _check_allowed(dtypes[0], NUMERIC, "input")
+    _check_allowed(attrs["output_type"], (dt.int32, dt.int64), "output_type")
+    return [attrs["output_type"]]
+
+
+register_op("ArgMax", shape=_arg_shape, dtype=_arg_dtype, grad=None,
             lower=lambda a, x: jnp.argmax(x, axis=a["axis"]).astype(a["output_type"].np))
-register_op("ArgMin", shape=_arg_shape, dtype=lambda d, a: [a["output_type"]], grad=None,
+register_op("ArgMin", shape=_arg_shape, dtype=_arg_dtype, grad=None,
             lower=lambda a, x: jnp.argmin(x, axis=a["axis"]).astype(a["output_type"].np))
 
 
 def _arg(op_type):
     def fn(input, axis=None, name=None, dimension=None, output_type=dt.int64):
         if dimension is not None:
+            if axis is not None:
+                raise ValueError("Cannot specify both 'axis' and 'dimension'")
             axis = dimension
-        x = convert_to_tensor(input)
+        x = convert_to_tensor(input, name="input")
         axis = 0 if axis is None else int(_reduce_axis(axis, None))
         return make_op(op_type, [x], {"axis": axis, "output_type": dt.as_dtype(output_type)}, name=name or op_type)
     fn.__name__ = op_type.lower()
@@ -730,3 +870,15 @@ argmax = _arg("ArgMax")
 argmin = _arg("ArgMin")
 
 neg = negative
+
+
+# ---- constant folding: integer arithmetic on shapes (tf.shape(x)[0] * 2, tf.rank(x) - 1) ------------
+def _fold(op, tensor):
+    from .array_ops import _fold_by_lowering  # the same small-integer folder as the array ops
+    return _fold_by_lowering(op, tensor)
+
+
+for _t in ("Add", "AddV2", "Sub", "Mul", "FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod", "Maximum", "Minimum",
+           "Neg", "Abs", "Sign", "Square", "Sum", "Prod", "Max", "Min", "Equal", "NotEqual", "Less", "LessEqual",
+           "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalNot", "AddN", "ArgMax", "ArgMin"):
+    register_constant_folder(_t, _fold)

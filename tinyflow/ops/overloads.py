@@ -1,37 +1,36 @@
-"""Python operators on tf.Tensor and tf.Variable (TF1's: + - * / // % ** @, comparisons, & | ^ ~,
-abs, unary minus, indexing). `==` stays identity, as in TF1 (use tf.equal)."""
+"""Python operators on tf.Tensor and tf.Variable, as TF 1.15 defines them: + - * / // % ** @ and
+their reflected forms, unary - and abs, & | ^ ~ on bools, < <= > >=, and indexing.
+
+`==` and `!=` stay identity comparisons and tensors stay hashable, as in TF1 (tf.equal is the op).
+Each operator's op is named as TF names it ("add", "sub", "mul", "truediv", "floordiv", "mod",
+"pow", "matmul", "and", "or", "xor"); `x + y` is an AddV2 op, tf.add an Add op.
+"""
 from ..graph.core import Tensor
-from . import array_ops, math_ops
+from . import indexing_ops, math_ops
 from .state_ops import Variable
+
+_OPS = {
+    "add": math_ops.add_v2, "sub": math_ops.subtract, "mul": math_ops.multiply, "truediv": math_ops.truediv,
+    "floordiv": math_ops.floordiv, "mod": math_ops.floormod, "pow": math_ops.pow, "matmul": math_ops.matmul,
+    "and": math_ops.logical_and, "or": math_ops.logical_or, "xor": math_ops.logical_xor,
+}
 
 
 def _binary(fn, name):
     def op(x, y):
         return fn(x, y, name=name)
 
-    def rop(y, x):
+    def rop(y, x):  # x <op> y where only y is a tensor: y is the right operand
         return fn(x, y, name=name)
     return op, rop
 
 
-def _truediv(x, y, name=None):
-    return math_ops.truediv(x, y, name=name)
-
-
-_OPS = {
-    "add": (math_ops.add, "add"), "sub": (math_ops.subtract, "sub"), "mul": (math_ops.multiply, "mul"),
-    "truediv": (_truediv, "truediv"), "floordiv": (math_ops.floordiv, "floordiv"),
-    "mod": (math_ops.floormod, "mod"), "pow": (math_ops.pow, "pow"), "matmul": (math_ops.matmul, "matmul"),
-    "and": (math_ops.logical_and, "and"), "or": (math_ops.logical_or, "or"), "xor": (math_ops.logical_xor, "xor"),
-}
-
-
 def install(cls):
     """Gives `cls` TF's Python operators; its values are converted with convert_to_tensor."""
-    for key, (fn, name) in _OPS.items():
+    for name, fn in _OPS.items():
         op, rop = _binary(fn, name)
-        setattr(cls, "__%s__" % key, op)
-        setattr(cls, "__r%s__" % key, rop)
+        setattr(cls, "__%s__" % name, op)
+        setattr(cls, "__r%s__" % name, rop)
     cls.__div__, cls.__rdiv__ = cls.__truediv__, cls.__rtruediv__
     cls.__lt__ = lambda x, y: math_ops.less(x, y)
     cls.__le__ = lambda x, y: math_ops.less_equal(x, y)
@@ -40,9 +39,8 @@ def install(cls):
     cls.__neg__ = lambda x: math_ops.negative(x)
     cls.__abs__ = lambda x: math_ops.abs(x)
     cls.__invert__ = lambda x: math_ops.logical_not(x)
-    cls.__pos__ = lambda x: x
-    if hasattr(array_ops, "getitem"):
-        cls.__getitem__ = array_ops.getitem
+    if hasattr(indexing_ops, "getitem"):
+        cls.__getitem__ = indexing_ops.getitem
 
 
 install(Tensor)

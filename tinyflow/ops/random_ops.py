@@ -1,3 +1,202 @@
-"""random_ops (see the issue that owns it)."""
+"""Random ops: random_normal, truncated_normal, random_uniform, random_shuffle, multinomial, and
+set_random_seed.
 
-__all__ = []
+Seeds follow TF1's rule (`get_seed`): the graph seed (tf.set_random_seed) and the op seed make a
+pair; an op with no seed in a seeded graph takes the graph's op count as its seed, so two ops
+differ and a rebuilt graph repeats. The lowering rule gets the session's run counter as `key`
+(needs_key=True) and folds it into PRNGKey(seed pair): every run draws new numbers and a new
+Session on the same graph replays the same sequence. With neither seed set the pair is drawn at
+random when the op is created (so, unlike TF, a second Session on the same graph repeats the first
+one's numbers). Values are not TensorFlow's; their distributions are.
+"""
+import types
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..graph import dtypes as dt
+from ..graph.core import ShapeError, get_default_graph
+from ..graph.registry import from_attr, register_op, same_as_input
+from ..graph.shapes import TensorShape
+from . import math_ops
+from .array_ops import _fill_shape, _shape_tensor
+from .base import convert_to_tensor, make_op
+
+__all__ = [
+    'get_seed',
+    'multinomial',
+    'random',
+    'random_normal',
+    'random_shuffle',
+    'random_uniform',
+    'set_random_seed',
+    'truncated_normal',
+]
+
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2 ** 31 - 1
+
+
+def set_random_seed(seed):
+    """Sets the graph-level seed of the default graph (ops created afterwards use it)."""
+    get_default_graph().seed = seed
+
+
+def get_seed(op_seed):
+    """TF1's (graph seed, op seed) pair for an op created now; (None, None) when neither is set."""
+    g = get_default_graph()
+    if g.seed is not None:
+        if op_seed is None:
+            op_seed = g.version  # the number of ops so far: differs per op, repeats per rebuild
+        seeds = (int(g.seed) % 2 ** 31, int(op_seed) % 2 ** 31)
+    elif op_seed is not None:
+        seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % 2 ** 31)
+    else:
+        seeds = (None, None)
+    return (0, _MAXINT32) if seeds == (0, 0) else seeds
+
+
+def _seed_attrs(seed):
+    seed1, seed2 = get_seed(seed)
+    if seed1 is None:  # no seed anywhere: a fresh random pair per op
+        seed1, seed2 = (int(s) for s in np.random.SeedSequence().generate_state(2) % 2 ** 31)
+    return {"seed": seed1, "seed2": seed2}
+
+
+def _key(attrs, counter):
+    """The PRNG key of one op in one run: (seed pair) then the run counter folded in."""
+    k = jax.random.fold_in(jax.random.PRNGKey(attrs["seed"]), attrs["seed2"])
+    return jax.random.fold_in(k, counter)
+
+
+def _dims(shape):
+    return tuple(int(d) for d in np.asarray(shape).reshape(-1))
+
+
+def _random(op_type, sample):
+    """Registers a random op `op_type(shape)` whose values are sample(key, dims, np_dtype)."""
+    register_op(op_type, shape=_fill_shape, dtype=from_attr("dtype"), grad=None, needs_key=True,
+                lower=lambda a, key, shape: sample(_key(a, key), _dims(shape), a["dtype"].np))
+
+
+_random("RandomStandardNormal", lambda k, s, d: jax.random.normal(k, s, d))
+_random("TruncatedNormal", lambda k, s, d: jax.random.truncated_normal(k, -2.0, 2.0, s, d))
+_random("RandomUniform", lambda k, s, d: jax.random.uniform(k, s, d))
+
+
+def _uniform_int_lower(a, key, shape, lo, hi):
+    return jax.random.randint(_key(a, key), _dims(shape), lo, hi, dtype=lo.dtype)
+
+
+def _uniform_int_shape(shapes, attrs, values):
+    for s in shapes[1:]:
+        if s.ndims not in (None, 0):
+            raise ShapeError("Shape must be rank 0 but is rank %d" % s.ndims)
+    lo, hi = values[1], values[2]
+    if lo is not None and hi is not None and not lo < hi:
+        raise ShapeError("Need minval < maxval: %s >= %s" % (lo, hi))
+    return _fill_shape(shapes, attrs, values)
+
+
+register_op("RandomUniformInt", shape=_uniform_int_shape, dtype=same_as_input(1), grad=None, needs_key=True,
+            lower=_uniform_int_lower)
+
+
+def _normal_like(op_type, default_name, shape, mean, stddev, dtype, seed, name):
+    dtype = dt.as_dtype(dtype)
+    g = get_default_graph()
+    with g.name_scope(name or default_name) as scope:
+        shape_t = _shape_tensor(shape, name="shape")
+        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        attrs = dict(_seed_attrs(seed), dtype=dtype)
+        rnd = make_op(op_type, [shape_t], attrs, name=op_type)
+        return math_ops.add(math_ops.multiply(rnd, stddev_t, name="mul"), mean_t, name=scope)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=dt.float32, seed=None, name=None):
+    """Samples of a normal distribution of `shape` (a list or a 1-D int tensor)."""
+    return _normal_like("RandomStandardNormal", "random_normal", shape, mean, stddev, dtype, seed, name)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dt.float32, seed=None, name=None):
+    """Normal samples redrawn when more than 2 standard deviations from the mean."""
+    return _normal_like("TruncatedNormal", "truncated_normal", shape, mean, stddev, dtype, seed, name)
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=dt.float32, seed=None, name=None):
+    """Uniform samples in [minval, maxval); integer dtypes need `maxval`."""
+    dtype = dt.as_dtype(dtype)
+    if dtype not in (dt.float16, dt.bfloat16, dt.float32, dt.float64, dt.int32, dt.int64):
+        raise ValueError("Invalid dtype %r" % dtype)
+    if maxval is None:
+        if dtype.is_integer:
+            raise ValueError("Must specify maxval for integer dtype %r" % dtype)
+        maxval = 1
+    g = get_default_graph()
+    with g.name_scope(name or "random_uniform") as scope:
+        shape_t = _shape_tensor(shape, name="shape")
+        lo = convert_to_tensor(minval, dtype=dtype, name="min")
+        hi = convert_to_tensor(maxval, dtype=dtype, name="max")
+        attrs = _seed_attrs(seed)
+        if dtype.is_integer:
+            return make_op("RandomUniformInt", [shape_t, lo, hi], attrs, name=scope)
+        rnd = make_op("RandomUniform", [shape_t], dict(attrs, dtype=dtype), name="RandomUniform")
+        return math_ops.add(math_ops.multiply(rnd, math_ops.subtract(hi, lo, name="sub"), name="mul"), lo,
+                            name=scope)
+
+
+# ---- shuffle and multinomial ----------------------------------------------------------------------
+def _shuffle_lower(a, key, x):
+    return x if x.ndim == 0 else jax.random.permutation(_key(a, key), x, axis=0, independent=False)
+
+
+register_op("RandomShuffle", shape=lambda s, a, v: [s[0]], dtype=same_as_input(0), grad=None, needs_key=True,
+            lower=_shuffle_lower)
+
+
+def random_shuffle(value, seed=None, name=None):
+    """`value` with its first dimension randomly permuted."""
+    x = convert_to_tensor(value)
+    return make_op("RandomShuffle", [x], _seed_attrs(seed), name=name or "RandomShuffle")
+
+
+def _multinomial_shape(shapes, attrs, values):
+    logits = shapes[0]
+    if logits.ndims not in (None, 2):
+        raise ShapeError("Shape must be rank 2 but is rank %d" % logits.ndims)
+    n = values[1]
+    batch = logits[0].value if logits.ndims == 2 else None
+    return [TensorShape([batch, None if n is None else int(n)])]
+
+
+def _multinomial_lower(a, key, logits, num_samples):
+    n = int(np.asarray(num_samples))  # a static input: concrete while tracing
+    draws = jax.random.categorical(_key(a, key), logits, axis=-1, shape=(n, logits.shape[0]))
+    return jnp.transpose(draws).astype(a["output_dtype"].np)
+
+
+register_op("Multinomial", shape=_multinomial_shape, dtype=from_attr("output_dtype"), grad=None, needs_key=True,
+            lower=_multinomial_lower)
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
+    """Draws `num_samples` class indices per row of `logits` [batch, classes]: [batch, num_samples]."""
+    g = get_default_graph()
+    with g.name_scope(name or "multinomial"):
+        x = convert_to_tensor(logits, name="logits")
+        n = convert_to_tensor(num_samples, dtype=dt.int32, name="num_samples")
+        attrs = dict(_seed_attrs(seed), output_dtype=dt.as_dtype(output_dtype or dt.int64))
+        return make_op("Multinomial", [x, n], attrs, name="Multinomial")
+
+
+def _categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """tf.random.categorical: multinomial with TF2's argument names."""
+    return multinomial(logits, num_samples, seed=seed, name=name or "categorical", output_dtype=dtype)
+
+
+# tf.random.*: TF 1.15's aliases of the functions above.
+random = types.SimpleNamespace(
+    normal=random_normal, truncated_normal=truncated_normal, uniform=random_uniform, shuffle=random_shuffle,
+    multinomial=multinomial, categorical=_categorical, set_random_seed=set_random_seed, get_seed=get_seed)

@@ -5,6 +5,7 @@ A variable is the output of a VariableV2 op; its value lives in the Session. Ops
 that tensor as an input (passes/state.py decides which value each reader sees); ops that update it
 take it as a reference input (OpDef.ref_inputs) and return its new value.
 """
+import builtins
 import numpy as np
 
 from ..graph import dtypes as dt
@@ -100,6 +101,10 @@ def assign_sub(ref, value, use_locking=None, name=None):
     return _update("AssignSub", ref, value, name)
 
 
+# TinyFlow's tf.Variable() with no initial value (tinyflow_api.py sets it): shape filled later by inference.
+deferred_variable = None
+
+
 class Variable:
     """tf.Variable: a VariableV2 op, its initializer (an Assign of the initial value) and a read."""
 
@@ -108,7 +113,9 @@ class Variable:
                  import_scope=None, constraint=None, use_resource=None, synchronization=None, aggregation=None,
                  shape=None):
         if initial_value is None:
-            raise ValueError("initial_value must be specified.")
+            if deferred_variable is None:
+                raise ValueError("initial_value must be specified.")
+            return deferred_variable(self, name, dtype, shape, trainable, collections)  # TinyFlow's tf.Variable()
         graph = get_default_graph()
         with graph.control_dependencies(None), graph.name_scope(name or "Variable") as scope:
             if callable(initial_value):
@@ -161,7 +168,8 @@ class Variable:
     def value(self):
         """The variable's value as a tensor (its `read` snapshot)."""
         if self._snapshot is None:
-            with self.graph.control_dependencies(None), self.graph.name_scope(self.op.name + "/"):
+            with self.graph.as_default(), self.graph.control_dependencies(None), \
+                    self.graph.name_scope(self.op.name + "/"):
                 self._snapshot = identity(self._variable, name="read")
         return self._snapshot
 
@@ -263,7 +271,7 @@ def group(*inputs, **kwargs):
         raise TypeError("Unknown keyword arguments: " + ", ".join(kwargs))
     flat = []
     for i in inputs:
-        flat.extend(i if isinstance(i, (list, tuple)) else [i])
+        flat.extend(i if isinstance(i, (list, builtins.tuple)) else [i])
     deps = [d.op if isinstance(d, (Tensor, Variable)) else d for d in flat if d is not None]
     g = deps[0].graph if deps else get_default_graph()
     with g.control_dependencies(deps):
@@ -330,4 +338,4 @@ def assert_variables_initialized(var_list=None):
     return no_op()
 
 
-tuple = tuple_  # tf.tuple
+tuple = tuple_  # tf.tuple; code in this module spells the builtin builtins.tuple

@@ -1,3 +1,18 @@
-"""tf.train: optimizers, global step, learning-rate schedules, Saver."""
+"""tf.train: optimizers, global step, learning-rate schedules, moving averages, Saver."""
 from .optimizer import GradientDescentOptimizer, Optimizer
-from .step import get_global_step, get_or_create_global_step, create_global_step
+from .optimizers import (AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer, MomentumOptimizer,
+                         ProximalAdagradOptimizer, ProximalGradientDescentOptimizer, RMSPropOptimizer)
+from .step import assert_global_step, create_global_step, get_global_step, get_or_create_global_step, global_step
+from .schedules import (cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
+                        linear_cosine_decay, natural_exp_decay, piecewise_constant, polynomial_decay)
+from .moving_averages import ExponentialMovingAverage
+from .saver import Saver
+from .checkpoint import (CheckpointReader, CheckpointState, NewCheckpointReader, checkpoint_exists,
+                         get_checkpoint_state, latest_checkpoint, list_variables, load_variable,
+                         update_checkpoint_state)
+from .hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
+                    SecondOrStepTimer, SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
+                    StopAtStepHook)
+from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold,
+                                SingularMonitoredSession)
+from ..graph.serialize import write_graph  # noqa: E402,F401 (the graph as JSON; helper G)

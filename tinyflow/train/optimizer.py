@@ -2,24 +2,18 @@
 GradientDescentOptimizer. Slots (Adam's m and v, ...) are real variables of the graph.
 
 A subclass supplies `_apply_dense(grad, var)` returning the update op, and may create slots in
-`_create_slots(var_list)` and extra variables/ops in `_prepare` and `_finish`.
+`_create_slots(var_list)`, hyperparameter tensors in `_prepare()` and extra updates in `_finish`.
+The update ops themselves (ApplyAdam, ...) live in training_ops.py.
 """
-import jax.numpy as jnp
-
 from ..graph import dtypes as dt
-from ..graph.core import GraphKeys, Tensor, get_default_graph
-from ..graph.registry import register_op, same_as_input
+from ..graph.core import GraphKeys, get_default_graph
 from ..ops import array_ops, state_ops
-from ..ops.base import convert_to_tensor, make_op
+from ..ops.base import convert_to_tensor
+from ..ops.math_ops import cast
 from ..passes.gradients import gradients as _gradients
+from . import training_ops
 
-
-def _apply_shape(shapes, attrs, values):
-    return [shapes[0]]
-
-
-register_op("ApplyGradientDescent", shape=_apply_shape, dtype=same_as_input(0), grad=None, ref_inputs=(0,),
-            lower=lambda a, var, alpha, delta: (var - alpha.astype(var.dtype) * delta).astype(var.dtype))
+_VALID_DTYPES = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
 
 
 class Optimizer:
@@ -32,7 +26,8 @@ class Optimizer:
             raise ValueError("Must specify the optimizer name")
         self._use_locking = use_locking
         self._name = name
-        self._slots = {}  # slot name -> {var: slot variable}
+        self._slots = {}     # slot name -> {var: slot variable}
+        self._non_slot = {}  # (name, graph) -> variable (Adam's beta powers)
 
     def get_name(self):
         return self._name
@@ -40,7 +35,8 @@ class Optimizer:
     def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
                  colocate_gradients_with_ops=False, name=None, grad_loss=None):
         """compute_gradients then apply_gradients; ValueError if no variable gets a gradient."""
-        grads_and_vars = self.compute_gradients(loss, var_list=var_list, grad_loss=grad_loss)
+        grads_and_vars = self.compute_gradients(loss, var_list=var_list, gate_gradients=gate_gradients,
+                                                grad_loss=grad_loss)
         vars_with_grad = [v for g, v in grads_and_vars if g is not None]
         if not vars_with_grad:
             raise ValueError("No gradients provided for any variable, check your graph for ops that do not support "
@@ -54,39 +50,64 @@ class Optimizer:
         if callable(loss):
             raise RuntimeError("`loss` passed to Optimizer.compute_gradients should be a Tensor in graph mode.")
         loss = convert_to_tensor(loss)
+        self._assert_valid_dtypes([loss])
         if var_list is None:
-            var_list = loss.graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)
+            var_list = get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES)
         else:
             var_list = list(var_list)
         if not var_list:
             raise ValueError("No variables to optimize.")
-        grads = _gradients(loss, [v._as_graph_element() if hasattr(v, "_as_graph_element") else v
-                                  for v in var_list], grad_ys=grad_loss)
-        return list(zip(grads, var_list))
+        grads = _gradients(loss, [convert_to_tensor(v) for v in var_list], grad_ys=grad_loss)
+        if gate_gradients == Optimizer.GATE_GRAPH:
+            grads = state_ops.tuple(grads)
+        grads_and_vars = list(zip(grads, var_list))
+        self._assert_valid_dtypes([v for g, v in grads_and_vars if g is not None])
+        return grads_and_vars
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-        """An op that applies each gradient to its variable (and increments global_step after)."""
-        grads_and_vars = [(g, v) for g, v in grads_and_vars]
-        if not grads_and_vars:
+        """An op that applies each gradient to its variable (and then increments global_step).
+
+        Variables whose gradient is None are left untouched."""
+        converted = []
+        for g, v in grads_and_vars:
+            if g is not None:
+                try:
+                    g = convert_to_tensor(g)
+                except (TypeError, ValueError):
+                    raise TypeError("Gradient must be convertible to a Tensor or IndexedSlices, or None: %s" % g)
+            if not isinstance(v, state_ops.Variable):
+                raise TypeError("Can not convert a %s into a Variable." % type(v).__name__)
+            converted.append((g, v))
+        if not converted:
             raise ValueError("No variables provided.")
-        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
-        if not pairs:
-            raise ValueError("No gradients provided for any variable: %s." % ([str(v) for _, v in grads_and_vars],))
+        var_list = [v for g, v in converted if g is not None]
+        if not var_list:
+            raise ValueError("No gradients provided for any variable: %s." % ([str(v) for _, v in converted],))
         graph = get_default_graph()
         with graph.control_dependencies(None):
-            self._create_slots([v for _, v in pairs])
+            self._create_slots(var_list)
+        update_ops = []
         with graph.name_scope(name or self._name) as scope:
             self._prepare()
-            updates = []
-            for g, v in pairs:
-                g = convert_to_tensor(g)
+            for g, v in converted:
+                if g is None:
+                    continue
                 with graph.name_scope("update_" + v.op.name):
-                    updates.append(self._apply_dense(g, v))
-            finish = self._finish(updates, "update")
+                    update_ops.append(self._apply_dense(g, v))
             if global_step is None:
-                return state_ops.group(finish, name=scope)
-            with graph.control_dependencies([finish]):
-                return state_ops.assign_add(global_step, 1, name=scope).op
+                apply_updates = self._finish(update_ops, scope)
+            else:
+                with graph.control_dependencies([self._finish(update_ops, "update")]):
+                    apply_updates = state_ops.assign_add(global_step, 1, name=scope).op
+        train_ops = graph.get_collection_ref(GraphKeys.TRAIN_OP)
+        if apply_updates not in train_ops:
+            train_ops.append(apply_updates)
+        return apply_updates
+
+    def _assert_valid_dtypes(self, tensors):
+        for t in tensors:
+            if t.dtype not in _VALID_DTYPES:
+                raise ValueError("Invalid type %r for %s, expected: %s." % (t.dtype, t.name, list(_VALID_DTYPES)))
 
     # ---- subclass hooks --------------------------------------------------------------------------
     def _create_slots(self, var_list):
@@ -101,17 +122,37 @@ class Optimizer:
     def _finish(self, update_ops, name_scope):
         return state_ops.group(*update_ops, name=name_scope)
 
+    # ---- hyperparameters -------------------------------------------------------------------------
+    def _call_if_callable(self, x):
+        return x() if callable(x) else x
+
+    def _hyper(self, value, name):
+        """A hyperparameter as a tensor, made once per apply_gradients (TF: float32 for Python floats)."""
+        return convert_to_tensor(self._call_if_callable(value), name=name)
+
+    @staticmethod
+    def _cast(t, var):
+        """A hyperparameter tensor in the variable's dtype (TF's math_ops.cast in _apply_dense)."""
+        return cast(t, var.dtype)
+
     # ---- slots -----------------------------------------------------------------------------------
     def _zeros_slot(self, var, slot_name, op_name):
-        return self._slot(var, slot_name, op_name, lambda: array_ops.zeros(var.shape.as_list(), var.dtype))
+        return self._constant_slot(var, 0, slot_name, op_name)
+
+    def _constant_slot(self, var, value, slot_name, op_name):
+        # A variable whose shape is known only at run time (TinyFlow's shapeless weights) gets a slot of
+        # shape(var), as TF's slot_creator does with validate_shape=False.
+        shape = var.shape.as_list() if var.shape.is_fully_defined() else array_ops.shape(var.value())
+        return self._slot(var, slot_name, op_name, lambda: array_ops.fill(shape, convert_to_tensor(value, var.dtype)))
 
     def _slot(self, var, slot_name, op_name, init):
-        """A slot variable `<var>/<op_name>` for var, created once, not trainable."""
+        """A slot variable `<var>/<op_name>` for var, created once, not trainable (TF's slot_creator)."""
         slots = self._slots.setdefault(slot_name, {})
         if var not in slots:
-            graph = get_default_graph()
-            with graph.name_scope(var.op.name + "/"):
-                slots[var] = state_ops.Variable(init, trainable=False, name=op_name, dtype=var.dtype)
+            graph = var.graph
+            with graph.control_dependencies(None), graph.name_scope(var.op.name + "/"):
+                slots[var] = state_ops.Variable(init, trainable=False, name=op_name, dtype=var.dtype,
+                                                validate_shape=var.shape.is_fully_defined())
         return slots[var]
 
     def get_slot(self, var, name):
@@ -119,24 +160,23 @@ class Optimizer:
         return self._slots.get(name, {}).get(var)
 
     def get_slot_names(self):
+        """The names of the slots this optimizer created (e.g. ['m', 'v'] for Adam)."""
         return sorted(self._slots)
 
+    def _create_non_slot_variable(self, initial_value, name, colocate_with):
+        """A variable of the optimizer itself (one per graph), e.g. Adam's beta1_power."""
+        key = (name, colocate_with.graph)
+        if key not in self._non_slot:
+            self._non_slot[key] = state_ops.Variable(initial_value, name=name, trainable=False)
+        return self._non_slot[key]
+
+    def _get_non_slot_variable(self, name, graph=None):
+        return self._non_slot.get((name, graph or get_default_graph()))
+
     def variables(self):
-        return [v for slots in self._slots.values() for v in slots.values()]
-
-    def _call_if_callable(self, x):
-        return x() if callable(x) else x
-
-
-def _as_lr(lr, var):
-    """A learning rate (number or tensor) as a tensor of the variable's dtype."""
-    if isinstance(lr, Tensor) or hasattr(lr, "_as_graph_element"):
-        lr = convert_to_tensor(lr)
-        if lr.dtype != var.dtype:
-            from ..ops.math_ops import cast
-            lr = cast(lr, var.dtype)
-        return lr
-    return convert_to_tensor(lr, dtype=var.dtype)
+        """The optimizer's own variables: slots and non-slot variables, sorted by name."""
+        vs = [v for slots in self._slots.values() for v in slots.values()] + list(self._non_slot.values())
+        return sorted(vs, key=lambda v: v.name)
 
 
 class GradientDescentOptimizer(Optimizer):
@@ -146,6 +186,8 @@ class GradientDescentOptimizer(Optimizer):
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
 
+    def _prepare(self):
+        self._lr_t = self._hyper(self._learning_rate, "learning_rate")
+
     def _apply_dense(self, grad, var):
-        lr = _as_lr(self._call_if_callable(self._learning_rate), var)
-        return make_op("ApplyGradientDescent", [var._as_graph_element(), lr, grad], name="ApplyGradientDescent")
+        return training_ops.apply_gradient_descent(var, self._cast(self._lr_t, var), grad)

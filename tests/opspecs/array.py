@@ -1,0 +1,120 @@
+"""Specs of the array ops (ops/array_ops.py, indexing_ops.py, sequence_ops.py, matrix_ops.py). Ops
+whose gradient rule builds another op are wrapped in tf.square with second_order=True, so the
+gradient's own gradient rule runs too."""
+import numpy as np
+
+from opspecs import OpSpec
+
+R = np.random.RandomState(7)
+A = R.randn(3, 4).astype(np.float32)
+B = R.randn(3, 4).astype(np.float32)
+C = R.randn(2, 3, 4).astype(np.float32)
+V = R.randn(4).astype(np.float32)
+SQ = R.randn(3, 3).astype(np.float32)
+IDX = np.array([2, 0, 2], np.int32)
+COND = np.array([[True, False, True, False]] * 3)
+
+
+def _reflect(x):
+    return np.pad(x, [[1, 1], [2, 0]], mode="reflect")
+
+
+SPECS = [
+    OpSpec("reshape", lambda tf, x: tf.reshape(x, [-1, 6]), [C], lambda x: x.reshape(-1, 6), grad=True),
+    OpSpec("expand_dims", lambda tf, x: tf.expand_dims(x, -1), [A], lambda x: x[..., None], grad=True),
+    OpSpec("squeeze", lambda tf, x: tf.squeeze(x[None], [0]), [A], lambda x: x, grad=True),
+    OpSpec("stack", lambda tf, x, y: tf.stack([x, y], axis=1), [A, B], lambda x, y: np.stack([x, y], 1), grad=True),
+    OpSpec("unstack", lambda tf, x: tf.unstack(x, axis=1), [A], lambda x: list(np.moveaxis(x, 1, 0)), grad=True),
+    OpSpec("identity", lambda tf, x: tf.identity(x), [A], lambda x: x, grad=True),
+    OpSpec("placeholder_with_default", lambda tf, x: tf.placeholder_with_default(x, [None, 4]) * 2.0, [A],
+           lambda x: 2 * x, grad=True),
+    OpSpec("fill", lambda tf, v: tf.fill([2, 3], v), [np.float32(1.5)], lambda v: np.full([2, 3], v), grad=True),
+    OpSpec("shape_size_rank", lambda tf, x: [tf.shape(x), tf.size(x), tf.rank(x)], [C],
+           lambda x: [np.array(x.shape), x.size, x.ndim]),
+    OpSpec("zeros_ones_like", lambda tf, x: tf.zeros_like(x) + tf.ones_like(x) * x, [A], lambda x: x, grad=True),
+    OpSpec("stop_gradient", lambda tf, x: tf.stop_gradient(x) * x, [A], lambda x: x * x, grad=False),
+    OpSpec("transpose_perm", lambda tf, x: tf.transpose(x, [2, 0, 1]), [C], lambda x: x.transpose(2, 0, 1),
+           grad=True),
+    OpSpec("transpose_default", lambda tf, x: tf.transpose(x), [C], lambda x: x.T, grad=True),
+    OpSpec("invert_permutation", lambda tf, p: tf.invert_permutation(p), [np.array([2, 0, 1], np.int32)],
+           np.argsort),
+    OpSpec("concat", lambda tf, x, y: tf.square(tf.concat([x, y], 1)), [A, B],
+           lambda x, y: np.concatenate([x, y], 1) ** 2, grad=True, second_order=True),
+    OpSpec("concat_neg_axis", lambda tf, x, y: tf.concat([x, y], -2), [A, B],
+           lambda x, y: np.concatenate([x, y], 0), grad=True),
+    OpSpec("split", lambda tf, x: tf.split(x, 2, axis=1), [A], lambda x: np.split(x, 2, 1), grad=True),
+    OpSpec("split_sizes", lambda tf, x: tf.split(x, [1, -1], axis=1), [A], lambda x: np.split(x, [1], 1),
+           grad=True),
+    OpSpec("slice", lambda tf, x: tf.square(tf.slice(x, [1, 1], [2, -1])), [A], lambda x: x[1:3, 1:] ** 2,
+           grad=True, second_order=True),
+    OpSpec("strided_slice", lambda tf, x: tf.strided_slice(x, [0, 1], [3, 4], [2, 2]), [A], lambda x: x[0:3:2, 1:4:2],
+           grad=True),
+    OpSpec("getitem", lambda tf, x: tf.square(x[::-1, None, 1:3, ...]), [C], lambda x: x[::-1, None, 1:3, ...] ** 2,
+           grad=True, second_order=True),
+    OpSpec("getitem_shrink", lambda tf, x: x[1, :, -1], [C], lambda x: x[1, :, -1], grad=True),
+    OpSpec("gather", lambda tf, x, i: tf.square(tf.gather(x, i)), [A, IDX], lambda x, i: x[i] ** 2, grad=True,
+           second_order=True),
+    OpSpec("gather_axis1", lambda tf, x, i: tf.gather(x, i, axis=1), [C, IDX], lambda x, i: x[:, i], grad=True),
+    OpSpec("unsorted_segment_sum", lambda tf, x, i: tf.unsorted_segment_sum(x, i, 4), [A, IDX],
+           lambda x, i: np.stack([x[i == k].sum(0) for k in range(4)]), grad=True),
+    OpSpec("gather_nd", lambda tf, x: tf.square(tf.gather_nd(x, [[0, 1], [2, 3], [0, 1]])), [A],
+           lambda x: x[[0, 2, 0], [1, 3, 1]] ** 2, grad=True, second_order=True),
+    OpSpec("scatter_nd", lambda tf, u: tf.scatter_nd([[1], [3], [1]], u, [5, 4]), [A],
+           lambda u: np.stack([0 * u[0], u[0] + u[2], 0 * u[0], u[1], 0 * u[0]]), grad=True),
+    OpSpec("tile", lambda tf, x: tf.square(tf.tile(x, [2, 1, 3])), [C], lambda x: np.tile(x, [2, 1, 3]) ** 2,
+           grad=True, second_order=True),
+    OpSpec("pad", lambda tf, x: tf.square(tf.pad(x, [[1, 0], [0, 2]])), [A],
+           lambda x: np.pad(x, [[1, 0], [0, 2]]) ** 2, grad=True, second_order=True),
+    OpSpec("pad_value", lambda tf, x: tf.pad(x, [[0, 1], [1, 1]], constant_values=-1.5), [A],
+           lambda x: np.pad(x, [[0, 1], [1, 1]], constant_values=-1.5), grad=True),
+    OpSpec("pad_reflect", lambda tf, x: tf.square(tf.pad(x, [[1, 1], [2, 0]], "REFLECT")), [A],
+           lambda x: _reflect(x) ** 2, grad=True, second_order=True),
+    OpSpec("pad_symmetric", lambda tf, x: tf.pad(x, [[3, 0], [1, 4]], mode="symmetric"), [A],
+           lambda x: np.pad(x, [[3, 0], [1, 4]], mode="symmetric"), grad=True),
+    OpSpec("one_hot", lambda tf, i: tf.one_hot(i, 4), [IDX], lambda i: np.eye(4)[i]),
+    OpSpec("one_hot_axis0", lambda tf, i: tf.one_hot(i, 3, on_value=5, off_value=-1, axis=0), [IDX],
+           lambda i: np.where(np.eye(3)[i].T > 0, 5, -1)),
+    OpSpec("range", lambda tf: [tf.range(5), tf.range(2, 11, 3), tf.range(0.0, 1.0, 0.25), tf.range(5, 0, -2)], [],
+           lambda: [np.arange(5), np.arange(2, 11, 3), np.arange(0, 1, 0.25), np.arange(5, 0, -2)]),
+    OpSpec("linspace", lambda tf, s, e: tf.linspace(s, e, 5), [np.float32(-1), np.float32(2)],
+           lambda s, e: np.linspace(s, e, 5)),
+    OpSpec("where_coords", lambda tf: tf.where(tf.constant(COND)), [], lambda: np.argwhere(COND)),
+    OpSpec("select", lambda tf, c, x, y: tf.square(tf.where(c, x, y)), [COND, A, B],
+           lambda c, x, y: np.where(c, x, y) ** 2, grad=True, second_order=True),
+    OpSpec("select_rows", lambda tf, c, x, y: tf.where(c, x, y), [np.array([True, False, True]), A, B],
+           lambda c, x, y: np.where(c[:, None], x, y), grad=True),
+    OpSpec("reverse", lambda tf, x: tf.reverse(x, [0, -1]), [C], lambda x: x[::-1, :, ::-1], grad=True),
+    OpSpec("cumsum", lambda tf, x: tf.cumsum(x, axis=1), [A], lambda x: np.cumsum(x, 1), grad=True),
+    OpSpec("cumsum_exclusive_reverse", lambda tf, x: tf.cumsum(x, 1, exclusive=True, reverse=True), [A],
+           lambda x: np.cumsum(x[:, ::-1], 1)[:, ::-1] - x, grad=True),
+    OpSpec("diag", lambda tf, v: tf.diag(v), [V], np.diag, grad=True),
+    OpSpec("diag_part", lambda tf, x: tf.diag_part(x), [SQ], np.diag, grad=True),
+    OpSpec("matrix_diag", lambda tf, x: tf.matrix_diag(x), [A], lambda x: np.stack([np.diag(r) for r in x]),
+           grad=True),
+    OpSpec("matrix_diag_part", lambda tf, x: tf.matrix_diag_part(x), [C],
+           lambda x: np.stack([np.diag(m) for m in x]), grad=True),
+    OpSpec("eye", lambda tf: [tf.eye(3), tf.eye(2, 3, batch_shape=[2], dtype=tf.int32)], [],
+           lambda: [np.eye(3), np.broadcast_to(np.eye(2, 3), (2, 2, 3))]),
+    OpSpec("tensordot", lambda tf, x, y: tf.tensordot(x, y, [[1, 2], [2, 1]]), [C, C.transpose(0, 2, 1).copy()],
+           lambda x, y: np.tensordot(x, y, [[1, 2], [2, 1]]), grad=True),
+    OpSpec("tensordot_int", lambda tf, x, y: tf.tensordot(x, y, 1), [C, A.T.copy()],
+           lambda x, y: np.tensordot(x, y, 1), grad=True),
+    OpSpec("einsum_matmul", lambda tf, x, y: tf.einsum("ij,kj->ik", x, y), [A, B], lambda x, y: x @ y.T,
+           grad=True),
+    OpSpec("einsum_reduce", lambda tf, x, v: tf.einsum("bij,j->i", x, v), [C, V],
+           lambda x, v: np.einsum("bij,j->i", x, v), grad=True),
+    OpSpec("einsum_ellipsis", lambda tf, x, y: tf.einsum("...ij,jk->...ik", x, y), [C, A.T.copy()],
+           lambda x, y: x @ y, grad=True),
+    OpSpec("boolean_mask", lambda tf, x: tf.boolean_mask(x, [True, False, True]), [A], lambda x: x[[0, 2]],
+           grad=True),
+    OpSpec("boolean_mask_2d", lambda tf, x: tf.boolean_mask(x, tf.constant(COND), axis=1), [C],
+           lambda x: x[:, COND], grad=True),
+    OpSpec("broadcast_to", lambda tf, v: tf.broadcast_to(v, [3, 4]), [V], lambda v: np.broadcast_to(v, (3, 4)),
+           grad=True),
+    OpSpec("shape_n", lambda tf, x, y: tf.shape_n([x, y]), [C, V], lambda x, y: [np.array(x.shape), [4]]),
+    OpSpec("meshgrid", lambda tf, x, y: tf.meshgrid(x, y), [V, V[:3].copy()], lambda x, y: np.meshgrid(x, y)),
+    OpSpec("unique", lambda tf: list(tf.unique(tf.constant([4, 1, 4, 2, 1]))), [],
+           lambda: [np.array([4, 1, 2]), np.array([0, 1, 0, 2, 1])]),
+    OpSpec("sequence_mask", lambda tf, n: tf.sequence_mask(n, 4), [np.array([1, 3, 0], np.int32)],
+           lambda n: np.arange(4) < n[:, None]),
+]

@@ -1,0 +1,18 @@
+"""Specs of the random ops (ops/random_ops.py): declared dtype and shape; values are checked for
+their distribution in tests/test_random.py."""
+import numpy as np
+
+from opspecs import OpSpec
+
+X = np.arange(6, dtype=np.float32).reshape(3, 2)
+LOGITS = np.log(np.array([[0.2, 0.8], [0.5, 0.5]], np.float32))
+
+SPECS = [
+    OpSpec("random_normal", lambda tf, x: x + tf.random_normal([3, 2], seed=1), [X]),
+    OpSpec("truncated_normal", lambda tf, x: tf.truncated_normal([3, 2], dtype=tf.float64, seed=2), [X]),
+    OpSpec("random_uniform", lambda tf, x: tf.random_uniform(tf.shape(x), 1.0, 2.0, seed=3), [X]),
+    OpSpec("random_uniform_int", lambda tf, x: tf.random_uniform([4], 0, 3, dtype=tf.int64, seed=4), [X]),
+    OpSpec("random_shuffle_sum", lambda tf, x: tf.reduce_sum(tf.random_shuffle(x, seed=5), 0), [X],
+           lambda x: x.sum(0)),
+    OpSpec("multinomial", lambda tf, x: tf.multinomial(x, 3, seed=6), [LOGITS]),
+]

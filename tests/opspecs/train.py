@@ -1,0 +1,97 @@
+"""Specs of the optimizers' update ops (train/training_ops.py).
+
+Each graph creates the variable and its slots from the placeholders (their initializers run in
+the same step, before the update), applies the op once and returns the new variable and slots;
+the numpy references are TF 1.15's kernels (training_ops.cc) written out."""
+import numpy as np
+
+from opspecs import OpSpec
+from tinyflow.train import training_ops as T
+
+R = np.random.RandomState(3)
+W = R.randn(3, 2).astype(np.float32)
+G = R.randn(3, 2).astype(np.float32)
+S1 = (R.rand(3, 2) + 0.5).astype(np.float32)
+S2 = (R.rand(3, 2) + 0.5).astype(np.float32)
+S3 = R.randn(3, 2).astype(np.float32)
+f = np.float32
+
+
+def _apply(builder, n_refs, hyper):
+    """build(tf, *placeholders): refs from the first n_refs placeholders, grad the last one."""
+    def build(tf, *phs):
+        refs = [tf.Variable(p, name="v%d" % i) for i, p in enumerate(phs[:n_refs])]
+        with tf.control_dependencies([r.initializer for r in refs]):
+            new_var = builder(refs, phs[-1], [tf.constant(h, tf.float32) for h in hyper])
+        with tf.control_dependencies([new_var]):
+            return [new_var] + [tf.identity(r._variable) for r in refs[1:]]
+    return build
+
+
+def _adam(w, m, v, g, b1p=f(0.9 ** 2), b2p=f(0.999 ** 2), lr=f(0.1), b1=f(0.9), b2=f(0.999), eps=f(1e-8)):
+    m = m + (g - m) * (1 - b1)
+    v = v + (g * g - v) * (1 - b2)
+    return [w - lr * np.sqrt(1 - b2p) / (1 - b1p) * m / (np.sqrt(v) + eps), m, v]
+
+
+def _rms(w, ms, mom, g, lr=f(0.1), rho=f(0.9), momentum=f(0.5), eps=f(1e-3)):
+    ms = ms + (g * g - ms) * (1 - rho)
+    mom = mom * momentum + lr * g / np.sqrt(ms + eps)
+    return [w - mom, ms, mom]
+
+
+def _crms(w, mg, ms, mom, g, lr=f(0.1), rho=f(0.9), momentum=f(0.5), eps=f(1e-3)):
+    ms = ms + (g * g - ms) * (1 - rho)
+    mg = mg + (g - mg) * (1 - rho)
+    mom = mom * momentum + lr * g / np.sqrt(ms - mg * mg + eps)
+    return [w - mom, mg, ms, mom]
+
+
+def _adadelta(w, acc, upd, g, lr=f(1.0), rho=f(0.95), eps=f(1e-6)):
+    acc = acc * rho + g * g * (1 - rho)
+    u = np.sqrt(upd + eps) / np.sqrt(acc + eps) * g
+    return [w - lr * u, acc, upd * rho + u * u * (1 - rho)]
+
+
+def _ftrl(w, acc, lin, g, lr=f(0.1), l1=f(0.01), l2=f(0.02), power=-0.5, shrinkage=f(0)):
+    new = acc + g * g
+    p = f(-power)
+    lin = lin + g + 2 * shrinkage * w - (new ** p - acc ** p) / lr * w
+    quad = new ** p / lr + 2 * l2
+    return [np.where(np.abs(lin) > l1, (np.sign(lin) * l1 - lin) / quad, 0), new, lin]
+
+
+def _prox(v, lr, l1, l2):
+    return np.sign(v) * np.maximum(np.abs(v) - lr * l1, 0) / (1 + lr * l2)
+
+
+SPECS = [
+    OpSpec("apply_gradient_descent", _apply(lambda r, g, h: T.apply_gradient_descent(r[0], h[0], g), 1, [0.1]),
+           [W, G], lambda w, g: [w - f(0.1) * g]),
+    OpSpec("apply_momentum_nesterov",
+           _apply(lambda r, g, h: T.apply_momentum(r[0], r[1], h[0], g, h[1], use_nesterov=True), 2, [0.1, 0.9]),
+           [W, S1, G], lambda w, a, g: [w - (g * f(0.1) + (a * f(0.9) + g) * f(0.9) * f(0.1)), a * f(0.9) + g]),
+    OpSpec("apply_adagrad", _apply(lambda r, g, h: T.apply_adagrad(r[0], r[1], h[0], g), 2, [0.1]),
+           [W, S1, G], lambda w, a, g: [w - f(0.1) * g / np.sqrt(a + g * g), a + g * g]),
+    OpSpec("apply_adam", _apply(lambda r, g, h: T.apply_adam(*r, *h, g), 3,
+                                [0.9 ** 2, 0.999 ** 2, 0.1, 0.9, 0.999, 1e-8]), [W, S3, S1, G], _adam),
+    OpSpec("apply_rms_prop", _apply(lambda r, g, h: T.apply_rms_prop(*r, *h, g), 3, [0.1, 0.9, 0.5, 1e-3]),
+           [W, S1, S2, G], _rms),
+    OpSpec("apply_centered_rms_prop", _apply(lambda r, g, h: T.apply_centered_rms_prop(*r, *h, g), 4,
+                                             [0.1, 0.9, 0.5, 1e-3]), [W, S3 * 0.1, S1, S2, G], _crms),
+    OpSpec("apply_adadelta", _apply(lambda r, g, h: T.apply_adadelta(*r, *h, g), 3, [1.0, 0.95, 1e-6]),
+           [W, S1, S2, G], _adadelta),
+    OpSpec("apply_ftrl", _apply(lambda r, g, h: T.apply_ftrl(*r, g, *h, sqrt_power=True), 3,
+                                [0.1, 0.01, 0.02, -0.5]), [W, S1, S3, G], _ftrl),
+    OpSpec("apply_ftrl_power", _apply(lambda r, g, h: T.apply_ftrl(*r, g, *h), 3, [0.1, 0.01, 0.02, -0.7]),
+           [W, S1, S3, G], lambda w, a, l, g: _ftrl(w, a, l, g, power=-0.7), rtol=1e-4),
+    OpSpec("apply_ftrl_v2", _apply(lambda r, g, h: T.apply_ftrl_v2(*r, g, *h, sqrt_power=True), 3,
+                                   [0.1, 0.01, 0.02, 0.5, -0.5]), [W, S1, S3, G],
+           lambda w, a, l, g: _ftrl(w, a, l, g, shrinkage=f(0.5))),
+    OpSpec("apply_proximal_gradient_descent",
+           _apply(lambda r, g, h: T.apply_proximal_gradient_descent(r[0], *h, g), 1, [0.1, 0.5, 0.2]),
+           [W, G], lambda w, g: [_prox(w - f(0.1) * g, f(0.1), f(0.5), f(0.2))]),
+    OpSpec("apply_proximal_adagrad", _apply(lambda r, g, h: T.apply_proximal_adagrad(*r, *h, g), 2, [0.1, 0.5, 0.2]),
+           [W, S1, G], lambda w, a, g: [_prox(w - f(0.1) / np.sqrt(a + g * g) * g, f(0.1) / np.sqrt(a + g * g),
+                                              f(0.5), f(0.2)), a + g * g]),
+]

@@ -1,0 +1,38 @@
+"""`python -m tinyflow SCRIPT.py [args]`: run an unmodified TF1 script on tinyflow.
+
+`import tensorflow as tf`, `import tensorflow.compat.v1 as tf` and `from tensorflow import ...`
+resolve to tinyflow; the script runs as `__main__` with its own argv.
+"""
+import runpy
+import sys
+
+import tinyflow
+
+
+def alias_tensorflow():
+    """Make `tensorflow` and `tensorflow.compat.v1` (and tf.compat.v1's submodules) name tinyflow."""
+    from tinyflow import compat
+    sys.modules["tensorflow"] = tinyflow
+    sys.modules["tensorflow.compat"] = compat
+    sys.modules["tensorflow.compat.v1"] = tinyflow
+    for name in ("nn", "train", "layers", "losses", "errors"):
+        if hasattr(tinyflow, name):
+            sys.modules["tensorflow." + name] = getattr(tinyflow, name)
+            sys.modules["tensorflow.compat.v1." + name] = getattr(tinyflow, name)
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: python -m tinyflow SCRIPT.py [args...]\n\nRuns a TensorFlow 1 script with "
+              "`import tensorflow` resolving to tinyflow.")
+        return 0 if argv else 2
+    alias_tensorflow()
+    sys.argv = argv
+    sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(argv[0])))
+    runpy.run_path(argv[0], run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

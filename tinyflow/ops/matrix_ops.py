@@ -1,0 +1,267 @@
+"""Matrix-shaped array ops: diag, diag_part, matrix_diag, matrix_diag_part, eye, tensordot and
+einsum. Each op: one register_op with all its rules, next to its TF-style builder (split out of
+array_ops.py, whose helpers these ops share).
+"""
+import jax.numpy as jnp
+import numpy as np
+
+from ..graph import dtypes as dt
+from ..graph.core import ShapeError, Tensor
+from ..graph.registry import register_op, same_as_input
+from ..graph.shapes import TensorShape
+from . import math_ops
+from .array_ops import _convert_same, _pyrange, _scope, concat, ones, pad, reshape, stack, transpose
+from .base import broadcast_shapes, constant_value_of, convert_to_tensor, make_op
+from .indexing_ops import _dims_or_shape, _prod
+
+__all__ = [
+    'diag',
+    'diag_part',
+    'einsum',
+    'eye',
+    'matrix_diag',
+    'matrix_diag_part',
+    'tensordot',
+]
+
+
+# ---- diagonals and eye ----------------------------------------------------------------------------
+def _diag_shape(shapes, attrs, values):
+    x = shapes[0]
+    return [TensorShape(None if x.ndims is None else x.as_list() * 2)]
+
+
+def _diag_part_shape(shapes, attrs, values):
+    x = shapes[0]
+    if x.ndims is None:
+        return [TensorShape(None)]
+    if x.ndims % 2 or x.ndims == 0:
+        raise ShapeError("Input must have even rank <= 6, got rank %d" % x.ndims)
+    d, k = x.as_list(), x.ndims // 2
+    out = []
+    for a, b in zip(d[:k], d[k:]):
+        if a is not None and b is not None and a != b:
+            raise ShapeError("Dimensions must be equal, but are %d and %d" % (a, b))
+        out.append(a if a is not None else b)
+    return [TensorShape(out)]
+
+
+def _diag_lower(a, x):
+    return jnp.diag(x.reshape(-1)).reshape(x.shape * 2)
+
+
+def _diag_part_lower(a, x):
+    half = x.shape[:x.ndim // 2]
+    n = int(np.prod(half))
+    return jnp.diagonal(x.reshape(n, n)).reshape(half)
+
+
+register_op("Diag", shape=_diag_shape, dtype=same_as_input(0), grad=lambda op, g: [diag_part(g)], lower=_diag_lower)
+register_op("DiagPart", shape=_diag_part_shape, dtype=same_as_input(0), grad=lambda op, g: [diag(g)],
+            lower=_diag_part_lower)
+
+
+def diag(diagonal, name=None):
+    """A tensor of rank 2k with `diagonal` (rank k) on its diagonal: out[i..., i...] = diagonal[i...]."""
+    return make_op("Diag", [convert_to_tensor(diagonal)], name=name or "Diag")
+
+
+def diag_part(input, name=None):
+    """The diagonal of a rank-2k tensor (inverse of diag)."""
+    return make_op("DiagPart", [convert_to_tensor(input)], name=name or "DiagPart")
+
+
+def _matrix_diag_shape(shapes, attrs, values):
+    x = shapes[0]
+    if x.ndims is None:
+        return [TensorShape(None)]
+    if x.ndims < 1:
+        raise ShapeError("Shape must be at least rank 1 but is rank 0")
+    return [TensorShape(x.as_list() + x.as_list()[-1:])]
+
+
+def _matrix_diag_part_shape(shapes, attrs, values):
+    x = shapes[0]
+    if x.ndims is None:
+        return [TensorShape(None)]
+    if x.ndims < 2:
+        raise ShapeError("Shape must be at least rank 2 but is rank %d" % x.ndims)
+    m, n = x.as_list()[-2:]
+    k = None if m is None or n is None else min(m, n)
+    return [TensorShape(x.as_list()[:-2] + [k])]
+
+
+def _matrix_diag_lower(a, x):
+    eye_ = jnp.eye(x.shape[-1], dtype=bool)
+    return jnp.where(eye_, x[..., None], jnp.zeros((), x.dtype))
+
+
+def _matrix_diag_part_grad(op, g):
+    x = op.inputs[0]
+    m, n = x.shape.as_list()[-2:] if x.shape.ndims is not None else (None, None)
+    dx = matrix_diag(g)
+    if m != n:  # a non-square input: pad the square [k, k] result to [m, n]
+        if m is None or n is None:
+            raise NotImplementedError("MatrixDiagPart gradient of a non-square matrix with unknown dimensions")
+        k = min(m, n)
+        dx = pad(dx, [[0, 0]] * (x.shape.ndims - 2) + [[0, m - k], [0, n - k]])
+    return [dx]
+
+
+register_op("MatrixDiag", shape=_matrix_diag_shape, dtype=same_as_input(0), lower=_matrix_diag_lower,
+            grad=lambda op, g: [matrix_diag_part(g)])
+register_op("MatrixDiagPart", shape=_matrix_diag_part_shape, dtype=same_as_input(0), grad=_matrix_diag_part_grad,
+            lower=lambda a, x: jnp.diagonal(x, axis1=-2, axis2=-1))
+
+
+def matrix_diag(diagonal, name="MatrixDiag"):
+    """Batched diagonal matrices: [..., n] -> [..., n, n]."""
+    return make_op("MatrixDiag", [convert_to_tensor(diagonal)], name=name)
+
+
+def matrix_diag_part(input, name="MatrixDiagPart"):
+    """The main diagonals of a batch of matrices: [..., m, n] -> [..., min(m, n)]."""
+    return make_op("MatrixDiagPart", [convert_to_tensor(input)], name=name)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dt.float32, name=None):
+    """Identity matrices [*batch_shape, num_rows, num_columns]."""
+    with _scope(name or "eye"):
+        rows = int(constant_value_of(num_rows))
+        cols = rows if num_columns is None else int(constant_value_of(num_columns))
+        batch = [int(d) for d in (batch_shape or [])]
+        k = min(rows, cols)
+        out = matrix_diag(ones(batch + [k], dtype=dtype))
+        if rows != cols:
+            out = pad(out, [[0, 0]] * len(batch) + [[0, rows - k], [0, cols - k]])
+        return out
+
+
+# ---- tensordot and einsum -------------------------------------------------------------------------
+
+def tensordot(a, b, axes, name=None):
+    """Sums a[..] * b[..] over the axes pairs in `axes` (an int N: last N of a with first N of b)."""
+    with _scope(name or "Tensordot") as scope:
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, name="b")
+        ra, rb = a.shape.ndims, b.shape.ndims
+        if ra is None or rb is None:
+            raise ValueError("tinyflow: tensordot needs inputs of known rank")
+        if isinstance(axes, (int, np.integer)) or (not isinstance(axes, (list, tuple)) and np.ndim(axes) == 0) or (
+                isinstance(axes, Tensor) and axes.shape.ndims == 0):
+            n = int(constant_value_of(axes))
+            if n < 0 or n > ra or n > rb:
+                raise ValueError("'axes' must be at most the rank of a and b (%d, %d), got %d" % (ra, rb, n))
+            a_axes, b_axes = list(_pyrange(ra - n, ra)), list(_pyrange(n))
+        else:
+            if len(axes) != 2:
+                raise ValueError("'axes' must be an integer or have length 2.")
+            a_axes, b_axes = ([int(i) for i in np.asarray(constant_value_of(ax)).reshape(-1)] for ax in axes)
+            if len(a_axes) != len(b_axes):
+                raise ValueError("Different number of contraction axes 'a' and 'b', %d != %d."
+                                 % (len(a_axes), len(b_axes)))
+            a_axes = [i % ra for i in a_axes]
+            b_axes = [i % rb for i in b_axes]
+        free_a = [i for i in _pyrange(ra) if i not in a_axes]
+        free_b = [i for i in _pyrange(rb) if i not in b_axes]
+        a2 = _reshape2(a, free_a + a_axes, free_a, a_axes)
+        b2 = _reshape2(b, b_axes + free_b, b_axes, free_b)
+        ab = math_ops.matmul(a2, b2)
+        fa, fb = _dims_or_shape(a, free_a), _dims_or_shape(b, free_b)
+        out_shape = fa + fb if isinstance(fa, list) and isinstance(fb, list) else concat([fa, fb], 0)
+        return reshape(ab, out_shape, name=scope)
+
+
+def _reshape2(x, perm, rows, cols):
+    """x transposed by `perm` and reshaped to a matrix [prod(rows dims), prod(cols dims)]."""
+    r, c = _prod(_dims_or_shape(x, rows)), _prod(_dims_or_shape(x, cols))
+    if perm != list(_pyrange(len(perm))):
+        x = transpose(x, perm)
+    return reshape(x, [r, c] if isinstance(r, int) and isinstance(c, int) else stack([r, c]))
+
+
+def _einsum_parse(equation, n):
+    eq = equation.replace(" ", "")
+    ins, arrow, out = eq.partition("->")
+    ins = ins.split(",")
+    if len(ins) != n:
+        raise ValueError("Expected %d inputs in equation %r, got %d" % (len(ins), equation, n))
+    if not arrow:
+        letters = "".join(ins).replace(".", "")
+        out = ("..." if any("..." in s for s in ins) else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    return ins, out
+
+
+def _einsum_shape(shapes, attrs, values):
+    ins, out = _einsum_parse(attrs["equation"], len(shapes))
+    sizes, ell = {}, []
+    for sub, s in zip(ins, shapes):
+        if s.ndims is None:
+            if "..." in sub:
+                ell = None
+            continue
+        d = s.as_list()
+        if "..." in sub:
+            pre, post = sub.split("...")
+            k = len(d) - len(pre) - len(post)
+            e, d = d[len(pre):len(pre) + k], d[:len(pre)] + d[len(pre) + k:]
+            sub = pre + post
+            if ell is not None:
+                ell = broadcast_shapes(TensorShape(ell), TensorShape(e)).as_list()
+        if len(sub) != len(d):
+            raise ShapeError("Expected %d dimensions for subscripts %r but the input has rank %d"
+                             % (len(sub), sub, len(d)))
+        for c, v in zip(sub, d):
+            old = sizes.get(c)
+            if old is not None and v is not None and old != v and 1 not in (old, v):
+                raise ShapeError("Expected dimension %d at axis %d of the input shaped %s but got dimension %d"
+                                 % (old, sub.index(c), s.as_proto_str(), v))
+            if old is None or old == 1:
+                sizes[c] = v
+    if "..." in out:
+        if ell is None:
+            return [TensorShape(None)]
+        pre, post = out.split("...")
+        return [TensorShape([sizes.get(c) for c in pre] + ell + [sizes.get(c) for c in post])]
+    return [TensorShape([sizes.get(c) for c in out])]
+
+
+def _einsum_grad(op, g):
+    ins, out = _einsum_parse(op.attrs["equation"], len(op.inputs))
+    grads = []
+    for i, x in enumerate(op.inputs):
+        sub = ins[i]
+        letters = sub.replace(".", "")
+        if len(set(letters)) != len(letters):
+            raise NotImplementedError("tinyflow: no einsum gradient for repeated subscripts in %r" % sub)
+        others = [s for j, s in enumerate(ins) if j != i]
+        avail = set(out) | set("".join(others))
+        keep = "".join(c for c in sub if c == "." or c in avail)
+        gx = einsum("%s->%s" % (",".join([out] + others), keep), g, *[t for j, t in enumerate(op.inputs) if j != i])
+        missing = [c for c in letters if c not in avail]
+        if missing:  # letters summed away in the forward pass come back by broadcasting
+            if x.shape.ndims is None:
+                raise NotImplementedError("tinyflow: einsum gradient needs the input's rank")
+            pre, _, post = sub.partition("...")
+            pos = {c: k for k, c in enumerate(pre)}
+            pos.update({c: x.shape.ndims - len(post) + k for k, c in enumerate(post)})
+            ones_ = ones(_dims_or_shape(x, [pos[c] for c in missing]), dtype=x.dtype)
+            gx = einsum("%s,%s->%s" % (keep, "".join(missing), sub), gx, ones_)
+        if "..." in sub:
+            gx = math_ops.sum_to(gx, x)
+        grads.append(gx)
+    return grads
+
+
+register_op("Einsum", shape=_einsum_shape, dtype=same_as_input(0), grad=_einsum_grad,
+            lower=lambda a, *xs: jnp.einsum(a["equation"], *xs).astype(xs[0].dtype))
+
+
+def einsum(equation, *inputs, **kwargs):
+    """Einstein summation, e.g. einsum('ij,jk->ik', a, b); '...' broadcasts leading dimensions."""
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError("invalid keyword arguments for this function: %s" % ", ".join(sorted(kwargs)))
+    xs = _convert_same(inputs, "Einsum", "inputs")
+    return make_op("Einsum", xs, {"equation": equation.replace(" ", "")}, name=name or "einsum")

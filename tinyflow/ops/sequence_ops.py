@@ -1,0 +1,262 @@
+"""Sequence and generator ops: one_hot, range, linspace, reverse, cumsum, meshgrid, sequence_mask
+and unique. Each op: one register_op with all its rules, next to its TF-style builder (split out of
+array_ops.py, whose helpers these ops share).
+
+unique's output shape depends on its input's values, so that input must be known at compile time.
+"""
+import collections
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ..graph import dtypes as dt
+from ..graph.core import ShapeError, Tensor, constant_value, get_default_graph, register_constant_folder
+from ..graph.registry import from_attr, register_op, same_as_input
+from ..graph.shapes import TensorShape
+from . import math_ops
+from .array_ops import (_fold_by_lowering, _int_tensor, _ints, _is_concrete, _scope, broadcast_to, expand_dims,
+                        reshape, size, stack)
+from .base import _infer_dtype, constant, convert_n, convert_to_tensor, make_op, normalize_axis
+
+UniqueOutput = collections.namedtuple("Unique", ["y", "idx"])
+
+__all__ = [
+    'cumsum',
+    'lin_space',
+    'linspace',
+    'meshgrid',
+    'one_hot',
+    'range',
+    'reverse',
+    'reverse_v2',
+    'sequence_mask',
+    'unique',
+]
+
+
+# ---- one_hot, range, linspace ---------------------------------------------------------------------
+def _one_hot_shape(shapes, attrs, values):
+    idx, depth, axis = shapes[0], values[1], attrs["axis"]
+    if idx.ndims is None:
+        return [TensorShape(None)]
+    if not -1 <= axis <= idx.ndims:
+        raise ShapeError("Expected axis to be -1 or between [0, %d).  But received: %d" % (idx.ndims + 1, axis))
+    d = idx.as_list()
+    ax = idx.ndims if axis == -1 else axis
+    return [TensorShape(d[:ax] + [None if depth is None else int(depth)] + d[ax:])]
+
+
+def _one_hot_lower(a, idx, depth, on, off):
+    ax = idx.ndim if a["axis"] == -1 else a["axis"]
+    hot = jnp.expand_dims(idx, ax) == jnp.arange(int(depth)).reshape([-1] + [1] * (idx.ndim - ax))
+    return jnp.where(hot, on, off).astype(on.dtype)
+
+
+register_op("OneHot", shape=_one_hot_shape, dtype=same_as_input(2), grad=None, lower=_one_hot_lower)
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """A one-hot tensor: on_value where the new `axis` (default last) equals indices, off_value elsewhere."""
+    with _scope(name or "one_hot") as scope:
+        idx = _int_tensor(indices, "indices")
+        given = [v for v in (on_value, off_value) if v is not None]
+        if dtype is not None:
+            dtype = dt.as_dtype(dtype)
+            for v, what in ((on_value, "on_value"), (off_value, "off_value")):
+                if isinstance(v, Tensor) and v.dtype != dtype:
+                    raise TypeError("dtype %s of %s does not match dtype parameter %s" % (v.dtype.name, what,
+                                                                                         dtype.name))
+        elif given:
+            dtype = convert_n(given)[0].dtype
+        else:
+            dtype = dt.float32
+        on = convert_to_tensor(1 if on_value is None else on_value, dtype=dtype, name="on_value")
+        off = convert_to_tensor(0 if off_value is None else off_value, dtype=dtype, name="off_value")
+        d = convert_to_tensor(depth, dtype=dt.int32, name="depth")
+        return make_op("OneHot", [idx, d, on, off], {"axis": -1 if axis is None else int(axis)}, name=scope)
+
+
+def _range_shape(shapes, attrs, values):
+    for s in shapes:
+        if s.ndims not in (None, 0):
+            raise ShapeError("Shape must be rank 0 but is rank %d" % s.ndims)
+    if any(v is None for v in values):
+        return [TensorShape([None])]
+    start, limit, delta = (np.asarray(v).item() for v in values)
+    if delta == 0:
+        raise ShapeError("Requires delta != 0: %s" % delta)
+    if (delta > 0 and start > limit) or (delta < 0 and start < limit):
+        raise ShapeError("Requires start %s limit when delta %s 0: %s/%s" % (
+            "<=" if delta > 0 else ">=", ">" if delta > 0 else "<", start, limit))
+    return [TensorShape([len(np.arange(start, limit, delta))])]
+
+
+register_op("Range", shape=_range_shape, dtype=from_attr("Tidx"), grad=None,
+            lower=lambda a, s, l, d: np.arange(np.asarray(s).item(), np.asarray(l).item(), np.asarray(d).item(),
+                                               dtype=a["Tidx"].np))
+register_constant_folder("Range", lambda op, t: None if any(constant_value(i) is None for i in op.inputs) else
+                         np.arange(*(constant_value(i).item() for i in op.inputs), dtype=op.attrs["Tidx"].np))
+
+_RANGE_DTYPES = [dt.int32, dt.int64, dt.float32, dt.float64]
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):
+    """[start, start + delta, ...) up to `limit` (one argument: [0, start)). The dtype is the widest
+    of the arguments' (int32 < int64 < float32 < float64) unless given."""
+    if limit is None:
+        start, limit = 0, start
+    with _scope(name) as scope:
+        args = [start, limit, delta]
+        if dtype is None:
+            dtype = _RANGE_DTYPES[max(_RANGE_DTYPES.index(a.dtype if isinstance(a, Tensor) else _infer_dtype(a))
+                                      for a in args)]
+        dtype = dt.as_dtype(dtype)
+        ts = []
+        for a, what in zip(args, ("start", "limit", "delta")):
+            if isinstance(a, Tensor) and a.dtype != dtype:
+                a = math_ops.cast(a, dtype)
+            ts.append(convert_to_tensor(a, dtype=dtype, name=what))
+        return make_op("Range", ts, {"Tidx": dtype}, name=scope)
+
+
+def _linspace_shape(shapes, attrs, values):
+    return [TensorShape([None if values[2] is None else int(values[2])])]
+
+
+register_op("LinSpace", shape=_linspace_shape, dtype=same_as_input(0), grad=None,
+            lower=lambda a, s, e, n: jnp.linspace(s, e, int(n), dtype=s.dtype))
+
+
+def linspace(start, stop, num, name=None):
+    """`num` evenly spaced values from start to stop, both included."""
+    with _scope(name or "LinSpace") as scope:
+        s = convert_to_tensor(start, name="start")
+        e = convert_to_tensor(stop, dtype=s.dtype, name="stop")
+        n = _int_tensor(num, "num")
+        return make_op("LinSpace", [s, e, n], name=scope)
+
+
+lin_space = linspace
+
+
+# ---- reverse and cumsum ---------------------------------------------------------------------------
+def _reverse_shape(shapes, attrs, values):
+    x, axes = shapes[0], values[1]
+    if axes is not None and x.ndims is not None:
+        for a in _ints(axes):
+            normalize_axis(a, x.ndims)
+    return [x]
+
+
+register_op("ReverseV2", shape=_reverse_shape, dtype=same_as_input(0),
+            grad=lambda op, g: [reverse(g, op.inputs[1]), None],
+            lower=lambda a, x, axes: jnp.flip(x, tuple(normalize_axis(i, x.ndim) for i in _ints(axes))))
+
+
+def reverse(tensor, axis, name=None):
+    """`tensor` with the dimensions in `axis` reversed."""
+    with _scope(name or "ReverseV2") as scope:
+        return make_op("ReverseV2", [convert_to_tensor(tensor, name="tensor"), _int_tensor(axis, "axis")], name=scope)
+
+
+reverse_v2 = reverse
+
+
+def _cumsum_shape(shapes, attrs, values):
+    if values[1] is not None and shapes[0].ndims is not None:
+        normalize_axis(int(values[1]), shapes[0].ndims)
+    return [shapes[0]]
+
+
+def _cumsum_lower(a, x, axis):
+    ax = normalize_axis(int(axis), x.ndim)
+    if a["reverse"]:
+        x = jnp.flip(x, ax)
+    out = jnp.cumsum(x, axis=ax, dtype=x.dtype)
+    if a["exclusive"]:  # shift by one: exact, unlike out - x
+        out = jnp.concatenate([jnp.zeros_like(lax.slice_in_dim(out, 0, 1, axis=ax)),
+                               lax.slice_in_dim(out, 0, x.shape[ax] - 1, axis=ax)], axis=ax)
+    return jnp.flip(out, ax) if a["reverse"] else out
+
+
+register_op("Cumsum", shape=_cumsum_shape, dtype=same_as_input(0), lower=_cumsum_lower,
+            grad=lambda op, g: [cumsum(g, op.inputs[1], exclusive=op.attrs["exclusive"],
+                                       reverse=not op.attrs["reverse"]), None])
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Cumulative sum along `axis`; exclusive leaves out the element itself, reverse sums from the end."""
+    with _scope(name or "Cumsum") as scope:
+        return make_op("Cumsum", [convert_to_tensor(x, name="x"), _int_tensor(axis, "axis")],
+                       {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name=scope)
+
+
+# ---- meshgrid, sequence_mask ------------------------------------------------------------------------
+def meshgrid(*args, **kwargs):
+    """N-D coordinate grids from 1-D tensors; indexing 'xy' (default) swaps the first two axes."""
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    if kwargs:
+        raise TypeError("'%s' is an invalid keyword argument for this function" % next(iter(kwargs)))
+    if indexing not in ("xy", "ij"):
+        raise ValueError("indexing parameter must be either 'xy' or 'ij'")
+    with _scope(name):
+        xs = [reshape(x, [-1]) for x in convert_n(list(args))]
+        n = len(xs)
+        sizes = [size(x) for x in xs]
+        if indexing == "xy" and n > 1:
+            sizes[0], sizes[1] = sizes[1], sizes[0]
+        out_shape = stack(sizes)
+        outs = []
+        for i, x in enumerate(xs):
+            axis = i
+            if indexing == "xy" and n > 1 and i < 2:
+                axis = 1 - i
+            view = [1] * n
+            view[axis] = -1
+            outs.append(broadcast_to(reshape(x, view), out_shape))
+        return outs
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dt.bool_, name=None):
+    """mask[..., j] = j < lengths[...] for j < maxlen (default max(lengths), needed at compile time)."""
+    with _scope(name or "SequenceMask"):
+        lengths = convert_to_tensor(lengths)
+        if maxlen is None:
+            maxlen = math_ops.maximum(constant(0, lengths.dtype), math_ops.reduce_max(lengths))
+        else:
+            maxlen = convert_to_tensor(maxlen)
+        row = range(constant(0, maxlen.dtype), maxlen, constant(1, maxlen.dtype))
+        result = math_ops.less(row, math_ops.cast(expand_dims(lengths, -1), maxlen.dtype))
+        dtype = dt.as_dtype(dtype)
+        return result if dtype == dt.bool_ else math_ops.cast(result, dtype)
+
+
+# ---- unique ---------------------------------------------------------------------------------------
+def _unique_lower(a, x):
+    if not _is_concrete(x):
+        raise ValueError("tf.unique has a shape that depends on the values of its input; tinyflow needs the "
+                         "input known at compile time (computed from constants and shapes only)")
+    x = np.asarray(x)
+    vals, first, inverse = np.unique(x, return_index=True, return_inverse=True)
+    order = np.argsort(first)  # TF's order: by first occurrence, not sorted
+    position = np.empty_like(order)
+    position[order] = np.arange(len(order))
+    return vals[order], position[inverse.reshape(-1)].astype(a["out_idx"].np)
+
+
+register_op("Unique", shape=lambda s, a, v: [TensorShape([None]), s[0]],
+            dtype=lambda d, a: [d[0], a["out_idx"]], grad=None, lower=_unique_lower)
+
+
+def unique(x, out_idx=dt.int32, name=None):
+    """(y, idx): the distinct values of 1-D `x` in order of first occurrence, and x == gather(y, idx).
+    In tinyflow `x` must be known at compile time."""
+    op = get_default_graph().create_op("Unique", [convert_to_tensor(x)], {"out_idx": dt.as_dtype(out_idx)},
+                                       name=name or "Unique")
+    return UniqueOutput(*op.outputs)
+
+
+# ---- constant folding (the folder is array_ops') ----------------------------------------------------
+register_constant_folder("ReverseV2", _fold_by_lowering)

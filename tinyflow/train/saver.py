@@ -1,0 +1,128 @@
+"""tf.train.Saver: saves and restores variables as checkpoints (format: checkpoint.py).
+
+Restore checks every variable (present, dtype, shape) and the checksum before it assigns any, so
+a failed restore changes no variable.
+"""
+import os
+
+import numpy as np
+
+from .. import errors
+from ..graph.core import GraphKeys, Tensor, get_default_graph
+from ..ops.state_ops import Variable
+from .checkpoint import (CheckpointReader, _MissingCheckpointError, _remove_checkpoint, checkpoint_exists,
+                         update_checkpoint_state, write_checkpoint)
+
+
+def _var_op(v):
+    if isinstance(v, Variable):
+        return v.op
+    if isinstance(v, Tensor) and v.op.type == "VariableV2":
+        return v.op
+    raise TypeError("Variable to save is not a Variable: %s" % (v,))
+
+
+def _names_to_ops(var_list):
+    """{checkpoint name: VariableV2 op} from a list (names are the ops' names) or a dict."""
+    if isinstance(var_list, dict):
+        return {name: _var_op(v) for name, v in var_list.items()}
+    out = {}
+    for v in var_list:
+        op = _var_op(v)
+        if op.name in out:
+            raise ValueError("At least two variables have the same name: %s" % op.name)
+        out[op.name] = op
+    return out
+
+
+class Saver:
+    """Saves and restores variables (see the module docstring for the file format)."""
+
+    def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
+                 keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
+                 builder=None, defer_build=False, allow_empty=False, write_version=2, pad_step_number=False,
+                 save_relative_paths=False, filename=None):
+        if var_list is None:
+            graph = get_default_graph()
+            var_list = graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + graph.get_collection("saveable_objects")
+        self._vars = _names_to_ops(var_list)
+        if not self._vars and not allow_empty:
+            raise ValueError("No variables to save")
+        self._max_to_keep = max_to_keep
+        self._pad_step_number = pad_step_number
+        self._save_relative_paths = save_relative_paths
+        self._last_checkpoints = []
+
+    @property
+    def last_checkpoints(self):
+        """The prefixes of the checkpoints not yet deleted, oldest first."""
+        return list(self._last_checkpoints)
+
+    def set_last_checkpoints(self, last_checkpoints):
+        self._last_checkpoints = list(last_checkpoints)
+
+    def recover_last_checkpoints(self, checkpoint_paths):
+        self._last_checkpoints = [p for p in checkpoint_paths if checkpoint_exists(p)]
+
+    def save(self, sess, save_path, global_step=None, latest_filename=None, meta_graph_suffix="meta",
+             write_meta_graph=True, write_state=True, strip_default_attrs=False, save_debug_info=False):
+        """Writes the variables' values in `sess` to a checkpoint; returns its prefix ("path-<step>")."""
+        if latest_filename is not None and os.path.split(latest_filename)[0]:
+            raise ValueError("'latest_filename' must not contain path components")
+        if global_step is not None:
+            if not isinstance(global_step, (int, np.integer)):
+                global_step = int(sess.run(global_step))
+            prefix = ("%s-%08d" if self._pad_step_number else "%s-%d") % (save_path, global_step)
+        else:
+            prefix = save_path
+        # read every value first: an uninitialized variable fails before any file is touched
+        arrays = {name: (op.attrs["dtype"], sess._variable_value(op)) for name, op in self._vars.items()}
+        save_dir = os.path.dirname(save_path)
+        if save_dir and not os.path.isdir(save_dir):
+            try:  # TF's checkpoint writer creates one missing directory level, not more
+                os.mkdir(save_dir)
+            except FileNotFoundError:
+                raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path) from None
+        write_checkpoint(prefix, arrays)
+        self._record(prefix)
+        if write_state:
+            update_checkpoint_state(save_dir or ".", prefix, self._last_checkpoints, latest_filename,
+                                    self._save_relative_paths)
+        return prefix
+
+    def _record(self, prefix):
+        if not self._max_to_keep:
+            return
+        if prefix in self._last_checkpoints:
+            self._last_checkpoints.remove(prefix)
+        self._last_checkpoints.append(prefix)
+        while len(self._last_checkpoints) > self._max_to_keep:
+            _remove_checkpoint(self._last_checkpoints.pop(0))
+
+    def restore(self, sess, save_path):
+        """Sets the variables in `sess` from a checkpoint; on any error no variable changes."""
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        if not checkpoint_exists(save_path):
+            raise _MissingCheckpointError(None, None, "The passed save_path is not a valid checkpoint: %s" % save_path)
+        reader = CheckpointReader(save_path)
+        values = {}
+        for name, op in self._vars.items():
+            if not reader.has_tensor(name):
+                raise errors.NotFoundError(
+                    op.node_def, op, "Restoring from checkpoint failed. This is most likely due to a Variable name or "
+                    "other graph key that is missing from the checkpoint.\n\nKey %s not found in checkpoint" % name)
+            want_dtype, want_shape = op.attrs["dtype"], op.attrs["shape"]
+            dtype, shape = reader.get_variable_to_dtype_map()[name], reader.get_variable_to_shape_map()[name]
+            if dtype != want_dtype:
+                raise errors.InvalidArgumentError(
+                    op.node_def, op, "tensor_name = %s; expected dtype %s does not equal original dtype %s"
+                    % (name, want_dtype.name, dtype.name))
+            if not want_shape.is_compatible_with(shape):
+                raise errors.InvalidArgumentError(
+                    op.node_def, op, "Restoring from checkpoint failed. Assign requires shapes of both tensors to "
+                    "match. lhs shape= %s rhs shape= %s (variable %s)" % (want_shape.as_proto_str(),
+                                                                        "[%s]" % ",".join(map(str, shape)), name))
+            values[op] = reader.get_tensor(name)
+        for op, value in values.items():
+            sess._set_variable(op, value)
