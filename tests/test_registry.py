@@ -28,7 +28,9 @@ def test_every_op_has_every_rule():
         assert callable(opdef.dtype), name
         assert opdef.grad is not NOT_SET, "%s: say grad=None if it is not differentiable" % name
         if name not in NO_LOWER and opdef.host is None:
-            assert callable(opdef.lower), name
+            assert callable(opdef.lower) or callable(opdef.check), name  # Assert: only a check
+        if opdef.check is not None:
+            assert callable(opdef.check_message), "%s: a check needs its message" % name
 
 
 def _build(spec, dtype_override=None):

@@ -36,6 +36,9 @@ from . import layers, losses  # noqa
 from .ops.linalg_ops import *  # noqa
 from . import linalg, math  # noqa: E402,F401 (tf.math, tf.linalg namespaces)
 from .ops.functional_ops import *  # noqa
+from .ops.logging_ops import *  # noqa: E402,F401,F403 (tf.Assert, tf.Print, tf.print, tf.check_numerics)
+from .ops.check_ops import *  # noqa: E402,F401,F403 (tf.assert_equal, ...)
+from . import debugging  # noqa: E402,F401
 from .tinyflow_api import *  # noqa: E402,F401,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
 from .visualize import print_graph, to_dot  # noqa: E402,F401
 from .graph import serialize as _serialize  # noqa: E402,F401 (Graph.to_json / Graph.from_json)

@@ -184,7 +184,38 @@ def _get_initializer(init):
 
 
 # ---- Dense ------------------------------------------------------------------------------------------
-class Dense(Layer):
+class _KernelBiasLayer(Layer):
+    """What Dense and Conv2D share: a kernel, an optional bias, their initializers, regularizers and
+    constraints, and the activation applied after the bias."""
+
+    def _set_kernel_bias(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                         bias_regularizer, kernel_constraint, bias_constraint):
+        self.activation, self.use_bias = activation, use_bias
+        self.kernel_initializer = _get_initializer(kernel_initializer)
+        self.bias_initializer = _get_initializer(bias_initializer)
+        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        self.kernel = self.bias = None
+
+    def _build_kernel_bias(self, kernel_shape):
+        self.kernel = self.add_weight("kernel", shape=kernel_shape, initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint,
+                                      dtype=self.dtype, trainable=True)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", shape=kernel_shape[-1:], initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                        dtype=self.dtype, trainable=True)
+        self.built = True
+
+    def _bias_and_activation(self, outputs, data_format=None):
+        if self.use_bias:
+            outputs = nn.bias_add(outputs, self.bias, data_format=data_format)
+        if self.activation is not None:
+            return self.activation(outputs)
+        return outputs
+
+
+class Dense(_KernelBiasLayer):
     """outputs = activation(inputs @ kernel + bias); a rank > 2 input is multiplied on its last axis."""
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer=None,
@@ -193,27 +224,14 @@ class Dense(Layer):
                  **kwargs):
         super().__init__(trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs)
         self.units = int(units)
-        self.activation = activation
-        self.use_bias = use_bias
-        self.kernel_initializer = _get_initializer(kernel_initializer)
-        self.bias_initializer = _get_initializer(bias_initializer)
-        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
-        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
-        self.kernel = self.bias = None
+        self._set_kernel_bias(activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                              bias_regularizer, kernel_constraint, bias_constraint)
 
     def build(self, input_shape):
         input_shape = TensorShape(input_shape)
         if input_shape.ndims is None or input_shape[-1].value is None:
             raise ValueError("The last dimension of the inputs to `Dense` should be defined. Found `None`.")
-        last = input_shape[-1].value
-        self.kernel = self.add_weight("kernel", shape=[last, self.units], initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint,
-                                      dtype=self.dtype, trainable=True)
-        if self.use_bias:
-            self.bias = self.add_weight("bias", shape=[self.units], initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint,
-                                        dtype=self.dtype, trainable=True)
-        self.built = True
+        self._build_kernel_bias([input_shape[-1].value, self.units])
 
     def call(self, inputs):
         inputs = math_ops.cast(inputs, self.dtype)
@@ -229,11 +247,7 @@ class Dense(Layer):
             outputs.set_shape(inputs.shape.as_list()[:-1] + [self.units])
         else:
             outputs = math_ops.matmul(inputs, self.kernel)
-        if self.use_bias:
-            outputs = nn.bias_add(outputs, self.bias)
-        if self.activation is not None:
-            return self.activation(outputs)
-        return outputs
+        return self._bias_and_activation(outputs)
 
     def compute_output_shape(self, input_shape):
         return TensorShape(input_shape)[:-1].concatenate([self.units])
@@ -253,7 +267,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
 
 
 # ---- Conv2D -----------------------------------------------------------------------------------------
-class Conv2D(Layer):
+class Conv2D(_KernelBiasLayer):
     """2-D convolution with a [kh, kw, in, filters] kernel, plus bias and activation."""
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
@@ -268,12 +282,8 @@ class Conv2D(Layer):
         self.padding = _padding(padding)
         self.data_format = _data_format(data_format)
         self.dilation_rate = _tuple(dilation_rate, 2, "dilation_rate")
-        self.activation, self.use_bias = activation, use_bias
-        self.kernel_initializer = _get_initializer(kernel_initializer)
-        self.bias_initializer = _get_initializer(bias_initializer)
-        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
-        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
-        self.kernel = self.bias = None
+        self._set_kernel_bias(activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                              bias_regularizer, kernel_constraint, bias_constraint)
 
     def build(self, input_shape):
         input_shape = TensorShape(input_shape)
@@ -285,14 +295,7 @@ class Conv2D(Layer):
         in_dim = input_shape[channel_axis].value
         if in_dim is None:
             raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
-        self.kernel = self.add_weight("kernel", shape=list(self.kernel_size) + [in_dim, self.filters],
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint, dtype=self.dtype, trainable=True)
-        if self.use_bias:
-            self.bias = self.add_weight("bias", shape=[self.filters], initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint,
-                                        dtype=self.dtype, trainable=True)
-        self.built = True
+        self._build_kernel_bias(list(self.kernel_size) + [in_dim, self.filters])
 
     def _spatial(self, v):
         return [1, v[0], v[1], 1] if self.data_format == "NHWC" else [1, 1, v[0], v[1]]
@@ -300,11 +303,7 @@ class Conv2D(Layer):
     def call(self, inputs):
         outputs = nn.conv2d(inputs, self.kernel, strides=self._spatial(self.strides), padding=self.padding,
                             data_format=self.data_format, dilations=self._spatial(self.dilation_rate))
-        if self.use_bias:
-            outputs = nn.bias_add(outputs, self.bias, data_format=self.data_format)
-        if self.activation is not None:
-            return self.activation(outputs)
-        return outputs
+        return self._bias_and_activation(outputs, self.data_format)
 
 
 def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",

@@ -94,13 +94,19 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
         return loss
 
 
-def _prepare(labels, predictions, what=("labels", "predictions")):
+def _prepare(labels, predictions, what=("labels", "predictions"), to_float=True):
+    """Both as tensors of one float dtype (float32, or with to_float=False the predictions' own),
+    after TF's checks: neither None, shapes compatible."""
     if labels is None:
         raise ValueError("%s must not be None." % what[0])
     if predictions is None:
         raise ValueError("%s must not be None." % what[1])
-    predictions = math_ops.to_float(convert_to_tensor(predictions))
-    labels = math_ops.to_float(convert_to_tensor(labels))
+    predictions = convert_to_tensor(predictions)
+    if to_float:
+        predictions = math_ops.to_float(predictions)
+        labels = math_ops.to_float(convert_to_tensor(labels))
+    else:
+        labels = math_ops.cast(convert_to_tensor(labels), predictions.dtype)
     if not predictions.shape.is_compatible_with(labels.shape):
         raise ValueError("Shapes %s and %s are incompatible" % (predictions.shape, labels.shape))
     return labels, predictions
@@ -177,15 +183,8 @@ def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKey
 def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothing=0, scope=None,
                           loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Sigmoid cross entropy of logits against 0/1 labels (smoothed towards 1/2 by label_smoothing)."""
-    if multi_class_labels is None:
-        raise ValueError("multi_class_labels must not be None.")
-    if logits is None:
-        raise ValueError("logits must not be None.")
     with name_scope(scope, "sigmoid_cross_entropy_loss") as scope:
-        logits = convert_to_tensor(logits)
-        labels = math_ops.cast(convert_to_tensor(multi_class_labels), logits.dtype)
-        if not logits.shape.is_compatible_with(labels.shape):
-            raise ValueError("Shapes %s and %s are incompatible" % (logits.shape, labels.shape))
+        labels, logits = _prepare(multi_class_labels, logits, ("multi_class_labels", "logits"), to_float=False)
         if label_smoothing > 0:
             labels = math_ops.add(math_ops.multiply(labels, 1 - label_smoothing), 0.5 * label_smoothing)
         losses = nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits, name="xentropy")
@@ -196,15 +195,8 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
                           loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Softmax cross entropy of [batch, classes] logits against one-hot labels; label_smoothing
     moves the labels towards 1/num_classes. `weights` is a scalar or per example [batch]."""
-    if onehot_labels is None:
-        raise ValueError("onehot_labels must not be None.")
-    if logits is None:
-        raise ValueError("logits must not be None.")
     with name_scope(scope, "softmax_cross_entropy_loss") as scope:
-        logits = convert_to_tensor(logits)
-        labels = math_ops.cast(convert_to_tensor(onehot_labels), logits.dtype)
-        if not logits.shape.is_compatible_with(labels.shape):
-            raise ValueError("Shapes %s and %s are incompatible" % (logits.shape, labels.shape))
+        labels, logits = _prepare(onehot_labels, logits, ("onehot_labels", "logits"), to_float=False)
         if label_smoothing > 0:
             num_classes = math_ops.cast(array_ops.shape(labels)[-1], logits.dtype)
             labels = math_ops.add(math_ops.multiply(labels, 1.0 - label_smoothing),

@@ -68,7 +68,7 @@ def _pick_device(config):
 class _Runner:
     """One cached fetch set with a given feed-key order: all run() needs on its hot path."""
     __slots__ = ("lowered", "feed_specs", "rebuild", "n_fetch", "host", "rw", "ro", "updated", "needs_key",
-                 "call", "fetch_kinds", "single")
+                 "call", "fetch_kinds", "single", "checks")
 
 
 class Session:
@@ -156,6 +156,8 @@ class Session:
                 outs, new = r.call(rw, ro, feeds, key)
         else:
             outs, new = r.call(rw, ro, feeds, key)
+        if r.checks and not outs[-1][0]:
+            raise self._failed_check(r, outs[-1][1], new)
         for v, val in zip(r.updated, new):
             values[v] = val
         if r.single:
@@ -175,6 +177,17 @@ class Session:
                 return errors.FailedPreconditionError(
                     v.node_def, v, "Attempting to use uninitialized value %s\n\t [[{{node %s}}]]" % (v.name, v.name))
         return errors.FailedPreconditionError(None, None, "Attempting to use an uninitialized value")
+
+    def _failed_check(self, r, results, new):
+        """The InvalidArgumentError of the first failed run-time check. The variables the function
+        read were donated; it gave them back unchanged, so they are stored again (the others stay)."""
+        for v, val in zip(r.updated, new):
+            if v in r.rw:
+                self._values[v] = val
+        for op, (ok, *data) in zip(r.checks, results):
+            if not ok:
+                return jax_backend.check_failure(op, data)
+        return errors.InvalidArgumentError(None, None, "a run-time check failed")
 
     def _host_value(self, op):
         return get_op_def(op.type).host(self, op)
@@ -210,11 +223,12 @@ class Session:
         r.fetch_kinds = kinds
         r.single = not isinstance(fetches, (list, tuple, dict)) and kinds[0][0] == 1
         if not fetch_tensors and not targets:
-            r.call, r.lowered, r.rw, r.ro, r.updated, r.needs_key = None, None, (), (), (), False
+            r.call, r.lowered, r.rw, r.ro, r.updated, r.needs_key, r.checks = None, None, (), (), (), False, ()
             return r
         lowered = self.lowered_for(fetch_tensors, targets, feed_tensors)
         r.lowered = lowered
         r.rw, r.ro, r.updated, r.needs_key = lowered.rw_vars, lowered.ro_vars, lowered.updated, lowered.needs_key
+        r.checks = lowered.checks
         r.call = lowered.jitted
         return r
 

@@ -5,6 +5,8 @@ Passes look rules up here and never switch on op type. A rule's signature:
   dtype(in_dtypes, attrs)         -> [DType]
   grad(op, *out_grads)            -> one Tensor or None per input, built from graph ops
   lower(attrs, *arrays)           -> array or tuple of arrays (jax or numpy)
+  check(attrs, *arrays)           -> (ok, *data): a run-time condition on the inputs' values
+  check_message(op, *data)        -> the InvalidArgumentError message when ok is False (numpy data)
 """
 
 NOT_SET = object()  # grad=NOT_SET: nobody said; grad=None: "not differentiable"
@@ -22,11 +24,14 @@ class OpDef:
       stateful    never pruned by common-subexpression passes, never constant-folded
       host        computed by the Session in Python, not in the jitted function: host(session, op)
       inplace     (input, output) pairs whose buffer the output may reuse (memory planner)
+      check       a condition on the input values that TF checks when the op runs (Assert, an index
+                  in range): computed inside the jitted function; when it fails the Session raises
+                  InvalidArgumentError with check_message and keeps every variable as it was
     """
 
     def __init__(self, name, shape, dtype, grad=NOT_SET, lower=None, inplace=(), ref_inputs=(),
                  overwrites=False, needs_key=False, static=False, stateful=False, host=None,
-                 infer_back=None):
+                 infer_back=None, check=None, check_message=None):
         self.name = name
         self.shape = shape
         self.dtype = dtype
@@ -40,6 +45,8 @@ class OpDef:
         self.stateful = stateful or bool(ref_inputs) or needs_key
         self.host = host
         self.infer_back = infer_back
+        self.check = check
+        self.check_message = check_message
 
     def __repr__(self):
         return "OpDef(%s)" % self.name

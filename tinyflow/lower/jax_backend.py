@@ -13,6 +13,12 @@ exactly what a student can print:
 `op[name]` is the op's own lowering rule with its attrs bound. Ops whose value is known while
 tracing (constants, shapes and what is computed from them only) run under
 `jax.ensure_compile_time_eval`, so `tf.reshape(x, tf.shape(y))` gets a concrete shape inside jit.
+
+Run-time checks (tf.Assert, an index out of range: OpDef.check) add a line `Gather_check =
+check['Gather'](params, indices)` giving (ok, *data). When a fetch set has checks, every updated
+variable that the function reads is kept as it was unless all of them hold (`keep`: a select XLA
+fuses into the update), and the fetches end with one more entry, (all ok, (each check's result,)),
+which the Session reads before it hands anything back.
 """
 import functools
 import keyword
@@ -24,9 +30,10 @@ import numpy as np
 
 from .. import errors
 from ..graph.registry import get_op_def
+from ..passes import prune as prune_pass
 from ..passes import state as state_pass
 
-_RESERVED = {"rw", "ro", "feeds", "key", "op", "scope", "static", "fetch_set"}
+_RESERVED = {"rw", "ro", "feeds", "key", "op", "scope", "static", "fetch_set", "check", "keep", "all_ok", "ok"}
 
 
 class Lowered:
@@ -37,7 +44,7 @@ class Lowered:
     uint32, or None when no op is random). It returns (fetch values, final values of `updated`).
     """
 
-    def __init__(self, sub, analysis, source, fn, rw_vars, ro_vars, updated, needs_key):
+    def __init__(self, sub, analysis, source, fn, rw_vars, ro_vars, updated, needs_key, checks=()):
         self.sub = sub
         self.analysis = analysis
         self.source = source
@@ -46,6 +53,7 @@ class Lowered:
         self.ro_vars = ro_vars
         self.updated = updated
         self.needs_key = needs_key
+        self.checks = list(checks)   # ops with a run-time check, in the order of their results
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             self.jitted = jax.jit(fn, donate_argnums=(0,) if rw_vars else ())
@@ -77,10 +85,11 @@ def _ident(name, used):
     return cand
 
 
-def _wrap(opdef, op, attrs):
-    """The op's lowering rule with attrs bound; a failure while tracing names the op (TF-style)."""
-    rule = opdef.lower
-    single = len(opdef.ref_inputs or op.outputs) == 1
+def _wrap(opdef, op, attrs, rule=None):
+    """The op's lowering rule (or `rule`, e.g. its check) with attrs bound; a failure while tracing
+    names the op (TF-style)."""
+    single = rule is None and len(opdef.ref_inputs or op.outputs) == 1
+    rule = rule or opdef.lower
 
     @functools.wraps(rule)
     def call(*args):
@@ -95,8 +104,51 @@ def _wrap(opdef, op, attrs):
     return call
 
 
-def lower(sub):
-    """Generates, execs and jits the function of Subgraph `sub`; returns a Lowered."""
+def _all_ok(*checks):
+    ok = checks[0][0]
+    for c in checks[1:]:
+        ok = jax.numpy.logical_and(ok, c[0])
+    return ok
+
+
+def _keep(ok, new, old):
+    """new where every check holds, else old (a variable whose value changed shape takes new)."""
+    if new.shape != old.shape:
+        return new
+    return jax.numpy.where(ok, new, old)
+
+
+def namespace(op_table, check_table):
+    """The globals the generated source runs with (the reference executor passes its own tables)."""
+    return {"op": op_table, "check": check_table, "scope": jax.named_scope, "static": jax.ensure_compile_time_eval,
+            "all_ok": _all_ok, "keep": _keep}
+
+
+def check_table(ops):
+    """{op name: bound check rule} for ops with a run-time check. A check whose inputs are known
+    while tracing (constant indices) is decided then: a failure raises before anything runs."""
+    return {op.name: _decided_early(op, _wrap(get_op_def(op.type), op, op.attrs, rule=get_op_def(op.type).check))
+            for op in ops}
+
+
+def check_failure(op, data):
+    """The InvalidArgumentError of op's failed check, from the check's data (numpy)."""
+    msg = get_op_def(op.type).check_message(op, *[np.asarray(d) for d in data])
+    return errors.InvalidArgumentError(op.node_def, op, "%s\n\t [[{{node %s}}]]" % (msg, op.name))
+
+
+def _decided_early(op, check):
+    def call(*args):
+        ok, *data = result = check(*args)
+        if not isinstance(ok, jax.core.Tracer) and not bool(ok):
+            raise check_failure(op, data)
+        return result
+    return call
+
+
+def lower(sub, checks=True):
+    """Generates, execs and jits the function of Subgraph `sub`; returns a Lowered. checks=False
+    leaves out run-time checks (bodies of tf.cond / tf.while_loop: their results cannot leave lax)."""
     analysis = state_pass.analyze(sub.ops, sub.feeds)
     fed = set(sub.feeds)
     used = set(_RESERVED)
@@ -134,14 +186,21 @@ def lower(sub):
 
     lines = []
     needs_key = False
+    checked = prune_pass.checked_ops(sub) if checks else []
+    check_names = []
     for op in sub.ops:
         opdef = get_op_def(op.type)
-        if op.type == "VariableV2" or opdef.host is not None or opdef.lower is None:
-            if op.type == "Placeholder" and any(t not in fed for t in op.outputs):
-                raise errors.InvalidArgumentError(op.node_def, op, "You must feed a value for placeholder "
-                                                  "tensor '%s'" % op.name)
-            continue
-        if all(t in fed for t in op.outputs) and op.outputs:
+        if op.type == "Placeholder" and any(t not in fed for t in op.outputs):
+            raise errors.InvalidArgumentError(op.node_def, op, "You must feed a value for placeholder "
+                                              "tensor '%s'" % op.name)
+        is_static = (opdef.static or (not opdef.stateful and all(t in static for t in op.inputs)
+                                      and not any(t in fed for t in op.inputs)))
+        if op in checked:  # a check of values known while tracing is decided while tracing
+            check_names.append(_ident(op.name + "_check", used))
+            lines.append("    with scope(%r)%s: %s = check[%r](%s)" % (
+                op.name, ", static()" if is_static else "", check_names[-1], op.name,
+                ", ".join(value_of(op, i, t) for i, t in enumerate(op.inputs))))
+        if not prune_pass.runs_rule(op, fed):
             continue
         args = [value_of(op, i, t) for i, t in enumerate(op.inputs)]
         if opdef.needs_key:
@@ -161,16 +220,12 @@ def lower(sub):
             lhs = ", ".join(targets)
         else:
             lhs = ", ".join(outs)
-        if not outs and not opdef.ref_inputs:
-            continue
         bound[op.name] = _wrap(opdef, op, op.attrs)
-        is_static = (opdef.static or (not opdef.stateful and all(t in static for t in op.inputs)
-                                      and not any(t in fed for t in op.inputs)))
         if is_static:
             static.update(op.outputs)
         call = "op[%r](%s)" % (op.name, ", ".join(args))
         ctx = "with scope(%r)%s: " % (op.name, ", static()" if is_static else "")
-        lines.append("    %s%s = %s" % (ctx, lhs, call))
+        lines.append("    %s%s%s" % (ctx, lhs + " = " if lhs else "", call))
 
     head = ["def fetch_set(rw, ro, feeds, key):"]
     if rw_vars:
@@ -186,11 +241,17 @@ def lower(sub):
         else:
             fetch_names.append(start[state_pass.variable_of(t)])
     final_names = [after[(analysis.final[v], v)] for v in updated]
+    if check_names:
+        # a failed check leaves every variable as it was: the donated ones get their old value back
+        lines.append("    ok = all_ok(%s)" % "".join(n + ", " for n in check_names))
+        final_names = ["keep(ok, %s, %s)" % (n, start[v]) if v in rw_vars else n
+                       for n, v in zip(final_names, updated)]
+        fetch_names.append("(ok, (%s))" % "".join(n + ", " for n in check_names))
     ret = "    return (%s), (%s)" % ("".join(n + ", " for n in fetch_names), "".join(n + ", " for n in final_names))
     source = "\n".join(head + lines + [ret]) + "\n"
-    namespace = {"op": bound, "scope": jax.named_scope, "static": jax.ensure_compile_time_eval}
-    exec(compile(source, "<tinyflow fetch set>", "exec"), namespace)
-    return Lowered(sub, analysis, source, namespace["fetch_set"], rw_vars, ro_vars, updated, needs_key)
+    ns = namespace(bound, check_table(checked))
+    exec(compile(source, "<tinyflow fetch set>", "exec"), ns)
+    return Lowered(sub, analysis, source, ns["fetch_set"], rw_vars, ro_vars, updated, needs_key, checked)
 
 
 def example_args(lowered, values, feed_values=(), counter=0):

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..graph.registry import get_op_def
 from ..passes import memory as memory_pass
-from .jax_backend import _wrap
+from .jax_backend import _wrap, check_table, namespace
 
 
 def _no_scope(name=None):
@@ -26,10 +26,16 @@ def _no_scope(name=None):
 
 
 def _function(lowered, table):
-    """The fetch set's generated function with `table` as its op table."""
-    namespace = {"op": table, "scope": _no_scope, "static": jax.ensure_compile_time_eval}
-    exec(compile(lowered.source, "<tinyflow reference>", "exec"), namespace)
-    return namespace["fetch_set"]
+    """The fetch set's generated function with `table` as its op table (checks run as they do in jit)."""
+    ns = namespace(table, check_table(lowered.checks))
+    ns["scope"] = _no_scope
+    exec(compile(lowered.source, "<tinyflow reference>", "exec"), ns)
+    return ns["fetch_set"]
+
+
+def _fetched(lowered, fetches):
+    """The fetched values as numpy, without the trailing check results (see jax_backend)."""
+    return tuple(np.array(v) for v in fetches[:len(lowered.sub.fetches)])
 
 
 def _outputs(op, out):
@@ -92,7 +98,7 @@ def execute(lowered, plan, args):
     rw, ro, feeds, key = args
     host = lambda vals: tuple(np.array(v) for v in vals)
     fetches, finals = _function(lowered, table)(host(rw), host(ro), host(feeds), key)
-    return tuple(np.array(v) for v in fetches), tuple(np.array(v) for v in finals)
+    return _fetched(lowered, fetches), tuple(np.array(v) for v in finals)
 
 
 def run_jitted(lowered, args):
@@ -100,7 +106,7 @@ def run_jitted(lowered, args):
     rw, ro, feeds, key = args
     rw = tuple(jnp.array(v, copy=True) for v in rw)
     fetches, finals = lowered.jitted(rw, ro, feeds, key)
-    return tuple(np.array(v) for v in fetches), tuple(np.array(v) for v in finals)
+    return _fetched(lowered, fetches), tuple(np.array(v) for v in finals)
 
 
 def _same(a, b, rtol, atol):

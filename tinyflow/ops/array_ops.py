@@ -533,14 +533,20 @@ def concat(values, axis, name="concat"):
         return make_op("ConcatV2", values + [convert_to_tensor(axis, dtype=dt.int32, name="axis")], name=scope)
 
 
-def _split_shape(shapes, attrs, values):
-    n, x, axis = attrs["num_split"], shapes[1], values[0]
+def _split_dims(x, axis, n):
+    """Split's and SplitV's input dims and axis, or the n outputs' shapes when the rank or axis is unknown."""
     if x.ndims is None:
-        return [TensorShape(None)] * n
+        return [TensorShape(None)] * n, None
     if axis is None:
-        return [TensorShape([None] * x.ndims)] * n
-    ax = normalize_axis(int(axis), x.ndims)
-    d = x.as_list()
+        return [TensorShape([None] * x.ndims)] * n, None
+    return x.as_list(), normalize_axis(int(axis), x.ndims)
+
+
+def _split_shape(shapes, attrs, values):
+    n = attrs["num_split"]
+    d, ax = _split_dims(shapes[1], values[0], n)
+    if ax is None:
+        return d
     if d[ax] is not None and d[ax] % n:
         raise ShapeError("Dimension size must be evenly divisible by %d but is %d" % (n, d[ax]))
     d[ax] = None if d[ax] is None else d[ax] // n
@@ -582,13 +588,10 @@ def _resolve_sizes(sizes, total):
 
 
 def _splitv_shape(shapes, attrs, values):
-    n, x, sizes, axis = attrs["num_split"], shapes[0], values[1], values[2]
-    if x.ndims is None:
-        return [TensorShape(None)] * n
-    if axis is None:
-        return [TensorShape([None] * x.ndims)] * n
-    ax = normalize_axis(int(axis), x.ndims)
-    d = x.as_list()
+    n, sizes = attrs["num_split"], values[1]
+    d, ax = _split_dims(shapes[0], values[2], n)
+    if ax is None:
+        return d
     sizes = [None] * n if sizes is None else _resolve_sizes(_ints(sizes), d[ax])
     return [TensorShape(d[:ax] + [s] + d[ax + 1:]) for s in sizes]
 

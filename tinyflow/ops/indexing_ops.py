@@ -330,8 +330,32 @@ def _gather_grad(op, g):
     return [transpose(summed, back), None, None]
 
 
+def _first_bad(bad, rows):
+    """A run-time index check's result: (no index is bad, where the first bad one is in `bad`'s
+    shape as a flat position, the shape, the bad index itself (a row of `rows`))."""
+    flat, rows = jnp.reshape(bad, -1), jnp.asarray(rows)
+    pos = jnp.argmax(flat) if flat.size else jnp.int64(0)
+    row = rows[pos] if flat.size else jnp.zeros(rows.shape[1:], rows.dtype)
+    return ~jnp.any(flat), pos, jnp.array(bad.shape, np.int64), row
+
+
+def _position(pos, dims):
+    return ",".join(str(int(d)) for d in np.unravel_index(int(pos), tuple(int(d) for d in dims))) if len(dims) else ""
+
+
+def _gather_check(a, p, i, axis):
+    n = p.shape[normalize_axis(int(axis), p.ndim)]
+    return (*_first_bad((i < 0) | (i >= n), i.reshape(-1)), jnp.array(n, np.int64))
+
+
+def _gather_message(op, pos, dims, value, n):
+    """TF's words for an index out of range (its CPU kernel; XLA would clamp or fill instead)."""
+    return "indices[%s] = %d is not in [0, %d)" % (_position(pos, dims), value, n)
+
+
 register_op("GatherV2", shape=_gather_shape, dtype=same_as_input(0), grad=_gather_grad,
-            lower=lambda a, p, i, axis: jnp.take(p, i, axis=normalize_axis(int(axis), p.ndim)))
+            lower=lambda a, p, i, axis: jnp.take(p, i, axis=normalize_axis(int(axis), p.ndim)),
+            check=_gather_check, check_message=_gather_message)
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
@@ -384,7 +408,17 @@ def _gather_nd_shape(shapes, attrs, values):
 register_op("GatherNd", shape=_gather_nd_shape, dtype=same_as_input(0),
             grad=lambda op, g: [scatter_nd(op.inputs[1], g, shape(op.inputs[0], out_type=op.inputs[1].dtype)),
                                 None],
-            lower=lambda a, p, i: p[tuple(jnp.moveaxis(i, -1, 0))])
+            lower=lambda a, p, i: p[tuple(jnp.moveaxis(i, -1, 0))],
+            check=lambda a, p, i: _gather_nd_check(p, i), check_message=lambda op, pos, dims, row, shape:
+            "indices[%s] = [%s] does not index into param shape [%s]" % (
+                _position(pos, dims), ", ".join(str(int(v)) for v in np.atleast_1d(row)),
+                ",".join(str(int(d)) for d in shape)))
+
+
+def _gather_nd_check(p, i):
+    k = i.shape[-1]
+    dims = jnp.array(p.shape[:k], i.dtype)
+    return (*_first_bad(jnp.any((i < 0) | (i >= dims), axis=-1), i.reshape(-1, k)), jnp.array(p.shape, np.int64))
 
 
 def gather_nd(params, indices, name=None, batch_dims=0):

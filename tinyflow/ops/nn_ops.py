@@ -239,11 +239,15 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=None, na
         return make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], attrs, name=scope)[0]
 
 
+def _named_arguments(fn_name, sentinel, labels, logits):
+    """TF's check that the cross-entropy functions are called with labels= and logits= by name."""
+    if sentinel is not None or labels is None or logits is None:
+        raise ValueError("Only call `%s` with named arguments (labels=..., logits=..., ...)" % fn_name)
+
+
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
     """The v1 form: like v2, but no gradient flows into labels."""
-    if _sentinel is not None or labels is None or logits is None:
-        raise ValueError("Only call `softmax_cross_entropy_with_logits` with named arguments (labels=..., "
-                         "logits=..., ...)")
+    _named_arguments("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
     from .array_ops import stop_gradient
     with _scope(name, "softmax_cross_entropy_with_logits_sg") as scope:
         labels = stop_gradient(labels, name="labels_stop_gradient")
@@ -292,15 +296,25 @@ def _sparse_xent_grad(op, g_loss, g_backprop):
     return [g_logits, None]
 
 
+def _sparse_xent_check(a, logits, labels):
+    n = logits.shape[-1]
+    return jnp.all((labels >= 0) & (labels < n)), labels, jnp.array(n, np.int64)
+
+
+def _sparse_xent_message(op, labels, n):
+    bad = labels.reshape(-1)[((labels < 0) | (labels >= n)).reshape(-1)][0]
+    return ("Received a label value of %d which is outside the valid range of [0, %d).  Label values: %s"
+            % (bad, n, " ".join(str(int(v)) for v in labels.reshape(-1))))
+
+
 register_op("SparseSoftmaxCrossEntropyWithLogits", shape=_sparse_xent_shape, dtype=_sparse_xent_dtype,
-            grad=_sparse_xent_grad, lower=_sparse_xent_lower)
+            grad=_sparse_xent_grad, lower=_sparse_xent_lower, check=_sparse_xent_check,
+            check_message=_sparse_xent_message)
 
 
 def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
     """-log_softmax(logits)[label]: labels are int32/int64 class indices of rank rank(logits) - 1."""
-    if _sentinel is not None or labels is None or logits is None:
-        raise ValueError("Only call `sparse_softmax_cross_entropy_with_logits` with named arguments (labels=..., "
-                         "logits=..., ...)")
+    _named_arguments("sparse_softmax_cross_entropy_with_logits", _sentinel, labels, logits)
     with _scope(name, "SparseSoftmaxCrossEntropyWithLogits") as scope:
         labels = convert_to_tensor(labels, name="labels")
         logits = convert_to_tensor(logits, name="logits")
@@ -326,9 +340,7 @@ def _same_shape(labels, logits):
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
     """max(x, 0) - x * z + log(1 + exp(-abs(x))): the stable logistic loss of logits x, labels z."""
-    if _sentinel is not None or labels is None or logits is None:
-        raise ValueError("Only call `sigmoid_cross_entropy_with_logits` with named arguments (labels=..., "
-                         "logits=..., ...)")
+    _named_arguments("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
     with _scope(name, "logistic_loss") as scope:
         logits = convert_to_tensor(logits, name="logits")
         labels = convert_like(labels, logits, name="labels")

@@ -27,6 +27,7 @@ import heapq
 import numpy as np
 
 from ..graph.registry import get_op_def
+from . import prune as prune_pass
 
 
 class Buffer:
@@ -100,18 +101,9 @@ class MemoryPlan:
 
 # ---- 0. which ops run, which values live in the arena ---------------------------------------------
 def executed_ops(sub):
-    """The ops the lowering emits a line for, in run order (the same rule as lower/jax_backend.py)."""
+    """The ops whose lowering rule runs, in run order (the rule lower/jax_backend.py follows)."""
     fed = set(sub.feeds)
-    steps = []
-    for op in sub.ops:
-        opdef = get_op_def(op.type)
-        if op.type == "VariableV2" or opdef.host is not None or opdef.lower is None:
-            continue
-        if op.outputs and all(t in fed for t in op.outputs):
-            continue
-        if op.outputs or opdef.ref_inputs:
-            steps.append(op)
-    return steps
+    return [op for op in sub.ops if prune_pass.runs_rule(op, fed)]
 
 
 def arena_values(op, fed):

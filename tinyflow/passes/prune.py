@@ -46,3 +46,22 @@ def unfed_placeholders(sub):
 def host_ops(sub):
     """Ops a Session computes in Python (OpDef.host), e.g. report_uninitialized_variables."""
     return [op for op in sub.ops if get_op_def(op.type).host is not None]
+
+
+def runs_rule(op, fed):
+    """Whether the lowering calls op's lowering rule: not for variables, host ops, ops without a rule,
+    or ops whose every output is fed; an op without outputs only when it updates variables or acts
+    on the world (Print)."""
+    opdef = get_op_def(op.type)
+    if op.type == "VariableV2" or opdef.host is not None or opdef.lower is None:
+        return False
+    if op.outputs:
+        return not all(t in fed for t in op.outputs)
+    return bool(opdef.ref_inputs) or opdef.stateful
+
+
+def checked_ops(sub):
+    """The ops whose run-time check (OpDef.check) the fetch set evaluates, in run order."""
+    fed = set(sub.feeds)
+    return [op for op in sub.ops if get_op_def(op.type).check is not None
+            and not (op.outputs and all(t in fed for t in op.outputs))]

@@ -2,7 +2,9 @@
 GradientDescentOptimizer. Slots (Adam's m and v, ...) are real variables of the graph.
 
 A subclass supplies `_apply_dense(grad, var)` returning the update op, and may create slots in
-`_create_slots(var_list)`, hyperparameter tensors in `_prepare()` and extra updates in `_finish`.
+`_create_slots(var_list)` and extra updates in `_finish`. Its hyperparameters go in `self._hypers`
+(TF's tensor name -> Python number, tensor or callable); `_prepare` turns each into a tensor once per
+apply_gradients and `_rates(var, *names)` gives them in the variable's dtype.
 The update ops themselves (ApplyAdam, ...) live in training_ops.py.
 """
 from ..graph import dtypes as dt
@@ -28,6 +30,8 @@ class Optimizer:
         self._name = name
         self._slots = {}     # slot name -> {var: slot variable}
         self._non_slot = {}  # (name, graph) -> variable (Adam's beta powers)
+        self._hypers = {}    # hyperparameter name -> value, in the order TF makes their tensors
+        self._hyper_t = {}   # hyperparameter name -> tensor, made by _prepare
 
     def get_name(self):
         return self._name
@@ -114,7 +118,7 @@ class Optimizer:
         pass
 
     def _prepare(self):
-        pass
+        self._hyper_t = {name: self._hyper(value, name) for name, value in self._hypers.items()}
 
     def _apply_dense(self, grad, var):
         raise NotImplementedError()
@@ -130,10 +134,9 @@ class Optimizer:
         """A hyperparameter as a tensor, made once per apply_gradients (TF: float32 for Python floats)."""
         return convert_to_tensor(self._call_if_callable(value), name=name)
 
-    @staticmethod
-    def _cast(t, var):
-        """A hyperparameter tensor in the variable's dtype (TF's math_ops.cast in _apply_dense)."""
-        return cast(t, var.dtype)
+    def _rates(self, var, *names):
+        """The named hyperparameter tensors in the variable's dtype (TF's math_ops.cast in _apply_dense)."""
+        return [cast(self._hyper_t[name], var.dtype) for name in names]
 
     # ---- slots -----------------------------------------------------------------------------------
     def _zeros_slot(self, var, slot_name, op_name):
@@ -184,10 +187,7 @@ class GradientDescentOptimizer(Optimizer):
 
     def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
         super().__init__(use_locking, name)
-        self._learning_rate = learning_rate
-
-    def _prepare(self):
-        self._lr_t = self._hyper(self._learning_rate, "learning_rate")
+        self._hypers = {"learning_rate": learning_rate}
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_gradient_descent(var, self._cast(self._lr_t, var), grad)
+        return training_ops.apply_gradient_descent(var, *self._rates(var, "learning_rate"), grad)

@@ -6,6 +6,7 @@ Each one names its slots and hyperparameter tensors as TF 1.15 does (slot variab
 update with one op of training_ops.py per variable.
 """
 from ..ops import state_ops
+from ..ops.math_ops import cast
 from . import training_ops as ops
 from .optimizer import Optimizer
 
@@ -15,21 +16,17 @@ class MomentumOptimizer(Optimizer):
 
     def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
         super().__init__(use_locking, name)
-        self._learning_rate = learning_rate
-        self._momentum = momentum
+        self._hypers = {"learning_rate": learning_rate, "momentum": momentum}
         self._use_nesterov = use_nesterov
 
     def _create_slots(self, var_list):
         for v in var_list:
             self._zeros_slot(v, "momentum", self._name)
 
-    def _prepare(self):
-        self._lr_t = self._hyper(self._learning_rate, "learning_rate")
-        self._momentum_t = self._hyper(self._momentum, "momentum")
-
     def _apply_dense(self, grad, var):
-        return ops.apply_momentum(var, self.get_slot(var, "momentum"), self._cast(self._lr_t, var), grad,
-                                  self._cast(self._momentum_t, var), use_nesterov=self._use_nesterov)
+        lr, momentum = self._rates(var, "learning_rate", "momentum")
+        return ops.apply_momentum(var, self.get_slot(var, "momentum"), lr, grad, momentum,
+                                  use_nesterov=self._use_nesterov)
 
 
 class AdamOptimizer(Optimizer):
@@ -40,38 +37,30 @@ class AdamOptimizer(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking=False, name="Adam"):
         super().__init__(use_locking, name)
-        self._lr, self._beta1, self._beta2, self._epsilon = learning_rate, beta1, beta2, epsilon
+        self._hypers = {"learning_rate": learning_rate, "beta1": beta1, "beta2": beta2, "epsilon": epsilon}
 
     def _get_beta_accumulators(self, graph=None):
         return self._get_non_slot_variable("beta1_power", graph), self._get_non_slot_variable("beta2_power", graph)
 
     def _create_slots(self, var_list):
         first_var = min(var_list, key=lambda x: x.name)
-        self._create_non_slot_variable(self._beta1, "beta1_power", first_var)
-        self._create_non_slot_variable(self._beta2, "beta2_power", first_var)
+        self._create_non_slot_variable(self._hypers["beta1"], "beta1_power", first_var)
+        self._create_non_slot_variable(self._hypers["beta2"], "beta2_power", first_var)
         for v in var_list:
             self._zeros_slot(v, "m", self._name)
             self._zeros_slot(v, "v", self._name)
 
-    def _prepare(self):
-        self._lr_t = self._hyper(self._lr, "learning_rate")
-        self._beta1_t = self._hyper(self._beta1, "beta1")
-        self._beta2_t = self._hyper(self._beta2, "beta2")
-        self._epsilon_t = self._hyper(self._epsilon, "epsilon")
-
     def _apply_dense(self, grad, var):
-        b1p, b2p = self._get_beta_accumulators(var.graph)
-        c = self._cast
-        return ops.apply_adam(var, self.get_slot(var, "m"), self.get_slot(var, "v"), c(b1p.value(), var),
-                              c(b2p.value(), var), c(self._lr_t, var), c(self._beta1_t, var),
-                              c(self._beta2_t, var), c(self._epsilon_t, var), grad)
+        powers = [cast(p.value(), var.dtype) for p in self._get_beta_accumulators(var.graph)]
+        return ops.apply_adam(var, self.get_slot(var, "m"), self.get_slot(var, "v"), *powers,
+                              *self._rates(var, "learning_rate", "beta1", "beta2", "epsilon"), grad)
 
     def _finish(self, update_ops, name_scope):
         b1p, b2p = self._get_beta_accumulators()
         graph = b1p.graph
         with graph.control_dependencies(update_ops):
-            update_beta1 = state_ops.assign(b1p, b1p.value() * self._beta1_t)
-            update_beta2 = state_ops.assign(b2p, b2p.value() * self._beta2_t)
+            update_beta1 = state_ops.assign(b1p, b1p.value() * self._hyper_t["beta1"])
+            update_beta2 = state_ops.assign(b2p, b2p.value() * self._hyper_t["beta2"])
         return state_ops.group(*update_ops + [update_beta1, update_beta2], name=name_scope)
 
 
@@ -82,18 +71,15 @@ class AdagradOptimizer(Optimizer):
         if initial_accumulator_value <= 0.0:
             raise ValueError("initial_accumulator_value must be positive: %s" % initial_accumulator_value)
         super().__init__(use_locking, name)
-        self._learning_rate = learning_rate
+        self._hypers = {"learning_rate": learning_rate}
         self._initial_accumulator_value = initial_accumulator_value
 
     def _create_slots(self, var_list):
         for v in var_list:
             self._constant_slot(v, self._initial_accumulator_value, "accumulator", self._name)
 
-    def _prepare(self):
-        self._lr_t = self._hyper(self._learning_rate, "learning_rate")
-
     def _apply_dense(self, grad, var):
-        return ops.apply_adagrad(var, self.get_slot(var, "accumulator"), self._cast(self._lr_t, var), grad)
+        return ops.apply_adagrad(var, self.get_slot(var, "accumulator"), *self._rates(var, "learning_rate"), grad)
 
 
 class RMSPropOptimizer(Optimizer):
@@ -103,7 +89,7 @@ class RMSPropOptimizer(Optimizer):
     def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False, centered=False,
                  name="RMSProp"):
         super().__init__(use_locking, name)
-        self._learning_rate, self._decay, self._momentum, self._epsilon = learning_rate, decay, momentum, epsilon
+        self._hypers = {"learning_rate": learning_rate, "decay": decay, "momentum": momentum, "epsilon": epsilon}
         self._centered = centered
 
     def _create_slots(self, var_list):
@@ -113,15 +99,8 @@ class RMSPropOptimizer(Optimizer):
                 self._zeros_slot(v, "mg", self._name)
             self._zeros_slot(v, "momentum", self._name)
 
-    def _prepare(self):
-        self._lr_t = self._hyper(self._learning_rate, "learning_rate")
-        self._decay_t = self._hyper(self._decay, "decay")
-        self._momentum_t = self._hyper(self._momentum, "momentum")
-        self._epsilon_t = self._hyper(self._epsilon, "epsilon")
-
     def _apply_dense(self, grad, var):
-        c = self._cast
-        hyper = [c(self._lr_t, var), c(self._decay_t, var), c(self._momentum_t, var), c(self._epsilon_t, var), grad]
+        hyper = self._rates(var, "learning_rate", "decay", "momentum", "epsilon") + [grad]
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
             return ops.apply_centered_rms_prop(var, self.get_slot(var, "mg"), rms, mom, *hyper)
@@ -134,22 +113,16 @@ class AdadeltaOptimizer(Optimizer):
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking=False, name="Adadelta"):
         super().__init__(use_locking, name)
-        self._lr, self._rho, self._epsilon = learning_rate, rho, epsilon
+        self._hypers = {"lr": learning_rate, "rho": rho, "epsilon": epsilon}
 
     def _create_slots(self, var_list):
         for v in var_list:
             self._zeros_slot(v, "accum", self._name)
             self._zeros_slot(v, "accum_update", self._name)
 
-    def _prepare(self):
-        self._lr_t = self._hyper(self._lr, "lr")
-        self._rho_t = self._hyper(self._rho, "rho")
-        self._epsilon_t = self._hyper(self._epsilon, "epsilon")
-
     def _apply_dense(self, grad, var):
-        c = self._cast
         return ops.apply_adadelta(var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update"),
-                                  c(self._lr_t, var), c(self._rho_t, var), c(self._epsilon_t, var), grad)
+                                  *self._rates(var, "lr", "rho", "epsilon"), grad)
 
 
 class FtrlOptimizer(Optimizer):
@@ -173,10 +146,13 @@ class FtrlOptimizer(Optimizer):
         if l2_shrinkage_regularization_strength < 0.0:
             raise ValueError("l2_shrinkage_regularization_strength %f needs to be positive or zero"
                              % l2_shrinkage_regularization_strength)
-        self._lr, self._lr_power = learning_rate, learning_rate_power
+        self._hypers = {"learning_rate": learning_rate,
+                        "l1_regularization_strength": l1_regularization_strength,
+                        "l2_regularization_strength": l2_regularization_strength,
+                        "learning_rate_power": learning_rate_power,
+                        "l2_shrinkage_regularization_strength": l2_shrinkage_regularization_strength}
+        self._lr_power, self._l2_shrinkage = learning_rate_power, l2_shrinkage_regularization_strength
         self._init_accum = initial_accumulator_value
-        self._l1, self._l2 = l1_regularization_strength, l2_regularization_strength
-        self._l2_shrinkage = l2_shrinkage_regularization_strength
         self._accum_name, self._linear_name = accum_name, linear_name
 
     def _create_slots(self, var_list):
@@ -184,21 +160,13 @@ class FtrlOptimizer(Optimizer):
             self._constant_slot(v, self._init_accum, "accum", self._accum_name or self._name)
             self._zeros_slot(v, "linear", self._linear_name or self._name)
 
-    def _prepare(self):
-        self._lr_t = self._hyper(self._lr, "learning_rate")
-        self._l1_t = self._hyper(self._l1, "l1_regularization_strength")
-        self._l2_t = self._hyper(self._l2, "l2_regularization_strength")
-        self._lr_power_t = self._hyper(self._lr_power, "learning_rate_power")
-        self._l2_shrinkage_t = self._hyper(self._l2_shrinkage, "l2_shrinkage_regularization_strength")
-
     def _apply_dense(self, grad, var):
-        c = self._cast
         slots = [self.get_slot(var, "accum"), self.get_slot(var, "linear")]
-        rates = [c(self._lr_t, var), c(self._l1_t, var), c(self._l2_t, var)]
-        power = c(self._lr_power_t, var)
+        rates = self._rates(var, "learning_rate", "l1_regularization_strength", "l2_regularization_strength")
+        power, = self._rates(var, "learning_rate_power")
         if self._l2_shrinkage > 0.0:
-            return ops.apply_ftrl_v2(var, *slots, grad, *rates, c(self._l2_shrinkage_t, var), power,
-                                     sqrt_power=self._lr_power == -0.5)
+            shrinkage, = self._rates(var, "l2_shrinkage_regularization_strength")
+            return ops.apply_ftrl_v2(var, *slots, grad, *rates, shrinkage, power, sqrt_power=self._lr_power == -0.5)
         return ops.apply_ftrl(var, *slots, grad, *rates, power, sqrt_power=self._lr_power == -0.5)
 
 
@@ -208,17 +176,10 @@ class ProximalGradientDescentOptimizer(Optimizer):
     def __init__(self, learning_rate, l1_regularization_strength=0.0, l2_regularization_strength=0.0,
                  use_locking=False, name="ProximalGradientDescent"):
         super().__init__(use_locking, name)
-        self._lr, self._l1, self._l2 = learning_rate, l1_regularization_strength, l2_regularization_strength
-
-    def _prepare(self):
-        self._lr_t = self._hyper(self._lr, "learning_rate")
-        self._l1_t = self._hyper(self._l1, "l1_regularization_strength")
-        self._l2_t = self._hyper(self._l2, "l2_regularization_strength")
+        self._hypers = _proximal_hypers(learning_rate, l1_regularization_strength, l2_regularization_strength)
 
     def _apply_dense(self, grad, var):
-        c = self._cast
-        return ops.apply_proximal_gradient_descent(var, c(self._lr_t, var), c(self._l1_t, var), c(self._l2_t, var),
-                                                   grad)
+        return ops.apply_proximal_gradient_descent(var, *self._rates(var, *self._hypers), grad)
 
 
 class ProximalAdagradOptimizer(Optimizer):
@@ -229,19 +190,18 @@ class ProximalAdagradOptimizer(Optimizer):
         if initial_accumulator_value <= 0.0:
             raise ValueError("initial_accumulator_value must be positive: %s" % initial_accumulator_value)
         super().__init__(use_locking, name)
-        self._lr, self._init_accum = learning_rate, initial_accumulator_value
-        self._l1, self._l2 = l1_regularization_strength, l2_regularization_strength
+        self._hypers = _proximal_hypers(learning_rate, l1_regularization_strength, l2_regularization_strength)
+        self._init_accum = initial_accumulator_value
 
     def _create_slots(self, var_list):
         for v in var_list:
             self._constant_slot(v, self._init_accum, "accumulator", self._name)
 
-    def _prepare(self):
-        self._lr_t = self._hyper(self._lr, "learning_rate")
-        self._l1_t = self._hyper(self._l1, "l1_regularization_strength")
-        self._l2_t = self._hyper(self._l2, "l2_regularization_strength")
-
     def _apply_dense(self, grad, var):
-        c = self._cast
-        return ops.apply_proximal_adagrad(var, self.get_slot(var, "accumulator"), c(self._lr_t, var),
-                                          c(self._l1_t, var), c(self._l2_t, var), grad)
+        return ops.apply_proximal_adagrad(var, self.get_slot(var, "accumulator"), *self._rates(var, *self._hypers),
+                                          grad)
+
+
+def _proximal_hypers(learning_rate, l1, l2):
+    """The hyperparameters shared by the proximal optimizers, under TF's names."""
+    return {"learning_rate": learning_rate, "l1_regularization_strength": l1, "l2_regularization_strength": l2}

@@ -104,10 +104,8 @@ def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
     with get_default_graph().name_scope(name or "CosineDecay") as scope:
         lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = lr.dtype
-        steps = m.cast(decay_steps, dtype)
-        step = m.minimum(m.cast(global_step, dtype), steps)
-        fraction = step / steps
-        cosine = 0.5 * (1.0 + m.cos(convert_to_tensor(math.pi, dtype) * fraction))
+        step, steps = _clamped_step(global_step, decay_steps, dtype)
+        cosine = _half_cosine(step / steps, dtype)
         decayed = (1 - m.cast(alpha, dtype)) * cosine + m.cast(alpha, dtype)
         return m.multiply(lr, decayed, name=scope)
 
@@ -130,7 +128,7 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
             sum_r = (1.0 - m.pow(t, i_restart)) / (1.0 - t)
             fraction = (fraction - sum_r) / m.pow(t, i_restart)
         m_fac = m.pow(c(m_mul), i_restart)
-        cosine = 0.5 * m_fac * (1.0 + m.cos(convert_to_tensor(math.pi, dtype) * fraction))
+        cosine = m_fac * _half_cosine(fraction, dtype)
         decayed = (1 - c(alpha)) * cosine + c(alpha)
         return m.multiply(lr, decayed, name=scope)
 
@@ -142,10 +140,19 @@ def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5
     with get_default_graph().name_scope(name or "LinearCosineDecay") as scope:
         lr = convert_to_tensor(learning_rate, name="learning_rate")
         dtype = lr.dtype
-        steps = m.cast(decay_steps, dtype)
-        step = m.minimum(m.cast(global_step, dtype), steps)
+        step, steps = _clamped_step(global_step, decay_steps, dtype)
         linear = (steps - step) / steps
-        fraction = 2.0 * m.cast(num_periods, dtype) * (step / steps)
-        cosine = 0.5 * (1.0 + m.cos(convert_to_tensor(math.pi, dtype) * fraction))
+        cosine = _half_cosine(2.0 * m.cast(num_periods, dtype) * (step / steps), dtype)
         decayed = (m.cast(alpha, dtype) + linear) * cosine + m.cast(beta, dtype)
         return m.multiply(lr, decayed, name=scope)
+
+
+def _clamped_step(global_step, decay_steps, dtype):
+    """min(global_step, decay_steps) and decay_steps, both in dtype."""
+    steps = m.cast(decay_steps, dtype)
+    return m.minimum(m.cast(global_step, dtype), steps), steps
+
+
+def _half_cosine(fraction, dtype):
+    """0.5 * (1 + cos(pi * fraction)): from 1 at fraction 0 down to 0 at fraction 1."""
+    return 0.5 * (1.0 + m.cos(convert_to_tensor(math.pi, dtype) * fraction))
