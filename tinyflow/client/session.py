@@ -156,8 +156,8 @@ class Session:
                 outs, new = r.call(rw, ro, feeds, key)
         else:
             outs, new = r.call(rw, ro, feeds, key)
-        if r.checks and not outs[-1][0]:
-            raise self._failed_check(r, outs[-1][1], new)
+        if r.checks and not outs[-1]:
+            raise self._failed_check(r, new, ro, feeds, key)
         for v, val in zip(r.updated, new):
             values[v] = val
         if r.single:
@@ -178,13 +178,14 @@ class Session:
                     v.node_def, v, "Attempting to use uninitialized value %s\n\t [[{{node %s}}]]" % (v.name, v.name))
         return errors.FailedPreconditionError(None, None, "Attempting to use an uninitialized value")
 
-    def _failed_check(self, r, results, new):
+    def _failed_check(self, r, new, ro, feeds, key):
         """The InvalidArgumentError of the first failed run-time check. The variables the function
         read were donated; it gave them back unchanged, so they are stored again (the others stay)."""
         for v, val in zip(r.updated, new):
             if v in r.rw:
                 self._values[v] = val
-        for op, (ok, *data) in zip(r.checks, results):
+        rw = tuple(self._values[v] for v in r.rw)
+        for op, (ok, *data) in zip(r.checks, r.lowered.check_results(rw, ro, feeds, key)):
             if not ok:
                 return jax_backend.check_failure(op, data)
         return errors.InvalidArgumentError(None, None, "a run-time check failed")

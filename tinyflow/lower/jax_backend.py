@@ -17,8 +17,9 @@ tracing (constants, shapes and what is computed from them only) run under
 Run-time checks (tf.Assert, an index out of range: OpDef.check) add a line `Gather_check =
 check['Gather'](params, indices)` giving (ok, *data). When a fetch set has checks, every updated
 variable that the function reads is kept as it was unless all of them hold (`keep`: a select XLA
-fuses into the update), and the fetches end with one more entry, (all ok, (each check's result,)),
-which the Session reads before it hands anything back.
+fuses into the update), and the fetches end with one more entry, (all ok, (each check's result,)).
+The jitted function keeps only "all ok" of it, which the Session reads before it hands anything
+back; on a failure `Lowered.check_results` recomputes the data for the message.
 """
 import functools
 import keyword
@@ -54,9 +55,18 @@ class Lowered:
         self.updated = updated
         self.needs_key = needs_key
         self.checks = list(checks)   # ops with a run-time check, in the order of their results
+        self._diagnose = None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            self.jitted = jax.jit(fn, donate_argnums=(0,) if rw_vars else ())
+            self.jitted = jax.jit(_only_ok(fn) if checks else fn, donate_argnums=(0,) if rw_vars else ())
+
+    def check_results(self, *args):
+        """Every check's (ok, *data) for these arguments: what a failed run is explained with. The
+        jitted function hands back only whether all checks held (fewer outputs per step); this one,
+        compiled on the first failure, recomputes the data from the same arguments."""
+        if self._diagnose is None:
+            self._diagnose = jax.jit(self.fn)
+        return self._diagnose(*args)[0][-1][1]
 
     def jaxpr(self, *args):
         """JAX's view of this function for concrete arguments (see `example_args`)."""
@@ -102,6 +112,14 @@ def _wrap(opdef, op, attrs, rule=None):
         except Exception as e:  # trace-time failure: before anything is dispatched
             raise errors.InvalidArgumentError(op.node_def, op, "%s\n\t [[node %s (op: %s)]]" % (e, op.name, op.type)) from e
     return call
+
+
+def _only_ok(fn):
+    """fn with its check data dropped: the trailing fetch is just the bool 'all checks hold'."""
+    def run(*args):
+        fetches, finals = fn(*args)
+        return fetches[:-1] + (fetches[-1][0],), finals
+    return run
 
 
 def _all_ok(*checks):

@@ -34,7 +34,7 @@ def _function(lowered, table):
 
 
 def _fetched(lowered, fetches):
-    """The fetched values as numpy, without the trailing check results (see jax_backend)."""
+    """The fetched values as numpy, without the trailing check entry (see jax_backend)."""
     return tuple(np.array(v) for v in fetches[:len(lowered.sub.fetches)])
 
 
