@@ -39,6 +39,8 @@ from .ops.functional_ops import *  # noqa
 from .ops.logging_ops import *  # noqa: E402,F401,F403 (tf.Assert, tf.Print, tf.print, tf.check_numerics)
 from .ops.check_ops import *  # noqa: E402,F401,F403 (tf.assert_equal, ...)
 from . import debugging  # noqa: E402,F401
+from .ops.sequence_ops import reverse_sequence  # noqa: E402,F401
 from .tinyflow_api import *  # noqa: E402,F401,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
 from .visualize import print_graph, to_dot  # noqa: E402,F401
 from .graph import serialize as _serialize  # noqa: E402,F401 (Graph.to_json / Graph.from_json)
+from . import contrib  # noqa: E402,F401 (tf.contrib.rnn, tf.contrib.layers: the parts tutorials use)

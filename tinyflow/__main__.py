@@ -15,10 +15,14 @@ def alias_tensorflow():
     sys.modules["tensorflow"] = tinyflow
     sys.modules["tensorflow.compat"] = compat
     sys.modules["tensorflow.compat.v1"] = tinyflow
-    for name in ("nn", "train", "layers", "losses", "errors"):
-        if hasattr(tinyflow, name):
-            sys.modules["tensorflow." + name] = getattr(tinyflow, name)
-            sys.modules["tensorflow.compat.v1." + name] = getattr(tinyflow, name)
+    for name in ("nn", "train", "layers", "losses", "errors", "debugging", "contrib", "contrib.rnn",
+                 "contrib.layers", "nn.rnn_cell"):
+        module = sys.modules.get("tinyflow." + name)
+        if module is None and name == "nn.rnn_cell":
+            module = tinyflow.nn.rnn_cell
+        if module is not None:
+            sys.modules["tensorflow." + name] = module
+            sys.modules["tensorflow.compat.v1." + name] = module
 
 
 def main(argv=None):

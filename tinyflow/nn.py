@@ -62,3 +62,17 @@ def batch_normalization(x, mean=None, variance=None, offset=None, scale=None, va
     if mean is None and variance is None and variance_epsilon is None:
         return _tiny.batch_normalization(x, name=name)
     return _tf.batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name)
+
+
+# tf.nn.rnn_cell and the RNN functions live in rnn_cell.py / rnn.py, which build on tf.layers (which
+# itself imports this module): they are loaded on first use.
+_RNN = {"dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"}
+
+
+def __getattr__(name):
+    import importlib
+    if name == "rnn_cell":
+        return importlib.import_module("tinyflow.rnn_cell")
+    if name in _RNN:
+        return getattr(importlib.import_module("tinyflow.rnn"), name)
+    raise AttributeError("module 'tinyflow.nn' has no attribute %r" % name)

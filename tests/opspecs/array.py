@@ -84,6 +84,8 @@ SPECS = [
     OpSpec("select_rows", lambda tf, c, x, y: tf.where(c, x, y), [np.array([True, False, True]), A, B],
            lambda c, x, y: np.where(c[:, None], x, y), grad=True),
     OpSpec("reverse", lambda tf, x: tf.reverse(x, [0, -1]), [C], lambda x: x[::-1, :, ::-1], grad=True),
+    OpSpec("reverse_sequence", lambda tf, x: tf.square(tf.reverse_sequence(x, [3, 1], seq_axis=1, batch_axis=0)),
+           [C], lambda x: np.stack([x[0, [2, 1, 0]], x[1]]) ** 2, grad=True, second_order=True),
     OpSpec("cumsum", lambda tf, x: tf.cumsum(x, axis=1), [A], lambda x: np.cumsum(x, 1), grad=True),
     OpSpec("cumsum_exclusive_reverse", lambda tf, x: tf.cumsum(x, 1, exclusive=True, reverse=True), [A],
            lambda x: np.cumsum(x[:, ::-1], 1)[:, ::-1] - x, grad=True),

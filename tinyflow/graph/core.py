@@ -480,6 +480,27 @@ def constant_value(tensor):
     return None
 
 
+def constant_value_as_shape(tensor):
+    """The shape a 1-D int tensor describes, as far as it is known while building (TF's
+    tensor_util.constant_value_as_shape): [n, 3] with n fed gives (?, 3); a -1 counts as unknown."""
+    value = constant_value(tensor)
+    if value is not None:
+        return TensorShape([None if d < 0 else int(d) for d in np.asarray(value).reshape(-1)])
+    op = tensor.op
+    if op.type == "Shape":
+        return op.inputs[0].shape
+    if op.type == "Pack" and op.attrs.get("axis", 0) == 0:
+        dims = [constant_value(t) for t in op.inputs]
+        return TensorShape([None if d is None or int(d) < 0 else int(d) for d in dims])
+    if op.type == "ConcatV2":
+        out = TensorShape([])
+        for t in op.inputs[:-1]:
+            out = out.concatenate(constant_value_as_shape(t))
+        return out
+    n = tensor.shape[0].value if tensor.shape.ndims == 1 else None
+    return TensorShape(None if n is None else [None] * n)
+
+
 def _fold_shape(op, tensor):
     s = op.inputs[0].shape
     if op.type == "Shape":

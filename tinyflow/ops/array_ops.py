@@ -16,7 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..graph import dtypes as dt
-from ..graph.core import ShapeError, Tensor, constant_value, get_default_graph, register_constant_folder
+from ..graph.core import (ShapeError, Tensor, constant_value, constant_value_as_shape, get_default_graph,
+                          register_constant_folder)
 from ..graph.registry import from_attr, get_op_def, register_op, same_as_input, shape_of_input
 from ..graph.shapes import TensorShape, as_shape
 from . import math_ops
@@ -148,7 +149,15 @@ register_op("Fill", shape=_fill_shape, dtype=same_as_input(1),
 
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with scalar `value`."""
-    return make_op("Fill", [_shape_tensor(dims), convert_to_tensor(value)], name=name or "Fill")
+    dims = _shape_tensor(dims)
+    return with_shape_of(make_op("Fill", [dims, convert_to_tensor(value)], name=name or "Fill"), dims)
+
+
+def with_shape_of(out, shape_t):
+    """`out`, an op's result of shape `shape_t`, given the dims of shape_t known while building even
+    when its value is not: tf.zeros([n, 3]) with n fed is (?, 3), as in TF."""
+    out.set_shape(constant_value_as_shape(shape_t))
+    return out
 
 
 def _shape_tensor(shape, name=None):
@@ -250,7 +259,8 @@ register_op("Reshape", shape=_reshape_shape, dtype=same_as_input(0), grad=_resha
 
 def reshape(tensor, shape, name=None):
     """Reshapes to `shape` (one -1 is inferred); ValueError at build time when sizes cannot match."""
-    return make_op("Reshape", [convert_to_tensor(tensor), _shape_tensor(shape)], name=name or "Reshape")
+    shape = _shape_tensor(shape)
+    return with_shape_of(make_op("Reshape", [convert_to_tensor(tensor), shape], name=name or "Reshape"), shape)
 
 
 def _expand_shape(shapes, attrs, values):
@@ -760,8 +770,9 @@ register_op("BroadcastTo", shape=_broadcast_to_shape, dtype=same_as_input(0),
 
 def broadcast_to(input, shape, name=None):
     """`input` broadcast (numpy rules) to `shape`."""
-    return make_op("BroadcastTo", [convert_to_tensor(input, name="input"), _shape_tensor(shape, name="shape")],
-                   name=name or "BroadcastTo")
+    shape = _shape_tensor(shape, name="shape")
+    return with_shape_of(make_op("BroadcastTo", [convert_to_tensor(input, name="input"), shape],
+                                 name=name or "BroadcastTo"), shape)
 
 
 register_op("ShapeN", shape=lambda s, a, v: [TensorShape([x.ndims]) for x in s],

@@ -20,7 +20,7 @@ from ..graph.core import ShapeError, get_default_graph
 from ..graph.registry import from_attr, register_op, same_as_input
 from ..graph.shapes import TensorShape
 from . import math_ops
-from .array_ops import _fill_shape, _shape_tensor
+from .array_ops import _fill_shape, _shape_tensor, with_shape_of
 from .base import convert_to_tensor, make_op
 
 __all__ = [
@@ -111,7 +111,7 @@ def _normal_like(op_type, default_name, shape, mean, stddev, dtype, seed, name):
         mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
         stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
         attrs = dict(_seed_attrs(seed), dtype=dtype)
-        rnd = make_op(op_type, [shape_t], attrs, name=op_type)
+        rnd = with_shape_of(make_op(op_type, [shape_t], attrs, name=op_type), shape_t)
         return math_ops.add(math_ops.multiply(rnd, stddev_t, name="mul"), mean_t, name=scope)
 
 
@@ -141,8 +141,9 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dt.float32, seed=None, na
         hi = convert_to_tensor(maxval, dtype=dtype, name="max")
         attrs = _seed_attrs(seed)
         if dtype.is_integer:
-            return make_op("RandomUniformInt", [shape_t, lo, hi], attrs, name=scope)
-        rnd = make_op("RandomUniform", [shape_t], dict(attrs, dtype=dtype), name="RandomUniform")
+            return with_shape_of(make_op("RandomUniformInt", [shape_t, lo, hi], attrs, name=scope), shape_t)
+        rnd = with_shape_of(make_op("RandomUniform", [shape_t], dict(attrs, dtype=dtype), name="RandomUniform"),
+                            shape_t)
         return math_ops.add(math_ops.multiply(rnd, math_ops.subtract(hi, lo, name="sub"), name="mul"), lo,
                             name=scope)
 

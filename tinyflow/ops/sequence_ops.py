@@ -15,7 +15,7 @@ from ..graph.core import ShapeError, Tensor, constant_value, get_default_graph, 
 from ..graph.registry import from_attr, register_op, same_as_input
 from ..graph.shapes import TensorShape
 from . import math_ops
-from .array_ops import (_fold_by_lowering, _int_tensor, _ints, _is_concrete, _scope, broadcast_to, expand_dims,
+from .array_ops import (_fold_by_lowering, _int_tensor, _pyrange, _ints, _is_concrete, _scope, broadcast_to, expand_dims,
                         reshape, size, stack)
 from .base import _infer_dtype, constant, convert_n, convert_to_tensor, make_op, normalize_axis
 
@@ -29,6 +29,7 @@ __all__ = [
     'one_hot',
     'range',
     'reverse',
+    'reverse_sequence',
     'reverse_v2',
     'sequence_mask',
     'unique',
@@ -161,6 +162,42 @@ def reverse(tensor, axis, name=None):
 
 
 reverse_v2 = reverse
+
+
+def _reverse_sequence_lower(a, x, lengths):
+    """Row b of x (along batch_dim) has its first lengths[b] entries along seq_dim reversed."""
+    seq, batch = a["seq_dim"], a["batch_dim"]
+    t = jnp.arange(x.shape[seq]).reshape([-1 if d == seq else 1 for d in _pyrange(x.ndim)])
+    n = lengths.astype(t.dtype).reshape([-1 if d == batch else 1 for d in _pyrange(x.ndim)])
+    src = jnp.where(t < n, n - 1 - t, t)
+    return jnp.take_along_axis(x, jnp.broadcast_to(src, x.shape), axis=seq)
+
+
+def _reverse_sequence_shape(shapes, attrs, values):
+    x, lengths = shapes
+    if x.ndims is not None and lengths.ndims is not None:
+        if lengths.ndims != 1:
+            raise ShapeError("Shape must be rank 1 but is rank %d" % lengths.ndims)
+        x.merge_with(TensorShape([None] * x.ndims))
+    return [x]
+
+
+register_op("ReverseSequence", shape=_reverse_sequence_shape, dtype=same_as_input(0), lower=_reverse_sequence_lower,
+            grad=lambda op, g: [make_op("ReverseSequence", [g, op.inputs[1]], op.attrs), None])
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None, seq_dim=None, batch_dim=None):
+    """Reverses the first seq_lengths[b] slices along seq_axis of each batch_axis row b (the rest stays)."""
+    seq = seq_axis if seq_axis is not None else seq_dim
+    batch = batch_axis if batch_axis is not None else (batch_dim or 0)
+    if seq is None:
+        raise ValueError("reverse_sequence needs seq_axis")
+    x = convert_to_tensor(input, name="input")
+    n = x.shape.ndims
+    attrs = {"seq_dim": normalize_axis(int(seq), n) if n else int(seq),
+             "batch_dim": normalize_axis(int(batch), n) if n else int(batch)}
+    return make_op("ReverseSequence", [x, _int_tensor(seq_lengths, "seq_lengths")], attrs,
+                   name=name or "ReverseSequence")
 
 
 def _cumsum_shape(shapes, attrs, values):
