@@ -64,3 +64,11 @@ def test_digits_split_and_batches():
     assert sorted(seen.tolist()) == sorted(d.train.labels.tolist()) and d.train.epochs_completed == 1
     x, y = d.train.next_batch(7)
     assert x.shape == (7, 64) and y.shape == (7,)
+
+
+def test_lstm_example_trains_writes_summaries_and_saves(tmp_path):
+    out = _run_example("lstm.py", "--epochs", "2", "--logdir", str(tmp_path))
+    assert len(re.findall(r"^epoch +\d+/2  loss [0-9.]+  train accuracy [0-9.]+$", out, re.M)) == 2
+    assert float(re.search(r"^accuracy: ([0-9.]+)$", out, re.M).group(1)) > 0.4  # chance is 0.1
+    names = os.listdir(tmp_path)
+    assert any(n.startswith("events.out.tfevents") for n in names) and "checkpoint" in names

@@ -351,3 +351,17 @@ def test_lists_holding_tensors_are_packed():
     np.testing.assert_allclose(got[1], [1, 2, 3])
     np.testing.assert_allclose(got[2], [[1, 1], [2, 2]])
     np.testing.assert_allclose(got[3], [1, 5])
+
+
+def test_max_and_min_over_nothing_give_the_identity():
+    sess = tf.Session()
+    got = sess.run([tf.reduce_max(tf.zeros([0])), tf.reduce_min(tf.zeros([0])),
+                    tf.reduce_max(tf.zeros([0], tf.int32)), tf.reduce_max(tf.ones([2, 0]), axis=1)])
+    assert got[0] == -np.inf and got[1] == np.inf and got[2] == np.iinfo(np.int32).min
+    np.testing.assert_array_equal(got[3], [-np.inf, -np.inf])
+
+
+def test_string_constants_cannot_be_computed():
+    hello = tf.constant("hello")  # a graph may hold one (serialization, names) ...
+    with pytest.raises(tf.errors.InvalidArgumentError, match="numbers and booleans only"):
+        tf.Session().run(hello)  # ... but fetching it says why it fails, before anything runs

@@ -179,7 +179,7 @@ def test_crash_mid_save_keeps_previous_checkpoint(tmp_path, monkeypatch):
         with pytest.raises(OSError):
             saver.save(sess, prefix)  # the same prefix: crash after the data, before the index is committed
         monkeypatch.setattr(os, "replace", real_replace)
-        assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m.index", "m.index.pending", "m.npz"]  # no temp file
+        assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m.index", "m.index.pending", "m.meta", "m.npz"]  # no tmp
         assert tf.train.latest_checkpoint(str(tmp_path)) == first
         sess.run(tf.assign(w, tf.ones([3, 2])))
         saver.restore(sess, first)  # rolls forward to the complete new checkpoint
@@ -277,3 +277,34 @@ def test_logging_tensor_hook(caplog):
             while not sess.should_stop():
                 sess.run(train)
     assert [r.getMessage() for r in caplog.records] == ["step = 0", "step = 2", "step = 4"]
+
+
+def test_meta_graph_rebuilds_the_graph_for_restore(tmp_path):
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    w = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2) / 10, name="w")
+    y = tf.nn.softmax(tf.matmul(x, w), name="y")
+    train = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(y * y), name="train")
+    tf.add_to_collection("train_op", train)
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    sess.run(train, {x: np.ones((2, 3))})
+    saver = tf.train.Saver(max_to_keep=1)
+    first = saver.save(sess, str(tmp_path / "model"), global_step=1)
+    prefix = saver.save(sess, str(tmp_path / "model"), global_step=2)
+    assert not os.path.exists(first + ".meta") and os.path.exists(prefix + ".meta")
+    want = sess.run(y, {x: np.eye(3)})
+    sess.run(train, {x: np.ones((2, 3))})
+    after_step = sess.run(y, {x: np.eye(3)})
+
+    with tf.Graph().as_default() as g:
+        restorer = tf.train.import_meta_graph(prefix + ".meta")
+        new = tf.Session(graph=g)
+        restorer.restore(new, prefix)
+        np.testing.assert_array_equal(new.run("y:0", {"x:0": np.eye(3)}), want)
+        new.run(tf.get_collection("train_op")[0], {g.get_tensor_by_name("x:0"): np.ones((2, 3))})
+        np.testing.assert_allclose(new.run("y:0", {"x:0": np.eye(3)}), after_step, rtol=1e-6)
+        assert "w/Adam:0" in [v.name for v in tf.global_variables()]
+        with pytest.raises(NotImplementedError, match="empty graph"):
+            tf.train.import_meta_graph(prefix + ".meta")
+    saver.save(sess, str(tmp_path / "plain"), write_meta_graph=False)
+    assert not os.path.exists(str(tmp_path / "plain.meta"))

@@ -151,3 +151,21 @@ def test_sharing_builds_one_model():
     assert len(tf.trainable_variables()) == 1
     a, b = _run(y1, y2)
     np.testing.assert_allclose(a, [[1.5]]) and np.testing.assert_allclose(b, [[1.5]])
+
+
+def test_make_template_shares_variables_between_calls():
+    def affine(x, units):
+        w = tf.get_variable("w", [x.shape[-1].value, units], initializer=tf.ones_initializer())
+        b = tf.get_variable("b", [units], initializer=tf.zeros_initializer())
+        return tf.matmul(x, w) + b
+
+    layer = tf.make_template("affine", affine, units=2)
+    a = layer(tf.constant([[1.0, 2.0]]))
+    b = layer(tf.constant([[3.0, 4.0]]))
+    assert [v.name for v in tf.global_variables()] == ["affine/w:0", "affine/b:0"]
+    other = tf.make_template("affine", affine, units=2)
+    other(tf.constant([[1.0, 2.0]]))
+    assert [v.name for v in tf.global_variables()][2:] == ["affine_1/w:0", "affine_1/b:0"]
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    assert sess.run(a).tolist() == [[3.0, 3.0]] and sess.run(b).tolist() == [[7.0, 7.0]]

@@ -25,6 +25,8 @@ from .ops.state_ops import *  # noqa
 from .ops.random_ops import *  # noqa
 from .ops.clip_ops import *  # noqa
 from .ops.control_flow_ops import *  # noqa
+from .ops.segment_ops import *  # noqa: E402,F401,F403 (segment_sum, bincount, confusion_matrix, ...)
+from .ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402,F401 (also at tf.nn)
 from .ops import overloads as _overloads  # noqa: F401 (installs Tensor operators)
 from .passes.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians  # noqa
 from .client.session import ConfigProto, InteractiveSession, Session, get_default_session  # noqa
@@ -35,6 +37,7 @@ from .ops.init_ops import *  # noqa
 from . import layers, losses  # noqa
 from .ops.linalg_ops import *  # noqa
 from . import linalg, math  # noqa: E402,F401 (tf.math, tf.linalg namespaces)
+from . import image  # noqa: E402,F401 (tf.image)
 from .ops.functional_ops import *  # noqa
 from .ops.logging_ops import *  # noqa: E402,F401,F403 (tf.Assert, tf.Print, tf.print, tf.check_numerics)
 from .ops.check_ops import *  # noqa: E402,F401,F403 (tf.assert_equal, ...)
@@ -44,3 +47,14 @@ from .tinyflow_api import *  # noqa: E402,F401,F403 (TinyFlow's API: infer_varia
 from .visualize import print_graph, to_dot  # noqa: E402,F401
 from .graph import serialize as _serialize  # noqa: E402,F401 (Graph.to_json / Graph.from_json)
 from . import contrib  # noqa: E402,F401 (tf.contrib.rnn, tf.contrib.layers: the parts tutorials use)
+from . import data  # noqa: E402,F401 (tf.data: Dataset and Iterator, run on the host)
+from . import app, gfile, io, logging, metrics, summary  # noqa: E402,F401 (tf.app, tf.gfile, tf.logging, ...)
+from .app import flags  # noqa: E402,F401
+from .summary import Summary  # noqa: E402,F401
+from .template import make_template  # noqa: E402,F401
+from .ops.script_ops import numpy_function, py_func  # noqa: E402,F401
+
+# The TF API level tinyflow implements (scripts compare tf.__version__ with "1.x"); tinyflow's own
+# release is TINYFLOW_VERSION.
+VERSION = __version__ = "1.15.5"
+TINYFLOW_VERSION = "0.1.0"

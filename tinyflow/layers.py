@@ -197,12 +197,13 @@ class _KernelBiasLayer(Layer):
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         self.kernel = self.bias = None
 
-    def _build_kernel_bias(self, kernel_shape):
+    def _build_kernel_bias(self, kernel_shape, outputs=None):
+        """The kernel, and a bias of `outputs` (the kernel's last dimension unless given) values."""
         self.kernel = self.add_weight("kernel", shape=kernel_shape, initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer, constraint=self.kernel_constraint,
                                       dtype=self.dtype, trainable=True)
         if self.use_bias:
-            self.bias = self.add_weight("bias", shape=kernel_shape[-1:], initializer=self.bias_initializer,
+            self.bias = self.add_weight("bias", shape=[outputs or kernel_shape[-1]], initializer=self.bias_initializer,
                                         regularizer=self.bias_regularizer, constraint=self.bias_constraint,
                                         dtype=self.dtype, trainable=True)
         self.built = True
@@ -543,3 +544,10 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                                trainable=trainable, virtual_batch_size=virtual_batch_size, adjustment=adjustment,
                                name=name, _scope=name, _reuse=reuse)
     return layer.apply(inputs, training=training)
+
+
+# Conv2DTranspose, Conv1D and 1-D pooling live in layers_conv.py (they build on the classes above).
+from .layers_conv import *  # noqa: E402,F401,F403
+from .layers_conv import __all__ as _conv_all  # noqa: E402
+
+__all__ = __all__ + _conv_all

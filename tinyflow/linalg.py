@@ -4,22 +4,13 @@ import importlib
 
 from .ops.linalg_ops import matrix_determinant as det, matrix_inverse as inv, norm, trace  # noqa: F401
 from .ops.math_ops import matmul
+from .ops.matrix_ops import cross, matrix_band_part as band_part, matrix_set_diag as set_diag  # noqa: F401
+from .ops.matrix_ops import matrix_transpose
 from .ops.base import convert_to_tensor
 from .graph.core import get_default_graph
 
-__all__ = ["det", "inv", "matmul", "matvec", "matrix_transpose", "norm", "trace", "transpose"]
-
-
-def matrix_transpose(a, name="matrix_transpose", conjugate=False):
-    """Transposes the last two dimensions of `a` (rank >= 2), keeping batch dimensions."""
-    import tinyflow
-    a = convert_to_tensor(a, name="a")
-    rank = a.shape.ndims
-    if rank is None:
-        raise ValueError("tinyflow's matrix_transpose needs a known rank, got %s" % a)
-    if rank < 2:
-        raise ValueError("Argument 'a' should be a (batch) matrix, with rank >= 2.  Found: %s" % a.shape)
-    return tinyflow.transpose(a, list(range(rank - 2)) + [rank - 1, rank - 2], name=name)
+__all__ = ["band_part", "cross", "det", "inv", "matmul", "matvec", "matrix_transpose", "norm", "set_diag", "trace",
+           "transpose"]
 
 
 transpose = matrix_transpose

@@ -120,3 +120,121 @@ SPECS = [
     OpSpec("sequence_mask", lambda tf, n: tf.sequence_mask(n, 4), [np.array([1, 3, 0], np.int32)],
            lambda n: np.arange(4) < n[:, None]),
 ]
+
+
+# ---- sort, cumprod, roll, band/diag/transpose, cross, segments, bincount, scatter on variables ----
+SEG_IDS = np.array([0, 0, 1, 3, 3, 3], np.int32)  # sorted; segment 2 is empty
+SEG = R.permutation(24).reshape(6, 4).astype(np.float32) / 7 + 0.5  # distinct, nonzero: max/min/prod grads
+USEG_IDS = np.array([1, 4, 1, -1, 0, 4], np.int32)  # unsorted; -1 is dropped; segments 2 and 3 are empty
+ZMASK = np.ones((6, 4), np.float32)  # with SEG_IDS % 3: one zero in a segment, and two in another
+ZMASK[0, 1] = ZMASK[2, 2] = ZMASK[4, 3] = ZMASK[5, 3] = 0
+
+
+def _np_segments(x, ids, n, fn, empty):
+    return np.stack([fn(x[ids == k], axis=0) if np.any(ids == k) else np.full(x.shape[1:], empty, x.dtype)
+                     for k in range(n)])
+
+
+def _np_cumprod_exclusive_reverse(x):
+    r = np.cumprod(x[:, ::-1], axis=1)[:, ::-1]
+    return np.concatenate([r[:, 1:], np.ones_like(r[:, :1])], axis=1)
+
+
+def _np_band(x, lo, hi):
+    i, j = np.indices(x.shape[-2:])
+    return np.where(((lo < 0) | (i - j <= lo)) & ((hi < 0) | (j - i <= hi)), x, 0)
+
+
+def _np_set_diag(x, d):
+    out = x.copy()
+    k = np.arange(min(x.shape[-2:]))
+    out[..., k, k] = d
+    return out
+
+
+def _np_scatter(x, fn):
+    out = x.copy()
+    fn(out)
+    return out
+
+
+def _initialized(tf, x):
+    """A variable holding x, and a control dependency that runs its initializer first (so a spec
+    can fetch an update in a fresh Session)."""
+    v = tf.Variable(x)
+    return v, tf.control_dependencies([v.initializer])
+
+
+def _scatter_spec(name, op, idx, np_update):
+    def build(tf, x, u):
+        v, first = _initialized(tf, x)
+        with first:
+            return getattr(tf, op)(v, idx, u)
+    return build
+
+
+SPECS += [
+    OpSpec("sort", lambda tf, x: tf.sort(x), [A], lambda x: np.sort(x, axis=-1), grad=True),
+    OpSpec("sort_desc_axis0", lambda tf, x: tf.sort(x, axis=0, direction="DESCENDING"), [C],
+           lambda x: -np.sort(-x, axis=0), grad=True),
+    OpSpec("argsort", lambda tf, x: tf.argsort(x, axis=1), [C], lambda x: np.argsort(x, axis=1, kind="stable")),
+    OpSpec("argsort_ties_desc", lambda tf, x: tf.argsort(x, direction="DESCENDING", stable=True),
+           [np.array([1, 3, 1, 3, 2], np.int32)], lambda x: np.argsort(-x, kind="stable")),
+    OpSpec("cumprod", lambda tf, x: tf.cumprod(x, axis=1), [SEG], lambda x: np.cumprod(x, axis=1), grad=True),
+    OpSpec("cumprod_exclusive_reverse", lambda tf, x: tf.math.cumprod(x, 1, exclusive=True, reverse=True), [SEG],
+           _np_cumprod_exclusive_reverse, grad=True),
+    OpSpec("roll", lambda tf, x: tf.square(tf.roll(x, [1, -2], [0, 2])), [C],
+           lambda x: np.roll(x, [1, -2], [0, 2]) ** 2, grad=True, second_order=True),
+    OpSpec("matrix_transpose", lambda tf, x: tf.matrix_transpose(x), [C], lambda x: x.transpose(0, 2, 1),
+           grad=True),
+    OpSpec("matrix_band_part", lambda tf, x: tf.square(tf.matrix_band_part(x, 1, -1)), [C],
+           lambda x: _np_band(x, 1, -1) ** 2, grad=True, second_order=True),
+    OpSpec("linalg_band_part", lambda tf, x: tf.linalg.band_part(x, 0, 2), [A], lambda x: _np_band(x, 0, 2)),
+    OpSpec("matrix_set_diag", lambda tf, x, d: tf.square(tf.matrix_set_diag(x, d)), [C, B[:2, :3].copy()],
+           lambda x, d: _np_set_diag(x, d) ** 2, grad=True, second_order=True),
+    OpSpec("cross", lambda tf, x, y: tf.square(tf.cross(x, y)), [C[..., :3].copy(), C[::-1, :, 1:].copy()],
+           lambda x, y: np.cross(x, y) ** 2, grad=True, second_order=True),
+    OpSpec("segment_sum", lambda tf, x: tf.segment_sum(x, SEG_IDS), [SEG],
+           lambda x: _np_segments(x, SEG_IDS, 4, np.sum, 0), grad=True),
+    OpSpec("segment_mean", lambda tf, x: tf.segment_mean(x, SEG_IDS), [SEG],
+           lambda x: _np_segments(x, SEG_IDS, 4, np.mean, 0), grad=True),
+    OpSpec("segment_max", lambda tf, x: tf.segment_max(x, SEG_IDS), [SEG],
+           lambda x: _np_segments(x, SEG_IDS, 4, np.max, 0), grad=True),
+    OpSpec("segment_min", lambda tf, x: tf.segment_min(x, SEG_IDS), [SEG],
+           lambda x: _np_segments(x, SEG_IDS, 4, np.min, 0), grad=True),
+    OpSpec("segment_prod", lambda tf, x: tf.segment_prod(x, SEG_IDS), [SEG],
+           lambda x: _np_segments(x, SEG_IDS, 4, np.prod, 1), grad=True),
+    OpSpec("segment_sum_int", lambda tf, x: tf.math.segment_sum(x, SEG_IDS), [SEG_IDS * 3],
+           lambda x: _np_segments(x, SEG_IDS, 4, np.sum, 0)),
+    OpSpec("unsorted_segment_max", lambda tf, x, i: tf.unsorted_segment_max(x, i, 5), [SEG, USEG_IDS],
+           lambda x, i: _np_segments(x, i, 5, np.max, np.finfo(np.float32).min)),
+    OpSpec("unsorted_segment_min", lambda tf, x, i: tf.unsorted_segment_min(x, i, 5), [SEG, USEG_IDS],
+           lambda x, i: _np_segments(x, i, 5, np.min, np.finfo(np.float32).max)),
+    # no empty segment here: the lowest float64 of an empty one would overflow the finite differences
+    OpSpec("unsorted_segment_max_grad", lambda tf, x, i: tf.unsorted_segment_max(x, i, 3), [SEG, USEG_IDS % 3],
+           lambda x, i: _np_segments(x, i, 3, np.max, 0), grad=True),
+    OpSpec("unsorted_segment_min_grad", lambda tf, x, i: tf.unsorted_segment_min(x, i, 3), [SEG, USEG_IDS % 3],
+           lambda x, i: _np_segments(x, i, 3, np.min, 0), grad=True),
+    OpSpec("unsorted_segment_prod", lambda tf, x, i: tf.unsorted_segment_prod(x, i, 5), [SEG, USEG_IDS],
+           lambda x, i: _np_segments(x, i, 5, np.prod, 1), grad=True),
+    OpSpec("unsorted_segment_prod_zeros", lambda tf, x, i: tf.unsorted_segment_prod(x * tf.cast(ZMASK, x.dtype), i, 3),
+           [SEG, SEG_IDS % 3], lambda x, i: _np_segments(x * ZMASK, i, 3, np.prod, 1), grad=True),
+    OpSpec("unsorted_segment_mean", lambda tf, x, i: tf.unsorted_segment_mean(x, i, 5), [SEG, USEG_IDS],
+           lambda x, i: _np_segments(x, i, 5, np.mean, 0), grad=True),
+    OpSpec("bincount", lambda tf, w: [tf.bincount([3, 1, 1, 0]), tf.bincount([3, 1, 1, 0], weights=w, maxlength=3)],
+           [V], lambda w: [np.array([1, 2, 0, 1]), np.array([w[3], w[1] + w[2], 0])]),
+    OpSpec("bincount_min_eq_max", lambda tf, a: tf.bincount(a, minlength=6, maxlength=6, dtype=tf.float32),
+           [np.array([5, 1, 1, 9], np.int32)], lambda a: np.bincount(a, minlength=10)[:6]),
+    OpSpec("confusion_matrix", lambda tf, l, p: tf.confusion_matrix(l, p, num_classes=4), [IDX, IDX[::-1].copy()],
+           lambda l, p: np.histogram2d(l, p, bins=[np.arange(5)] * 2)[0]),
+    OpSpec("scatter_update", _scatter_spec("scatter_update", "scatter_update", [2, 0], None), [A, B[:2].copy()],
+           lambda x, u: _np_scatter(x, lambda o: o.__setitem__([2, 0], u))),
+    OpSpec("scatter_add", _scatter_spec("scatter_add", "scatter_add", [1, 1], None), [A, B[:2].copy()],
+           lambda x, u: _np_scatter(x, lambda o: np.add.at(o, [1, 1], u))),
+    OpSpec("scatter_sub", _scatter_spec("scatter_sub", "scatter_sub", [[0], [2]], None), [A, C[:, :1].copy()],
+           lambda x, u: _np_scatter(x, lambda o: np.subtract.at(o, [[0], [2]], u))),
+    OpSpec("scatter_nd_update", _scatter_spec("scatter_nd_update", "scatter_nd_update", [[0, 1], [2, 3]], None),
+           [A, V[:2].copy()], lambda x, u: _np_scatter(x, lambda o: o.__setitem__(([0, 2], [1, 3]), u))),
+    OpSpec("scatter_nd_add", _scatter_spec("scatter_nd_add", "scatter_nd_add", [[1], [1]], None), [A, B[:2].copy()],
+           lambda x, u: _np_scatter(x, lambda o: np.add.at(o, [1, 1], u))),
+]

@@ -68,7 +68,7 @@ def _pick_device(config):
 class _Runner:
     """One cached fetch set with a given feed-key order: all run() needs on its hot path."""
     __slots__ = ("lowered", "feed_specs", "rebuild", "n_fetch", "host", "rw", "ro", "updated", "needs_key",
-                 "call", "fetch_kinds", "single", "checks")
+                 "call", "fetch_kinds", "single", "checks", "auto_feeds", "after")
 
 
 class Session:
@@ -137,6 +137,15 @@ class Session:
                 self._runners[key] = runner
         return self._call(runner, feed_dict)
 
+    def _feed_values(self, r, feed_dict):
+        """The fed values in the function's order: the user's, then those the Session makes (host_feed)."""
+        feeds = tuple([_convert_feed(value, *spec) for value, spec in zip(feed_dict.values(), r.feed_specs)])
+        return feeds + self._made_feeds(r) if r.auto_feeds else feeds
+
+    def _made_feeds(self, r):
+        # last of the checks: a tf.data iterator's batch is taken only for a run that will happen
+        return tuple(v for op in r.auto_feeds for v in get_op_def(op.type).host_feed(self, op))
+
     def _call(self, r, feed_dict):
         feeds = tuple([_convert_feed(value, *spec) for value, spec in zip(feed_dict.values(), r.feed_specs)])
         values = self._values
@@ -145,6 +154,8 @@ class Session:
             ro = tuple([values[v] for v in r.ro])
         except KeyError:
             raise self._uninitialized(r) from None
+        if r.auto_feeds:
+            feeds += self._made_feeds(r)
         key = None
         if r.needs_key:
             self._counter += 1
@@ -169,6 +180,10 @@ class Session:
                 results[i] = _to_numpy(outs[j])
             elif kind == 2:
                 results[i] = self._host_value(next(host))
+            elif kind == 3:
+                results[i] = j(outs)
+        for plan in r.after:
+            plan(outs)
         return r.rebuild(results)
 
     def _uninitialized(self, r):
@@ -203,8 +218,16 @@ class Session:
             feed_tensors.append(t)
             feed_specs.append((t, t.dtype.np, t.shape.as_tuple()))
         fetch_tensors, targets, host, kinds = [], [], [], []
+
+        def fetched(t):
+            if t not in fetch_tensors:
+                fetch_tensors.append(t)
+            return fetch_tensors.index(t)
+
         for e in elements:
-            if isinstance(e, Operation):
+            if get_op_def((e if isinstance(e, Operation) else e.op).type).host_compute is not None:
+                kinds.append((3, self._host_plan(e, fetched)))
+            elif isinstance(e, Operation):
                 if get_op_def(e.type).host is not None:
                     raise TypeError("Op %s has no value to run" % e.name)
                 targets.append(e)
@@ -213,9 +236,7 @@ class Session:
                 host.append(e.op)
                 kinds.append((2, None))
             else:
-                if e not in fetch_tensors:
-                    fetch_tensors.append(e)
-                kinds.append((1, fetch_tensors.index(e)))
+                kinds.append((1, fetched(e)))
         r = _Runner()
         r.feed_specs = feed_specs
         r.rebuild = fetch_util.rebuilder(fetches)
@@ -223,15 +244,42 @@ class Session:
         r.host = host
         r.fetch_kinds = kinds
         r.single = not isinstance(fetches, (list, tuple, dict)) and kinds[0][0] == 1
+        r.auto_feeds, r.after = (), ()
         if not fetch_tensors and not targets:
             r.call, r.lowered, r.rw, r.ro, r.updated, r.needs_key, r.checks = None, None, (), (), (), False, ()
             return r
+        sub = prune_pass.prune(fetch_tensors, feed_tensors, targets)
+        r.auto_feeds = prune_pass.host_fed_ops(sub)
+        feed_tensors = feed_tensors + [t for op in r.auto_feeds for t in op.outputs]
+        # host-computed ops reached through control dependencies (tf.group(..., iterator.initializer))
+        # run after the call, for their effect
+        r.after = [self._host_plan(op, fetched) for op in sub.ops if get_op_def(op.type).host_compute is not None
+                   and not any(k == 3 and e is op for (k, _), e in zip(kinds, elements))]
+        r.single = r.single and not r.after
         lowered = self.lowered_for(fetch_tensors, targets, feed_tensors)
         r.lowered = lowered
         r.rw, r.ro, r.updated, r.needs_key = lowered.rw_vars, lowered.ro_vars, lowered.updated, lowered.needs_key
         r.checks = lowered.checks
         r.call = lowered.jitted
         return r
+
+    def _host_plan(self, e, fetched):
+        """How to compute tensor or op `e` (OpDef.host_compute) after the run: its inputs are fetched
+        by the jitted function (through `fetched`), or computed on the host the same way."""
+        op = e if isinstance(e, Operation) else e.op
+        parts = []
+        for t in op.inputs:
+            if get_op_def(t.op.type).host_compute is not None:
+                parts.append(self._host_plan(t, fetched))
+            else:
+                parts.append(lambda outs, j=fetched(t): _to_numpy(outs[j]))
+        rule = get_op_def(op.type).host_compute
+        index = None if isinstance(e, Operation) else e.value_index
+
+        def compute(outs):
+            values = rule(self, op, [part(outs) for part in parts])
+            return None if index is None else values[index]
+        return compute
 
     def lowered_for(self, fetch_tensors, targets, feed_tensors):
         """The Lowered function of a fetch set (cached by fetches, targets and fed tensors)."""
@@ -282,7 +330,7 @@ class Session:
         runner = self._make_runner(fetches, feed_dict)
         if runner.lowered is None:
             raise ValueError("Nothing to lower: the fetches hold no tensor or op")
-        feeds = [_convert_feed(v, *spec) for v, spec in zip(feed_dict.values(), runner.feed_specs)]
+        feeds = self._feed_values(runner, feed_dict)
         return _BoundLowered(runner.lowered, jax_backend.example_args(runner.lowered, self._values, feeds))
 
     def memory_report(self, fetches, feed_dict=None, planner=None, verify=True, xla=True):

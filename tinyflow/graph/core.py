@@ -23,6 +23,7 @@ class GraphKeys:
     VARIABLES = "variables"
     TRAINABLE_VARIABLES = "trainable_variables"
     LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
     MODEL_VARIABLES = "model_variables"
     MOVING_AVERAGE_VARIABLES = "moving_average_variables"
     REGULARIZATION_LOSSES = "regularization_losses"

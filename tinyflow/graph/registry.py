@@ -23,6 +23,10 @@ class OpDef:
       static      the output depends only on input *shapes* (Shape, Size, Rank): computed at trace time
       stateful    never pruned by common-subexpression passes, never constant-folded
       host        computed by the Session in Python, not in the jitted function: host(session, op)
+      host_compute  computed by the Session from its inputs' values, which the jitted function fetches:
+                  host_compute(session, op, input_values) -> one value per output (a summary's bytes)
+      host_feed   produced by the Session before each run and fed to the jitted function:
+                  host_feed(session, op) -> one numpy value per output (a tf.data iterator's next batch)
       inplace     (input, output) pairs whose buffer the output may reuse (memory planner)
       check       a condition on the input values that TF checks when the op runs (Assert, an index
                   in range): computed inside the jitted function; when it fails the Session raises
@@ -31,7 +35,7 @@ class OpDef:
 
     def __init__(self, name, shape, dtype, grad=NOT_SET, lower=None, inplace=(), ref_inputs=(),
                  overwrites=False, needs_key=False, static=False, stateful=False, host=None,
-                 infer_back=None, check=None, check_message=None):
+                 infer_back=None, check=None, check_message=None, host_compute=None, host_feed=None):
         self.name = name
         self.shape = shape
         self.dtype = dtype
@@ -46,6 +50,8 @@ class OpDef:
         self.host = host
         self.infer_back = infer_back
         self.check = check
+        self.host_compute = host_compute
+        self.host_feed = host_feed
         self.check_message = check_message
 
     def __repr__(self):

@@ -174,18 +174,22 @@ def to_json(graph, indent=None):
 
 
 class _Decoder:
-    def __init__(self, graphs):
+    def __init__(self, graphs, into=None):
         self.data = graphs
         self.graphs = {}
+        self.into = into  # an empty Graph to build graph 0 in (import_meta_graph), or None
 
     def graph(self, gid):
         g = self.graphs.get(gid)
         if g is not None:
             return g
         d = self.data[gid]
-        cls = _load_class(d["class"])
-        g = cls.__new__(cls)
-        Graph.__init__(g)
+        if gid == 0 and self.into is not None:
+            g = self.into
+        else:
+            cls = _load_class(d["class"])
+            g = cls.__new__(cls)
+            Graph.__init__(g)
         self.graphs[gid] = g
         g.seed = d["seed"]
         for od in d["ops"]:
@@ -257,16 +261,19 @@ def _hashable(k):
     return tuple(k) if isinstance(k, list) else k
 
 
-def from_dict(d):
-    """Rebuilds a Graph from `to_dict`'s output."""
+def from_dict(d, into=None):
+    """Rebuilds a Graph from `to_dict`'s output (in the empty Graph `into` when given)."""
     if d.get("format") != FORMAT:
         raise ValueError("Not a tinyflow graph (format %r, expected %r)" % (d.get("format"), FORMAT))
-    return _Decoder(d["graphs"]).graph(0)
+    if into is not None and into.get_operations():
+        raise NotImplementedError("tinyflow: a graph can only be imported into an empty graph (this one has %d "
+                                  "ops); import it under `with tf.Graph().as_default():`" % len(into.get_operations()))
+    return _Decoder(d["graphs"], into).graph(0)
 
 
-def from_json(text):
+def from_json(text, into=None):
     """Rebuilds a Graph from `to_json`'s text: same ops, attrs, collections and variables."""
-    return from_dict(json.loads(text))
+    return from_dict(json.loads(text), into)
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):

@@ -73,8 +73,16 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
                                          name=name).outputs[0]
 
 
+def _const_lower(attrs):
+    value = attrs["value"]
+    if value.dtype.kind in "USO":  # a graph may hold strings (names, messages); XLA computes numbers only
+        raise TypeError("tinyflow computes numbers and booleans only; a string tensor (%r) cannot be "
+                        "computed or fetched" % (value.tolist(),))
+    return value
+
+
 register_op("Const", shape=lambda s, a, v: [TensorShape(a["value"].shape)], dtype=lambda d, a: [a["dtype"]],
-            grad=None, lower=lambda attrs: attrs["value"])
+            grad=None, lower=_const_lower)
 
 
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref=False):

@@ -381,8 +381,21 @@ def _segment_lower(a, data, ids, n):
     return jax.ops.segment_sum(flat, ids.reshape(-1), int(n)).astype(data.dtype)
 
 
+def gather_drop_negatives(x, ids):
+    """TF's _GatherDropNegatives: x's rows at ids, zeros where an id is negative (segment ops drop
+    those ids, so they get no gradient; a plain gather would reject them)."""
+    known = constant_value(ids)
+    if known is not None and np.all(np.asarray(known) >= 0):
+        return gather(x, ids)
+    rows = gather(x, math_ops.maximum(ids, math_ops.scalar_like(0, ids)))
+    if x.shape.ndims is None:
+        raise NotImplementedError("tinyflow: the gradient of a segment op needs the rank of its data")
+    keep = math_ops.greater_equal(ids, math_ops.scalar_like(0, ids))[(Ellipsis,) + (None,) * (x.shape.ndims - 1)]
+    return math_ops.where_v2(keep, rows, zeros_like(rows))
+
+
 register_op("UnsortedSegmentSum", shape=_segment_shape, dtype=same_as_input(0), lower=_segment_lower,
-            grad=lambda op, g: [gather(g, op.inputs[1]), None, None])
+            grad=lambda op, g: [gather_drop_negatives(g, op.inputs[1]), None, None])
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):

@@ -739,9 +739,23 @@ def _mean(x, axis, keepdims):
     return jnp.mean(x, axis=axis, keepdims=keepdims)
 
 
+def _extreme(fn, x, kwargs):
+    """max / min; over nothing TF gives the identity (-inf / +inf, an integer type's lowest / highest)."""
+    if x.size:
+        return fn(x, **kwargs)
+    low = fn is jnp.max
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        start = -np.inf if low else np.inf
+    else:
+        info = np.iinfo(x.dtype) if x.dtype != np.bool_ else None
+        start = (info.min if low else info.max) if info else (not low)
+    return fn(x, initial=np.asarray(start, x.dtype), **kwargs)
+
+
 _REDUCTIONS = {
     "Sum": (jnp.sum, _grad_sum, NUMERIC), "Mean": (_mean, _grad_mean, NUMERIC),
-    "Max": (jnp.max, _grad_minmax, NUMERIC), "Min": (jnp.min, _grad_minmax, NUMERIC),
+    "Max": (lambda x, **k: _extreme(jnp.max, x, k), _grad_minmax, NUMERIC),
+    "Min": (lambda x, **k: _extreme(jnp.min, x, k), _grad_minmax, NUMERIC),
     "Prod": (jnp.prod, _grad_prod, NUMERIC), "Any": (jnp.any, None, BOOL), "All": (jnp.all, None, BOOL),
 }
 for _name, (_fn, _grad, _allowed) in _REDUCTIONS.items():

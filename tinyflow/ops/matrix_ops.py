@@ -10,17 +10,21 @@ from ..graph.core import ShapeError, Tensor
 from ..graph.registry import register_op, same_as_input
 from ..graph.shapes import TensorShape
 from . import math_ops
-from .array_ops import _convert_same, _pyrange, _scope, concat, ones, pad, reshape, stack, transpose
+from .array_ops import _convert_same, _int_tensor, _pyrange, _scope, concat, ones, pad, reshape, stack, transpose
 from .base import broadcast_shapes, constant_value_of, convert_to_tensor, make_op
 from .indexing_ops import _dims_or_shape, _prod
 
 __all__ = [
+    'cross',
     'diag',
     'diag_part',
     'einsum',
     'eye',
     'matrix_diag',
+    'matrix_band_part',
     'matrix_diag_part',
+    'matrix_set_diag',
+    'matrix_transpose',
     'tensordot',
 ]
 
@@ -122,6 +126,98 @@ def matrix_diag(diagonal, name="MatrixDiag"):
 def matrix_diag_part(input, name="MatrixDiagPart"):
     """The main diagonals of a batch of matrices: [..., m, n] -> [..., min(m, n)]."""
     return make_op("MatrixDiagPart", [convert_to_tensor(input)], name=name)
+
+
+def _matrix_shape(shapes, attrs, values):
+    """shape rule: the input's shape, which must be a (batch of) matrix."""
+    x = shapes[0]
+    if x.ndims is not None and x.ndims < 2:
+        raise ShapeError("Shape must be at least rank 2 but is rank %d" % x.ndims)
+    return [x]
+
+
+def _band_lower(a, x, lower, upper):
+    m, n = x.shape[-2:]
+    i, j = np.arange(m)[:, None], np.arange(n)[None, :]
+    lower, upper = int(lower), int(upper)  # a negative bound keeps that whole triangle
+    keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+    return jnp.where(keep, x, jnp.zeros((), x.dtype))
+
+
+register_op("MatrixBandPart", shape=_matrix_shape, dtype=same_as_input(0), lower=_band_lower,
+            grad=lambda op, g: [matrix_band_part(g, op.inputs[1], op.inputs[2]), None, None])
+
+
+def matrix_band_part(input, num_lower, num_upper, name=None):
+    """Each matrix with the entries outside the band zeroed: kept where i - j <= num_lower and
+    j - i <= num_upper (a negative bound keeps the whole lower / upper triangle)."""
+    with _scope(name or "MatrixBandPart") as scope:
+        x = convert_to_tensor(input, name="input")
+        lower = _int_tensor(num_lower, "num_lower")
+        upper = convert_to_tensor(num_upper, dtype=lower.dtype, name="num_upper")
+        return make_op("MatrixBandPart", [x, lower, upper], name=scope)
+
+
+def _set_diag_shape(shapes, attrs, values):
+    x, d = shapes
+    (out,) = _matrix_shape([x], attrs, values)
+    want = _matrix_diag_part_shape([x], attrs, values)[0]
+    if not d.is_compatible_with(want):
+        raise ShapeError("diagonal must have shape %s to fit input of shape %s, got %s"
+                         % (want.as_proto_str(), x.as_proto_str(), d.as_proto_str()))
+    return [out]
+
+
+def _set_diag_lower(a, x, d):
+    k = np.arange(min(x.shape[-2:]))
+    return jnp.asarray(x).at[..., k, k].set(d)
+
+
+def _set_diag_grad(op, g):
+    return [matrix_set_diag(g, math_ops.zeros_like(op.inputs[1])), matrix_diag_part(g)]
+
+
+register_op("MatrixSetDiag", shape=_set_diag_shape, dtype=same_as_input(0), lower=_set_diag_lower,
+            grad=_set_diag_grad)
+
+
+def matrix_set_diag(input, diagonal, name="set_diag"):
+    """Each matrix of `input` with its main diagonal replaced by `diagonal` ([..., min(m, n)])."""
+    x, d = _convert_same([input, diagonal], "MatrixSetDiag", "input")
+    return make_op("MatrixSetDiag", [x, d], name=name)
+
+
+def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+    """Transposes the last two dimensions of `a` (rank >= 2), keeping batch dimensions."""
+    a = convert_to_tensor(a, name="a")
+    rank = a.shape.ndims
+    if rank is None:
+        raise ValueError("tinyflow's matrix_transpose needs a known rank, got %s" % a)
+    if rank < 2:
+        raise ValueError("Argument 'a' should be a (batch) matrix, with rank >= 2.  Found: %s" % a.shape)
+    return transpose(a, list(_pyrange(rank - 2)) + [rank - 1, rank - 2], name=name)
+
+
+# ---- cross product --------------------------------------------------------------------------------
+def _cross_shape(shapes, attrs, values):
+    a, b = shapes
+    if not a.is_compatible_with(b):
+        raise ShapeError("Dimensions must be equal, but are %s and %s" % (a.as_proto_str(), b.as_proto_str()))
+    out = a.merge_with(b)
+    if out.ndims is not None and (out.ndims == 0 or out[-1].value not in (None, 3)):
+        raise ShapeError("Dimension must be 3 but is %s" % (out[-1].value if out.ndims else "a scalar"))
+    return [out]
+
+
+register_op("Cross", shape=_cross_shape, dtype=same_as_input(0),
+            grad=lambda op, g: [cross(op.inputs[1], g), cross(g, op.inputs[0])],
+            lower=lambda a, x, y: jnp.cross(x, y).astype(x.dtype))
+
+
+def cross(a, b, name=None):
+    """The cross product of 3-vectors along the last dimension of a and b (same shapes)."""
+    a, b = _convert_same([a, b], "Cross", "a")
+    return make_op("Cross", [a, b], name=name or "Cross")
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dt.float32, name=None):

@@ -17,11 +17,14 @@ from ..graph.shapes import TensorShape
 from . import math_ops
 from .array_ops import (_fold_by_lowering, _int_tensor, _pyrange, _ints, _is_concrete, _scope, broadcast_to, expand_dims,
                         reshape, size, stack)
+from .array_ops import shape as _shape, transpose as _transpose
 from .base import _infer_dtype, constant, convert_n, convert_to_tensor, make_op, normalize_axis
 
 UniqueOutput = collections.namedtuple("Unique", ["y", "idx"])
 
 __all__ = [
+    'argsort',
+    'cumprod',
     'cumsum',
     'lin_space',
     'linspace',
@@ -31,7 +34,9 @@ __all__ = [
     'reverse',
     'reverse_sequence',
     'reverse_v2',
+    'roll',
     'sequence_mask',
+    'sort',
     'unique',
 ]
 
@@ -227,6 +232,117 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     with _scope(name or "Cumsum") as scope:
         return make_op("Cumsum", [convert_to_tensor(x, name="x"), _int_tensor(axis, "axis")],
                        {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name=scope)
+
+
+def _cumprod_lower(a, x, axis):
+    ax = normalize_axis(int(axis), x.ndim)
+    if a["reverse"]:
+        x = jnp.flip(x, ax)
+    if a["exclusive"]:  # shift by one, a leading 1: exact, unlike out / x
+        x = jnp.concatenate([jnp.ones_like(lax.slice_in_dim(x, 0, 1, axis=ax)),
+                             lax.slice_in_dim(x, 0, x.shape[ax] - 1, axis=ax)], axis=ax)
+    out = jnp.cumprod(x, axis=ax, dtype=x.dtype)
+    return jnp.flip(out, ax) if a["reverse"] else out
+
+
+def _cumprod_grad(op, g):
+    """TF's rule: cumsum(prod * g, reversed) / x (like TF it assumes no x is 0)."""
+    x, axis = op.inputs
+    ex, rev = op.attrs["exclusive"], op.attrs["reverse"]
+    prod = cumprod(x, axis, exclusive=ex, reverse=rev)
+    out = cumsum(math_ops.multiply(prod, g), axis, exclusive=ex, reverse=not rev)
+    return [math_ops.divide(out, x), None]
+
+
+register_op("Cumprod", shape=_cumsum_shape, dtype=same_as_input(0), lower=_cumprod_lower, grad=_cumprod_grad)
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Cumulative product along `axis`; exclusive leaves out the element itself, reverse runs from the end."""
+    with _scope(name or "Cumprod") as scope:
+        return make_op("Cumprod", [convert_to_tensor(x, name="x"), _int_tensor(axis, "axis")],
+                       {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name=scope)
+
+
+# ---- roll -----------------------------------------------------------------------------------------
+def _roll_shape(shapes, attrs, values):
+    x, shift, axis = shapes[0], shapes[1], shapes[2]
+    if shift.ndims is not None and axis.ndims is not None and shift.ndims > 1:
+        raise ShapeError("Shape must be at most rank 1 but is rank %d" % shift.ndims)
+    if not shift.is_compatible_with(axis):
+        raise ShapeError("shift and axis must have the same size, got %s and %s" % (shift, axis))
+    if values[2] is not None and x.ndims is not None:
+        for a in _ints(values[2]):
+            normalize_axis(a, x.ndims)
+    return [x]
+
+
+def _roll_lower(a, x, shift, axis):
+    axes = [normalize_axis(i, x.ndim) for i in _ints(axis)]
+    shift = jnp.reshape(shift, -1)  # may be a run-time value: jnp.roll handles a traced shift
+    for k, ax in enumerate(axes):
+        x = jnp.roll(x, shift[k], axis=ax)
+    return x
+
+
+register_op("Roll", shape=_roll_shape, dtype=same_as_input(0), lower=_roll_lower,
+            grad=lambda op, g: [roll(g, math_ops.negative(op.inputs[1]), op.inputs[2]), None, None])
+
+
+def roll(input, shift, axis, name=None):
+    """Elements shifted by `shift` along `axis` (both scalars or equal-length lists), wrapping around."""
+    with _scope(name or "Roll") as scope:
+        shift = _int_tensor(shift, "shift")
+        return make_op("Roll", [convert_to_tensor(input, name="input"), shift,
+                                convert_to_tensor(axis, dtype=shift.dtype, name="axis")], name=scope)
+
+
+# ---- sort and argsort: TF builds them from top_k --------------------------------------------------
+def _sorted_along(values, axis, direction, want_indices):
+    """TF's sort_ops: move `axis` last, top_k over all of it (negated for ASCENDING), move it back.
+    top_k keeps equal values in order, so the result is stable either way."""
+    from .nn_ops import top_k  # nn_ops builds on this module
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError('"direction" should be one of ASCENDING, DESCENDING')
+    x = convert_to_tensor(values, name="values")
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError("tinyflow: sort needs a tensor of known rank")
+    if rank == 0:
+        raise ValueError("sort axis must be a constant scalar of a tensor with rank >= 1")
+    ax = constant_value(convert_to_tensor(axis)) if isinstance(axis, Tensor) else axis
+    if ax is None:
+        raise ValueError("axis must be a constant scalar")
+    ax = normalize_axis(int(ax), rank)
+    perm = list(_pyrange(rank))
+    perm[ax], perm[-1] = perm[-1], perm[ax]
+    if ax != rank - 1:
+        x = _transpose(x, perm)
+    n = x.shape[-1].value
+    k = n if n is not None else _shape(x)[-1]
+    if direction == "DESCENDING":
+        vals, idx = top_k(x, k)
+    elif x.dtype.is_unsigned:  # negation wraps around for unsigned ints: flip against the max instead
+        top = math_ops.scalar_like(x.dtype.max, x)
+        vals, idx = top_k(math_ops.subtract(top, x), k)
+        vals = math_ops.subtract(top, vals)
+    else:
+        vals, idx = top_k(math_ops.negative(x), k)
+        vals = math_ops.negative(vals)
+    out = idx if want_indices else vals
+    return _transpose(out, perm) if ax != rank - 1 else out
+
+
+def sort(values, axis=-1, direction="ASCENDING", name=None):
+    """`values` sorted along `axis` (ASCENDING or DESCENDING)."""
+    with _scope(name or "sort"):
+        return _sorted_along(values, axis, direction, False)
+
+
+def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    """The int32 indices that sort `values` along `axis`; always stable in tinyflow (as top_k is)."""
+    with _scope(name or "argsort"):
+        return _sorted_along(values, axis, direction, True)
 
 
 # ---- meshgrid, sequence_mask ------------------------------------------------------------------------

@@ -6,6 +6,7 @@ that tensor as an input (passes/state.py decides which value each reader sees); 
 take it as a reference input (OpDef.ref_inputs) and return its new value.
 """
 import builtins
+import jax.numpy as jnp
 import numpy as np
 
 from ..graph import dtypes as dt
@@ -14,6 +15,7 @@ from ..graph.registry import from_attr, register_op, same_as_input
 from ..graph.shapes import TensorShape, as_shape
 from .base import convert_to_tensor, make_op, register_tensor_conversion_function
 from .array_ops import identity, no_op
+from .indexing_ops import _first_bad, _position
 
 register_op("VariableV2", shape=lambda s, a, v: [a["shape"]], dtype=from_attr("dtype"), grad=None, lower=None,
             stateful=True)
@@ -37,6 +39,11 @@ __all__ = [
     'model_variables',
     'moving_average_variables',
     'report_uninitialized_variables',
+    'scatter_add',
+    'scatter_nd_add',
+    'scatter_nd_update',
+    'scatter_sub',
+    'scatter_update',
     'trainable_variables',
     'variables_initializer',
     'tuple',
@@ -69,6 +76,112 @@ register_op("AssignAdd", shape=_assign_shape, dtype=_assign_dtype, grad=None, re
             lower=lambda a, cur, value: cur + value)
 register_op("AssignSub", shape=_assign_shape, dtype=_assign_dtype, grad=None, ref_inputs=(0,),
             lower=lambda a, cur, value: cur - value)
+
+
+# ---- sparse updates: scatter_update/add/sub, scatter_nd_update/add --------------------------------
+def _scatter_shape(nd):
+    """shape rule: the ref's shape; updates must be indices.shape + ref.shape[1:] (scatter) or
+    indices.shape[:-1] + ref.shape[indices.shape[-1]:] (scatter_nd); scatter also takes a scalar."""
+    def rule(shapes, attrs, values):
+        ref, idx, upd = shapes
+        if ref.ndims is None or idx.ndims is None or upd.ndims is None:
+            return [ref]
+        if nd:
+            k = idx[-1].value if idx.ndims else None
+            if k is None:
+                return [ref]
+            if k > ref.ndims:
+                raise ShapeError("Output must have rank at least %d, got %d" % (k, ref.ndims))
+            want = TensorShape(idx.as_list()[:-1] + ref.as_list()[k:])
+        else:
+            if upd.ndims == 0:  # a scalar goes to every indexed row
+                return [ref]
+            want = TensorShape(idx.as_list() + ref.as_list()[1:])
+        if not upd.is_compatible_with(want):
+            raise ShapeError("Shapes must be equal rank, but are %d and %d" % (upd.ndims, want.ndims)
+                             if upd.ndims != want.ndims else
+                             "Dimensions must be equal: updates has shape %s but %s expects %s"
+                             % (upd.as_proto_str(), attrs["_type"], want.as_proto_str()))
+        return [ref]
+    return rule
+
+
+def _scatter_dtype(dtypes, attrs):
+    if dtypes[1] not in (dt.int32, dt.int64):
+        raise TypeError("Value passed to parameter 'indices' has DataType %s not in list of allowed values: "
+                        "int32, int64" % dtypes[1].name)
+    return _assign_dtype([dtypes[0], dtypes[2]], attrs)
+
+
+def _scatter_check(nd):
+    """TF checks the indices when the op runs (XLA would drop or clamp an out-of-range one)."""
+    def check(a, ref, idx, upd):
+        if nd:
+            k = idx.shape[-1]
+            dims = jnp.array(ref.shape[:k], idx.dtype)
+            return (*_first_bad(jnp.any((idx < 0) | (idx >= dims), axis=-1), idx.reshape(-1, k)),
+                    jnp.array(ref.shape, np.int64))
+        return (*_first_bad((idx < 0) | (idx >= ref.shape[0]), idx.reshape(-1)), jnp.array(ref.shape, np.int64))
+    return check
+
+
+def _scatter_message(nd):
+    def message(op, pos, dims, row, shape):
+        where = _position(pos, dims)
+        if nd:
+            return "indices[%s] = [%s] does not index into shape [%s]" % (
+                where, ", ".join(str(int(v)) for v in np.atleast_1d(row)), ",".join(str(int(d)) for d in shape))
+        return "indices[%s] = %d is not in [0, %d)" % (where, int(row), int(shape[0]))
+    return message
+
+
+def _nd_index(idx):
+    return builtins.tuple(jnp.moveaxis(idx, -1, 0))
+
+
+_SCATTERS = {  # op type -> (is scatter_nd, new value of the ref)
+    "ScatterUpdate": (False, lambda cur, i, u: cur.at[i].set(u)),
+    "ScatterAdd": (False, lambda cur, i, u: cur.at[i].add(u)),
+    "ScatterSub": (False, lambda cur, i, u: cur.at[i].add(-u)),
+    "ScatterNdUpdate": (True, lambda cur, i, u: cur.at[_nd_index(i)].set(u)),
+    "ScatterNdAdd": (True, lambda cur, i, u: cur.at[_nd_index(i)].add(u)),
+}
+for _t, (_nd, _fn) in _SCATTERS.items():
+    register_op(_t, shape=_scatter_shape(_nd), dtype=_scatter_dtype, grad=None, ref_inputs=(0,),
+                lower=lambda a, cur, i, u, _fn=_fn: _fn(jnp.asarray(cur), i, jnp.asarray(u, cur.dtype)),
+                check=_scatter_check(_nd), check_message=_scatter_message(_nd))
+
+
+def _scatter(op_type, ref, indices, updates, name):
+    ref = _ref(ref)
+    indices = convert_to_tensor(indices, preferred_dtype=dt.int32, name="indices")
+    updates = convert_to_tensor(updates, dtype=ref.dtype, name="updates")
+    return make_op(op_type, [ref, indices, updates], {"_type": op_type}, name=name or op_type)
+
+
+def scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """ref[indices] = updates (rows along dimension 0); returns the updated variable's value."""
+    return _scatter("ScatterUpdate", ref, indices, updates, name)
+
+
+def scatter_add(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] += updates (duplicate indices add up); returns the updated value."""
+    return _scatter("ScatterAdd", ref, indices, updates, name)
+
+
+def scatter_sub(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] -= updates (duplicate indices add up); returns the updated value."""
+    return _scatter("ScatterSub", ref, indices, updates, name)
+
+
+def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):
+    """ref[indices[..., 0], indices[..., 1], ...] = updates; returns the updated value."""
+    return _scatter("ScatterNdUpdate", ref, indices, updates, name)
+
+
+def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices[..., 0], ...] += updates (duplicates add up); returns the updated value."""
+    return _scatter("ScatterNdAdd", ref, indices, updates, name)
 
 
 def _ref(ref):

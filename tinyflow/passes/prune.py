@@ -44,8 +44,15 @@ def unfed_placeholders(sub):
 
 
 def host_ops(sub):
-    """Ops a Session computes in Python (OpDef.host), e.g. report_uninitialized_variables."""
-    return [op for op in sub.ops if get_op_def(op.type).host is not None]
+    """Ops a Session computes in Python (OpDef.host, host_compute), e.g. report_uninitialized_variables."""
+    return [op for op in sub.ops if get_op_def(op.type).host is not None or get_op_def(op.type).host_compute]
+
+
+def host_fed_ops(sub):
+    """Ops whose outputs the Session makes before each run and feeds (OpDef.host_feed), not fed already."""
+    fed = set(sub.feeds)
+    return [op for op in sub.ops if get_op_def(op.type).host_feed is not None
+            and any(t not in fed for t in op.outputs)]
 
 
 def runs_rule(op, fed):

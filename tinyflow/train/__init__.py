@@ -6,7 +6,7 @@ from .step import assert_global_step, create_global_step, get_global_step, get_o
 from .schedules import (cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
                         linear_cosine_decay, natural_exp_decay, piecewise_constant, polynomial_decay)
 from .moving_averages import ExponentialMovingAverage
-from .saver import Saver
+from .saver import Saver, export_meta_graph, import_meta_graph
 from .checkpoint import (CheckpointReader, CheckpointState, NewCheckpointReader, checkpoint_exists,
                          get_checkpoint_state, latest_checkpoint, list_variables, load_variable,
                          update_checkpoint_state)

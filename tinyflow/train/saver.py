@@ -84,6 +84,8 @@ class Saver:
             except FileNotFoundError:
                 raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path) from None
         write_checkpoint(prefix, arrays)
+        if write_meta_graph:
+            export_meta_graph(prefix + "." + meta_graph_suffix, graph=sess.graph, saver=self)
         self._record(prefix)
         if write_state:
             update_checkpoint_state(save_dir or ".", prefix, self._last_checkpoints, latest_filename,
@@ -126,3 +128,43 @@ class Saver:
             values[op] = reader.get_tensor(name)
         for op, value in values.items():
             sess._set_variable(op, value)
+
+
+# ---- meta graphs: the graph beside the checkpoint -------------------------------------------------
+def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
+                      as_text=False, graph=None, export_scope=None, clear_devices=False, saver=None, **kwargs):
+    """Writes the graph (tinyflow's JSON: ops, attrs, collections, variables) to `filename`, as TF
+    writes a MetaGraphDef beside each checkpoint; returns the JSON dict. A graph holding something
+    JSON cannot keep (a Python function given to tf.py_func) is skipped with a warning."""
+    import json
+    import warnings
+    from ..graph import serialize
+    graph = graph or get_default_graph()
+    try:
+        meta = serialize.to_dict(graph)
+    except TypeError as e:
+        warnings.warn("tinyflow: the meta graph was not written: %s" % e, RuntimeWarning, stacklevel=2)
+        return None
+    if filename:
+        tmp = filename + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(meta, f)
+        os.replace(tmp, filename)
+    return meta
+
+
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
+    """Rebuilds a graph written by Saver.save / export_meta_graph into the (empty) default graph and
+    returns a Saver of its variables, ready for `saver.restore(sess, prefix)`."""
+    import json
+    from ..graph import serialize
+    if import_scope:
+        raise NotImplementedError("tinyflow: import_meta_graph(import_scope=...) is not supported")
+    meta = meta_graph_or_file
+    if isinstance(meta, str):
+        if not os.path.exists(meta):
+            raise IOError("File %s does not exist." % meta)
+        with open(meta) as f:
+            meta = json.load(f)
+    graph = serialize.from_dict(meta, into=get_default_graph())
+    return Saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None

@@ -1,0 +1,68 @@
+"""tf.py_func / tf.numpy_function: a Python function on numpy values, called from inside the
+jitted function through `jax.pure_callback`.
+
+XLA compiles each call with fixed result shapes, so every output shape must be known when the fetch
+set is traced: from the static shape of the result (set it with `.set_shape`), where a dimension
+left unknown (a batch) takes the size of the same dimension of the first input of the same rank.
+"""
+import jax
+import numpy as np
+
+from ..graph import dtypes as dt
+from ..graph.registry import register_op
+from ..graph.shapes import TensorShape
+from .base import convert_to_tensor, make_op_raw
+
+__all__ = ["numpy_function", "py_func"]
+
+
+def _result_shapes(op, args):
+    shapes = []
+    for t in op.outputs:
+        dims = t.shape.as_list() if t.shape.ndims is not None else None
+        if dims is not None and None in dims:
+            same_rank = [a.shape for a in args if len(a.shape) == len(dims)]
+            if same_rank:
+                dims = [s if d is None else d for d, s in zip(dims, same_rank[0])]
+            elif dims[0] is None and args and len(args[0].shape):  # a batch: the first input's
+                dims[0] = args[0].shape[0]
+        if dims is None or None in dims:
+            raise ValueError("tinyflow: the shape of %s (%s) must be known to compile the call of tf.py_func: set it "
+                             "with %s.set_shape([...])" % (t.name, t.shape, t.name.split(":")[0]))
+        shapes.append(tuple(int(d) for d in dims))
+    return shapes
+
+
+def _py_func_lower(a, *args):
+    op = a["op"]()
+    shapes = _result_shapes(op, args)
+    dtypes = [d.np for d in a["Tout"]]
+
+    def host(*values):
+        out = a["func"](*[np.asarray(v) for v in values])
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        if len(outs) != len(dtypes):
+            raise ValueError("%s returned %d values, expected %d" % (a["func"], len(outs), len(dtypes)))
+        return [np.asarray(o, d).reshape(s) for o, d, s in zip(outs, dtypes, shapes)]
+    results = [jax.ShapeDtypeStruct(s, d) for s, d in zip(shapes, dtypes)]
+    return tuple(jax.pure_callback(host, results, *args))
+
+
+register_op("PyFunc", shape=lambda s, a, v: [TensorShape(None)] * len(a["Tout"]),
+            dtype=lambda d, a: list(a["Tout"]), grad=None, lower=_py_func_lower, stateful=True)
+
+
+def py_func(func, inp, Tout, stateful=True, name=None):
+    """func(*numpy inputs) -> numpy output(s) of dtypes Tout (a dtype or a list of them), run on the
+    host each time the op runs. No gradient flows through it."""
+    single = not isinstance(Tout, (list, tuple))
+    touts = [dt.as_dtype(t) for t in ([Tout] if single else Tout)]
+    inputs = [convert_to_tensor(x) for x in inp]
+    op = make_op_raw("PyFunc", inputs, {"func": func, "Tout": touts}, name=name or "PyFunc")
+    op.attrs["op"] = lambda: op  # the lowering reads the outputs' static shapes (set_shape may come later)
+    return op.outputs[0] if single else list(op.outputs)
+
+
+def numpy_function(func, inp, Tout, name=None):
+    """tf.numpy_function: py_func by its newer name."""
+    return py_func(func, inp, Tout, name=name)
