@@ -176,13 +176,8 @@ class Take(Dataset):
         super().__init__(input_dataset._types, input_dataset._shapes, [input_dataset], [self._count])
 
     def _iterate(self, run):
-        count = int(run.value(self._count))
-        if count == 0:
-            return
-        for i, e in enumerate(self._inputs[0]._iterate(run)):
-            yield e
-            if i + 1 == count:
-                return
+        count = int(run.value(self._count))  # -1: all of it
+        return itertools.islice(self._inputs[0]._iterate(run), count if count >= 0 else None)
 
 
 class Skip(Dataset):
@@ -191,10 +186,8 @@ class Skip(Dataset):
         super().__init__(input_dataset._types, input_dataset._shapes, [input_dataset], [self._count])
 
     def _iterate(self, run):
-        count = int(run.value(self._count))
-        for i, e in enumerate(self._inputs[0]._iterate(run)):
-            if count >= 0 and i >= count:
-                yield e
+        count = int(run.value(self._count))  # -1: skips all of it
+        return itertools.islice(self._inputs[0]._iterate(run), count, None) if count >= 0 else iter(())
 
 
 class Map(Dataset):
