@@ -1,7 +1,6 @@
 """More of tf.layers: Conv2DTranspose, Conv1D and 1-D pooling, with TF 1.15's variable names
 ("conv2d_transpose/kernel", "conv1d/kernel") and output sizes. Loaded into tf.layers by layers.py."""
 from . import nn
-from .graph.core import Tensor
 from .layers import Layer, _KernelBiasLayer, _data_format, _padding, _tuple
 from .ops import array_ops, init_ops
 
@@ -52,9 +51,8 @@ class Conv2DTranspose(_KernelBiasLayer):
                         _deconv_length(array_ops.shape(inputs)[h_axis + i], k, s, self.padding))
         batch = inputs.shape[0].value if inputs.shape[0].value is not None else array_ops.shape(inputs)[0]
         out = [batch] + dims + [self.filters] if nhwc else [batch, self.filters] + dims
-        out_shape = array_ops.stack(out) if any(isinstance(d, Tensor) for d in out) else out
         strides = [1, *self.strides, 1] if nhwc else [1, 1, *self.strides]
-        outputs = nn.conv2d_transpose(inputs, self.kernel, out_shape, strides, padding=self.padding,
+        outputs = nn.conv2d_transpose(inputs, self.kernel, out, strides, padding=self.padding,
                                       data_format=self.data_format)
         outputs.set_shape([d if isinstance(d, int) else None for d in out])
         return self._bias_and_activation(outputs, self.data_format)

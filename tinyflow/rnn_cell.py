@@ -13,7 +13,7 @@ import collections
 
 from . import layers
 from .graph import dtypes as dt
-from .graph.core import Tensor, get_default_graph
+from .graph.core import get_default_graph
 from .ops import array_ops, init_ops, math_ops, nn_ops
 from .ops import variable_scope as vs
 from .ops.base import convert_to_tensor
@@ -37,8 +37,7 @@ class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
 def _zeros(batch_size, size, dtype):
     if isinstance(size, (tuple, list)):
         return pack_as(size, [_zeros(batch_size, s, dtype) for s in flatten(size)])
-    return array_ops.zeros(array_ops.stack([batch_size, size]) if isinstance(batch_size, Tensor)
-                           else [batch_size, size], dtype=dtype)
+    return array_ops.zeros([batch_size, size], dtype=dtype)  # batch_size may be a tensor
 
 
 class RNNCell(layers.Layer):

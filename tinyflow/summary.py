@@ -7,6 +7,7 @@ for FileWriter.add_summary. With the `tensorboard` extra installed (pip install
 files; without it a summary is JSON and FileWriter appends one JSON line per event to
 `<logdir>/events.tinyflow.jsonl`, so a script runs unchanged either way.
 """
+import contextlib
 import json
 import os
 import re
@@ -124,21 +125,13 @@ for _type, _rule in (("ScalarSummary", _scalar_value), ("HistogramSummary", _his
 def _summary_op(op_type, name, tensor, collections, family):
     name = re.sub(r"[^-/\w\.]", "_", name)  # TF's rule for a valid summary name
     graph = get_default_graph()
-    with graph.name_scope(family) if family else _nullcontext():
+    with graph.name_scope(family) if family else contextlib.nullcontext():
         with graph.name_scope(name) as scope:
             tag = scope.rstrip("/") if family is None else family + "/" + scope.rstrip("/")
             out = make_op(op_type, [convert_to_tensor(tensor)], {"tag": tag}, name=scope)
     for key in (collections if collections is not None else [GraphKeys.SUMMARIES]):
         graph.add_to_collection(key, out)
     return out
-
-
-class _nullcontext:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 def scalar(name, tensor, collections=None, family=None):

@@ -10,7 +10,6 @@ import jax
 import numpy as np
 
 from .. import errors
-from ..graph import dtypes as dt
 from ..graph.core import Operation, Tensor, get_default_graph
 from ..graph.registry import get_op_def
 from ..lower import jax_backend
@@ -253,8 +252,9 @@ class Session:
         feed_tensors = feed_tensors + [t for op in r.auto_feeds for t in op.outputs]
         # host-computed ops reached through control dependencies (tf.group(..., iterator.initializer))
         # run after the call, for their effect
-        r.after = [self._host_plan(op, fetched) for op in sub.ops if get_op_def(op.type).host_compute is not None
-                   and not any(k == 3 and e is op for (k, _), e in zip(kinds, elements))]
+        planned = {e for (k, _), e in zip(kinds, elements) if k == 3}
+        r.after = [self._host_plan(op, fetched) for op in sub.ops
+                   if get_op_def(op.type).host_compute is not None and op not in planned]
         r.single = r.single and not r.after
         lowered = self.lowered_for(fetch_tensors, targets, feed_tensors)
         r.lowered = lowered

@@ -196,12 +196,8 @@ class Map(Dataset):
         super().__init__(self._fn.out_types, self._fn.out_shapes, [input_dataset], self._fn.sources())
 
     def _iterate(self, run):
-        # in chunks: the function runs once per chunk of equally shaped elements (vmapped)
-        source = iter(self._inputs[0]._iterate(run))
-        while True:
-            chunk = list(itertools.islice(source, functions._CHUNK))
-            if not chunk:
-                return
+        # a traced function runs once per chunk of elements (vmapped over equally shaped ones)
+        for chunk in _chunks(self._inputs[0]._iterate(run), functions._CHUNK, False):
             for out in self._fn.call_many(chunk, run):
                 yield tuple(out)
 
@@ -217,11 +213,7 @@ class Filter(Dataset):
         super().__init__(input_dataset._types, input_dataset._shapes, [input_dataset], self._fn.sources())
 
     def _iterate(self, run):
-        source = iter(self._inputs[0]._iterate(run))
-        while True:
-            chunk = list(itertools.islice(source, functions._CHUNK))
-            if not chunk:
-                return
+        for chunk in _chunks(self._inputs[0]._iterate(run), functions._CHUNK, False):
             for e, keep in zip(chunk, self._fn.call_many(chunk, run)):
                 if bool(np.asarray(keep[0])):
                     yield e

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..graph import dtypes as dt
 from ..graph.core import GraphKeys, ShapeError, Tensor, get_default_graph
-from ..graph.registry import from_attr, register_op, same_as_input
+from ..graph.registry import from_attr, register_op
 from ..graph.shapes import TensorShape, as_shape
 from .base import convert_to_tensor, make_op, register_tensor_conversion_function
 from .array_ops import identity, no_op
