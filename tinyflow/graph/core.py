@@ -488,10 +488,8 @@ def constant_value(tensor):
     rule = get_op_def(op.type).fold
     if rule is None:
         return None
-    if rule is True:
-        value = _evaluate(op, tensor, [constant_value(t) for t in op.inputs])
-    else:
-        value = rule(op, tensor)
+    values = [constant_value(t) for t in op.inputs]
+    value = _evaluate(op, tensor, values) if rule is True else rule(op, values)
     if value is not None:   # only a known value is kept: a shape refined later may make one known
         tensor._value = value
     return value
