@@ -121,7 +121,7 @@ def numpy_fold(fn):
     tf.shape(x)[0] * 2 folds without starting JAX."""
     def fold(op, values):
         dtype = op.outputs[0].dtype
-        if any(v is None for v in values) or not (dtype.is_integer or dtype.is_bool):
+        if not (dtype.is_integer or dtype.is_bool) or any(v is None for v in values):
             return None
         with np.errstate(all="ignore"):
             return np.asarray(fn(*values)).astype(dtype.np)
