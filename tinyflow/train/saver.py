@@ -1,4 +1,8 @@
-"""tf.train.Saver: saves and restores variables as checkpoints (format: checkpoint.py).
+"""tf.train.Saver: saves and restores variables as checkpoints.
+
+Saver writes TF's V2 checkpoint format by default (tf_files/bundle.py: TensorFlow restores it);
+Saver(write_version="npz") writes tinyflow's older npz format (checkpoint.py). Restore reads both,
+detecting the format from the index file (tf_checkpoint.py).
 
 Restore checks every variable (present, dtype, shape) and the checksum before it assigns any, so
 a failed restore changes no variable.
@@ -10,8 +14,11 @@ import numpy as np
 from .. import errors
 from ..graph.core import GraphKeys, Tensor, get_default_graph
 from ..ops.state_ops import Variable
-from .checkpoint import (CheckpointReader, _MissingCheckpointError, _remove_checkpoint, checkpoint_exists,
+from .checkpoint import (_MissingCheckpointError, _remove_checkpoint, checkpoint_exists,
                          update_checkpoint_state, write_checkpoint)
+from .tf_checkpoint import open_reader, write_bundle
+
+NPZ = "npz"  # Saver(write_version=NPZ): tinyflow's npz checkpoint instead of TF's V2 format
 
 
 def _var_op(v):
@@ -48,6 +55,9 @@ class Saver:
         self._vars = _names_to_ops(var_list)
         if not self._vars and not allow_empty:
             raise ValueError("No variables to save")
+        if write_version not in (1, 2, NPZ):
+            raise ValueError("write_version must be tf.train.SaverDef.V2 (2) or %r, not %r" % (NPZ, write_version))
+        self._write_version = write_version  # V1 is read by TF as V2: tinyflow writes V2 for both
         self._max_to_keep = max_to_keep
         self._pad_step_number = pad_step_number
         self._save_relative_paths = save_relative_paths
@@ -83,7 +93,7 @@ class Saver:
                 os.mkdir(save_dir)
             except FileNotFoundError:
                 raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path) from None
-        write_checkpoint(prefix, arrays)
+        (write_checkpoint if self._write_version == NPZ else write_bundle)(prefix, arrays)
         if write_meta_graph:
             export_meta_graph(prefix + "." + meta_graph_suffix, graph=sess.graph, saver=self)
         self._record(prefix)
@@ -107,7 +117,7 @@ class Saver:
             raise ValueError("Can't load save_path when it is None.")
         if not checkpoint_exists(save_path):
             raise _MissingCheckpointError(None, None, "The passed save_path is not a valid checkpoint: %s" % save_path)
-        reader = CheckpointReader(save_path)
+        reader = open_reader(save_path)
         values = {}
         for name, op in self._vars.items():
             if not reader.has_tensor(name):
