@@ -16,4 +16,4 @@ from .hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainin
                     StopAtStepHook)
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold,
                                 SingularMonitoredSession)
-from ..graph.serialize import write_graph  # noqa: E402,F401 (the graph as JSON; helper G)
+from ..tf_files.graph_util import write_graph  # noqa: E402,F401 (GraphDef protobuf; "*.json": tinyflow's JSON)

@@ -1,0 +1,108 @@
+"""graph.as_graph_def(): a tinyflow graph as TF's GraphDef protobuf.
+
+Ops keep their type and name. Attrs are written in TF's form: tinyflow's private attrs ("_type",
+"_shape") are dropped, the attrs TF's op definitions require are added ("T": the dtype of input
+0), and the few ops where tinyflow keeps an attr that TF takes as an input (a reduction's axis,
+ExpandDims' axis, ArgMax's dimension) get that input as a Const node. TensorFlow imports the
+result for the inference ops the importer maps; tinyflow's own training ops (Unreduce,
+SumToShape...) have no TF counterpart, so a training graph reads back in tinyflow only.
+"""
+import numpy as np
+
+from . import convert
+from .protos import graph_pb2
+
+# ops with no "T" attr in TF (their dtypes are in other attrs)
+_NO_T = {"Const", "Placeholder", "VariableV2", "NoOp", "Cast", "RandomUniform", "RandomStandardNormal",
+         "TruncatedNormal", "ScalarSummary", "HistogramSummary", "MergeSummary", "PlaceholderWithDefault",
+         "Fill", "Range", "Shape"}
+_DROP = {"MaxPool": ("dilations",), "AvgPool": ("dilations",), "MaxPoolGrad": ("dilations",),
+         "Softmax": ("axis",), "LogSoftmax": ("axis",), "SoftmaxCrossEntropyWithLogits": ("axis",),
+         "SparseSoftmaxCrossEntropyWithLogits": ("axis",), "Assign": ("validate_shape",)}
+_REDUCTIONS = {"Sum", "Mean", "Max", "Min", "Prod", "All", "Any"}
+
+
+def _input_name(t):
+    return t.op.name if t.value_index == 0 else "%s:%d" % (t.op.name, t.value_index)
+
+
+def _const_node(gd, name, value):
+    n = gd.node.add(name=name, op="Const")
+    value = np.asarray(value, np.int32)
+    convert.from_numpy(value, n.attr["value"].tensor)
+    n.attr["dtype"].type = convert.BY_ENUM[3].as_datatype_enum
+    return name
+
+
+def _axis_value(op, attr):
+    axis = op.attrs.get(attr)
+    if axis is None:  # every axis
+        rank = op.inputs[0].shape.ndims
+        if rank is None:
+            raise ValueError("cannot export %s: reduction over every axis of an input of unknown rank" % op.name)
+        return list(range(rank))
+    return axis
+
+
+def node_def(op, gd):
+    """Appends the NodeDef(s) of one tinyflow op to the GraphDef gd."""
+    n = gd.node.add(name=op.name, op=op.type)
+    n.input.extend(_input_name(t) for t in op.inputs)
+    attrs = {k: v for k, v in op.attrs.items() if not k.startswith("_") and k not in _DROP.get(op.type, ())}
+    if op.type in _REDUCTIONS:
+        n.input.append(_const_node(gd, op.name + "/reduction_indices", _axis_value(op, "axis")))
+        attrs = {"keep_dims": bool(attrs.get("keep_dims", False)), "Tidx": convert.BY_ENUM[3]}
+    elif op.type in ("ArgMax", "ArgMin"):
+        n.input.append(_const_node(gd, op.name + "/dimension", attrs.pop("axis")))
+        attrs["Tidx"] = convert.BY_ENUM[3]
+    elif op.type == "ExpandDims":
+        n.input.append(_const_node(gd, op.name + "/dim", attrs.pop("axis")))
+        attrs["Tdim"] = convert.BY_ENUM[3]
+    elif op.type == "Squeeze":
+        attrs = {"squeeze_dims": list(attrs.get("axis") or ())}
+    elif op.type in ("Reshape", "Transpose", "Tile", "Pad", "Slice", "StridedSlice", "ConcatV2", "GatherV2"):
+        index_attr = {"Reshape": "Tshape", "Transpose": "Tperm", "Tile": "Tmultiples", "Pad": "Tpaddings",
+                      "Slice": "Index", "StridedSlice": "Index", "ConcatV2": "Tidx", "GatherV2": "Taxis"}[op.type]
+        attrs[index_attr] = op.inputs[-1].dtype
+        if op.type == "ConcatV2":
+            attrs["N"] = len(op.inputs) - 1
+        if op.type == "GatherV2":
+            attrs["Tparams"], attrs["Tindices"] = op.inputs[0].dtype, op.inputs[1].dtype
+    elif op.type in ("Pack", "AddN"):
+        attrs["N"] = len(op.inputs)
+    elif op.type == "Fill":
+        attrs = {"T": op.inputs[1].dtype, "index_type": op.inputs[0].dtype}
+    elif op.type == "Shape":
+        attrs = {"T": op.inputs[0].dtype, "out_type": attrs.get("out_type", op.outputs[0].dtype)}
+    elif op.type == "Const":
+        attrs = {"value": np.asarray(attrs["value"]), "dtype": op.outputs[0].dtype}
+    elif op.type == "Placeholder":
+        attrs.setdefault("shape", op.outputs[0].shape)
+    elif op.type == "PlaceholderWithDefault":
+        attrs = {"dtype": op.outputs[0].dtype, "shape": op.outputs[0].shape}
+    if op.type not in _NO_T and op.inputs and "T" not in attrs and op.type != "GatherV2":
+        attrs["T"] = op.inputs[0].dtype
+    for k, v in attrs.items():
+        if v is None:
+            continue
+        if not convert.set_attr(n.attr[k], v):
+            del n.attr[k]  # a tinyflow-only value (a nested graph, a Python function): not in the GraphDef
+    n.input.extend("^" + c.name for c in op.control_inputs)
+    if op.outputs:
+        sh = n.attr["_output_shapes"].list
+        for t in op.outputs:
+            convert.shape_proto(t.shape, sh.shape.add())
+    return n
+
+
+def as_graph_def(graph, from_version=None, add_shapes=False):
+    """The GraphDef of a tinyflow graph (TF's protobuf message)."""
+    gd = graph_pb2().GraphDef()
+    gd.versions.producer = 27  # TF 1.15's GraphDef version
+    for op in graph.get_operations():
+        node_def(op, gd)
+    if not add_shapes:
+        for n in gd.node:
+            if "_output_shapes" in n.attr:
+                del n.attr["_output_shapes"]
+    return gd
