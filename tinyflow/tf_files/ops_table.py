@@ -256,3 +256,166 @@ def _xent(b, node):
         loss = tf.nn.softmax_cross_entropy_with_logits_v2(labels=b.x(1), logits=b.x(0))
         backprop = tf.subtract(tf.nn.softmax(b.x(0)), b.x(1))
     return [loss, backprop]
+
+
+# ---- what TF's training graphs hold: variables, their updates, gradient ops ------------------------
+@converts("VariableV2")
+def _variable(b, node):
+    from ..ops.base import make_op
+    shape = b.attr("shape")
+    if not shape.is_fully_defined():
+        raise ValueError("variable shape %s is not fully defined" % shape)
+    return [make_op("VariableV2", [], {"shape": shape, "dtype": b.attr("dtype")}, name=b.name)]
+
+
+def _ref(b, i):
+    t = b.x(i)
+    if t.op.type != "VariableV2":
+        raise ValueError("input %d must be a variable (VariableV2), not %s" % (i, t.op.type))
+    return t
+
+
+@converts("Assign", "AssignAdd", "AssignSub")
+def _assign(b, node):
+    tf = _tf()
+    fn = {"Assign": tf.assign, "AssignAdd": tf.assign_add, "AssignSub": tf.assign_sub}[node.op]
+    kwargs = {"validate_shape": b.attr("validate_shape", True)} if node.op == "Assign" else {}
+    return [fn(_ref(b, 0), b.x(1), name=b.name, **kwargs)]
+
+
+# TF's Apply* ops: the first n inputs are variables, the rest tensors, in the same order as tinyflow's
+_APPLY = {"ApplyGradientDescent": 1, "ApplyMomentum": 2, "ApplyAdagrad": 2, "ApplyAdam": 3, "ApplyRMSProp": 3,
+          "ApplyCenteredRMSProp": 4, "ApplyAdadelta": 3, "ApplyFtrl": 3, "ApplyFtrlV2": 3,
+          "ApplyProximalGradientDescent": 1, "ApplyProximalAdagrad": 2}
+
+
+def _apply(b, node):
+    from ..ops.base import make_op
+    from ..train import training_ops  # noqa: F401 (registers the Apply* ops)
+    if b.attr("use_nesterov", False):
+        raise ValueError("use_nesterov=True is not supported by tinyflow's %s" % node.op)
+    n = _APPLY[node.op]
+    inputs = [_ref(b, i) for i in range(n)] + [b.x(i) for i in range(n, b.num_inputs)]
+    attrs = {"use_locking": b.attr("use_locking", False)}
+    if node.op in ("ApplyMomentum",):
+        attrs["use_nesterov"] = False
+    if node.op in ("ApplyFtrl", "ApplyFtrlV2"):
+        attrs["sqrt_power"] = False
+    return [make_op(node.op, inputs, attrs, name=b.name)]
+
+
+for _t in _APPLY:
+    CONVERTERS[_t] = _apply
+
+
+@converts("TruncatedNormal", "RandomStandardNormal", "RandomUniform")
+def _random(b, node):
+    tf = _tf()
+    fn = {"TruncatedNormal": tf.truncated_normal, "RandomStandardNormal": tf.random_normal,
+          "RandomUniform": tf.random_uniform}[node.op]
+    seed = b.attr("seed2", 0) or None
+    return [fn(b.x(0), dtype=b.attr("dtype"), seed=seed, name=b.name)]
+
+
+@converts("BroadcastGradientArgs")
+def _bga(b, node):
+    from .tf_ops import bga
+    return list(bga(b.x(0), b.x(1), name=b.name))
+
+
+_reduce_const = CONVERTERS["Sum"]
+
+
+def _reduce_any(b, node):
+    if b.const(1, required=False) is not None or node.op in ("All", "Any"):
+        return _reduce_const(b, node)
+    from .tf_ops import dynamic_reduce
+    return [dynamic_reduce(b.x(0), b.x(1), node.op, b.attr("keep_dims", False), name=b.name)]
+
+
+for _t in ("Sum", "Mean", "Max", "Min", "Prod"):
+    CONVERTERS[_t] = _reduce_any
+
+
+@converts("Tile")
+def _tile_any(b, node):
+    m = b.const(1, required=False)
+    return [_tf().tile(b.x(0), m.tolist() if m is not None else b.x(1), name=b.name)]
+
+
+@converts("Fill")
+def _fill_any(b, node):
+    d = b.const(0, required=False)
+    return [_tf().fill(d.tolist() if d is not None else b.x(0), b.x(1), name=b.name)]
+
+
+@converts("Slice")
+def _slice_any(b, node):
+    begin, size = b.const(1, required=False), b.const(2, required=False)
+    return [_tf().slice(b.x(0), begin.tolist() if begin is not None else b.x(1),
+                        size.tolist() if size is not None else b.x(2), name=b.name)]
+
+
+@converts("ShapeN")
+def _shape_n(b, node):
+    tf = _tf()
+    with b.scope():
+        return [tf.shape(b.x(i), out_type=b.attr("out_type", tf.int32)) for i in range(b.num_inputs)]
+
+
+@converts("ReluGrad")
+def _relu_grad(b, node):
+    tf = _tf()
+    g, x = b.x(0), b.x(1)
+    with b.scope():
+        return [tf.where(tf.greater(x, tf.zeros_like(x)), g, tf.zeros_like(g))]
+
+
+@converts("BiasAddGrad")
+def _bias_add_grad(b, node):
+    from ..ops.base import make_op
+    return [make_op("BiasAddGrad", [b.x(0)], {"data_format": b.attr("data_format", "NHWC")}, name=b.name)]
+
+
+@converts("MaxPoolGrad")
+def _max_pool_grad(b, node):
+    from ..ops.base import make_op
+    return [make_op("MaxPoolGrad", [b.x(0), b.x(1), b.x(2)],
+                    {"ksize": b.attr("ksize"), "strides": b.attr("strides"), "padding": b.attr("padding"),
+                     "data_format": b.attr("data_format", "NHWC"), "dilations": [1, 1, 1, 1]}, name=b.name)]
+
+
+@converts("Conv2DBackpropInput", "Conv2DBackpropFilter")
+def _conv_backprop(b, node):
+    tf = _tf()
+    kw = dict(strides=b.attr("strides"), padding=b.attr("padding"), data_format=b.attr("data_format", "NHWC"),
+              dilations=b.attr("dilations", [1, 1, 1, 1]), name=b.name)
+    sizes = b.const(0 if node.op == "Conv2DBackpropInput" else 1, required=False)
+    if node.op == "Conv2DBackpropInput":
+        return [tf.nn.conv2d_backprop_input(sizes.tolist() if sizes is not None else b.x(0), b.x(1), b.x(2), **kw)]
+    return [tf.nn.conv2d_backprop_filter(b.x(0), sizes.tolist() if sizes is not None else b.x(1), b.x(2), **kw)]
+
+
+@converts("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3")
+def _fused_batch_norm_grad(b, node):
+    """Inference-mode gradients (is_training=False): the statistics are constants."""
+    tf = _tf()
+    if b.attr("is_training", True):
+        raise ValueError("FusedBatchNormGrad with is_training=True is not supported by tinyflow's importer")
+    if b.attr("data_format", "NHWC") != "NHWC":
+        raise ValueError("FusedBatchNormGrad supports data_format NHWC only")
+    dy, x, scale, mean, var = (b.x(i) for i in range(5))
+    with b.scope():
+        inv = tf.rsqrt(var + max(b.attr("epsilon", 1e-4), 1.001e-5))
+        dx = dy * (scale * inv)
+        dscale = tf.reduce_sum(dy * (x - mean) * inv, axis=[0, 1, 2])
+        doffset = tf.reduce_sum(dy, axis=[0, 1, 2])
+        zero = tf.zeros_like(mean)
+    return [dx, dscale, doffset, zero, zero]
+
+
+@converts("ScalarSummary")
+def _scalar_summary(b, node):
+    tag = b.const(0)
+    return [_tf().summary.scalar(tag.reshape(-1)[0].decode() if isinstance(tag.reshape(-1)[0], bytes)
+                                 else str(tag.reshape(-1)[0]), b.x(1), collections=[])]

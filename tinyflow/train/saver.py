@@ -12,7 +12,7 @@ import os
 import numpy as np
 
 from .. import errors
-from ..graph.core import GraphKeys, Tensor, get_default_graph
+from ..graph.core import GraphKeys, Tensor, get_default_graph  # noqa: F401
 from ..ops.state_ops import Variable
 from .checkpoint import (_MissingCheckpointError, _remove_checkpoint, checkpoint_exists,
                          update_checkpoint_state, write_checkpoint)
@@ -143,38 +143,17 @@ class Saver:
 # ---- meta graphs: the graph beside the checkpoint -------------------------------------------------
 def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
                       as_text=False, graph=None, export_scope=None, clear_devices=False, saver=None, **kwargs):
-    """Writes the graph (tinyflow's JSON: ops, attrs, collections, variables) to `filename`, as TF
-    writes a MetaGraphDef beside each checkpoint; returns the JSON dict. A graph holding something
-    JSON cannot keep (a Python function given to tf.py_func) is skipped with a warning."""
-    import json
-    import warnings
-    from ..graph import serialize
-    graph = graph or get_default_graph()
-    try:
-        meta = serialize.to_dict(graph)
-    except TypeError as e:
-        warnings.warn("tinyflow: the meta graph was not written: %s" % e, RuntimeWarning, stacklevel=2)
-        return None
-    if filename:
-        tmp = filename + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(meta, f)
-        os.replace(tmp, filename)
-    return meta
+    """Writes the graph as TF's MetaGraphDef protobuf to `filename` (tf_files/meta_graph.py: TF can
+    import it when its ops are TF's) and returns the MetaGraphDef. tinyflow's exact JSON form of the
+    graph rides along in the collection "tinyflow_graph_json", so tinyflow's own import is a
+    complete round trip (a graph holding a Python function, from tf.py_func, skips it with a warning)."""
+    from ..tf_files import meta_graph
+    return meta_graph.export(filename, graph or get_default_graph(), saver, as_text)
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
-    """Rebuilds a graph written by Saver.save / export_meta_graph into the (empty) default graph and
-    returns a Saver of its variables, ready for `saver.restore(sess, prefix)`."""
-    import json
-    from ..graph import serialize
-    if import_scope:
-        raise NotImplementedError("tinyflow: import_meta_graph(import_scope=...) is not supported")
-    meta = meta_graph_or_file
-    if isinstance(meta, str):
-        if not os.path.exists(meta):
-            raise IOError("File %s does not exist." % meta)
-        with open(meta) as f:
-            meta = json.load(f)
-    graph = serialize.from_dict(meta, into=get_default_graph())
-    return Saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
+    """Rebuilds the graph of a .meta file (TF's MetaGraphDef, binary or text, or tinyflow's older
+    JSON) into the default graph and returns a Saver of its variables, ready for
+    `saver.restore(sess, prefix)`."""
+    from ..tf_files import meta_graph
+    return meta_graph.import_meta_graph(meta_graph_or_file, import_scope=import_scope)
