@@ -34,6 +34,7 @@ def shape_of(proto):
 def shape_proto(shape, proto):
     """Fills a TensorShapeProto from a TensorShape / list (None: unknown)."""
     shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+    proto.SetInParent()  # a scalar's shape has no dims, but is set
     if shape.ndims is None:
         proto.unknown_rank = True
         return proto

@@ -13,9 +13,8 @@ from . import convert
 from .protos import graph_pb2
 
 # ops with no "T" attr in TF (their dtypes are in other attrs)
-_NO_T = {"Const", "Placeholder", "VariableV2", "NoOp", "Cast", "RandomUniform", "RandomStandardNormal",
-         "TruncatedNormal", "ScalarSummary", "HistogramSummary", "MergeSummary", "PlaceholderWithDefault",
-         "Fill", "Range", "Shape"}
+_NO_T = {"Const", "Placeholder", "VariableV2", "NoOp", "Cast", "ScalarSummary", "HistogramSummary", "MergeSummary",
+         "PlaceholderWithDefault", "Fill", "Range", "Shape"}
 _DROP = {"MaxPool": ("dilations",), "AvgPool": ("dilations",), "MaxPoolGrad": ("dilations",),
          "Softmax": ("axis",), "LogSoftmax": ("axis",), "SoftmaxCrossEntropyWithLogits": ("axis",),
          "SparseSoftmaxCrossEntropyWithLogits": ("axis",), "Assign": ("validate_shape",)}
@@ -44,8 +43,66 @@ def _axis_value(op, attr):
     return axis
 
 
+def _add(gd, name, op_type, inputs, **attrs):
+    n = gd.node.add(name=name, op=op_type)
+    n.input.extend(inputs)
+    for k, v in attrs.items():
+        convert.set_attr(n.attr[k], v)
+    return name
+
+
+def _sum_to_shape(op, gd):
+    """SumToShape(g, like) as TF's gradients write it: Reshape(Sum(g, BroadcastGradientArgs(...)[1]), Shape(like))."""
+    g, like = op.inputs
+    T, i32 = g.dtype, convert.BY_ENUM[3]
+    n = op.name
+    sg = _add(gd, n + "/Shape", "Shape", [_input_name(g)], T=g.dtype, out_type=i32)
+    sl = _add(gd, n + "/Shape_1", "Shape", [_input_name(like)], T=like.dtype, out_type=i32)
+    bga = _add(gd, n + "/BroadcastGradientArgs", "BroadcastGradientArgs", [sg, sl], T=i32)
+    total = _add(gd, n + "/Sum", "Sum", [_input_name(g), bga + ":1"], T=T, Tidx=i32, keep_dims=False)
+    return gd.node[-1], _add(gd, n, "Reshape", [total, sl], T=T, Tshape=i32)
+
+
+def _unreduce(op, gd):
+    """Unreduce(g, x): g broadcast back over x's reduced axes (/ their size for a mean), in TF ops."""
+    g, x = op.inputs
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError("cannot export %s: input of unknown rank" % op.name)
+    axis = op.attrs["axis"]
+    axes = sorted({a % rank for a in ([axis] if isinstance(axis, int) else (axis or range(rank)))}) if rank else []
+    if axis is not None and not isinstance(axis, int) and len(axis) == 0:
+        axes = []
+    T, i32 = g.dtype, convert.BY_ENUM[3]
+    n = op.name
+    sx = _add(gd, n + "/Shape", "Shape", [_input_name(x)], T=x.dtype, out_type=i32)
+    keep = [0 if i in axes else 1 for i in range(rank)]
+    kshape = _add(gd, n + "/kept_shape", "Add", [
+        _add(gd, n + "/kept", "Mul", [sx, _const_node(gd, n + "/keep_mask", keep)], T=i32),
+        _const_node(gd, n + "/reduced_mask", [1 - k for k in keep])], T=i32)
+    shaped = _add(gd, n + "/Reshape", "Reshape", [_input_name(g), kshape], T=T, Tshape=i32)
+    if not op.attrs.get("mean"):
+        return gd.node[-1], _add(gd, n, "BroadcastTo", [shaped, sx], T=T, Tidx=i32)
+    tiled = _add(gd, n + "/BroadcastTo", "BroadcastTo", [shaped, sx], T=T, Tidx=i32)
+    all_axes = _const_node(gd, n + "/all_axes", [0])
+    count = _add(gd, n + "/count", "RealDiv", [
+        _add(gd, n + "/size", "Cast", [_add(gd, n + "/Prod", "Prod", [sx, all_axes], T=i32, Tidx=i32,
+                                             keep_dims=False)], SrcT=i32, DstT=T),
+        _add(gd, n + "/kept_size", "Cast", [_add(gd, n + "/Prod_1", "Prod", [kshape, all_axes], T=i32, Tidx=i32,
+                                                  keep_dims=False)], SrcT=i32, DstT=T)], T=T)
+    return gd.node[-1], _add(gd, n, "RealDiv", [tiled, count], T=T)
+
+
+_COMPOSITE = {"SumToShape": _sum_to_shape, "Unreduce": _unreduce}
+
+
 def node_def(op, gd):
     """Appends the NodeDef(s) of one tinyflow op to the GraphDef gd."""
+    if op.type in _COMPOSITE:
+        _COMPOSITE[op.type](op, gd)
+        n = gd.node[-1]
+        n.input.extend("^" + c.name for c in op.control_inputs)
+        return n
     n = gd.node.add(name=op.name, op=op.type)
     n.input.extend(_input_name(t) for t in op.inputs)
     attrs = {k: v for k, v in op.attrs.items() if not k.startswith("_") and k not in _DROP.get(op.type, ())}

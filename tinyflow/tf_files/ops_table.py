@@ -419,3 +419,9 @@ def _scalar_summary(b, node):
     tag = b.const(0)
     return [_tf().summary.scalar(tag.reshape(-1)[0].decode() if isinstance(tag.reshape(-1)[0], bytes)
                                  else str(tag.reshape(-1)[0]), b.x(1), collections=[])]
+
+
+@converts("BroadcastTo")
+def _broadcast_to(b, node):
+    shape = b.const(1, required=False)
+    return [_tf().broadcast_to(b.x(0), shape.tolist() if shape is not None else b.x(1), name=b.name)]
