@@ -17,7 +17,9 @@ _NO_T = {"Const", "Placeholder", "VariableV2", "NoOp", "Cast", "ScalarSummary", 
          "PlaceholderWithDefault", "Fill", "Range", "Shape"}
 _DROP = {"MaxPool": ("dilations",), "AvgPool": ("dilations",), "MaxPoolGrad": ("dilations",),
          "Softmax": ("axis",), "LogSoftmax": ("axis",), "SoftmaxCrossEntropyWithLogits": ("axis",),
-         "SparseSoftmaxCrossEntropyWithLogits": ("axis",), "Assign": ("validate_shape",)}
+         "SparseSoftmaxCrossEntropyWithLogits": ("axis",), "AssignAdd": ("validate_shape",),
+         "AssignSub": ("validate_shape",)}
+_T_FROM = {"Select": 1, "SelectV2": 1, "Conv2DBackpropInput": 1, "ScalarSummary": 1, "HistogramSummary": 1}
 _REDUCTIONS = {"Sum", "Mean", "Max", "Min", "Prod", "All", "Any"}
 
 
@@ -138,7 +140,7 @@ def node_def(op, gd):
     elif op.type == "PlaceholderWithDefault":
         attrs = {"dtype": op.outputs[0].dtype, "shape": op.outputs[0].shape}
     if op.type not in _NO_T and op.inputs and "T" not in attrs and op.type != "GatherV2":
-        attrs["T"] = op.inputs[0].dtype
+        attrs["T"] = op.inputs[_T_FROM.get(op.type, 0)].dtype
     for k, v in attrs.items():
         if v is None:
             continue

@@ -150,12 +150,8 @@ def meta_graph_def(graph, saver=None):
     meta.meta_info_def.tensorflow_version = "1.15.5"
     meta.meta_info_def.tensorflow_git_version = "tinyflow"
     meta.graph_def.CopyFrom(as_graph_def(graph))
-    meta.saver_def.filename_tensor_name = "save/Const:0"
-    meta.saver_def.save_tensor_name = "save/control_dependency:0"
-    meta.saver_def.restore_op_name = "save/restore_all"
-    meta.saver_def.max_to_keep = getattr(saver, "_max_to_keep", 5) or 0
-    meta.saver_def.keep_checkpoint_every_n_hours = 10000.0
-    meta.saver_def.version = 2
+    # no SaverDef: tinyflow's graph has no save/restore ops for one to name; TF's import_meta_graph
+    # then makes a fresh Saver of the variables, which restores tinyflow's V2 checkpoints
     variable_pb2 = _tensorboard("variable_pb2")
     for key, items in graph._collections.items():
         if not isinstance(key, str) or not items:
