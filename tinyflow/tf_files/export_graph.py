@@ -154,12 +154,78 @@ def node_def(op, gd):
     return n
 
 
+_UPDATES = ("Assign", "AssignAdd", "AssignSub", "ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterNdUpdate",
+            "ScatterNdAdd")
+
+
+def _order_reads_before_updates(gd):
+    """tinyflow's rule: a read not ordered after an update sees the variable's value at the start of
+    the run. TF updates variables in place, whenever an update is ready, so the GraphDef says it
+    with control inputs: an update of v waits for every read of v (through Identity too) that is
+    not after it and is needed by some op that also needs the update (the same training step)."""
+    nodes = list(gd.node)
+    index = {n.name: i for i, n in enumerate(nodes)}
+    src = [[index[i.lstrip("^").split(":")[0]] for i in n.input if i.lstrip("^").split(":")[0] in index]
+           for n in nodes]
+    order, seen = [], set()
+    for i in range(len(nodes)):  # topological order (inputs first)
+        stack = [(i, 0)]
+        while stack:
+            j, k = stack.pop()
+            if j in seen:
+                continue
+            if k < len(src[j]):
+                stack.append((j, k + 1))
+                if src[j][k] not in seen:
+                    stack.append((src[j][k], 0))
+            else:
+                seen.add(j)
+                order.append(j)
+    anc = [0] * len(nodes)  # bitsets: ancestors (self included)
+    for j in order:
+        a = 1 << j
+        for s in src[j]:
+            a |= anc[s]
+        anc[j] = a
+    desc = [1 << j for j in range(len(nodes))]
+    for j in reversed(order):
+        for s in src[j]:
+            desc[s] |= desc[j]
+    for u, n in enumerate(nodes):
+        if n.op not in _UPDATES and not n.op.startswith("Apply"):
+            continue
+        refs = {index[i.split(":")[0]] for i in n.input[:4] if i.split(":")[0] in index
+                and nodes[index[i.split(":")[0]]].op == "VariableV2"}
+        readers, frontier = set(), set(refs)
+        while frontier:  # consumers of the variable, looking through Identity
+            nxt = set()
+            for r, m in enumerate(nodes):
+                if r != u and any(s in frontier for s in src[r]) and r not in readers and not m.op.startswith(
+                        "Apply") and m.op not in _UPDATES:
+                    readers.add(r)
+                    if m.op == "Identity":
+                        nxt.add(r)
+            frontier = nxt
+        for r in sorted(readers):
+            if desc[u] >> r & 1 or anc[u] >> r & 1:
+                continue  # after the update (it sees the new value), or already before it
+            if desc[r] & desc[u]:  # needed in the same step
+                n.input.append("^" + nodes[r].name)
+                a = anc[r]
+                while a:  # every ancestor of r now comes before u and what follows u
+                    low = a & -a
+                    desc[low.bit_length() - 1] |= desc[u]
+                    a ^= low
+                anc[u] |= anc[r]
+
+
 def as_graph_def(graph, from_version=None, add_shapes=False):
     """The GraphDef of a tinyflow graph (TF's protobuf message)."""
     gd = graph_pb2().GraphDef()
     gd.versions.producer = 27  # TF 1.15's GraphDef version
     for op in graph.get_operations():
         node_def(op, gd)
+    _order_reads_before_updates(gd)
     if not add_shapes:
         for n in gd.node:
             if "_output_shapes" in n.attr:
