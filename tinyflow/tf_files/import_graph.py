@@ -198,8 +198,8 @@ def build(graph_def, input_map=None, name="import", graph=None):
                     outs = CONVERTERS[node.op](b, node)
             except errors.OpError:
                 raise
-            except (ValueError, TypeError) as e:
-                raise _err(node, str(e)) from None
+            except Exception as e:  # a builder's complaint about this node's inputs or attrs
+                raise _err(node, "%s: %s" % (type(e).__name__, e)) from None
             first = outs[0] if isinstance(outs[0], Tensor) else None
             op = first.op if first is not None else outs[0]
             if op.name != b.name and b.name not in graph._by_name and first is not None:
