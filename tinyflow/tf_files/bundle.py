@@ -11,6 +11,7 @@ Every file is untrusted: data files are named from the prefix, never from the in
 entry's offset and size are checked against the data file, its dtype and shape against its size,
 and its checksum when read. Errors are DataLossError naming the file.
 """
+import math
 import os
 
 import numpy as np
@@ -127,8 +128,8 @@ class BundleReader:
                 raise _loss("Checkpoint index %s: slice %s of %s is missing" % (index_path, ext, name))
             if part.dtype != entry.dtype or [d.size for d in part.shape.dim] != [n for _, _, n in ext]:
                 raise _loss("Checkpoint index %s: slice %s of %s has the wrong dtype or shape" % (index_path, ext, name))
-            covered += int(np.prod([n for _, _, n in ext]))
-        if covered != int(np.prod(shape)):
+            covered += math.prod(n for _, _, n in ext)  # Python ints: no overflow on a hostile shape
+        if covered != math.prod(shape):
             raise _loss("Checkpoint index %s: the slices of %s do not cover its shape %s" % (index_path, name, shape))
 
     @staticmethod

@@ -17,3 +17,11 @@ from .hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainin
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold,
                                 SingularMonitoredSession)
 from ..tf_files.graph_util import write_graph  # noqa: E402,F401 (GraphDef protobuf; "*.json": tinyflow's JSON)
+
+
+def __getattr__(name):
+    """tf.train.SaverDef (Saver(write_version=tf.train.SaverDef.V2)): TF's message, loaded on first use."""
+    if name == "SaverDef":
+        from ..tf_files.protos import saver_pb2
+        return saver_pb2().SaverDef
+    raise AttributeError("module 'tinyflow.train' has no attribute %r" % name)
