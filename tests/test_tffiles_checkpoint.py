@@ -140,3 +140,14 @@ def test_saver_deletes_old_tf_checkpoints(tmp_path):
         saver.save(sess, str(tmp_path / "m"), global_step=2)
     assert not any(f.startswith("m-1") for f in os.listdir(tmp_path))
     shutil.rmtree(tmp_path)
+
+
+def test_import_tinyflow_stays_light():
+    """TF's protobufs and crc32c load only when a TF file is read or written."""
+    import subprocess
+    import sys
+    code = "import sys, tinyflow; print(sorted(m for m in ('tensorboard', 'google.protobuf', 'google_crc32c') " \
+           "if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(tf.__file__))))
+    assert out.stdout.strip() == "[]"
