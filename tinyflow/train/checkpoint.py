@@ -259,6 +259,6 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
 
 
 def _remove_checkpoint(prefix):
-    for ext in (".npz", ".index", ".index.pending", ".meta"):
+    for ext in (".npz", ".data-00000-of-00001", ".index", ".index.pending", ".meta"):
         if os.path.exists(prefix + ext):
             os.remove(prefix + ext)

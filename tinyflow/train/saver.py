@@ -1,4 +1,8 @@
-"""tf.train.Saver: saves and restores variables as checkpoints (format: checkpoint.py).
+"""tf.train.Saver: saves and restores variables as checkpoints.
+
+Saver writes TF's V2 checkpoint format by default (tf_files/bundle.py: TensorFlow restores it);
+Saver(write_version="npz") writes tinyflow's older npz format (checkpoint.py). Restore reads both,
+detecting the format from the index file (tf_checkpoint.py).
 
 Restore checks every variable (present, dtype, shape) and the checksum before it assigns any, so
 a failed restore changes no variable.
@@ -8,10 +12,13 @@ import os
 import numpy as np
 
 from .. import errors
-from ..graph.core import GraphKeys, Tensor, get_default_graph
+from ..graph.core import GraphKeys, Tensor, get_default_graph  # noqa: F401
 from ..ops.state_ops import Variable
-from .checkpoint import (CheckpointReader, _MissingCheckpointError, _remove_checkpoint, checkpoint_exists,
+from .checkpoint import (_MissingCheckpointError, _remove_checkpoint, checkpoint_exists,
                          update_checkpoint_state, write_checkpoint)
+from .tf_checkpoint import open_reader, write_bundle
+
+NPZ = "npz"  # Saver(write_version=NPZ): tinyflow's npz checkpoint instead of TF's V2 format
 
 
 def _var_op(v):
@@ -48,6 +55,9 @@ class Saver:
         self._vars = _names_to_ops(var_list)
         if not self._vars and not allow_empty:
             raise ValueError("No variables to save")
+        if write_version not in (1, 2, NPZ):
+            raise ValueError("write_version must be tf.train.SaverDef.V2 (2) or %r, not %r" % (NPZ, write_version))
+        self._write_version = write_version  # V1 is read by TF as V2: tinyflow writes V2 for both
         self._max_to_keep = max_to_keep
         self._pad_step_number = pad_step_number
         self._save_relative_paths = save_relative_paths
@@ -83,7 +93,7 @@ class Saver:
                 os.mkdir(save_dir)
             except FileNotFoundError:
                 raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path) from None
-        write_checkpoint(prefix, arrays)
+        (write_checkpoint if self._write_version == NPZ else write_bundle)(prefix, arrays)
         if write_meta_graph:
             export_meta_graph(prefix + "." + meta_graph_suffix, graph=sess.graph, saver=self)
         self._record(prefix)
@@ -107,7 +117,7 @@ class Saver:
             raise ValueError("Can't load save_path when it is None.")
         if not checkpoint_exists(save_path):
             raise _MissingCheckpointError(None, None, "The passed save_path is not a valid checkpoint: %s" % save_path)
-        reader = CheckpointReader(save_path)
+        reader = open_reader(save_path)
         values = {}
         for name, op in self._vars.items():
             if not reader.has_tensor(name):
@@ -133,38 +143,17 @@ class Saver:
 # ---- meta graphs: the graph beside the checkpoint -------------------------------------------------
 def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
                       as_text=False, graph=None, export_scope=None, clear_devices=False, saver=None, **kwargs):
-    """Writes the graph (tinyflow's JSON: ops, attrs, collections, variables) to `filename`, as TF
-    writes a MetaGraphDef beside each checkpoint; returns the JSON dict. A graph holding something
-    JSON cannot keep (a Python function given to tf.py_func) is skipped with a warning."""
-    import json
-    import warnings
-    from ..graph import serialize
-    graph = graph or get_default_graph()
-    try:
-        meta = serialize.to_dict(graph)
-    except TypeError as e:
-        warnings.warn("tinyflow: the meta graph was not written: %s" % e, RuntimeWarning, stacklevel=2)
-        return None
-    if filename:
-        tmp = filename + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(meta, f)
-        os.replace(tmp, filename)
-    return meta
+    """Writes the graph as TF's MetaGraphDef protobuf to `filename` (tf_files/meta_graph.py: TF can
+    import it when its ops are TF's) and returns the MetaGraphDef. tinyflow's exact JSON form of the
+    graph rides along in the collection "tinyflow_graph_json", so tinyflow's own import is a
+    complete round trip (a graph holding a Python function, from tf.py_func, skips it with a warning)."""
+    from ..tf_files import meta_graph
+    return meta_graph.export(filename, graph or get_default_graph(), saver, as_text)
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
-    """Rebuilds a graph written by Saver.save / export_meta_graph into the (empty) default graph and
-    returns a Saver of its variables, ready for `saver.restore(sess, prefix)`."""
-    import json
-    from ..graph import serialize
-    if import_scope:
-        raise NotImplementedError("tinyflow: import_meta_graph(import_scope=...) is not supported")
-    meta = meta_graph_or_file
-    if isinstance(meta, str):
-        if not os.path.exists(meta):
-            raise IOError("File %s does not exist." % meta)
-        with open(meta) as f:
-            meta = json.load(f)
-    graph = serialize.from_dict(meta, into=get_default_graph())
-    return Saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
+    """Rebuilds the graph of a .meta file (TF's MetaGraphDef, binary or text, or tinyflow's older
+    JSON) into the default graph and returns a Saver of its variables, ready for
+    `saver.restore(sess, prefix)`."""
+    from ..tf_files import meta_graph
+    return meta_graph.import_meta_graph(meta_graph_or_file, import_scope=import_scope)
