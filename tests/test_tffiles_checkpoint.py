@@ -132,7 +132,7 @@ def test_init_from_checkpoint_with_scope_and_name_maps():
 
 
 def test_saver_deletes_old_tf_checkpoints(tmp_path):
-    w = tf.Variable(np.ones(2, np.float32), name="w")
+    tf.Variable(np.ones(2, np.float32), name="w")
     saver = tf.train.Saver(max_to_keep=1)
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())

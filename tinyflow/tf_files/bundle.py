@@ -127,7 +127,8 @@ class BundleReader:
             if part is None:
                 raise _loss("Checkpoint index %s: slice %s of %s is missing" % (index_path, ext, name))
             if part.dtype != entry.dtype or [d.size for d in part.shape.dim] != [n for _, _, n in ext]:
-                raise _loss("Checkpoint index %s: slice %s of %s has the wrong dtype or shape" % (index_path, ext, name))
+                raise _loss("Checkpoint index %s: slice %s of %s has the wrong dtype or shape"
+                            % (index_path, ext, name))
             covered += math.prod(n for _, _, n in ext)  # Python ints: no overflow on a hostile shape
         if covered != math.prod(shape):
             raise _loss("Checkpoint index %s: the slices of %s do not cover its shape %s" % (index_path, name, shape))

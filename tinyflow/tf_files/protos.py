@@ -76,7 +76,8 @@ def bundle():
     ext.field.add(name="start", number=1, type=F.TYPE_INT64, label=opt)
     ext.field.add(name="length", number=2, type=F.TYPE_INT64, label=opt, oneof_index=0)
     hdr = message("BundleHeaderProto", [("num_shards", 1, F.TYPE_INT32, opt, None),
-                                        ("endianness", 2, F.TYPE_ENUM, opt, ".tensorboard.BundleHeaderProto.Endianness"),
+                                        ("endianness", 2, F.TYPE_ENUM, opt,
+                                         ".tensorboard.BundleHeaderProto.Endianness"),
                                         ("version", 3, F.TYPE_MESSAGE, opt, ".tensorboard.VersionDef")])
     en = hdr.enum_type.add(name="Endianness")
     en.value.add(name="LITTLE", number=0)

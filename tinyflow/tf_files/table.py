@@ -27,7 +27,8 @@ def crc32c(data):
     try:
         import google_crc32c
     except ImportError:  # pragma: no cover - google-crc32c is a core dependency
-        raise ImportError("tinyflow: TF checkpoints need the google-crc32c package: pip install google-crc32c") from None
+        raise ImportError("tinyflow: TF checkpoints need the google-crc32c package: "
+                          "pip install google-crc32c") from None
     return google_crc32c.value(bytes(data))
 
 
