@@ -16,7 +16,7 @@ def alias_tensorflow():
     sys.modules["tensorflow.compat"] = compat
     sys.modules["tensorflow.compat.v1"] = tinyflow
     for name in ("nn", "train", "layers", "losses", "errors", "debugging", "contrib", "contrib.rnn",
-                 "contrib.layers", "nn.rnn_cell", "app", "flags", "logging", "gfile", "io", "summary", "data",
+                 "contrib.layers", "contrib.eager", "nn.rnn_cell", "app", "flags", "logging", "gfile", "io", "summary", "data",
                  "image"):
         module = sys.modules.get("tinyflow." + name)
         if module is None and name == "nn.rnn_cell":

@@ -1,0 +1,46 @@
+"""tf.contrib.eager (`import tensorflow.contrib.eager as tfe`): the names TF 1.x eager scripts use."""
+import sys
+import types
+
+from . import backprop, context, data, tape, variables
+
+
+def defun(func=None, input_signature=None, autograph=True, experimental_autograph_options=None,
+          experimental_relax_shapes=False):
+    """tfe.defun / tf.function staging is not needed here: the function runs eagerly, op by op."""
+    if func is None:
+        return lambda f: f
+    return func
+
+
+def num_gpus():
+    """The number of GPUs JAX sees."""
+    import jax
+    return sum(1 for d in jax.devices() if d.platform == "gpu")
+
+
+_members = {
+    "Variable": variables.EagerVariable,
+    "GradientTape": tape.GradientTape,
+    "Iterator": data.Iterator,
+    "implicit_gradients": backprop.implicit_gradients,
+    "implicit_value_and_gradients": backprop.implicit_value_and_gradients,
+    "gradients_function": backprop.gradients_function,
+    "value_and_gradients_function": backprop.value_and_gradients_function,
+    "enable_eager_execution": context.enable_eager_execution,
+    "executing_eagerly": context.executing_eagerly,
+    "in_eager_mode": context.executing_eagerly,
+    "defun": defun,
+    "function": defun,
+    "num_gpus": num_gpus,
+}
+
+
+def install(contrib):
+    """Adds tf.contrib.eager (a real module, so `import tensorflow.contrib.eager as tfe` works)."""
+    mod = types.ModuleType(contrib.__name__ + ".eager", __doc__)
+    mod.__dict__.update(_members)
+    mod.__all__ = sorted(_members)
+    sys.modules[mod.__name__] = mod
+    contrib.eager = mod
+    return mod
