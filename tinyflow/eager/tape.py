@@ -9,6 +9,8 @@ tape that watches the same values records the backward pass: nested tapes give s
 """
 import contextlib
 
+import numpy as np
+
 from ..graph.registry import NOT_SET, get_op_def
 
 ACTIVE = []  # the tapes recording now, innermost last
@@ -204,19 +206,27 @@ class GradientTape:
 
     def jacobian(self, target, sources, unconnected_gradients="none", parallel_iterations=None,
                  experimental_use_pfor=True):
-        """d target[i...] / d source: one gradient per element of target, stacked (needs a persistent
-        tape when there is more than one element)."""
+        """d target[i...] / d source, of shape target.shape + source.shape: one gradient per element of
+        target, seeded with a one-hot output gradient."""
         from ..ops import array_ops
-        n = int(target.shape.num_elements())
-        flat = array_ops.reshape(target, [-1]) if n != 1 or target.shape.ndims else target
-        rows = []
-        for i in range(n):
-            rows.append(_flatten(self.gradient(flat[i] if n != 1 or target.shape.ndims else flat, sources,
-                                               unconnected_gradients="zero")))
-        out = []
-        for j, s in enumerate(_flatten(sources)):
-            stacked = array_ops.stack([r[j] for r in rows])
-            out.append(array_ops.reshape(stacked, target.shape.as_list() + s.shape.as_list()))
+        from ..ops.base import convert_to_tensor
+        target = convert_to_tensor(target)
+        shape = target.shape.as_list()
+        n = int(np.prod(shape))
+        persistent, self._persistent = self._persistent, True  # one record serves every row
+        try:
+            rows = []
+            for i in range(n):
+                seed = np.zeros(n, target.dtype.np)
+                seed[i] = 1
+                rows.append(_flatten(self.gradient(target, sources, output_gradients=seed.reshape(shape),
+                                                   unconnected_gradients="zero")))
+        finally:
+            self._persistent = persistent
+        if not persistent:
+            self._ops = None
+        out = [array_ops.reshape(array_ops.stack([r[j] for r in rows]), shape + r0.shape.as_list())
+               for j, r0 in enumerate(rows[0])]
         return _pack(sources, out)
 
 

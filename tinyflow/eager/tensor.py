@@ -66,6 +66,9 @@ class EagerTensor(Tensor):
     def numpy(self):
         """The value as a numpy array (a numpy scalar for a 0-d tensor), a copy the caller owns."""
         a = np.array(self._value)
+        if a.dtype.kind in "USO":  # TF's strings are bytes
+            a = np.array([x.encode() if isinstance(x, str) else x for x in a.reshape(-1).tolist()],
+                         dtype=object).reshape(a.shape)
         return a[()] if a.ndim == 0 else a
 
     def eval(self, feed_dict=None, session=None):
