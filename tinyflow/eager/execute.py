@@ -63,6 +63,9 @@ def execute(graph, op_type, inputs, attrs, name, dtypes):
         out._np = value
         op._outputs = [out]
         return op
+    if op_type in _PYTHON_OPS:
+        op._outputs = _PYTHON_OPS[op_type](op)
+        return op
     if opdef.host is not None or opdef.host_feed is not None or opdef.host_compute is not None:
         raise errors.UnimplementedError(None, op, "%s runs on the host in a Session; tinyflow's eager mode "
                                                   "cannot run it [Op:%s]" % (op_type, op_type))
@@ -78,6 +81,25 @@ def execute(graph, op_type, inputs, attrs, name, dtypes):
     if _tape.ACTIVE and opdef.grad is not None:
         _tape.record(op)
     return op
+
+
+def _py_func(op):
+    """tf.py_func eagerly: the Python function on numpy values, its results as tensors of Tout."""
+    values = op.attrs["func"](*[t.numpy() for t in op._inputs])
+    touts = op.attrs["Tout"]
+    values = list(values) if isinstance(values, (list, tuple)) else [values]
+    if len(values) != len(touts):
+        raise errors.InvalidArgumentError(None, op, "pyfunc returned %d values, but expects %d [Op:PyFunc]"
+                                          % (len(values), len(touts)))
+    return [EagerTensor(jnp.asarray(np.asarray(v, d.np)), d, op, i) for i, (v, d) in enumerate(zip(values, touts))]
+
+
+def _placeholder(op):
+    raise RuntimeError("tf.placeholder() is not compatible with eager execution.")
+
+
+# Ops that run as Python, not through a lowering rule, when executed eagerly.
+_PYTHON_OPS = {"PyFunc": _py_func, "Placeholder": _placeholder}
 
 
 def _np_value(t):

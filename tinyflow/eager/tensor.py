@@ -57,7 +57,10 @@ class EagerTensor(Tensor):
 
     @property
     def name(self):
-        raise AttributeError("Tensor.name is meaningless when eager execution is enabled.")
+        # TF raises AttributeError here; tinyflow's builders name inputs in their messages, so an
+        # eager tensor answers with the name of the op that made it.
+        op = self._op
+        return "%s:%d" % (op.name, self._value_index) if op is not None else "EagerTensor:0"
 
     @property
     def device(self):
