@@ -286,3 +286,21 @@ def test_enable_at_startup_and_the_late_error():
     assert out.stdout.splitlines() == [
         "True tf.Tensor([2 3], shape=(2,), dtype=int32)", "True", "False",
         "ValueError tf.enable_eager_execution must be called at program startup."]
+
+
+def test_custom_gradient(eager):
+    @tf.custom_gradient
+    def log1pexp(x):
+        e = tf.exp(x)
+
+        def grad(dy):
+            return dy * (1 - 1 / (1 + e))
+        return tf.log(1 + e), grad
+
+    x = tf.constant([0.0, 2.0, 100.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(log1pexp(x) * 3.0)
+    g = tape.gradient(y, x).numpy()
+    np.testing.assert_allclose(g, 3.0 * np.array([0.5, 1 - 1 / (1 + np.exp(2.0)), 1.0]), rtol=1e-6)
+    assert np.isfinite(g).all()  # the plain gradient would be inf/inf = nan at x = 100

@@ -53,7 +53,7 @@ from .app import flags  # noqa: E402,F401
 from .summary import Summary  # noqa: E402,F401
 from .template import make_template  # noqa: E402,F401
 from .ops.script_ops import numpy_function, py_func  # noqa: E402,F401
-from .eager import (GradientTape, disable_eager_execution, enable_eager_execution,  # noqa: E402,F401
+from .eager import (GradientTape, custom_gradient, disable_eager_execution, enable_eager_execution,  # noqa: E402,F401
                     executing_eagerly)
 from .eager import tfe as _tfe  # noqa: E402
 _tfe.install(contrib)  # tf.contrib.eager

@@ -15,8 +15,9 @@ Optimizer.compute_gradients, Dataset.__iter__) that act while executing eagerly.
 from ..ops import state_ops as _state_ops
 from ..train import optimizer as _optimizer
 from . import data as _data
-from .backprop import (gradients_function, implicit_gradients, implicit_value_and_gradients,  # noqa: F401
-                       optimizer_gradients as _optimizer_gradients, value_and_gradients_function)
+from .backprop import (custom_gradient, gradients_function, implicit_gradients,  # noqa: F401
+                       implicit_value_and_gradients, value_and_gradients_function)
+from .backprop import optimizer_gradients as _optimizer_gradients
 from .context import EagerGraph, disable_eager_execution, eager_mode, enable_eager_execution, executing_eagerly  # noqa
 from .data import Iterator  # noqa: F401
 from .tape import GradientTape  # noqa: F401

@@ -4,6 +4,8 @@ import functools
 
 from ..ops.base import convert_to_tensor
 from .context import executing_eagerly
+from . import tape as _tape
+from .execute import EagerOp
 from .tape import GradientTape
 
 
@@ -80,3 +82,31 @@ def optimizer_gradients(optimizer, loss, var_list, grad_loss):
         raise ValueError("No variables to optimize.")
     grads = tape.gradient(value, variables, output_gradients=grad_loss)
     return list(zip(grads, variables))
+
+
+def custom_gradient(f):
+    """tf.custom_gradient (eager mode): f(*args) returns (y, grad_fn) and tapes differentiate y with
+    grad_fn(*dy) -> one gradient per argument, instead of differentiating what f did."""
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        if not executing_eagerly():
+            raise NotImplementedError("tinyflow's tf.custom_gradient works in eager mode only")
+        args = [convert_to_tensor(a) for a in args]
+        active = list(_tape.ACTIVE)
+        del _tape.ACTIVE[:]  # what f does is not recorded: grad_fn stands for it
+        try:
+            result, grad_fn = f(*args, **kwargs)
+        finally:
+            _tape.ACTIVE.extend(active)
+        flat = _tape._flatten(result)
+        op = EagerOp(flat[0].graph, "CustomGradient", "CustomGradient", args, {})
+        op._outputs = flat
+
+        def rule(op, *dys):
+            grads = grad_fn(*dys)
+            return list(grads) if isinstance(grads, (list, tuple)) else [grads]
+        op._grad = rule
+        if _tape.ACTIVE:
+            _tape.record(op)
+        return result
+    return decorated

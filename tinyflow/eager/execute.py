@@ -30,6 +30,8 @@ _counter = [0]    # random ops: folded into each execution's key
 class EagerOp(Operation):
     """An op that has run: its type, attrs, inputs and outputs, what a gradient rule reads."""
 
+    _grad = None  # a gradient rule of this op alone (tf.custom_gradient), else the registry's
+
     def __init__(self, graph, op_type, name, inputs, attrs):  # no Graph bookkeeping: nothing is recorded
         self._graph = graph
         self._type = op_type

@@ -137,7 +137,7 @@ class GradientTape:
     def stop_recording(self):
         """Ops run inside this block are not recorded."""
         if not self._recording:
-            raise ValueError("Tape must be recording.")
+            raise ValueError("Tape is not recording.")
         self._pop()
         try:
             yield
@@ -178,14 +178,14 @@ class GradientTape:
             out_grads = [_sum(grads.get(id(o)), math_ops) for o in outs]
             if all(g is None for g in out_grads):
                 continue
-            opdef = get_op_def(op._type)
-            if opdef.grad is NOT_SET:
+            rule = op._grad or get_op_def(op._type).grad  # op._grad: a tf.custom_gradient's own
+            if rule is NOT_SET:
                 raise LookupError("No gradient defined for operation '%s' (op type: %s)" % (op._name, op._type))
             for o, g in zip(outs, out_grads):
                 if g is not None:
                     grads[id(o)] = [g]
             out_grads = [g if g is not None else array_ops.zeros_like(o) for g, o in zip(out_grads, outs)]
-            in_grads = opdef.grad(op, *out_grads)
+            in_grads = rule(op, *out_grads)
             for t, g in zip(op._inputs, in_grads):
                 if g is not None and t.dtype.is_floating:
                     grads.setdefault(id(t), []).append(g)

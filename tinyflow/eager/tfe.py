@@ -30,6 +30,7 @@ _members = {
     "enable_eager_execution": context.enable_eager_execution,
     "executing_eagerly": context.executing_eagerly,
     "in_eager_mode": context.executing_eagerly,
+    "custom_gradient": backprop.custom_gradient,
     "defun": defun,
     "function": defun,
     "num_gpus": num_gpus,
