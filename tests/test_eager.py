@@ -304,3 +304,17 @@ def test_custom_gradient(eager):
     g = tape.gradient(y, x).numpy()
     np.testing.assert_allclose(g, 3.0 * np.array([0.5, 1 - 1 / (1 + np.exp(2.0)), 1.0]), rtol=1e-6)
     assert np.isfinite(g).all()  # the plain gradient would be inf/inf = nan at x = 100
+
+
+def test_rules_needing_values_and_bad_inputs(eager):
+    x = tf.constant(np.arange(12.0).reshape(3, 4))
+    shape = tf.shape(x)[::-1]  # a computed shape: Reshape's kernel gets it as a static value
+    np.testing.assert_array_equal(tf.reshape(x, shape).numpy(), np.arange(12.0).reshape(4, 3))
+    np.testing.assert_array_equal(tf.reshape(x, [2, 6]).numpy(), np.arange(12.0).reshape(2, 6))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Cannot reshape a tensor with 12 elements.*\[Op:Reshape\]"):
+        tf.reshape(x, [5, -1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 7 is not in \[0, 3\)"):
+        tf.gather(x, [0, 7])
+    assert execute._MODE.get("GatherV2") in (None, "jit")  # a bad index is no reason to stop jitting
+    np.testing.assert_array_equal(tf.gather(x, [2]).numpy(), [np.arange(8.0, 12.0)])
+    assert float(tf.py_func(lambda a: a + 1, [tf.constant(1.0)], tf.float32)) == 2.0

@@ -235,10 +235,20 @@ class _Kernel:
         return out
 
     def _retry(self, op, error):
-        """Plain jit could not trace the rule: next mode for this op type (static ints, then no jit)."""
+        """Plain jit could not trace the rule: the next mode for this op type (static ints, then no
+        jit). If the rule fails in every mode, the inputs are at fault: the error is raised and the
+        op type keeps its mode."""
         nxt = {"jit": "static", "static": "nojit"}.get(self.mode)
         if nxt is None:
             raise errors.InvalidArgumentError(None, op, "%s [Op:%s]" % (error, op._type)) from error
-        _MODE[op._type] = nxt
         _KERNELS.pop(self.key, None)
-        return _kernel(self.opdef, op, self.dtypes).run(op)
+        old = _MODE.get(op._type)
+        _MODE[op._type] = nxt
+        try:
+            return _kernel(self.opdef, op, self.dtypes).run(op)
+        except errors.InvalidArgumentError:
+            if old is None:
+                _MODE.pop(op._type, None)
+            else:
+                _MODE[op._type] = old
+            raise
