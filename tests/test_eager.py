@@ -311,7 +311,7 @@ def test_rules_needing_values_and_bad_inputs(eager):
     shape = tf.shape(x)[::-1]  # a computed shape: Reshape's kernel gets it as a static value
     np.testing.assert_array_equal(tf.reshape(x, shape).numpy(), np.arange(12.0).reshape(4, 3))
     np.testing.assert_array_equal(tf.reshape(x, [2, 6]).numpy(), np.arange(12.0).reshape(2, 6))
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Cannot reshape a tensor with 12 elements.*\[Op:Reshape\]"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Cannot reshape a tensor with 12 .*\[Op:Reshape\]"):
         tf.reshape(x, [5, -1])
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 7 is not in \[0, 3\)"):
         tf.gather(x, [0, 7])
