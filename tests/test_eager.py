@@ -317,4 +317,9 @@ def test_rules_needing_values_and_bad_inputs(eager):
         tf.gather(x, [0, 7])
     assert execute._MODE.get("GatherV2") in (None, "jit")  # a bad index is no reason to stop jitting
     np.testing.assert_array_equal(tf.gather(x, [2]).numpy(), [np.arange(8.0, 12.0)])
+    tf.Assert(tf.constant(True), [x])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="assertion failed"):
+        tf.Assert(x[0, 0] > 1.0, ["x[0, 0] is", x[0, 0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Tensor had NaN values"):
+        tf.check_numerics(x / 0.0 * 0.0, "x")
     assert float(tf.py_func(lambda a: a + 1, [tf.constant(1.0)], tf.float32)) == 2.0

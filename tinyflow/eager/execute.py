@@ -71,7 +71,7 @@ def execute(graph, op_type, inputs, attrs, name, dtypes):
     if opdef.host is not None or opdef.host_feed is not None or opdef.host_compute is not None:
         raise errors.UnimplementedError(None, op, "%s runs on the host in a Session; tinyflow's eager mode "
                                                   "cannot run it [Op:%s]" % (op_type, op_type))
-    if opdef.lower is None:  # NoOp (a group of updates that already ran)
+    if opdef.lower is None and opdef.check is None:  # NoOp (a group of updates that already ran)
         if opdef.ref_inputs or opdef.dtype([t.dtype for t in inputs], attrs):
             raise errors.UnimplementedError(None, op, "op %s cannot run eagerly [Op:%s]" % (op_type, op_type))
         return op
@@ -204,6 +204,8 @@ class _Kernel:
                 full[i] = v
             for i, v in zip(dynamic, args):
                 full[i] = v
+            if lower is None:  # Assert: only a check
+                return (), check(a, *full)
             out = lower(a, counter, *full) if needs_key else lower(a, *full)
             if n_results == 1 and isinstance(out, (list, tuple)):
                 out = out[0]
