@@ -323,3 +323,29 @@ def test_rules_needing_values_and_bad_inputs(eager):
     with pytest.raises(tf.errors.InvalidArgumentError, match="Tensor had NaN values"):
         tf.check_numerics(x / 0.0 * 0.0, "x")
     assert float(tf.py_func(lambda a: a + 1, [tf.constant(1.0)], tf.float32)) == 2.0
+
+
+def test_layers_and_network(eager):
+    tfe = tf.contrib.eager
+
+    class MLP(tfe.Network):
+        def __init__(self):
+            super().__init__()
+            self.hidden = self.track_layer(tf.layers.Dense(8, activation=tf.nn.relu))
+            self.out = self.track_layer(tf.layers.Dense(2))
+
+        def call(self, x):
+            return self.out(self.hidden(x))
+
+    net = MLP()
+    x = tf.constant(np.random.RandomState(0).randn(5, 3).astype(np.float32))
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(net(x) ** 2)
+    assert len(net.trainable_variables) == 4 and len(net.variables) == 4
+    assert set(map(id, tape.watched_variables())) == set(map(id, net.trainable_variables))
+    grads = tape.gradient(loss, net.trainable_variables)
+    k1, b1, k2, b2 = [v.numpy() for v in net.trainable_variables]
+    h = np.maximum(x.numpy() @ k1 + b1, 0)
+    dy = 2 * (h @ k2 + b2)
+    np.testing.assert_allclose(grads[2].numpy(), h.T @ dy, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(grads[1].numpy(), ((dy @ k2.T) * (h > 0)).sum(0), rtol=1e-4, atol=1e-5)

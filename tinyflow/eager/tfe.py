@@ -13,6 +13,42 @@ def defun(func=None, input_signature=None, autograph=True, experimental_autograp
     return func
 
 
+class Network:
+    """tfe.Network (deprecated in TF 1.15 for tf.keras.Model): a callable holding layers added with
+    `track_layer`; subclasses define `call`. Its variables are its layers' variables."""
+
+    def __init__(self, name=None):
+        self._name = name or type(self).__name__.lower()
+        self._layers = []
+
+    name = property(lambda self: self._name)
+    layers = property(lambda self: list(self._layers))
+
+    def track_layer(self, layer):
+        """Adds `layer` (a tf.layers layer or another Network) and returns it."""
+        if not any(layer is l for l in self._layers):
+            self._layers.append(layer)
+        return layer
+
+    def _collect(self, attr):
+        out = []
+        for layer in self._layers:
+            for v in getattr(layer, attr):
+                if not any(v is o for o in out):
+                    out.append(v)
+        return out
+
+    variables = weights = property(lambda self: self._collect("variables"))
+    trainable_variables = trainable_weights = property(lambda self: self._collect("trainable_variables"))
+    non_trainable_variables = property(lambda self: self._collect("non_trainable_variables"))
+
+    def call(self, inputs, *args, **kwargs):
+        raise NotImplementedError("A Network subclass defines call()")
+
+    def __call__(self, inputs, *args, **kwargs):
+        return self.call(inputs, *args, **kwargs)
+
+
 def num_gpus():
     """The number of GPUs JAX sees."""
     import jax
@@ -32,6 +68,7 @@ _members = {
     "in_eager_mode": context.executing_eagerly,
     "custom_gradient": backprop.custom_gradient,
     "defun": defun,
+    "Network": Network,
     "function": defun,
     "num_gpus": num_gpus,
 }
