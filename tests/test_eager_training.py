@@ -82,3 +82,40 @@ def test_eager_script_under_python_m_tinyflow(tmp_path):
     w = w - 0.1 * 2 * w * 2.0
     value, mode = p.stdout.split()
     assert abs(float(value) - w) < 1e-5 and mode == "True"
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tf.train.GradientDescentOptimizer(0.1),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    lambda: tf.train.AdamOptimizer(0.05),
+    lambda: tf.train.AdagradOptimizer(0.1),
+    lambda: tf.train.RMSPropOptimizer(0.01, momentum=0.5),
+    lambda: tf.train.AdadeltaOptimizer(1.0),
+    lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01),
+    lambda: tf.train.ProximalGradientDescentOptimizer(0.1, l2_regularization_strength=0.1),
+    lambda: tf.train.ProximalAdagradOptimizer(0.1),
+], ids=["sgd", "nesterov", "adam", "adagrad", "rmsprop", "adadelta", "ftrl", "proximal_sgd", "proximal_adagrad"])
+def test_every_optimizer_steps_as_in_graph_mode(make):
+    rng = np.random.RandomState(4)
+    X, w0 = rng.randn(16, 3).astype(np.float32), rng.randn(3, 1).astype(np.float32)
+    y = X.dot([[1.0], [-1.0], [0.5]]).astype(np.float32)
+
+    def loss(w):
+        return tf.reduce_mean(tf.square(tf.matmul(X, w) - y))
+
+    with tf.Graph().as_default():
+        w = tf.Variable(w0)
+        train = make().minimize(loss(w))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(4):
+                sess.run(train)
+            graph_w = sess.run(w)
+    with eager_mode():
+        w = tf.Variable(w0)
+        opt = make()
+        for _ in range(4):
+            opt.minimize(lambda: loss(w))
+        eager_w = w.numpy()
+    assert not np.allclose(eager_w, w0)
+    np.testing.assert_allclose(eager_w, graph_w, rtol=1e-5, atol=1e-6)
