@@ -60,6 +60,11 @@ def test_python_and_numpy_interop(eager):
 def test_ops_match_numpy(eager):
     a = np.random.RandomState(0).randn(4, 6).astype(np.float32)
     t = tf.constant(a)
+    b = a.copy()
+    a += 1  # a tensor holds a copy of the array it was made from
+    np.testing.assert_array_equal(t.numpy(), b)
+    np.testing.assert_array_equal(tf.reduce_sum(t, 1).numpy(), tf.reduce_sum(b, 1).numpy())
+    a = b
     np.testing.assert_allclose(tf.reduce_sum(t, 1).numpy(), a.sum(1), rtol=1e-5)
     np.testing.assert_allclose(tf.reduce_mean(t, axis=[0, 1]).numpy(), a.mean(), rtol=1e-5)
     np.testing.assert_array_equal(tf.reshape(t, [3, -1]).numpy(), a.reshape(3, -1))

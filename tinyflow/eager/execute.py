@@ -61,6 +61,9 @@ def execute(graph, op_type, inputs, attrs, name, dtypes):
     op = EagerOp(graph, op_type, graph.unique_name(name or op_type), inputs, attrs)
     if op_type == "Const":
         value = attrs["value"]
+        if value.flags.writeable:  # the caller's numpy array: later changes to it must not show
+            value = value.copy()
+            value.flags.writeable = False
         out = EagerTensor(value if value.dtype.kind in "USO" else jnp.asarray(value), attrs["dtype"], op)
         out._np = value
         op._outputs = [out]
