@@ -269,6 +269,9 @@ def test_graph_mode_is_unaffected_and_graph_blocks_inside_eager():
                 sess.run(v.initializer)
                 assert sess.run(c + v) == 7.0
         assert tf.executing_eagerly() and g.get_operations()
+        a = tf.constant(2.0)
+        tf.reset_default_graph()  # stays eager; old and new tensors still combine
+        assert tf.executing_eagerly() and float(a * tf.constant(3.0)) == 6.0
     assert not tf.executing_eagerly()
     with pytest.raises(RuntimeError, match="only supported when eager execution is enabled"):
         iter(tf.data.Dataset.range(3))

@@ -22,6 +22,8 @@ class EagerGraph(Graph):
     ones TF leaves empty in eager mode.
     """
 
+    _eager = True
+
     def create_op(self, op_type, inputs, attrs=None, name=None, dtypes=None):
         from .execute import execute
         return execute(self, op_type, inputs, attrs, name, dtypes)

@@ -8,6 +8,7 @@ import itertools
 
 import numpy as np
 
+from ..graph import core
 from ..graph.core import Tensor
 from ..graph.shapes import TensorShape
 
@@ -37,6 +38,13 @@ class EagerTensor(Tensor):
         self._id = next(_ids)
 
     # ---- what it is ----------------------------------------------------------------------------
+    @property
+    def graph(self):
+        # Eager tensors share one graph, today's eager default, so tensors made before a
+        # tf.reset_default_graph() still combine with new ones.
+        g = core._default[0]
+        return g if getattr(g, "_eager", False) else self._op.graph
+
     @property
     def shape(self):
         if self._shape is None:
