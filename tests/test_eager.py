@@ -357,3 +357,27 @@ def test_layers_and_network(eager):
     dy = 2 * (h @ k2 + b2)
     np.testing.assert_allclose(grads[2].numpy(), h.T @ dy, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(grads[1].numpy(), ((dy @ k2.T) * (h > 0)).sum(0), rtol=1e-4, atol=1e-5)
+
+
+def test_saver_and_slots_eagerly(eager, tmp_path):
+    w = tf.Variable(np.arange(6.0, dtype=np.float32).reshape(2, 3), name="w")
+    step = tf.Variable(0, dtype=tf.int64, name="global_step")
+    opt = tf.train.AdamOptimizer(0.1)
+    opt.minimize(lambda: tf.reduce_sum(w * w), global_step=step)
+    assert opt.get_slot(w, "m").name == "w/Adam:0"
+    saver = tf.train.Saver([w, step])
+    prefix = saver.save(None, str(tmp_path / "model"), global_step=step)
+    assert prefix.endswith("model-1") and tf.train.latest_checkpoint(str(tmp_path)) == prefix
+    saved = w.numpy()
+    w.assign(tf.zeros([2, 3]))
+    step.assign(7)
+    saver.restore(None, prefix)
+    np.testing.assert_array_equal(w.numpy(), saved)
+    assert int(step) == 1
+    assert tf.train.load_variable(prefix, "w").tolist() == saved.tolist()  # a checkpoint graph mode reads
+    tfe_saver = tf.contrib.eager.Saver([w])
+    w.assign_add(tf.ones([2, 3]))
+    path = tfe_saver.save(str(tmp_path / "tfe"))
+    w.assign(tf.zeros([2, 3]))
+    tfe_saver.restore(path)
+    np.testing.assert_array_equal(w.numpy(), saved + 1)

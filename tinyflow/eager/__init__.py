@@ -22,11 +22,13 @@ from .context import EagerGraph, disable_eager_execution, eager_mode, enable_eag
 from .data import Iterator  # noqa: F401
 from .tape import GradientTape  # noqa: F401
 from .tensor import EagerTensor  # noqa: F401
-from .variables import EagerVariable, _variable_class
+from .variables import EagerVariable, _variable_class, eager_values as _eager_values
+from ..train import saver as _saver
 
 _state_ops.variable_class = _variable_class
 _optimizer.eager_gradients = _optimizer_gradients
 _data.install()
+_saver.eager_values = _eager_values
 
 __all__ = ["EagerTensor", "EagerVariable", "GradientTape", "disable_eager_execution", "enable_eager_execution",
            "executing_eagerly"]

@@ -49,6 +49,24 @@ class Network:
         return self.call(inputs, *args, **kwargs)
 
 
+class Saver:
+    """tfe.Saver(var_list): saves and restores eager variables (tf.train.Saver's checkpoints)."""
+
+    def __init__(self, var_list):
+        from ..train.saver import Saver as _GraphSaver
+        self._saver = _GraphSaver(var_list)
+
+    def save(self, file_prefix, global_step=None):
+        """Writes a checkpoint; returns its prefix (with "-<step>" when global_step is given)."""
+        if global_step is not None and not isinstance(global_step, int):
+            global_step = int(global_step)
+        return self._saver.save(None, file_prefix, global_step=global_step)
+
+    def restore(self, file_prefix):
+        """Sets the variables from a checkpoint (no variable changes if anything is wrong)."""
+        self._saver.restore(None, file_prefix)
+
+
 def num_gpus():
     """The number of GPUs JAX sees."""
     import jax
@@ -69,6 +87,7 @@ _members = {
     "custom_gradient": backprop.custom_gradient,
     "defun": defun,
     "Network": Network,
+    "Saver": Saver,
     "function": defun,
     "num_gpus": num_gpus,
 }

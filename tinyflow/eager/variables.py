@@ -4,6 +4,7 @@ Every read makes a fresh EagerTensor of the current value that remembers its var
 so ops that update a variable (Assign, ApplyAdam: OpDef.ref_inputs) write their results back to it,
 and tapes learn which tensors came from which variable.
 """
+import jax.numpy as jnp
 import numpy as np
 
 from ..graph import dtypes as dt
@@ -39,7 +40,11 @@ class EagerVariable(state_ops.Variable):
         self._initial_value = init
         self._trainable = trainable
         self._constraint = constraint
-        self._read_op = EagerOp(graph, "ReadVariableOp", self._name + "/Read", [], {})
+        # the variable's op (TF's VarHandleOp), named as the variable: slots ("w/Adam") and
+        # checkpoints (key "w") use its name; tf.train.Saver reads its dtype and shape
+        self._read_op = EagerOp(graph, "VarHandleOp", self._name, [], {"dtype": self._dtype,
+                                                                        "shape": self._var_shape})
+        self._read_op._variable = self
         if collections and GraphKeys.GLOBAL_STEP in collections:  # TF keeps no other collection eagerly
             graph.add_to_collections(collections, self)
 
@@ -117,3 +122,27 @@ def _variable_class(cls):
     """state_ops.Variable's hook: tf.Variable(...) makes an EagerVariable while executing eagerly."""
     from .context import executing_eagerly
     return EagerVariable if executing_eagerly() else cls
+
+
+class EagerValues:
+    """What tf.train.Saver asks a Session for (`_variable_value`, `_set_variable`), answered by the
+    eager variables themselves: `saver.save(None, path)` and `saver.restore(None, path)`."""
+
+    graph = None
+
+    def run(self, fetch):
+        """A global_step given to save(): its value."""
+        return np.asarray(fetch)
+
+    def _variable_value(self, op):
+        return np.asarray(op._variable._value)
+
+    def _set_variable(self, op, value):
+        v = op._variable
+        v._value = jnp.asarray(np.asarray(value, v.dtype.np))
+
+
+def eager_values():
+    """state for tf.train.Saver while executing eagerly (None in graph mode)."""
+    from .context import executing_eagerly
+    return EagerValues() if executing_eagerly() else None
