@@ -381,3 +381,28 @@ def test_saver_and_slots_eagerly(eager, tmp_path):
     w.assign(tf.zeros([2, 3]))
     tfe_saver.restore(path)
     np.testing.assert_array_equal(w.numpy(), saved + 1)
+
+
+def test_gradient_penalty_double_backprop_matches_finite_differences(eager):
+    """d/dW of ||d loss / dx||^2 for a small tanh/sigmoid/softmax network, through nested tapes."""
+    rng = np.random.RandomState(5)
+    x0, w0, v0 = rng.randn(4, 3), rng.randn(3, 5) * 0.5, rng.randn(5, 2) * 0.5
+    labels = np.eye(2)[[0, 1, 1, 0]]
+
+    def penalty(w_value, record=None):
+        w = tf.constant(w_value) if record is None else record
+        x = tf.constant(x0)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            h = tf.sigmoid(tf.matmul(tf.tanh(x), w))
+            logits = tf.matmul(h, tf.constant(v0))
+            loss = tf.reduce_sum(tf.nn.softmax(logits) * labels) + tf.reduce_sum(tf.nn.relu(h - 0.5) ** 2)
+        gx = inner.gradient(loss, x)
+        return tf.reduce_sum(gx * gx)
+
+    w = tf.constant(w0)
+    with tf.GradientTape() as outer:
+        outer.watch(w)
+        p = penalty(None, record=w)
+    g = outer.gradient(p, w).numpy()
+    np.testing.assert_allclose(g, _fd(lambda a: penalty(a).numpy(), w0), rtol=1e-5, atol=1e-8)
