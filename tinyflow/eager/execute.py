@@ -115,7 +115,6 @@ def _np_value(t):
     return v
 
 
-
 def _kernel(opdef, op, dtypes):
     """The compiled kernel for this op's signature, built (and the op's rules checked) on a miss."""
     mode = _MODE.get(op._type, "jit")
