@@ -102,9 +102,13 @@ def test_random_ops_draw_new_numbers_with_one_kernel(eager):
     assert abs(a.numpy().mean()) < 0.15 and abs(a.numpy().std() - 1) < 0.15
 
 
-def test_shape_errors_are_tf_eager_errors(eager):
+def test_shape_and_dtype_errors_are_tf_eager_errors(eager):
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"but are 3 and 4 .*\[Op:MatMul\]"):
         tf.matmul(tf.ones([2, 3]), tf.ones([4, 5]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"int32 .*float32.*\[Op:AddV2\]"):
+        tf.constant(1.0) + tf.constant(1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[Op:ConcatV2\]"):
+        tf.concat([tf.ones([2]), tf.ones([2, 2])], 0)
 
 
 # ---- variables ---------------------------------------------------------------------------------

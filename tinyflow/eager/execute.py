@@ -170,7 +170,10 @@ def _freeze(x):
 def _check_rules(opdef, op):
     """The registry's dtype and shape rules on this op's inputs: TF's errors for bad inputs."""
     inputs = op._inputs
-    out_dtypes = opdef.dtype([t.dtype for t in inputs], op.attrs)
+    try:
+        out_dtypes = opdef.dtype([t.dtype for t in inputs], op.attrs)
+    except TypeError as e:  # TF's eager kernels reject mismatched dtypes with InvalidArgumentError
+        raise errors.InvalidArgumentError(None, op, "%s [Op:%s]" % (e, op._type)) from None
     values = [_np_value(t) if t._value.size <= 4096 else None for t in inputs]
     try:
         opdef.shape([t.shape for t in inputs], op.attrs, values)
