@@ -69,6 +69,10 @@ def __getattr__(name):
     if name in where:
         return getattr(where[name](), name)
     raise AttributeError("module 'tinyflow' has no attribute %r" % name)
+from .eager import (GradientTape, custom_gradient, disable_eager_execution, enable_eager_execution,  # noqa: E402,F401
+                    executing_eagerly)
+from .eager import tfe as _tfe  # noqa: E402
+_tfe.install(contrib)  # tf.contrib.eager
 
 # The TF API level tinyflow implements (scripts compare tf.__version__ with "1.x"); tinyflow's own
 # release is TINYFLOW_VERSION.

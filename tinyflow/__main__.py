@@ -16,8 +16,8 @@ def alias_tensorflow():
     sys.modules["tensorflow.compat"] = compat
     sys.modules["tensorflow.compat.v1"] = tinyflow
     for name in ("nn", "train", "layers", "losses", "errors", "debugging", "contrib", "contrib.rnn",
-                 "contrib.layers", "nn.rnn_cell", "app", "flags", "logging", "gfile", "io", "summary", "data",
-                 "image", "distribute"):
+                 "contrib.layers", "contrib.eager", "nn.rnn_cell", "app", "flags", "logging", "gfile", "io",
+                 "summary", "data", "image", "distribute"):
         module = sys.modules.get("tinyflow." + name)
         if module is None and name == "nn.rnn_cell":
             module = tinyflow.nn.rnn_cell

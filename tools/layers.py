@@ -79,8 +79,11 @@ def violations(deps):
             continue
         for t in sorted(targets):
             lt = layer_of(t)
-            if lt == "root":
+            if t == "tinyflow":
                 out.append("%s imports the package root (%s)" % (m, t))
+            elif lt == "root":
+                if lm != "api":
+                    out.append("%s (%s) imports %s, which sees the whole namespace" % (m, lm, t))
             elif lt != lm and lt not in ALLOWED[lm]:
                 out.append("%s (%s) imports %s (%s)" % (m, lm, t, lt))
     return out

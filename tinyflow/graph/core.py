@@ -433,7 +433,7 @@ def reset_default_graph():
     if _stack:
         raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If you need a "
                              "cleared graph, exit the nesting and create a new graph.")
-    _default[0] = Graph()
+    _default[0] = type(_default[0])()  # eager mode's default graph stays eager
 
 
 def name_scope(name, default_name=None, values=None):
@@ -479,6 +479,9 @@ def constant_value(tensor):
     """
     if not isinstance(tensor, Tensor):
         return None
+    eager_value = getattr(tensor, "_const_value", None)  # an eager tensor knows its value
+    if eager_value is not None:
+        return eager_value()
     op = tensor.op
     if op.type == "Const":
         return op.attrs["value"]

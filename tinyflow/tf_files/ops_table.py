@@ -38,7 +38,8 @@ for _t, _f, _m in [("Relu", "relu", "nn"), ("Relu6", "relu6", "nn"), ("Elu", "el
                    ("Abs", "abs", None), ("Reciprocal", "reciprocal", None), ("Floor", "floor", None),
                    ("Ceil", "ceil", None), ("Round", "round", None), ("Sign", "sign", None),
                    ("Log1p", "log1p", None),
-                   ("Sin", "sin", None), ("Cos", "cos", None), ("Erf", "erf", None), ("LogicalNot", "logical_not", None),
+                   ("Sin", "sin", None), ("Cos", "cos", None), ("Erf", "erf", None),
+                   ("LogicalNot", "logical_not", None),
                    ("StopGradient", "stop_gradient", None), ("ZerosLike", "zeros_like", None),
                    ("OnesLike", "ones_like", None), ("IsNan", "is_nan", None), ("IsFinite", "is_finite", None)]:
     CONVERTERS[_t] = _unary(_f, _m)

@@ -21,6 +21,15 @@ from .tf_checkpoint import open_reader, write_bundle
 NPZ = "npz"  # Saver(write_version=NPZ): tinyflow's npz checkpoint instead of TF's V2 format
 
 
+# Set by tinyflow.eager: eager_values() stands for the Session while executing eagerly (else None).
+eager_values = None
+
+
+def _eager_session(sess):
+    values = eager_values() if sess is None and eager_values is not None else None
+    return (values, True) if values is not None else (sess, False)
+
+
 def _var_op(v):
     if isinstance(v, Variable):
         return v.op
@@ -77,6 +86,8 @@ class Saver:
     def save(self, sess, save_path, global_step=None, latest_filename=None, meta_graph_suffix="meta",
              write_meta_graph=True, write_state=True, strip_default_attrs=False, save_debug_info=False):
         """Writes the variables' values in `sess` to a checkpoint; returns its prefix ("path-<step>")."""
+        sess, eager = _eager_session(sess)
+        write_meta_graph = write_meta_graph and not eager  # TF writes no meta graph eagerly
         if latest_filename is not None and os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
         if global_step is not None:
@@ -113,6 +124,7 @@ class Saver:
 
     def restore(self, sess, save_path):
         """Sets the variables in `sess` from a checkpoint; on any error no variable changes."""
+        sess, _ = _eager_session(sess)
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
         if not checkpoint_exists(save_path):
