@@ -420,7 +420,7 @@ class Session:
             jitted = self._placement.jitted(plan.lowered)
         return _BoundLowered(plan.lowered, jax_backend.example_args(plan.lowered, self._values, feeds), jitted)
 
-    def memory_report(self, fetches, feed_dict=None, planner=None, verify=True, xla=True):
+    def memory_report(self, fetches, feed_dict=None, planner=None, verify="auto", xla=True):
         """tinyflow's memory plan of this fetch set beside XLA's (see client/memory_report.py)."""
         from . import memory_report
         return memory_report.memory_report(self, fetches, feed_dict, planner, verify, xla)
@@ -467,6 +467,7 @@ class _BoundLowered:
     hlo = property(lambda self: self._jitted.lower(*self._args).compile().as_text())
     function = property(lambda self: self._lowered)
     args = property(lambda self: self._args)
+    jitted = property(lambda self: self._jitted)
 
     def __repr__(self):
         return self.source
