@@ -42,7 +42,7 @@ def main():
     w = tf.Variable(np.full((4, 3), 0.5, np.float32), name="w")
     y = tf.reduce_sum(tf.matmul(x, w), name="y")
     sub = prune.prune([y], [x])                         # 1. the ops y needs, given x
-    prog = program.plan(sub, state.analyze(sub.ops, sub.feeds))   # 3-4. one record per op
+    prog = program.plan(sub, state.analyze(sub))   # 3-4. one record per op
     source, _ = render_with_flops(prog)                 # 5. our own render
     print(source)
     low = jax_backend.build(prog)                       # 6. the standard build: exec + jax.jit
