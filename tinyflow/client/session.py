@@ -14,6 +14,7 @@ from ..graph.core import Operation, Tensor, get_default_graph
 from ..graph.registry import get_op_def
 from ..lower import jax_backend
 from ..passes import prune as prune_pass
+from . import compile_cache
 from . import fetches as fetch_util
 
 _default_sessions = []
@@ -209,6 +210,7 @@ class Session:
 
     # ---- the slow path: one fetch set, resolved, pruned and lowered ------------------------------
     def _make_runner(self, fetches, feed_dict):
+        compile_cache.setup()  # JAX's persistent compilation cache, once per process
         leaves = fetch_util.flatten(fetches)
         elements = [self._resolve_fetch(f) for f in leaves]
         feed_tensors, feed_specs = [], []
