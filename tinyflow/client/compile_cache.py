@@ -7,8 +7,8 @@ directory the first time a Session builds a step (not at `import tinyflow`, whic
     $TINYFLOW_CACHE_DIR                  the directory (default: $XDG_CACHE_HOME/tinyflow/jax,
                                          i.e. ~/.cache/tinyflow/jax)
     TINYFLOW_COMPILATION_CACHE=0         no persistent cache (also: off, false, no)
-    TINYFLOW_CACHE_MIN_COMPILE_SECS      compile only steps slower than this are stored (default 0.1 s:
-                                         a small MLP step is, JAX's own eager single ops are not)
+    TINYFLOW_CACHE_MIN_COMPILE_SECS      only what took longer than this to compile is stored (default 0:
+                                         everything, small steps too; JAX's own default is 1 s)
 
 A cache directory set by the user for JAX itself (`jax_compilation_cache_dir`) is left as it is.
 The cache holds compiled executables that the process loads and runs, so it must be private: a
@@ -22,7 +22,7 @@ import warnings
 _DONE = False
 _DIR = None
 
-DEFAULT_MIN_COMPILE_SECS = 0.1
+DEFAULT_MIN_COMPILE_SECS = 0.0
 
 
 def default_dir():
