@@ -644,7 +644,8 @@ def _no_second_order(op, *grads):
 
 from . import while_grad  # noqa: E402  (it uses this module's SubFn and grad_fn)
 
-register_op("StatelessWhile", shape=_attr_shapes, dtype=_attr_dtypes, grad=while_grad.while_grad, lower=_while_lower(False))
+register_op("StatelessWhile", shape=_attr_shapes, dtype=_attr_dtypes, grad=while_grad.while_grad,
+            lower=_while_lower(False))
 register_op("While", shape=_attr_shapes, dtype=_attr_dtypes, grad=while_grad.while_grad, lower=_while_lower(True),
             needs_key=True)
 register_op("StatelessWhileGrad", shape=_attr_shapes, dtype=_attr_dtypes, grad=_no_second_order,
