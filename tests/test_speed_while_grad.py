@@ -136,3 +136,11 @@ def test_lstm_gradient_saves_step_values_and_does_not_recompute():
                 xp[idx] += s * eps
                 vals.append(sess.run(loss, {x: xp}))
             np.testing.assert_allclose(gxv[idx], (vals[0] - vals[1]) / (2 * eps), rtol=2e-2, atol=1e-3)
+
+
+def test_zero_bound():
+    x = tf.placeholder(tf.float64, [3])
+    _, a = tf.while_loop(lambda i, a: i < 5, lambda i, a: (i + 1, a * x), [0, x], maximum_iterations=0)
+    g, = tf.gradients(tf.reduce_sum(a), x)  # zero iterations: a = x
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run([a, g], {x: X0}), [X0, np.ones(3)])

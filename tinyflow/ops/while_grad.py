@@ -98,7 +98,7 @@ def _ensure_outputs(op, saves):
     for t in saves:
         if t not in saved:
             saved.append(t)
-            shape = TensorShape([attrs["max_static"]]).concatenate(t.shape)
+            shape = TensorShape([max(attrs["max_static"], 0)]).concatenate(t.shape)
             attrs["Tout"] = attrs["Tout"] + [t.dtype]
             attrs["output_shapes"] = attrs["output_shapes"] + [shape]
             op._outputs.append(Tensor(op, len(op._outputs), t.dtype, shape))
@@ -114,6 +114,8 @@ def while_grad(op, *grads):
     attrs = op.attrs
     if not attrs["back_prop"]:
         return [None] * len(op.inputs)
+    if op.graph.finalized:  # before the loop op is changed
+        raise RuntimeError("Graph is finalized and cannot be modified.")
     n, nc = attrs["n_vars"], attrs["n_captured"]
     fv = [k for k in range(n) if op.inputs[k].dtype.is_floating]
     fc = [j for j in range(nc) if op.inputs[n + j].dtype.is_floating]
