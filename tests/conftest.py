@@ -1,7 +1,13 @@
 """Shared pytest fixtures: every test starts with a fresh default graph."""
+import os
+
 import pytest
 
-import tinyflow as tf
+# the suite (and the example scripts it starts) leaves the user's compilation cache alone;
+# tests/test_speed_compile_cache.py turns it on in processes of its own
+os.environ.setdefault("TINYFLOW_COMPILATION_CACHE", "0")
+
+import tinyflow as tf  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

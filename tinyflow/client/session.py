@@ -24,6 +24,7 @@ from .. import errors
 from ..graph.core import Operation, Tensor, _default_sessions, get_default_graph, get_default_session  # noqa: F401
 from ..graph.registry import get_op_def
 from ..lower import jax_backend, pipeline
+from . import compile_cache
 from . import fetches as fetch_util
 
 
@@ -309,6 +310,7 @@ class Session:
 
     # ---- the slow path: one fetch set, resolved and compiled ---------------------------------------
     def _make_plan(self, fetches, feed_dict):
+        compile_cache.setup()  # JAX's persistent compilation cache, once per process
         leaves = fetch_util.flatten(fetches)
         elements = [self._resolve_fetch(f) for f in leaves]
         feed_tensors, feed_specs = [], []

@@ -16,9 +16,10 @@ Each body is a SubFn: a FuncGraph with chosen input placeholders and output tens
 (lower/subgraph.py) turns it into a JAX function for lax.cond / lax.switch / lax.while_loop.
 
 Gradients: a branch is differentiated with tf.gradients inside its own FuncGraph (the gradient of
-an If is an If over the branch gradients). A while loop's gradient re-runs the loop saving each
-iteration's values (a bounded lax.scan when maximum_iterations is a constant, else an O(n^2)
-recomputation), then runs the body's gradient backwards over them.
+an If is an If over the branch gradients). A while loop's gradient (ops/while_grad.py) makes the forward
+loop save the per-iteration values the body's gradient reads (a bounded lax.scan when
+maximum_iterations is a constant), then runs the body's gradient backwards over them in a reverse
+scan; without a constant bound it recomputes from O(log n) checkpoints (O(n log n) steps).
 
 Variables created inside a body are lifted to the outermost graph with their initializers, as
 TF1's init_scope does. Not supported: assigning variables inside a body (a clear error says so),
@@ -531,7 +532,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             mx_static = int(c) if c is not None else None
         attrs = {"cond": SubFn(cg, cins, cleaves), "body": SubFn(bg, bins, bleaves), "n_vars": len(flat_in),
                  "n_captured": len(captured), "has_max": bool(extra), "max_static": mx_static,
-                 "Tout": [v.dtype for v in flat_in], "output_shapes": inv, "back_prop": back_prop}
+                 "Tout": [v.dtype for v in flat_in], "output_shapes": inv, "back_prop": back_prop,
+                 "n_fwd_ops": len(bg._ops)}  # the body's own ops; a gradient adds more (ops/while_grad.py)
         op = graph.create_op("While" if stateful else "StatelessWhile", flat_in + captured + extra, attrs,
                              name=scope)
         _add_outer_controls(op, [cg, bg])
@@ -580,6 +582,8 @@ def _while_lower(stateful):
         import jax.numpy as jnp
         as_function, iteration_key = backend().function, backend().iteration_key
         vars_, caps, mx, _ = _loop_parts(attrs, args)
+        if attrs.get("count"):  # a gradient needs the iteration count and saved values
+            return while_grad.forward(attrs, key, tuple(jnp.asarray(x) for x in vars_), caps, mx)
         cond_f, body_f = as_function(attrs["cond"]), as_function(attrs["body"])
 
         def c(carry):
@@ -604,79 +608,10 @@ def _while_lower(stateful):
     return lambda attrs, *args: run(attrs, None, args)
 
 
-def _while_grad(op, *grads):
-    """A WhileGrad op: gradients wrt the initial loop vars and the captured tensors."""
-    attrs = op.attrs
-    if not attrs["back_prop"]:
-        return [None] * len(op.inputs)
-    n, nc = attrs["n_vars"], attrs["n_captured"]
-    fv = [k for k in range(n) if op.inputs[k].dtype.is_floating]
-    fc = [j for j in range(nc) if op.inputs[n + j].dtype.is_floating]
-    if not fv:
-        return [None] * len(op.inputs)
-    body = attrs["body"]
-    gattrs = dict(attrs, body_grad=grad_fn(body, fv, fv + [n + j for j in fc]), fv=fv, fc=fc,
-                  Tout=[op.inputs[k].dtype for k in fv] + [op.inputs[n + j].dtype for j in fc],
-                  output_shapes=[op.inputs[k].shape for k in fv] + [op.inputs[n + j].shape for j in fc])
-    gtype = "WhileGrad" if op.type == "While" else "StatelessWhileGrad"
-    gop = op.graph.create_op(gtype, list(op.inputs) + [grads[k] for k in fv], gattrs, name=op.name + "_grad")
-    out = [None] * len(op.inputs)
-    for j, k in enumerate(fv):
-        out[k] = gop.outputs[j]
-    for j, c in enumerate(fc):
-        out[n + c] = gop.outputs[len(fv) + j]
-    return out
-
-
 def _while_grad_lower(stateful):
-    def run(attrs, key, args):
-        import jax
-        import jax.numpy as jnp
-        as_function, iteration_key = backend().function, backend().iteration_key
-        vars_, caps, mx, gys = _loop_parts(attrs, args)
-        vars_ = tuple(jnp.asarray(x) for x in vars_)
-        cond_f, body_f = as_function(attrs["cond"]), as_function(attrs["body"])
-        grad_f = as_function(attrs["body_grad"])
-        nfv = len(attrs["fv"])
-        gcaps0 = tuple(jnp.zeros(jnp.shape(caps[j]), attrs["Tout"][nfv + i].np) for i, j in enumerate(attrs["fc"]))
-
-        def back(i, v, g):  # one iteration backwards: the body's gradient at the values it saw
-            gv, gc = g
-            outs = grad_f(iteration_key(key, i), *v, *caps, *gv)
-            return tuple(outs[:nfv]), tuple(a + b for a, b in zip(gc, outs[nfv:]))
-
-        def running(i, v):
-            ok = cond_f(iteration_key(key, i), *v, *caps)[0]
-            return ok if mx is None else jnp.logical_and(ok, i < mx)
-
-        g0 = (tuple(gys), gcaps0)
-        if attrs["max_static"] is not None:  # bounded scan: save each iteration's values, then reverse
-            def fwd(carry, i):
-                v, done = carry
-                act = jnp.logical_and(jnp.logical_not(done), running(i, v))
-                new = jax.lax.cond(act, lambda v: body_f(iteration_key(key, i), *v, *caps), lambda v: v, v)
-                return (new, jnp.logical_not(act)), (v, act)
-            steps = jnp.arange(max(attrs["max_static"], 0), dtype=jnp.int32)
-            _, (saved, acts) = jax.lax.scan(fwd, (vars_, jnp.bool_(False)), steps)
-
-            def bwd(g, x):
-                i, v, act = x
-                return jax.lax.cond(act, lambda g: back(i, v, g), lambda g: g, g), None
-            (gv, gc), _ = jax.lax.scan(bwd, g0, (steps, saved, acts), reverse=True)
-        else:  # unbounded: count the iterations, then recompute each one's values from the start
-            n_it, _ = jax.lax.while_loop(lambda c: running(*c), lambda c: (c[0] + 1, body_f(
-                iteration_key(key, c[0]), *c[1], *caps)), (jnp.int32(0), vars_))
-
-            def bwd(k, g):
-                i = n_it - 1 - k
-                v = jax.lax.fori_loop(0, i, lambda j, v: body_f(iteration_key(key, j), *v, *caps), vars_)
-                return back(i, v, g)
-            gv, gc = jax.lax.fori_loop(0, n_it, bwd, g0)
-        return tuple(gv) + tuple(gc)
-
     if stateful:
-        return lambda attrs, key, *args: run(attrs, key, args)
-    return lambda attrs, *args: run(attrs, None, args)
+        return lambda attrs, key, *args: while_grad.backward(attrs, key, args)
+    return lambda attrs, *args: while_grad.backward(attrs, None, args)
 
 
 def _no_second_order(op, *grads):
@@ -684,8 +619,11 @@ def _no_second_order(op, *grads):
                               "(op '%s')" % op.name)
 
 
-register_op("StatelessWhile", shape=_attr_shapes, dtype=_attr_dtypes, grad=_while_grad, lower=_while_lower(False))
-register_op("While", shape=_attr_shapes, dtype=_attr_dtypes, grad=_while_grad, lower=_while_lower(True),
+from . import while_grad  # noqa: E402  (it uses this module's SubFn and grad_fn)
+
+register_op("StatelessWhile", shape=_attr_shapes, dtype=_attr_dtypes, grad=while_grad.while_grad,
+            lower=_while_lower(False))
+register_op("While", shape=_attr_shapes, dtype=_attr_dtypes, grad=while_grad.while_grad, lower=_while_lower(True),
             needs_key=True)
 register_op("StatelessWhileGrad", shape=_attr_shapes, dtype=_attr_dtypes, grad=_no_second_order,
             lower=_while_grad_lower(False))

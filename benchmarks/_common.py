@@ -1,0 +1,42 @@
+"""Helpers shared by the benchmarks: interleaved step timing and the TF 1.15 side process."""
+import json
+import os
+import subprocess
+import time
+
+import numpy as np
+
+ORACLE = os.environ.get("TF1_PYTHON", os.path.expanduser("~/.tf1-oracle/bin/python"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def step_times(fns, n, warmup=3):
+    """Per-call seconds of each fn over n calls, the calls interleaved one by one so a noisy
+    neighbour hits them alike. Returns (fastest, median) per fn."""
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    times = [[] for _ in fns]
+    for _ in range(n):
+        for fn, ts in zip(fns, times):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+    return [(min(ts), float(np.median(ts))) for ts in times]
+
+
+def tf1_run(script, *args, timeout=1800):
+    """Runs benchmarks/tf1/<script> under a TensorFlow 1.x python (the tf1-oracle venv, or
+    $TF1_PYTHON) and returns the JSON object it prints last; None when there is no TF 1.x."""
+    if not os.path.exists(ORACLE):
+        return None
+    try:
+        out = subprocess.run([ORACLE, os.path.join(HERE, "tf1", script)] + [str(a) for a in args],
+                             capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+    if out.returncode != 0 or not lines:
+        print("(TF 1.x side failed: %s)" % out.stderr.strip().splitlines()[-1:] if out.stderr else "")
+        return None
+    return json.loads(lines[-1])
