@@ -61,6 +61,14 @@ def _classes_fn(vocabulary):
     return classes
 
 
+def _all_classes_fn(vocabulary, n):
+    def all_classes(batch):
+        names = list(vocabulary) if vocabulary is not None else [str(i).encode() for i in range(n)]
+        return np.tile(np.asarray(names, dtype=object)[None], [len(batch["all_class_ids"]), 1])
+    all_classes.needs = ("all_class_ids",)
+    return all_classes
+
+
 class Head:
     """One head: `create_estimator_spec(features, mode, logits, labels, optimizer / train_op_fn)`."""
 
@@ -92,7 +100,10 @@ class Head:
             else:
                 out = {"logits": logits, "probabilities": _tf.nn.softmax(logits, name="probabilities"),
                        "class_ids": _tf.expand_dims(_tf.argmax(logits, 1, name="class_ids"), -1)}
+            n = 2 if self._kind == "binary" else self._n_classes
+            out["all_class_ids"] = _tf.tile(_tf.expand_dims(_tf.range(n), 0), [_tf.shape(logits)[0], 1])
             out["classes"] = _classes_fn(self._vocabulary)
+            out["all_classes"] = _all_classes_fn(self._vocabulary, n)
             return out
 
     def _unreduced_loss(self, labels, logits):

@@ -34,51 +34,57 @@ class EvalSpec(collections.namedtuple("EvalSpec", ["input_fn", "steps", "name", 
         return super().__new__(cls, input_fn, steps, name, tuple(hooks or ()), (), start_delay_secs, throttle_secs)
 
 
-class _StopAfterSecs(_tf.train.SessionRunHook):
-    """Ends a train() call after `secs` seconds (so that an evaluation can run), as TF's local executor."""
+class _EvaluateAfterSave:
+    """A CheckpointSaverListener that evaluates each new checkpoint (at most every throttle_secs)."""
 
-    def __init__(self, secs):
-        self._secs = secs
+    def __init__(self, estimator, eval_spec):
+        self._estimator, self._spec = estimator, eval_spec
+        self._last_time, self.last_step, self.metrics = None, None, None
 
     def begin(self):
-        self._start = time.time()
+        pass
 
-    def after_run(self, run_context, run_values):
-        if time.time() - self._start >= self._secs:
-            run_context.request_stop()
+    def before_save(self, session, global_step_value):
+        pass
+
+    def after_save(self, session, global_step_value):
+        now = time.time()
+        if global_step_value == 0 or global_step_value == self.last_step:
+            return False
+        if self._last_time is not None and now - self._last_time < self._spec.throttle_secs:
+            return False
+        self.evaluate(global_step_value)
+        self._last_time = now
+        return False
+
+    def end(self, session, global_step_value):
+        pass
+
+    def evaluate(self, step):
+        self.metrics = self._estimator.evaluate(self._spec.input_fn, steps=self._spec.steps,
+                                                hooks=list(self._spec.hooks), name=self._spec.name)
+        self.last_step = step
 
 
 def train_and_evaluate(estimator, train_spec, eval_spec):
-    """Trains `estimator` and evaluates it after each checkpoint-saving period until train_spec.max_steps;
-    returns (the last evaluation's metrics, export results [])."""
+    """Trains `estimator` until train_spec.max_steps (or the end of its input), evaluating each new
+    checkpoint (at most every eval_spec.throttle_secs) and the final one, as TF's local executor;
+    returns (the last evaluation's metrics, export results: [])."""
     if not isinstance(train_spec, TrainSpec):
         raise TypeError("`train_spec` must have type `tf.estimator.TrainSpec`. Got: {}".format(type(train_spec)))
     if not isinstance(eval_spec, EvalSpec):
         raise TypeError("`eval_spec` must have type `tf.estimator.EvalSpec`. Got: {}".format(type(eval_spec)))
     config = estimator.config
-    metrics = None
-    while True:
-        step_before = _global_step(estimator)
-        if train_spec.max_steps is not None and step_before >= train_spec.max_steps:
-            break
-        hooks = list(train_spec.hooks)
-        steps = None
-        if config.save_checkpoints_steps:
-            steps = config.save_checkpoints_steps  # evaluate after each checkpoint
-        elif eval_spec.throttle_secs:
-            hooks.append(_StopAfterSecs(max(eval_spec.throttle_secs, config.save_checkpoints_secs or 0)))
-        if train_spec.max_steps is not None:
-            target = train_spec.max_steps if steps is None else min(train_spec.max_steps, step_before + steps)
-            estimator.train(train_spec.input_fn, hooks=hooks, max_steps=target)
-        else:
-            estimator.train(train_spec.input_fn, hooks=hooks, steps=steps)
-        metrics = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps, hooks=list(eval_spec.hooks),
-                                     name=eval_spec.name)
-        if _global_step(estimator) == step_before:
-            break  # the training input is exhausted
-        if train_spec.max_steps is None and steps is None:
-            break
-    return metrics, []
+    if not (config.save_checkpoints_steps or config.save_checkpoints_secs):
+        raise ValueError("train_and_evaluate needs checkpoints: set RunConfig.save_checkpoints_steps or "
+                         "save_checkpoints_secs.")
+    listener = _EvaluateAfterSave(estimator, eval_spec)
+    estimator.train(train_spec.input_fn, hooks=list(train_spec.hooks), max_steps=train_spec.max_steps,
+                    saving_listeners=[listener])
+    step = _global_step(estimator)
+    if listener.last_step != step:
+        listener.evaluate(step)
+    return listener.metrics, []
 
 
 def _global_step(estimator):
