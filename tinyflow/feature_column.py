@@ -137,9 +137,9 @@ class BucketizedColumn(_DenseColumn, _CategoricalColumn,
 def bucketized_column(source_column, boundaries):
     """Buckets a numeric column by sorted `boundaries`: one-hot as a dense column, ids as a categorical one."""
     if not isinstance(source_column, NumericColumn):
-        raise ValueError("source_column must be a column generated with numeric_column(). Given: %s" % source_column)
+        raise ValueError("source_column must be a column generated with numeric_column(). Given: %s" % (source_column,))
     if len(source_column.shape) > 1:
-        raise ValueError("source_column must be one-dimensional column. Given: %s" % source_column)
+        raise ValueError("source_column must be one-dimensional column. Given: %s" % (source_column,))
     boundaries = tuple(float(b) for b in boundaries)
     if not boundaries or any(a >= b for a, b in zip(boundaries, boundaries[1:])):
         raise ValueError("boundaries must be a sorted list.")
