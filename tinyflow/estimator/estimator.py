@@ -150,9 +150,12 @@ class Estimator:
             _tf.summary.scalar("loss", spec.loss)
         scaffold = spec.scaffold
         if scaffold.saver is None and not graph_savers():
-            _tf.add_to_collection(_tf.GraphKeys.SAVERS, _tf.train.Saver(
-                sharded=True, max_to_keep=cfg.keep_checkpoint_max,
-                keep_checkpoint_every_n_hours=cfg.keep_checkpoint_every_n_hours))
+            saver = _tf.train.Saver(sharded=True, max_to_keep=cfg.keep_checkpoint_max,
+                                    keep_checkpoint_every_n_hours=cfg.keep_checkpoint_every_n_hours)
+            state = _tf.train.get_checkpoint_state(self._model_dir)
+            if state is not None:  # keep counting the checkpoints of earlier calls (TF's SessionManager does)
+                saver.recover_last_checkpoints(state.all_model_checkpoint_paths)
+            _tf.add_to_collection(_tf.GraphKeys.SAVERS, saver)
         if self._warm_start_from is not None and not self.latest_checkpoint():
             from .warm_start import warm_start_init_fn
             scaffold = _tf.train.Scaffold(init_fn=warm_start_init_fn(self._warm_start_from, scaffold.init_fn),
