@@ -192,8 +192,15 @@ def test_seeded_dnn_is_reproducible(tmp_path):
 
 
 def test_runner_aliases():
-    from tinyflow.__main__ import alias_tensorflow
+    """`python -m tinyflow script.py`: `import tensorflow.estimator` / `.feature_column` are tinyflow's."""
     import sys
-    alias_tensorflow()
-    assert sys.modules["tensorflow.estimator"] is tf.estimator or sys.modules.get("tensorflow.estimator") is None
-    assert sys.modules["tensorflow.feature_column"] is tf.feature_column
+    from tinyflow.__main__ import alias_tensorflow
+    saved = {k: v for k, v in sys.modules.items() if k.split(".")[0] == "tensorflow"}
+    try:
+        alias_tensorflow()
+        assert sys.modules["tensorflow.estimator"] is tf.estimator
+        assert sys.modules["tensorflow.compat.v1.feature_column"] is tf.feature_column
+    finally:  # leave sys.modules as it was for the other tests
+        for k in [k for k in sys.modules if k.split(".")[0] == "tensorflow"]:
+            del sys.modules[k]
+        sys.modules.update(saved)
