@@ -204,3 +204,22 @@ def test_runner_aliases():
         for k in [k for k in sys.modules if k.split(".")[0] == "tensorflow"]:
             del sys.modules[k]
         sys.modules.update(saved)
+
+
+def test_string_labels_through_label_vocabulary(tmp_path):
+    fc = tf.feature_column
+    labels = np.where(Y > 0.5, "pos", "neg")
+    results = []
+    for i, (y, vocab) in enumerate([(labels, ["neg", "pos"]), ((Y > 0.5).astype(np.int64), None)]):
+        est = tf.estimator.LinearClassifier([fc.numeric_column("x", shape=(2,))], model_dir=str(tmp_path / str(i)),
+                                            label_vocabulary=vocab)
+        est.train(tf.estimator.inputs.numpy_input_fn({"x": X}, y, batch_size=20, shuffle=False))
+        results.append(est)
+    np.testing.assert_array_equal(results[0].get_variable_value("linear/linear_model/x/weights"),
+                                  results[1].get_variable_value("linear/linear_model/x/weights"))
+    preds = list(results[0].predict(tf.estimator.inputs.numpy_input_fn({"x": X[:4]}, shuffle=False),
+                                    predict_keys=["classes", "class_ids"]))
+    assert [p["classes"][0] for p in preds] == [[b"neg", b"pos"][p["class_ids"][0]] for p in preds]
+    with pytest.raises(ValueError, match="Label 'maybe' is not in label_vocabulary"):
+        results[0].train(tf.estimator.inputs.numpy_input_fn({"x": X[:2]}, np.array(["pos", "maybe"]),
+                                                            shuffle=False))

@@ -68,9 +68,10 @@ def linear_logits(features, feature_columns, units, sparse_combiner):
 
 
 class _Premade(Estimator):
-    def __init__(self, model_fn, feature_columns, model_dir, config, warm_start_from):
+    def __init__(self, model_fn, feature_columns, model_dir, config, warm_start_from, label_vocabulary=None):
         super().__init__(model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from)
         self._feature_columns_for_strings = list(feature_columns)
+        self._label_vocabulary = label_vocabulary
 
 
 def _feature_columns(columns):
@@ -93,7 +94,7 @@ class _DNNBase(_Premade):
                                     dropout, mode, batch_norm)
             opt = _optimizer(optimizer, 0.05) if mode == ModeKeys.TRAIN else None
             return head.create_estimator_spec(features, mode, logits, labels, optimizer=opt)
-        super().__init__(model_fn, feature_columns, model_dir, config, warm_start_from)
+        super().__init__(model_fn, feature_columns, model_dir, config, warm_start_from, head.label_vocabulary)
 
 
 class DNNClassifier(_DNNBase):
@@ -130,7 +131,7 @@ class _LinearBase(_Premade):
                 logits = linear_logits(features, feature_columns, head.logits_dimension, sparse_combiner)
             opt = _optimizer(optimizer, learning_rate) if mode == ModeKeys.TRAIN else None
             return head.create_estimator_spec(features, mode, logits, labels, optimizer=opt)
-        super().__init__(model_fn, feature_columns, model_dir, config, warm_start_from)
+        super().__init__(model_fn, feature_columns, model_dir, config, warm_start_from, head.label_vocabulary)
 
 
 class LinearClassifier(_LinearBase):
@@ -187,7 +188,8 @@ class _CombinedBase(_Premade):
                 with _tf.control_dependencies(ops):
                     return _tf.assign_add(_tf.train.get_global_step(), 1).op
             return head.create_estimator_spec(features, mode, logits, labels, train_op_fn=train_op_fn)
-        super().__init__(model_fn, linear_columns + dnn_columns, model_dir, config, warm_start_from)
+        super().__init__(model_fn, linear_columns + dnn_columns, model_dir, config, warm_start_from,
+                         head.label_vocabulary)
 
 
 class DNNLinearCombinedClassifier(_CombinedBase):

@@ -52,7 +52,8 @@ class Estimator:
         self._model_dir, self._config = resolve_model_dir(model_dir, config)
         self._params = dict(params or {})
         self._warm_start_from = warm_start_from
-        self._feature_columns_for_strings = None  # premade estimators set this (host string encoding)
+        # premade estimators set these: their input_fns' numpy strings become ids on the host
+        self._feature_columns_for_strings, self._label_vocabulary = None, None
 
     model_dir = property(lambda self: self._model_dir)
     config = property(lambda self: self._config)
@@ -90,7 +91,7 @@ class Estimator:
         if "config" in args:
             kwargs["config"] = self._config
         from .inputs import string_columns
-        with string_columns(self._feature_columns_for_strings):
+        with string_columns(self._feature_columns_for_strings, self._label_vocabulary):
             return _features_labels(input_fn(**kwargs))
 
     def _call_model_fn(self, features, labels, mode):

@@ -51,19 +51,24 @@ def _reduce(loss, weights, reduction):
     return _tf.losses.compute_weighted_loss(loss, weights, reduction=reduction, loss_collection=None)
 
 
+def _as_bytes(vocabulary):
+    """Class names as TF's string tensors give them: bytes."""
+    return [v if isinstance(v, bytes) else str(v).encode() for v in vocabulary]
+
+
 def _classes_fn(vocabulary):
     def classes(batch):
         ids = np.asarray(batch["class_ids"])
         if vocabulary is None:
             return np.vectorize(lambda i: str(i).encode())(ids).astype(object)
-        return np.asarray(vocabulary, dtype=object)[ids]
+        return np.asarray(_as_bytes(vocabulary), dtype=object)[ids]
     classes.needs = ("class_ids",)
     return classes
 
 
 def _all_classes_fn(vocabulary, n):
     def all_classes(batch):
-        names = list(vocabulary) if vocabulary is not None else [str(i).encode() for i in range(n)]
+        names = _as_bytes(vocabulary) if vocabulary is not None else [str(i).encode() for i in range(n)]
         return np.tile(np.asarray(names, dtype=object)[None], [len(batch["all_class_ids"]), 1])
     all_classes.needs = ("all_class_ids",)
     return all_classes
@@ -80,6 +85,8 @@ class Head:
             raise ValueError("label_vocabulary does not have enough elements: {}".format(label_vocabulary))
         self._kind, self._n_classes, self._weight_column = kind, n_classes, weight_column
         self._label_dimension, self._vocabulary, self._reduction = label_dimension, label_vocabulary, loss_reduction
+
+    label_vocabulary = property(lambda self: self._vocabulary)
 
     @property
     def logits_dimension(self):

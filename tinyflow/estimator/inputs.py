@@ -13,16 +13,38 @@ import numpy as np
 import tinyflow as _tf
 
 _ACTIVE_COLUMNS = []  # the feature columns of the Estimator call in progress (for string features)
+_ACTIVE_LABELS = []   # its label_vocabulary (for string labels)
 
 
 @contextlib.contextmanager
-def string_columns(feature_columns):
-    """While an Estimator calls an input_fn: the feature columns whose string features to encode."""
+def string_columns(feature_columns, label_vocabulary=None):
+    """While an Estimator calls an input_fn: the feature columns whose string features to encode, and
+    the label vocabulary that turns string labels into class ids."""
     _ACTIVE_COLUMNS.append(feature_columns)
+    _ACTIVE_LABELS.append(label_vocabulary)
     try:
         yield
     finally:
         _ACTIVE_COLUMNS.pop()
+        _ACTIVE_LABELS.pop()
+
+
+def _encode_labels(y):
+    """String labels -> int64 class ids by the calling estimator's label_vocabulary (on the host)."""
+    if isinstance(y, dict) or y is None or np.asarray(y).dtype.kind not in "USO":
+        return y
+    vocab = next((v for v in reversed(_ACTIVE_LABELS) if v is not None), None)
+    if vocab is None:
+        raise ValueError("Labels hold strings, and tinyflow has no string tensors: give the estimator a "
+                         "label_vocabulary, or give the labels as class ids.")
+    index = {(v.decode() if isinstance(v, bytes) else v): i for i, v in enumerate(vocab)}
+    out = np.empty(np.shape(y), np.int64)
+    for pos, v in np.ndenumerate(np.asarray(y)):
+        v = v.decode() if isinstance(v, bytes) else str(v)
+        if v not in index:
+            raise ValueError("Label {!r} is not in label_vocabulary {}.".format(v, list(vocab)))
+        out[pos] = index[v]
+    return out
 
 
 def _encode(features, feature_columns):
@@ -69,7 +91,7 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_
 
     def input_fn():
         features = _encode(x, feature_columns) if isinstance(x, dict) else x
-        data = (features,) if y is None else (features, y)
+        data = (features,) if y is None else (features, _encode_labels(y))
         ds = _tf.data.Dataset.from_tensor_slices(data)
         if shuffle:
             ds = ds.shuffle(queue_capacity)
