@@ -12,7 +12,7 @@ the training loss over eval batches.
 import numpy as np
 
 import tinyflow as _tf
-from .metrics_extra import auc
+from ..metrics_curves import auc
 from .model_fn import EstimatorSpec, ModeKeys
 
 _REDUCTIONS = ("weighted_sum", "weighted_sum_over_batch_size", "weighted_mean", "weighted_sum_by_nonzero_weights",
