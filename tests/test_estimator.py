@@ -83,7 +83,8 @@ def test_evaluate(trained):
     np.testing.assert_allclose(metrics["loss"], mse, rtol=1e-5)  # mean of 4 equal-size batch losses
     two = trained.evaluate(eval_input(), steps=2, name="two")
     np.testing.assert_allclose(two["mse"], np.mean((X[:20] @ w - Y[:20]) ** 2), rtol=1e-5)
-    assert os.path.isdir(os.path.join(trained.model_dir, "eval_two"))
+    assert trained.eval_dir("two") == os.path.join(trained.model_dir, "eval_two")
+    assert os.path.isdir(trained.eval_dir("two"))
     assert os.listdir(os.path.join(trained.model_dir, "eval"))
     assert any(f.startswith("events") for f in os.listdir(trained.model_dir))  # training summaries
 

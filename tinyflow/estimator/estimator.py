@@ -65,6 +65,16 @@ class Estimator:
         """The path of the newest checkpoint in model_dir, or None."""
         return _tf.train.latest_checkpoint(self._model_dir)
 
+    def eval_dir(self, name=None):
+        """Where evaluate(name=...) writes its summaries: model_dir/eval or model_dir/eval_<name>."""
+        return os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
+
+    def export_saved_model(self, export_dir_base, serving_input_receiver_fn, *args, **kwargs):
+        raise NotImplementedError("tinyflow: Estimator.export_saved_model is not supported yet (no SavedModel "
+                                  "format); the checkpoints in model_dir hold the trained variables.")
+
+    export_savedmodel = export_saved_model
+
     def _require_checkpoint(self):
         path = self.latest_checkpoint()
         if not path:
@@ -224,7 +234,7 @@ class Estimator:
             results = sess._tf_sess().run(dict(values, global_step=global_step))
             sess.close()
         results = {k: _scalar(v) for k, v in results.items()}
-        write_eval_summaries(os.path.join(self._model_dir, "eval" if not name else "eval_" + name), results)
+        write_eval_summaries(self.eval_dir(name), results)
         return results
 
     # ---- predict -------------------------------------------------------------------------------------
