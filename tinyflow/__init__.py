@@ -48,6 +48,7 @@ from .visualize import print_graph, to_dot  # noqa: E402,F401
 from .graph import serialize as _serialize  # noqa: E402,F401 (Graph.to_json / Graph.from_json)
 from . import contrib  # noqa: E402,F401 (tf.contrib.rnn, tf.contrib.layers: the parts tutorials use)
 from . import data  # noqa: E402,F401 (tf.data: Dataset and Iterator, run on the host)
+from . import distribute  # noqa: E402,F401 (tf.distribute.DataParallel: many devices and processes)
 from . import app, gfile, io, logging, metrics, summary  # noqa: E402,F401 (tf.app, tf.gfile, tf.logging, ...)
 from .app import flags  # noqa: E402,F401
 from .summary import Summary  # noqa: E402,F401

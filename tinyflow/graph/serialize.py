@@ -209,8 +209,8 @@ class _Decoder:
         controls = [g._by_name[n] for n in od["control_inputs"]]
         attrs = {k: self.value(v) for k, v in od["attrs"].items()}
         op = Operation(g, od["op"], od["name"], inputs, attrs, controls)
-        op._outputs = [Tensor(op, i, _dt.as_dtype(d), TensorShape(s))
-                       for i, (d, s) in enumerate(zip(od["dtypes"], od["shapes"]))]
+        op._outputs = tuple(Tensor(op, i, _dt.as_dtype(d), TensorShape(s))
+                            for i, (d, s) in enumerate(zip(od["dtypes"], od["shapes"])))
         op._id = len(g._ops)
         g._ops.append(op)
         g._by_name[op.name] = op

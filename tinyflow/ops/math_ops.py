@@ -13,9 +13,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..graph import dtypes as dt
-from ..graph.core import ShapeError, get_default_graph, register_constant_folder
+from ..graph.core import ShapeError, get_default_graph
 from ..graph.registry import register_op, same_as_input, shape_of_input
 from ..graph.shapes import TensorShape
+from . import back_shapes
 from .base import (_as_tensor_or_none, broadcast_rule, broadcast_shapes, constant, convert_to_tensor,
                    make_op, normalize_axis)
 
@@ -115,10 +116,23 @@ def _binary_inputs(x, y):
     return convert_like([x, y])
 
 
-def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, inplace=((0, 0), (1, 0))):
+def numpy_fold(fn):
+    """A fold rule (OpDef.fold) computing an op's integer value with numpy: shape arithmetic such as
+    tf.shape(x)[0] * 2 folds without starting JAX."""
+    def fold(op, values):
+        dtype = op.outputs[0].dtype
+        if any(v is None for v in values) or not (dtype.is_integer or dtype.is_bool):
+            return None
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(*values)).astype(dtype.np)
+    return fold
+
+
+def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, inplace=((0, 0), (1, 0)),
+            fold=True):
     """Registers a broadcasting binary op and returns its builder."""
     register_op(op_type, shape=broadcast_rule, dtype=dtype_rule(op_type, allowed, out), grad=grad, lower=lower,
-                inplace=inplace)
+                inplace=inplace, fold=fold, infer_back=back_shapes.broadcast)
 
     def builder(x, y, name=None):
         x, y = _binary_inputs(x, y)
@@ -131,7 +145,7 @@ def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, 
 def _unary(op_type, lower, grad, allowed=FLOAT, out=None):
     """Registers an elementwise unary op and returns its builder."""
     register_op(op_type, shape=shape_of_input(0), dtype=dtype_rule(op_type, allowed, out), grad=grad,
-                lower=lambda a, x: lower(x), inplace=((0, 0),))
+                lower=lambda a, x: lower(x), inplace=((0, 0),), fold=True, infer_back=back_shapes.same_shape)
 
     def builder(x, name=None):
         return make_op(op_type, [convert_to_tensor(x)], name=name or op_type)
@@ -215,17 +229,19 @@ def _div_no_nan(x, y):
     return jnp.where(y == 0, jnp.zeros_like(x), x / jnp.where(y == 0, jnp.ones_like(y), y)).astype(x.dtype)
 
 
-add = _binary("Add", lambda a, x, y: jnp.add(x, y), _grad_add)
-add_v2 = _binary("AddV2", lambda a, x, y: jnp.add(x, y), _grad_add)  # TF 1.15's x + y
-subtract = _binary("Sub", lambda a, x, y: jnp.subtract(x, y), _grad_sub)
-multiply = _binary("Mul", lambda a, x, y: jnp.multiply(x, y), _grad_mul)
+add = _binary("Add", lambda a, x, y: jnp.add(x, y), _grad_add, fold=numpy_fold(np.add))
+add_v2 = _binary("AddV2", lambda a, x, y: jnp.add(x, y), _grad_add, fold=numpy_fold(np.add))  # TF 1.15's x + y
+subtract = _binary("Sub", lambda a, x, y: jnp.subtract(x, y), _grad_sub, fold=numpy_fold(np.subtract))
+multiply = _binary("Mul", lambda a, x, y: jnp.multiply(x, y), _grad_mul, fold=numpy_fold(np.multiply))
 realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div)
 div_no_nan = _binary("DivNoNan", lambda a, x, y: _div_no_nan(x, y), _grad_div_no_nan, allowed=FLOAT)
 pow = _binary("Pow", lambda a, x, y: jnp.power(x, y).astype(x.dtype), _grad_pow)
-maximum = _binary("Maximum", lambda a, x, y: jnp.maximum(x, y), _grad_maximum)
-minimum = _binary("Minimum", lambda a, x, y: jnp.minimum(x, y), lambda op, g: _grad_maximum(op, g, False))
+maximum = _binary("Maximum", lambda a, x, y: jnp.maximum(x, y), _grad_maximum, fold=numpy_fold(np.maximum))
+minimum = _binary("Minimum", lambda a, x, y: jnp.minimum(x, y), lambda op, g: _grad_maximum(op, g, False),
+                  fold=numpy_fold(np.minimum))
 squared_difference = _binary("SquaredDifference", lambda a, x, y: jnp.square(x - y), _grad_sqdiff)
-floordiv = _binary("FloorDiv", _keep_dtype(jnp.floor_divide), None, default_name="floordiv")
+floordiv = _binary("FloorDiv", _keep_dtype(jnp.floor_divide), None, default_name="floordiv",
+                   fold=numpy_fold(np.floor_divide))
 floormod = _binary("FloorMod", _keep_dtype(jnp.mod), _grad_floormod)
 truncatediv = _binary("TruncateDiv", _keep_dtype(_truncdiv), None)
 truncatemod = _binary("TruncateMod", _keep_dtype(jax.lax.rem), None)
@@ -408,7 +424,11 @@ def _cast_lower(x, dst):
     return x.astype(dst.np)
 
 
-register_op("Cast", shape=shape_of_input(0), dtype=lambda d, a: [a["DstT"]], grad=_grad_cast,
+def _fold_cast(op, values):
+    return None if values[0] is None else np.asarray(values[0]).astype(op.attrs["DstT"].np)
+
+
+register_op("Cast", fold=_fold_cast, shape=shape_of_input(0), dtype=lambda d, a: [a["DstT"]], grad=_grad_cast,
             lower=lambda a, x: _cast_lower(x, a["DstT"]))
 
 
@@ -510,7 +530,7 @@ def _addn_lower(attrs, *xs):
     return out
 
 
-register_op("AddN", shape=_addn_shape, dtype=_addn_dtype, grad=lambda op, g: [g] * len(op.inputs),
+register_op("AddN", fold=True, shape=_addn_shape, dtype=_addn_dtype, grad=lambda op, g: [g] * len(op.inputs),
             lower=_addn_lower, inplace=((0, 0),))
 
 
@@ -609,7 +629,7 @@ def _matmul_grad(op, g):
 
 _MATMUL_TYPES = FLOAT + (dt.int32, dt.int64)
 register_op("MatMul", shape=_matmul_shape(False), dtype=dtype_rule("MatMul", _MATMUL_TYPES, names=("a", "b")),
-            grad=_matmul_grad, lower=_matmul_lower)
+            grad=_matmul_grad, lower=_matmul_lower, infer_back=back_shapes.matmul)
 register_op("BatchMatMulV2", shape=_matmul_shape(True),
             dtype=dtype_rule("BatchMatMulV2", _MATMUL_TYPES, names=("x", "y")), grad=_matmul_grad,
             lower=_matmul_lower)
@@ -760,7 +780,7 @@ _REDUCTIONS = {
 }
 for _name, (_fn, _grad, _allowed) in _REDUCTIONS.items():
     register_op(_name, shape=_reduce_shape, dtype=dtype_rule(_name, _allowed, names=("input",)), grad=_grad,
-                lower=_reduce_lower(_fn))
+                lower=_reduce_lower(_fn), fold=True)
 
 
 def _reduce_axis(axis, reduction_indices):
@@ -860,9 +880,9 @@ def _arg_dtype(dtypes, attrs):
     return [attrs["output_type"]]
 
 
-register_op("ArgMax", shape=_arg_shape, dtype=_arg_dtype, grad=None,
+register_op("ArgMax", fold=True, shape=_arg_shape, dtype=_arg_dtype, grad=None,
             lower=lambda a, x: jnp.argmax(x, axis=a["axis"]).astype(a["output_type"].np))
-register_op("ArgMin", shape=_arg_shape, dtype=_arg_dtype, grad=None,
+register_op("ArgMin", fold=True, shape=_arg_shape, dtype=_arg_dtype, grad=None,
             lower=lambda a, x: jnp.argmin(x, axis=a["axis"]).astype(a["output_type"].np))
 
 
@@ -884,15 +904,3 @@ argmax = _arg("ArgMax")
 argmin = _arg("ArgMin")
 
 neg = negative
-
-
-# ---- constant folding: integer arithmetic on shapes (tf.shape(x)[0] * 2, tf.rank(x) - 1) ------------
-def _fold(op, tensor):
-    from .array_ops import _fold_by_lowering  # the same small-integer folder as the array ops
-    return _fold_by_lowering(op, tensor)
-
-
-for _t in ("Add", "AddV2", "Sub", "Mul", "FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod", "Maximum", "Minimum",
-           "Neg", "Abs", "Sign", "Square", "Sum", "Prod", "Max", "Min", "Equal", "NotEqual", "Less", "LessEqual",
-           "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalNot", "AddN", "ArgMax", "ArgMin"):
-    register_constant_folder(_t, _fold)
