@@ -21,7 +21,7 @@ import zlib
 
 import numpy as np
 
-import tinyflow as _tf
+from . import tf_names as _tf
 
 __all__ = ["bucketized_column", "categorical_column_with_hash_bucket", "categorical_column_with_identity",
            "categorical_column_with_vocabulary_file", "categorical_column_with_vocabulary_list", "crossed_column",

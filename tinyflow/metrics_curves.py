@@ -2,7 +2,7 @@
 variables, then the ROC curve by the trapezoidal rule or the PR curve by careful interpolation."""
 import numpy as np
 
-import tinyflow as _tf
+from . import tf_names as _tf
 
 _EPSILON = 1e-7  # TF's kepsilon: thresholds just below 0 and above 1, and the rate denominators
 

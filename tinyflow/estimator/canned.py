@@ -6,7 +6,8 @@ rate 0.05; Linear: Ftrl with min(0.2, 1/sqrt(number of columns))) and the loss r
 """
 import math
 
-import tinyflow as _tf
+from .. import feature_column
+from .. import tf_names as _tf
 from .estimator import Estimator
 from .head import Head
 from .model_fn import ModeKeys
@@ -48,7 +49,7 @@ def _check_features(features):
 def dnn_logits(features, hidden_units, feature_columns, units, activation_fn, dropout, mode, batch_norm=False):
     """The DNN tower: input_layer, hidden Dense layers (Glorot-uniform kernels), a logits layer."""
     with _tf.variable_scope("input_from_feature_columns"):
-        net = _tf.feature_column.input_layer(features, feature_columns)
+        net = feature_column.input_layer(features, feature_columns)
     training = mode == ModeKeys.TRAIN
     for i, n in enumerate(hidden_units):
         with _tf.variable_scope("hiddenlayer_%d" % i) as scope:
@@ -64,7 +65,7 @@ def dnn_logits(features, hidden_units, feature_columns, units, activation_fn, dr
 
 
 def linear_logits(features, feature_columns, units, sparse_combiner):
-    return _tf.feature_column.linear_model(features, feature_columns, units=units, sparse_combiner=sparse_combiner)
+    return feature_column.linear_model(features, feature_columns, units=units, sparse_combiner=sparse_combiner)
 
 
 class _Premade(Estimator):

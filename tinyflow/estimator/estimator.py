@@ -11,7 +11,8 @@ import os
 
 import numpy as np
 
-import tinyflow as _tf
+from .. import metrics as metrics_lib
+from .. import tf_names as _tf
 from .hooks import StepCounterHook, SummarySaverHook, StopAfterNEvalsHook, write_eval_summaries
 from .model_fn import EstimatorSpec, ModeKeys, resolve_model_dir
 
@@ -217,7 +218,7 @@ class Estimator:
             spec = self._call_model_fn(features, labels, ModeKeys.EVAL)
             metrics = dict(spec.eval_metric_ops)
             if "loss" not in metrics:
-                metrics["loss"] = _tf.metrics.mean(spec.loss)
+                metrics["loss"] = metrics_lib.mean(spec.loss)
             values = {k: v[0] for k, v in metrics.items()}
             update = _tf.group(*[v[1] for v in metrics.values()])
             all_hooks = list(hooks or []) + list(spec.evaluation_hooks)

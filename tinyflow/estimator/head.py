@@ -11,7 +11,8 @@ the training loss over eval batches.
 """
 import numpy as np
 
-import tinyflow as _tf
+from .. import metrics
+from .. import tf_names as _tf
 from ..metrics_curves import auc
 from .model_fn import EstimatorSpec, ModeKeys
 
@@ -128,21 +129,21 @@ class Head:
 
     def _metrics(self, labels, predictions, unreduced, weights):
         w = None if isinstance(weights, float) else weights
-        out = {"average_loss": _tf.metrics.mean(unreduced, w, name="average_loss")}
+        out = {"average_loss": metrics.mean(unreduced, w, name="average_loss")}
         if self._kind == "regression":
-            out["label/mean"] = _tf.metrics.mean(labels, w, name="label/mean")
-            out["prediction/mean"] = _tf.metrics.mean(predictions["predictions"], w, name="prediction/mean")
+            out["label/mean"] = metrics.mean(labels, w, name="label/mean")
+            out["prediction/mean"] = metrics.mean(predictions["predictions"], w, name="prediction/mean")
             return out
-        out["accuracy"] = _tf.metrics.accuracy(labels, predictions["class_ids"], w, name="accuracy")
+        out["accuracy"] = metrics.accuracy(labels, predictions["class_ids"], w, name="accuracy")
         if self._kind == "binary":
             probs = predictions["logistic"]
-            label_mean = _tf.metrics.mean(labels, w, name="label/mean")
+            label_mean = metrics.mean(labels, w, name="label/mean")
             out["label/mean"] = label_mean
-            out["prediction/mean"] = _tf.metrics.mean(probs, w, name="prediction/mean")
+            out["prediction/mean"] = metrics.mean(probs, w, name="prediction/mean")
             out["accuracy_baseline"] = (_tf.maximum(label_mean[0], 1 - label_mean[0]),
                                         _tf.maximum(label_mean[1], 1 - label_mean[1]))
-            out["precision"] = _tf.metrics.precision(labels, predictions["class_ids"], w, name="precision")
-            out["recall"] = _tf.metrics.recall(labels, predictions["class_ids"], w, name="recall")
+            out["precision"] = metrics.precision(labels, predictions["class_ids"], w, name="precision")
+            out["recall"] = metrics.recall(labels, predictions["class_ids"], w, name="recall")
             out["auc"] = auc(labels, probs, w, curve="ROC", name="auc")
             out["auc_precision_recall"] = auc(labels, probs, w, curve="PR", name="auc_precision_recall",
                                               summation_method="careful_interpolation")

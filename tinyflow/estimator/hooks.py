@@ -1,7 +1,7 @@
 """The hooks an Estimator adds around its sessions: step rate, summaries, a fixed number of eval batches."""
 import time
 
-import tinyflow as _tf
+from .. import tf_names as _tf
 
 
 class StopAfterNEvalsHook(_tf.train.SessionRunHook):

@@ -10,7 +10,8 @@ import contextlib
 
 import numpy as np
 
-import tinyflow as _tf
+from .. import feature_column
+from .. import tf_names as _tf
 
 _ACTIVE_COLUMNS = []  # the feature columns of the Estimator call in progress (for string features)
 _ACTIVE_LABELS = []   # its label_vocabulary (for string labels)
@@ -58,7 +59,7 @@ def _encode(features, feature_columns):
         raise ValueError("Features %s hold strings, and tinyflow has no string tensors: give the input_fn "
                          "feature_columns= (the string categorical columns that read them), or use a premade "
                          "estimator, whose columns turn them into ids." % bad)
-    return _tf.feature_column.encode_strings(features, columns)
+    return feature_column.encode_strings(features, columns)
 
 
 def _as_arrays(x, what):

@@ -3,7 +3,7 @@ import collections
 import os
 import tempfile
 
-import tinyflow as _tf
+from .. import tf_names as _tf
 
 
 class ModeKeys:

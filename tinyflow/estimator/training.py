@@ -3,7 +3,7 @@
 import collections
 import time
 
-import tinyflow as _tf
+from .. import tf_names as _tf
 
 
 class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks"])):

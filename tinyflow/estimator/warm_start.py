@@ -4,7 +4,7 @@ import re
 
 import numpy as np
 
-import tinyflow as _tf
+from .. import tf_names as _tf
 
 
 class WarmStartSettings(collections.namedtuple("WarmStartSettings", [
