@@ -73,6 +73,7 @@ from .eager import (GradientTape, custom_gradient, disable_eager_execution, enab
                     executing_eagerly)
 from .eager import tfe as _tfe  # noqa: E402
 _tfe.install(contrib)  # tf.contrib.eager
+from . import feature_column, estimator  # noqa: E402,F401 (tf.feature_column, tf.estimator)
 
 # The TF API level tinyflow implements (scripts compare tf.__version__ with "1.x"); tinyflow's own
 # release is TINYFLOW_VERSION.

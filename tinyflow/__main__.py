@@ -17,7 +17,7 @@ def alias_tensorflow():
     sys.modules["tensorflow.compat.v1"] = tinyflow
     for name in ("nn", "train", "layers", "losses", "errors", "debugging", "contrib", "contrib.rnn",
                  "contrib.layers", "contrib.eager", "nn.rnn_cell", "app", "flags", "logging", "gfile", "io",
-                 "summary", "data", "image", "distribute"):
+                 "summary", "data", "image", "distribute", "feature_column", "estimator"):
         module = sys.modules.get("tinyflow." + name)
         if module is None and name == "nn.rnn_cell":
             module = tinyflow.nn.rnn_cell

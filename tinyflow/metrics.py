@@ -128,3 +128,8 @@ def recall(labels, predictions, weights=None, metrics_collections=None, updates_
     """true_positives / (true_positives + false_negatives), running."""
     return _ratio(labels, predictions, weights, false_negatives, metrics_collections, updates_collections,
                   name or "recall")
+
+
+from .metrics_curves import auc  # noqa: E402 (tf.metrics.auc: ROC / PR areas over fixed thresholds)
+
+__all__ += ["auc"]
