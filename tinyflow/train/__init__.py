@@ -16,3 +16,5 @@ from .hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainin
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold,
                                 SingularMonitoredSession)
 from ..graph.serialize import write_graph  # noqa: E402,F401 (the graph as JSON; helper G)
+from ..io_ops.example_pb import (BytesList, Example, Feature, FeatureList, FeatureLists, Features,  # noqa: E402,F401
+                                FloatList, Int64List, SequenceExample)
