@@ -18,3 +18,10 @@ from .monitored_session import (ChiefSessionCreator, MonitoredSession, Monitored
 from ..graph.serialize import write_graph  # noqa: E402,F401 (the graph as JSON; helper G)
 from ..io_ops.example_pb import (BytesList, Example, Feature, FeatureList, FeatureLists, Features,  # noqa: E402,F401
                                 FloatList, Int64List, SequenceExample)
+from .coordinator import Coordinator, LooperThread  # noqa: E402,F401
+from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: E402,F401
+from .input import (batch, batch_join, input_producer, limit_epochs, range_input_producer,  # noqa: E402,F401
+                    shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)
+import types as _types  # noqa: E402
+queue_runner = _types.SimpleNamespace(QueueRunner=QueueRunner, add_queue_runner=add_queue_runner,
+                                      start_queue_runners=start_queue_runners)
