@@ -266,3 +266,14 @@ def test_coordinator_reports_exceptions(graph):
     coord2.request_stop(tf.errors.OutOfRangeError(None, None, "done"))
     coord2.join([])  # the end of the input is a clean stop
     assert coord2.should_stop()
+
+
+def test_monitored_session_runs_queue_runners(graph):
+    """As in TF, a MonitoredSession initializes local variables, starts the queue runners, and ends
+    its with-block quietly when the input runs out."""
+    d = tf.train.string_input_producer(["a", "b"], num_epochs=2, shuffle=False).dequeue()
+    got = []
+    with tf.train.MonitoredSession() as sess:
+        while not sess.should_stop():
+            got.append(sess.run(d))
+    assert got == [b"a", b"b", b"a", b"b"]
