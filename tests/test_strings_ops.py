@@ -210,3 +210,14 @@ def test_image_png_round_trip(sess):
     assert j.shape == (4, 5, 3)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid PNG data"):
         sess.run(tf.image.decode_png(b"not a png"))
+
+
+def test_datasets_of_python_strings_give_bytes(sess):
+    n = tf.data.Dataset.from_tensor_slices(["a", "bb"]).batch(2).make_one_shot_iterator().get_next()
+    assert sess.run(n).tolist() == [b"a", b"bb"]
+    g = tf.data.Dataset.from_generator(lambda: iter(["q", b"r"]), tf.string, tf.TensorShape([]))
+    nxt = g.make_one_shot_iterator().get_next()
+    assert [sess.run(nxt), sess.run(nxt)] == [b"q", b"r"]
+    pairs = tf.data.Dataset.from_tensor_slices((np.array(["x", "y"]), [1, 2])).map(
+        lambda a, b: (tf.strings.join([a, "z"]), b * 2))
+    assert sess.run(pairs.make_one_shot_iterator().get_next()) == (b"xz", 2)

@@ -42,6 +42,9 @@ def to_numpy(value, dtype=None):
     if isinstance(value, Tensor):
         raise TypeError("Expected a constant value, got a Tensor %s" % value.name)
     dtype = dt.as_dtype(dtype) if dtype is not None else _infer_dtype(value)
+    if dtype is dt.string:
+        from .host_ops import to_bytes_array  # strings are object arrays of bytes, as TF returns them
+        return to_bytes_array(value)
     if isinstance(value, (np.ndarray, np.generic)):
         return np.asarray(value).astype(dtype.np, copy=False)
     a = np.asarray(value)
