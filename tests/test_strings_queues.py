@@ -277,3 +277,29 @@ def test_monitored_session_runs_queue_runners(graph):
         while not sess.should_stop():
             got.append(sess.run(d))
     assert got == [b"a", b"b", b"a", b"b"]
+
+
+def test_match_filenames_once_feeds_a_producer(graph, tmp_path):
+    for n in ("b.csv", "a.csv", "c.txt"):
+        (tmp_path / n).write_text("1\n")
+    names = tf.train.match_filenames_once(str(tmp_path / "*.csv"))
+    q = tf.train.string_input_producer(names, num_epochs=1, shuffle=False)
+    _, line = tf.TextLineReader().read(q)
+    with tf.Session() as s:
+        s.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        assert [os.path.basename(x.decode()) for x in s.run(names)] == ["a.csv", "b.csv"]
+        assert run_pipeline(s, line) == [b"1", b"1"]
+
+
+def test_a_step_whose_dequeue_fails_changes_nothing(graph):
+    q = tf.FIFOQueue(4, tf.float32, shapes=[])
+    v = tf.Variable(0.0)
+    step = tf.assign_add(v, q.dequeue())
+    with tf.Session() as s:
+        s.run(v.initializer)
+        s.run(q.enqueue_many([[1.0, 2.0]]))
+        s.run(q.close())
+        assert s.run(step) == 1.0 and s.run(step) == 3.0
+        with pytest.raises(tf.errors.OutOfRangeError):
+            s.run(step)
+        assert s.run(v) == 3.0

@@ -55,6 +55,7 @@ from .ops.queue_ops import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffle
 from .ops.reader_ops import (FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader,  # noqa: E402,F401
                              WholeFileReader)
 from .train.queue_runner import start_queue_runners  # noqa: E402,F401
+from .ops.reader_ops import matching_files  # noqa: E402,F401
 from .io import python_io  # noqa: E402,F401 (TFRecord files)
 from .ops.sparse import SparseTensor, SparseTensorValue, sparse_tensor_to_dense  # noqa: E402,F401
 from .ops.string_ops import (as_string, decode_base64, encode_base64, reduce_join, regex_replace,  # noqa: E402,F401

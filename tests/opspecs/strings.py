@@ -9,4 +9,4 @@ EXEMPT.update({name: _WHERE % "tfrecord" for name in ["ParseExample"]})
 EXEMPT.update({name: _WHERE % "queues" for name in [
     "InputProducerEpoch", "QueueCloseV2", "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueDequeueV2",
     "QueueEnqueueManyV2", "QueueEnqueueV2", "QueueIsClosedV2", "QueueSizeV2", "ReaderNumRecordsProducedV2",
-    "ReaderReadUpToV2", "ReaderReadV2", "ReaderResetV2"]})
+    "ReaderReadUpToV2", "ReaderReadV2", "ReaderResetV2", "MatchingFiles"]})

@@ -199,3 +199,28 @@ class FixedLengthRecordReader(ReaderBase):
         body = data[head:len(data) - foot]
         for i in range(0, len(body) - n + 1, n):
             yield ("%s:%d" % (name, i // n)).encode("utf-8"), body[i:i + n]
+
+
+def _matching_files(session, op, inputs):
+    import glob
+    names = []
+    for pattern in np.asarray(inputs[0], object).reshape(-1):
+        names.extend(sorted(glob.glob(pattern.decode("utf-8"))))
+    return [string_array((len(names),), [n.encode("utf-8") for n in names])]
+
+
+register_host_op("MatchingFiles", lambda s, a, v: [TensorShape([None])], lambda d, a: [dt.string], _matching_files,
+                 stateful=True)
+
+
+def matching_files(pattern, name=None):
+    """tf.io.matching_files: the sorted file names matching the glob `pattern` (a string or vector),
+    looked up each time the op runs."""
+    from .string_ops import _strings
+    return make_host_op("MatchingFiles", [_strings(pattern, "pattern")], name=name or "MatchingFiles").outputs[0]
+
+
+def match_filenames_once(pattern, name=None):
+    """tf.train.match_filenames_once: the file names matching `pattern` (computed when run; TF keeps
+    them in a local variable, which tinyflow does not need)."""
+    return matching_files(pattern, name=name or "matching_filenames")

@@ -25,3 +25,4 @@ from .input import (batch, batch_join, input_producer, limit_epochs, range_input
 import types as _types  # noqa: E402
 queue_runner = _types.SimpleNamespace(QueueRunner=QueueRunner, add_queue_runner=add_queue_runner,
                                       start_queue_runners=start_queue_runners)
+from ..ops.reader_ops import match_filenames_once  # noqa: E402,F401
