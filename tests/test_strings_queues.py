@@ -303,3 +303,14 @@ def test_a_step_whose_dequeue_fails_changes_nothing(graph):
         with pytest.raises(tf.errors.OutOfRangeError):
             s.run(step)
         assert s.run(v) == 3.0
+
+
+def test_group_of_host_and_jitted_ops(graph):
+    q = tf.FIFOQueue(4, tf.string, shapes=[])
+    v = tf.Variable(0)
+    both = tf.group(q.enqueue("x"), tf.assign_add(v, 1))
+    with tf.Session() as s:
+        s.run(v.initializer)
+        s.run(both)
+        s.run(both)
+        assert s.run(q.size()) == 2 and s.run(v) == 2

@@ -140,7 +140,7 @@ def test_text_line_dataset_with_fed_file_names_and_batched_csv(tmp_path):
         p.write_text("".join("%d,%d.5\n" % (10 * k + i, i) for i in range(3)))
         paths.append(str(p))
     names = tf.placeholder(tf.string, [None])
-    ds = tf.data.TextLineDataset(names).map(lambda l: tuple(tf.decode_csv(l, [[0], [0.0]]))).batch(4)
+    ds = tf.data.TextLineDataset(names).map(lambda line: tuple(tf.decode_csv(line, [[0], [0.0]]))).batch(4)
     it = ds.make_initializable_iterator()
     a, b = it.get_next()
     total = tf.reduce_sum(b)

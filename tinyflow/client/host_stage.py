@@ -129,8 +129,8 @@ class _Plan:
                 self.first_needed.setdefault(x, i)
                 self.ready_after[x] = last_host_upstream(x if isinstance(x, Operation) else x.op)
         fetched = [e for e in elements if isinstance(e, Tensor) and e not in produced and e not in fed]
-        self.final = list(dict.fromkeys(fetched + [e for e in elements if isinstance(e, Operation)
-                                                   and e not in index]))
+        targets = _ungroup([e for e in elements if isinstance(e, Operation)], index)
+        self.final = list(dict.fromkeys(fetched + targets))
 
     def run(self, session, feed_dict):
         values = {}
@@ -162,6 +162,20 @@ class _Plan:
         for x, v in zip(items, results):
             if isinstance(x, Tensor):
                 values[x] = v
+
+
+def _ungroup(targets, host):
+    """The targets without host ops; a tf.group (a NoOp) that reaches host ops is replaced by its
+    members, so the jitted call never sees a host op through a control dependency."""
+    out = []
+    for op in targets:
+        if op in host:
+            continue
+        if op.type == "NoOp" and not op.inputs:
+            out.extend(_ungroup(list(op.control_inputs), host))
+        else:
+            out.append(op)
+    return out
 
 
 def _fetched(v):

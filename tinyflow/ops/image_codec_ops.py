@@ -32,15 +32,11 @@ def _decode(session, op, inputs):
     kind = op.attrs["kind"]
     try:
         img = Image.open(io.BytesIO(data))
-        fmt = img.format
-        img.load()
+        img.load()  # (decode_png also decodes a JPEG and the reverse, as TF's kernels do)
     except Exception:
         raise errors.InvalidArgumentError(op.node_def, op, {
             "png": "Invalid PNG data, size %d", "jpeg": "Invalid JPEG data or crop window, data size %d"}.get(
             kind, "Unknown image file format. One of JPEG, PNG, GIF, BMP required. (size %d)") % len(data)) from None
-    if kind in ("png", "jpeg") and fmt != kind.upper() and not (kind == "jpeg" and fmt == "PNG") and not (
-            kind == "png" and fmt == "JPEG"):
-        pass  # TF's decode_png / decode_jpeg also decode the other format (DecodeImage dispatch)
     channels = op.attrs["channels"]
     depth16 = op.attrs["dtype"] is dt.uint16
     a = np.asarray(img)

@@ -10,7 +10,6 @@ Blocking follows TF: an enqueue waits while the queue is full, a dequeue while i
 elements. Closing wakes both: a dequeue that can no longer be served raises OutOfRangeError, an
 enqueue to a closed queue CancelledError.
 """
-import collections
 import threading
 import weakref
 
@@ -81,10 +80,10 @@ class _QueueState:
         return [_stack([r[c] for r in rows], d) for c, d in enumerate(q._dtypes)]
 
     def close(self, cancel):
+        # pending enqueues wake up and raise CancelledError (put checks `closed`), cancel or not:
+        # TF lets them finish only when there is room, which a closed queue never makes
         with self.cond:
             self.closed = True
-            if cancel:
-                pass  # pending enqueues wake up and raise CancelledError (put checks `closed`)
             self.cond.notify_all()
 
 
@@ -99,8 +98,9 @@ def _check_row(op, q, row):
     for c, (v, d, s) in enumerate(zip(row, q._dtypes, q._shapes)):
         a = np.asarray(v)
         if not s.is_compatible_with(TensorShape(a.shape)):
-            raise errors.InvalidArgumentError(op.node_def, op, "Shape mismatch in tuple component %d. Expected %s, got %s"
-                                              % (c, s.as_proto_str(), TensorShape(a.shape).as_proto_str()))
+            raise errors.InvalidArgumentError(
+                op.node_def, op, "Shape mismatch in tuple component %d. Expected %s, got %s"
+                % (c, s.as_proto_str(), TensorShape(a.shape).as_proto_str()))
         out.append(a)
     return tuple(out)
 

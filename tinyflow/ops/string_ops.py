@@ -263,8 +263,6 @@ def _to_number(session, op, inputs):
         elif out.is_floating and _NUMBER.fullmatch(s):
             t = s.strip()
             v = float(int(t, 16)) if t.lower().lstrip(b"+-").startswith(b"0x") else float(t)
-            if t.startswith(b"-") and b"x" in t.lower():
-                v = -v
         if v is None:
             raise _bad(op, "StringToNumberOp could not correctly convert string: %s" % s.decode("utf-8", "replace"))
         vals.append(v)
@@ -298,7 +296,7 @@ def _as_string(session, op, inputs):
         cast = float
     else:
         fmt, cast = "%" + flags + width + "d", int
-    flat = [(fmt % cast(v)).replace("inf", "inf").encode("ascii") for v in a.reshape(-1)]
+    flat = [(fmt % cast(v)).encode("ascii") for v in a.reshape(-1)]
     return [string_array(a.shape, flat)]
 
 
