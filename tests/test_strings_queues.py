@@ -231,6 +231,12 @@ def test_tfrecord_reader_with_parse_example(graph):
         s.run(tf.local_variables_initializer())
         got = run_pipeline(s, [parsed["id"], total])
     assert len(got) == 1 and got[0][0].tolist() == [0, 1, 2]
+    q2 = tf.train.string_input_producer([path], num_epochs=1, shuffle=False)
+    key, _ = tf.TFRecordReader().read(q2)
+    with tf.Session() as s:
+        s.run(tf.local_variables_initializer())
+        keys = run_pipeline(s, key)
+    assert keys == [("%s:%d" % (path, off)).encode() for off in (0, 81, 165)]  # byte offsets, as TF
     assert got[0][1] == pytest.approx(0 + 0 + 0.5 - 1 + 1 - 2 + 3)
 
 

@@ -111,13 +111,25 @@ def test_parse_single_example_and_parse_example_as_tf():
 
 def test_parse_errors():
     rec = example(1).SerializeToString()
-    cases = [({"nope": tf.FixedLenFeature([], tf.int64)}, "Feature: nope \\(data type: int64\\) is required"),
-             ({"id": tf.FixedLenFeature([], tf.float32)}, "Data types don't match"),
-             ({"xy": tf.FixedLenFeature([3], tf.float32)}, "Number of float values != expected")]
+    # TF 1.15's messages, for parse_single_example then parse_example
+    cases = [({"nope": tf.FixedLenFeature([], tf.int64)},
+              "Feature: nope (data type: int64) is required but could not be found."),
+             ({"id": tf.FixedLenFeature([], tf.float32)},
+              "Key: id.  Data types don't match. Data type: int64 but expected type: float"),
+             ({"id": tf.FixedLenFeature([], tf.float32)},
+              "Name: <unknown>, Key: id, Index: 0.  Data types don't match. Data type: int64 but expected type: float"),
+             ({"xy": tf.FixedLenFeature([3], tf.float32)}, "Key: xy.  Can't parse serialized Example."),
+             ({"xy": tf.FixedLenFeature([3], tf.float32)}, "Name: <unknown>, Key: xy, Index: 0.  Number of float "
+              "values != expected.  Values size: 2 but output shape: [3]")]
     with tf.Session() as s:
-        for spec, msg in cases:
-            with pytest.raises(tf.errors.InvalidArgumentError, match=msg):
+        for spec, msg in cases[:2] + cases[3:4]:
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
                 s.run(tf.parse_single_example(rec, spec))
+            assert str(e.value) == msg
+        for spec, msg in [cases[0], cases[2], cases[4]]:
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                s.run(tf.parse_example([rec], spec))
+            assert str(e.value) == (msg if msg.startswith("Name") else "Name: <unknown>, " + msg)
 
 
 def test_datasets_of_files_as_tf():

@@ -108,7 +108,13 @@ class TFRecordWriter:
 
 
 def read_records(path, compression=None):
-    """Yields the records of the TFRecord file `path` (bytes), verifying both checksums of each.
+    """Yields the records of the TFRecord file `path` (bytes); see records_with_offsets."""
+    for _, record in records_with_offsets(path, compression):
+        yield record
+
+
+def records_with_offsets(path, compression=None):
+    """Yields (offset, record) of the records of the TFRecord file `path` (bytes), verifying both checksums of each.
     DataLossError (naming the file) on a corrupted or truncated record; NotFoundError when absent."""
     compression = _compression(compression)
     try:
@@ -140,7 +146,7 @@ def read_records(path, compression=None):
         if crc != masked_crc32c(record):
             raise errors.DataLossError(None, None, "corrupted record at %d in file %s (data checksum mismatch)"
                                        % (pos, path))
-        yield record
+        yield pos, record
         pos = end + 4
 
 

@@ -153,7 +153,7 @@ _KIND = {dt.int64: "int64_list", dt.float32: "float_list", dt.string: "bytes_lis
 _KIND_NAME = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
 
 
-def _feature_values(op, ex, key, dtype, index):
+def _feature_values(op, ex, key, dtype, index, single):
     feats = ex.features.feature
     if key not in feats:
         return None
@@ -162,8 +162,9 @@ def _feature_values(op, ex, key, dtype, index):
     if kind is None:
         return []
     if kind != _KIND[dtype]:
-        raise _bad(op, "Name: <unknown>, Feature: %s.  Data types don't match. Expected type: %s, Actual type: %s"
-                   % (key, _KIND_NAME[_KIND[dtype]], _KIND_NAME[kind]))
+        where = "Key: %s." % key if single else "Name: <unknown>, Key: %s, Index: %d." % (key, index)
+        raise _bad(op, "%s  Data types don't match. Data type: %s but expected type: %s"
+                   % (where, _KIND_NAME[kind], _TF_NAME.get(dtype.name, dtype.name)))
     return list(getattr(f, kind).value)
 
 
@@ -182,7 +183,7 @@ def _parse_example(session, op, inputs):
     for key, dtype in op.attrs["sparse"]:
         indices, values, width = [], [], 0
         for b, ex in enumerate(examples):
-            vals = _feature_values(op, ex, key, dtype, b) or []
+            vals = _feature_values(op, ex, key, dtype, b, single) or []
             indices.extend([[j] if single else [b, j] for j in range(len(vals))])
             values.extend(vals)
             width = max(width, len(vals))
@@ -193,12 +194,14 @@ def _parse_example(session, op, inputs):
         n = int(np.prod(shape, dtype=np.int64))
         rows = []
         for b, ex in enumerate(examples):
-            vals = _feature_values(op, ex, key, dtype, b)
+            vals = _feature_values(op, ex, key, dtype, b, single)
             if vals is None:
                 if default.size == 0:
-                    raise _bad(op, "Name: <unknown>, Feature: %s (data type: %s) is required but could not be found."
-                               % (key, _KIND_NAME[_KIND[dtype]]))
+                    raise _bad(op, "%sFeature: %s (data type: %s) is required but could not be found."
+                               % ("" if single else "Name: <unknown>, ", key, _KIND_NAME[_KIND[dtype]]))
                 vals = list(np.broadcast_to(default, shape).reshape(-1))
+            if len(vals) != n and single:
+                raise _bad(op, "Key: %s.  Can't parse serialized Example." % key)
             if len(vals) != n:
                 raise _bad(op, "Name: <unknown>, Key: %s, Index: %d.  Number of %s values != expected.  Values size: "
                            "%d but output shape: [%s]" % (key, b, _KIND_NAME[_KIND[dtype]], len(vals),

@@ -178,8 +178,8 @@ class TFRecordReader(ReaderBase):
 
     def _records(self, op, name):
         try:
-            for i, r in enumerate(tfrecord.read_records(name, self._options)):
-                yield ("%s:%d" % (name, i)).encode("utf-8"), r
+            for offset, r in tfrecord.records_with_offsets(name, self._options):
+                yield ("%s:%d" % (name, offset)).encode("utf-8"), r
         except errors.OpError as e:
             raise type(e)(op.node_def, op, e.message) from None
 
