@@ -320,3 +320,27 @@ def test_group_of_host_and_jitted_ops(graph):
         s.run(both)
         s.run(both)
         assert s.run(q.size()) == 2 and s.run(v) == 2
+
+
+def test_pipeline_graph_saves_and_runs_after_import_meta_graph(tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("1,2\n3,4\n")
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.train.string_input_producer([str(data)], num_epochs=1, shuffle=False)
+        _, line = tf.TextLineReader().read(q)
+        a, b = tf.decode_csv(line, [[0], [0]])
+        total = tf.train.batch([a + b], 2, name="total")
+        w = tf.Variable(1)
+        with tf.Session() as s:
+            s.run(w.initializer)
+            path = tf.train.Saver().save(s, str(tmp_path / "model"))
+    g2 = tf.Graph()
+    with g2.as_default():
+        saver = tf.train.import_meta_graph(path + ".meta")
+        assert len(tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)) == 2
+        with tf.Session() as s:
+            saver.restore(s, path)
+            s.run(tf.local_variables_initializer())
+            got = run_pipeline(s, "total:0")
+    assert [v.tolist() for v in got] == [[3, 7]]

@@ -7,6 +7,9 @@ TF, counts epochs in a local variable (`<scope>/limit_epochs/epochs`), so a scri
 tf.local_variables_initializer(); past the last epoch the producer's queue is closed and a
 dequeue raises OutOfRangeError.
 """
+import threading
+import weakref
+
 import numpy as np
 
 from .. import errors
@@ -20,6 +23,10 @@ from ..ops.random_ops import get_seed
 from .queue_runner import QueueRunner, add_queue_runner
 
 
+_RNGS = weakref.WeakKeyDictionary()  # Session -> {producer op: its shuffling generator}
+_LOCK = threading.Lock()
+
+
 def _epoch(session, op, inputs):
     """One epoch of the producer's input: counts it in the epochs variable, shuffles it."""
     a = inputs[0]
@@ -30,7 +37,8 @@ def _epoch(session, op, inputs):
             raise errors.OutOfRangeError(op.node_def, op, "Reached limit of %d\n\t [[{{node %s}}]]" % (limit, op.name))
         session._set_variable(var, n + 1)
     if op.attrs["shuffle"]:
-        rng = op.attrs["rngs"].setdefault(session, np.random.RandomState(op.attrs["seed"]))
+        with _LOCK:
+            rng = _RNGS.setdefault(session, {}).setdefault(op, np.random.RandomState(op.attrs["seed"]))
         a = a[rng.permutation(len(a))]
     return [a]
 
@@ -62,7 +70,7 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
         rng_seed = None if seeds[0] is None else (seeds[0] * 7919 + seeds[1]) % 2 ** 32
         epoch = make_host_op("InputProducerEpoch", [x], {
             "epochs": None if epochs_var is None else epochs_var.op, "num_epochs": num_epochs,
-            "shuffle": bool(shuffle), "seed": rng_seed, "rngs": {}}, name="limit_epochs/epoch").outputs[0]
+            "shuffle": bool(shuffle), "seed": rng_seed}, name="limit_epochs/epoch").outputs[0]
         q = FIFOQueue(capacity, [x.dtype], shapes=[shape], shared_name=shared_name, name="input_producer")
         q._name = scope.rstrip("/")  # TF names the producer's queue after its scope
         q._resource = shared_name or "_%d_%s" % (get_default_graph()._queue_count - 1, q._name)
@@ -198,7 +206,7 @@ def limit_epochs(tensor, num_epochs=None, name=None):
     with name_scope(name, "limit_epochs", [x]):
         var = Variable(np.int64(0), name="epochs", trainable=False, collections=[GraphKeys.LOCAL_VARIABLES])
         return make_host_op("InputProducerEpoch", [x], {"epochs": var.op, "num_epochs": num_epochs, "shuffle": False,
-                                                        "seed": None, "rngs": {}}, name="epoch").outputs[0]
+                                                        "seed": None}, name="epoch").outputs[0]
 
 
 

@@ -9,9 +9,21 @@ its pending enqueues cancelled. A request_stop() cancels blocked enqueues the sa
 are daemons: a script that never stops them still exits.
 """
 import threading
+import weakref
 
 from .. import errors
 from ..graph.core import GraphKeys, add_to_collection
+
+
+class _Runtime:
+    def __init__(self, closed_types):
+        self.closed_types = tuple(closed_types or (errors.OutOfRangeError,))
+        self.lock = threading.Lock()
+        self.runs = weakref.WeakKeyDictionary()  # Session -> enqueue threads still running
+        self.exceptions = []
+
+
+_RUNTIME = weakref.WeakKeyDictionary()  # QueueRunner -> _Runtime
 
 
 class QueueRunner:
@@ -25,17 +37,22 @@ class QueueRunner:
         self._enqueue_ops = list(enqueue_ops)
         self._close_op = close_op if close_op is not None else queue.close()
         self._cancel_op = cancel_op if cancel_op is not None else queue.close(cancel_pending_enqueues=True)
-        self._closed_types = tuple(queue_closed_exception_types or (errors.OutOfRangeError,))
-        self._lock = threading.Lock()
-        self._runs = {}
-        self._exceptions = []
+        # threads' bookkeeping lives outside the object, so a graph with its runners saves (to_json)
+        _RUNTIME[self] = _Runtime(queue_closed_exception_types)
 
     queue = property(lambda self: self._queue)
     enqueue_ops = property(lambda self: list(self._enqueue_ops))
     close_op = property(lambda self: self._close_op)
     cancel_op = property(lambda self: self._cancel_op)
-    queue_closed_exception_types = property(lambda self: self._closed_types)
-    exceptions_raised = property(lambda self: list(self._exceptions))
+    queue_closed_exception_types = property(lambda self: self._rt.closed_types)
+    exceptions_raised = property(lambda self: list(self._rt.exceptions))
+
+    @property
+    def _rt(self):
+        rt = _RUNTIME.get(self)
+        if rt is None:  # a runner loaded from a saved graph
+            rt = _RUNTIME[self] = _Runtime(None)
+        return rt
     name = property(lambda self: self._queue.name)
 
     def _run(self, sess, enqueue_op, coord):
@@ -43,10 +60,11 @@ class QueueRunner:
             while not (coord is not None and coord.should_stop()):
                 try:
                     sess.run(enqueue_op)
-                except self._closed_types:
-                    with self._lock:
-                        self._runs[sess] -= 1
-                        last = self._runs[sess] == 0
+                except self._rt.closed_types:
+                    rt = self._rt
+                    with rt.lock:
+                        rt.runs[sess] -= 1
+                        last = rt.runs[sess] == 0
                     if last:
                         try:
                             sess.run(self._close_op)
@@ -58,8 +76,8 @@ class QueueRunner:
         except Exception as e:
             if getattr(sess, "_closed", False):
                 return  # the session went away under this thread
-            with self._lock:
-                self._exceptions.append(e)
+            with self._rt.lock:
+                self._rt.exceptions.append(e)
             if coord is not None:
                 coord.request_stop(e)
             try:
@@ -77,9 +95,10 @@ class QueueRunner:
     def create_threads(self, sess, coord=None, daemon=False, start=False):
         """The threads that run the enqueue ops (and, with a coordinator, one that cancels the queue
         when a stop is requested); started when `start`."""
-        with self._lock:
-            self._runs[sess] = len(self._enqueue_ops)
-            self._exceptions = []
+        rt = self._rt
+        with rt.lock:
+            rt.runs[sess] = len(self._enqueue_ops)
+            rt.exceptions = []
         threads = [threading.Thread(target=self._run, args=(sess, op, coord), daemon=daemon,
                                     name="QueueRunnerThread-%s-%s" % (self.name, op.name))
                    for op in self._enqueue_ops]
