@@ -221,3 +221,11 @@ def test_datasets_of_python_strings_give_bytes(sess):
     pairs = tf.data.Dataset.from_tensor_slices((np.array(["x", "y"]), [1, 2])).map(
         lambda a, b: (tf.strings.join([a, "z"]), b * 2))
     assert sess.run(pairs.make_one_shot_iterator().get_next()) == (b"xz", 2)
+
+
+def test_py_func_on_strings(sess):
+    p = tf.placeholder(tf.string, [None])
+    n = tf.py_func(lambda a: np.array([len(x) for x in a], np.int64), [p], tf.int64)
+    up = tf.py_func(lambda a: np.array([x.upper() for x in a], object), [p], tf.string)
+    got_n, got_up = sess.run([n * 2, up], {p: ["ab", "c"]})
+    assert got_n.tolist() == [4, 2] and got_up.tolist() == [b"AB", b"C"]

@@ -196,10 +196,21 @@ def _evaluate(session, op, inputs):
             outs = opdef.host_compute(session, op, inputs)
         elif op.type == "Const":
             outs = [op.attrs["value"]]
+        elif op.type == "PyFunc":  # tf.py_func taking or giving strings: called here, on numpy values
+            outs = _py_func(op, inputs)
         else:
             outs = _on_codes(op, opdef, inputs)
     return [to_bytes_array(v) if _is_string(t) and np.asarray(v).dtype != object else v
             for t, v in zip(op.outputs, outs)]
+
+
+def _py_func(op, inputs):
+    out = op.attrs["func"](*inputs)
+    outs = list(out) if isinstance(out, (list, tuple)) else [out]
+    if len(outs) != len(op.outputs):
+        raise errors.InvalidArgumentError(op.node_def, op, "%s returned %d values, expected %d"
+                                          % (op.attrs["func"], len(outs), len(op.outputs)))
+    return [to_bytes_array(o) if d is dt.string else np.asarray(o, d.np) for o, d in zip(outs, op.attrs["Tout"])]
 
 
 def _on_codes(op, opdef, inputs):
