@@ -21,6 +21,20 @@ def graph():
         yield g
 
 
+@pytest.fixture(autouse=True)
+def no_hang():
+    """A test that blocks on a queue fails after 60 s instead of hanging the suite."""
+    import signal
+
+    def fail(*_):
+        raise TimeoutError("test blocked for 60 s")
+    old = signal.signal(signal.SIGALRM, fail)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
 def run_pipeline(sess, fetch, limit=10000):
     """Runs `fetch` with queue runners until OutOfRangeError; returns the values."""
     coord = tf.train.Coordinator()
@@ -344,3 +358,14 @@ def test_pipeline_graph_saves_and_runs_after_import_meta_graph(tmp_path):
             s.run(tf.local_variables_initializer())
             got = run_pipeline(s, "total:0")
     assert [v.tolist() for v in got] == [[3, 7]]
+
+
+def test_a_starved_dequeue_warns(graph, monkeypatch):
+    from tinyflow.ops import queue_ops
+    monkeypatch.setattr(queue_ops, "_PATIENCE", 0.05)
+    q = tf.FIFOQueue(2, tf.int32, shapes=[])
+    d = q.dequeue()
+    with tf.Session() as s:
+        threading.Timer(0.3, lambda: s.run(q.enqueue(5))).start()
+        with pytest.warns(RuntimeWarning, match="are its queue runners started"):
+            assert s.run(d) == 5

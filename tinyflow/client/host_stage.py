@@ -103,20 +103,26 @@ class _Plan:
         index = {op: i for i, op in enumerate(host)}
         produced = {t for op in host for t in op.outputs}
         fed = set(feeds)
-        self.first_needed = {}  # numeric tensor or non-host op -> index of the first host op needing it
-        self.ready_after = {}   # the same -> the last host op upstream of it (-1: none)
-        memo = {}
+        first_needed = {}  # numeric tensor or non-host op -> index of the first host op needing it
+        ready_after = {}   # the same -> the last host op upstream of it (-1: none)
+        memo = dict(index)
 
-        def last_host_upstream(op):
-            if op in index:
-                return index[op]
-            if op in memo:
-                return memo[op]
-            memo[op] = -1  # (graphs are acyclic; this only guards the recursion)
-            ups = [last_host_upstream(t.op) for t in op.inputs if t not in fed]
-            ups += [last_host_upstream(c) for c in op.control_inputs]
-            memo[op] = max(ups, default=-1)
-            return memo[op]
+        def last_host_upstream(root):
+            """The index of the last host op `root` depends on (-1: none); iterative, for deep graphs."""
+            stack = [root]
+            while stack:
+                op = stack[-1]
+                if op in memo:
+                    stack.pop()
+                    continue
+                ups = [t.op for t in op.inputs if t not in fed] + list(op.control_inputs)
+                todo = [u for u in ups if u not in memo]
+                if todo:
+                    stack.extend(todo)
+                    continue
+                memo[op] = max((memo[u] for u in ups), default=-1)
+                stack.pop()
+            return memo[root]
 
         for i, op in enumerate(host):
             needs = [t for t in op.inputs if t not in fed and t not in produced]
@@ -126,28 +132,32 @@ class _Plan:
                     raise errors.UnimplementedError(
                         op.node_def, op, "the string input %s of %s is computed by an op that has no host "
                         "rule (%s)" % (x.name, op.name, x.op.type))
-                self.first_needed.setdefault(x, i)
-                self.ready_after[x] = last_host_upstream(x if isinstance(x, Operation) else x.op)
+                first_needed.setdefault(x, i)
+                ready_after[x] = last_host_upstream(x if isinstance(x, Operation) else x.op)
+        # before host op i, one jitted call computes what it needs, with everything else ready by then
+        # that later host ops need (so nothing is computed twice and calls are few)
+        self.before = [[] for _ in host]
+        done = set()
+        for i in range(len(host)):
+            if any(n == i and x not in done for x, n in first_needed.items()):
+                self.before[i] = [x for x in sorted(first_needed, key=lambda x: ready_after[x])
+                                  if x not in done and ready_after[x] < i and first_needed[x] >= i]
+                done.update(self.before[i])
         fetched = [e for e in elements if isinstance(e, Tensor) and e not in produced and e not in fed]
         targets = _ungroup([e for e in elements if isinstance(e, Operation)], index)
-        self.final = list(dict.fromkeys(fetched + targets))
+        self.final = [x for x in dict.fromkeys(fetched + targets) if x not in done]
 
     def run(self, session, feed_dict):
         values = {}
         for t, v in zip(self.feeds, feed_dict.values()):
             values[t] = to_bytes_array(v) if _is_string(t) else np.asarray(v, t.dtype.np)
-        done = set()
-        pending = sorted(self.first_needed, key=lambda x: self.ready_after[x])
-        for i, op in enumerate(self.host):
-            batch = [x for x in pending if x not in done and self.ready_after[x] < i
-                     and self.first_needed[x] >= i]
-            if any(self.first_needed[x] == i for x in batch):
-                self._jitted(session, batch, values)
-                done.update(batch)
+        for op, before in zip(self.host, self.before):
+            if before:
+                self._jitted(session, before, values)
             outs = _evaluate(session, op, [values[t] for t in op.inputs])
             for t, v in zip(op.outputs, outs):
                 values[t] = v
-        final = [x for x in self.final if x not in done and not (isinstance(x, Tensor) and x in values)]
+        final = [x for x in self.final if not (isinstance(x, Tensor) and x in values)]
         if final:
             self._jitted(session, final, values)
         out = []

@@ -11,6 +11,7 @@ elements. Closing wakes both: a dequeue that can no longer be served raises OutO
 enqueue to a closed queue CancelledError.
 """
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -23,16 +24,19 @@ from .base import convert_to_tensor
 from .host_ops import make_host_op, register_host_op
 from .random_ops import get_seed
 
-_STATES = weakref.WeakKeyDictionary()  # Session -> {QueueBase: _QueueState}
+# Session -> {queue resource name: _QueueState}. By name, not object: a graph loaded from JSON has one
+# copy of the queue object per op that names it, and they must share their elements.
+_STATES = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
+_PATIENCE = 10  # seconds a dequeue waits before warning that nothing seems to fill its queue
 
 
 def _state(session, queue):
     with _LOCK:
         per = _STATES.setdefault(session, {})
-        st = per.get(queue)
+        st = per.get(queue._resource)
         if st is None:
-            st = per[queue] = _QueueState(queue)
+            st = per[queue._resource] = _QueueState(queue)
         return st
 
 
@@ -64,8 +68,15 @@ class _QueueState:
         q = self.queue
         want = 1 if n is None else n
         with self.cond:
+            waited = 0
             while not self.closed and len(self.items) < want + q._min_after_dequeue:
-                self.cond.wait()
+                if not self.cond.wait(_PATIENCE):
+                    waited += 1
+                    if waited == 1:  # TF waits silently forever; say what is probably missing
+                        warnings.warn("tinyflow: %s waited %d s for elements of %s '%s' (size %d, needs %d): are "
+                                      "its queue runners started (tf.train.start_queue_runners)?"
+                                      % (op.name, _PATIENCE, q._kind, q._resource, len(self.items),
+                                         want + q._min_after_dequeue), RuntimeWarning, stacklevel=2)
             if len(self.items) < want and not (up_to and self.items):
                 raise errors.OutOfRangeError(
                     op.node_def, op, "%s '%s' is closed and has insufficient elements (requested %d, current size "

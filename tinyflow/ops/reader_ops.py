@@ -20,7 +20,7 @@ from .base import convert_to_tensor
 from .host_ops import make_host_op, register_host_op, string_array
 from .queue_ops import queue_state
 
-_STATES = weakref.WeakKeyDictionary()  # Session -> {ReaderBase: _ReaderState}
+_STATES = weakref.WeakKeyDictionary()  # Session -> {reader name: _ReaderState} (by name: see queue_ops)
 _LOCK = threading.Lock()
 
 
@@ -35,7 +35,7 @@ class _ReaderState:
 def _state(session, reader):
     with _LOCK:
         per = _STATES.setdefault(session, {})
-        return per.setdefault(reader, _ReaderState())
+        return per.setdefault(reader._name, _ReaderState())
 
 
 def _next_record(session, op, reader, queue):
@@ -84,7 +84,7 @@ def _count(session, op, inputs):
 
 def _reset(session, op, inputs):
     with _LOCK:
-        _STATES.setdefault(session, {}).pop(op.attrs["reader"], None)
+        _STATES.setdefault(session, {}).pop(op.attrs["reader"]._name, None)
     return []
 
 
