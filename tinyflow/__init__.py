@@ -51,6 +51,18 @@ from . import data  # noqa: E402,F401 (tf.data: Dataset and Iterator, run on the
 from . import distribute  # noqa: E402,F401 (tf.distribute.DataParallel: many devices and processes)
 from . import app, gfile, io, logging, metrics, summary  # noqa: E402,F401 (tf.app, tf.gfile, tf.logging, ...)
 from .app import flags  # noqa: E402,F401
+from . import sparse, strings  # noqa: E402,F401 (tf.strings, tf.sparse: string ops run on the host)
+from .ops.queue_ops import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue  # noqa: E402,F401
+from .ops.reader_ops import (FixedLengthRecordReader, ReaderBase, TextLineReader, TFRecordReader,  # noqa: E402,F401
+                             WholeFileReader)
+from .train.queue_runner import start_queue_runners  # noqa: E402,F401
+from .ops.reader_ops import matching_files  # noqa: E402,F401
+from .io import python_io  # noqa: E402,F401 (TFRecord files)
+from .ops.sparse import SparseTensor, SparseTensorValue, sparse_tensor_to_dense  # noqa: E402,F401
+from .ops.string_ops import (as_string, decode_base64, encode_base64, reduce_join, regex_replace,  # noqa: E402,F401
+                             string_join, string_split, string_to_number, substr)
+from .ops.parsing_ops import (FixedLenFeature, VarLenFeature, decode_csv, decode_raw, parse_example,  # noqa: E402,F401
+                              parse_single_example)
 from .summary import Summary  # noqa: E402,F401
 from .template import make_template  # noqa: E402,F401
 from .ops.script_ops import numpy_function, py_func  # noqa: E402,F401

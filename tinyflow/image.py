@@ -15,9 +15,11 @@ from .ops.indexing_ops import slice as _slice, where as _where
 from .ops.matrix_ops import tensordot
 from .ops.random_ops import random_uniform
 from .ops.sequence_ops import reverse
+from .ops.image_codec_ops import decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png  # noqa: F401
 
 __all__ = [
-    "ResizeMethod", "central_crop", "convert_image_dtype", "crop_to_bounding_box", "flip_left_right",
+    "ResizeMethod", "central_crop", "decode_image", "decode_jpeg", "decode_png", "encode_jpeg",
+    "encode_png", "convert_image_dtype", "crop_to_bounding_box", "flip_left_right",
     "flip_up_down", "pad_to_bounding_box", "per_image_standardization", "random_flip_left_right",
     "random_flip_up_down", "resize", "resize_bicubic", "resize_bilinear", "resize_image_with_crop_or_pad",
     "resize_images", "resize_nearest_neighbor", "rgb_to_grayscale",

@@ -1,3 +1,14 @@
-"""tf.io: the file functions (tf.io.gfile); tinyflow has no string tensors, so none of TF's parsers."""
+"""tf.io (and tf.python_io): files (tf.io.gfile), TFRecord files, tf.train.Example parsing, decoders."""
+import types as _types
+
 from . import gfile  # noqa: F401
 from .tf_files.graph_util import write_graph  # noqa: E402,F401 (tf.io.write_graph)
+from .io_ops.tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,  # noqa: F401
+                              tf_record_iterator)
+from .ops.parsing_ops import (FixedLenFeature, VarLenFeature, decode_csv, decode_raw, parse_example,  # noqa: F401
+                              parse_single_example)
+from .ops.string_ops import decode_base64, encode_base64  # noqa: F401
+from .ops.reader_ops import matching_files  # noqa: F401
+
+python_io = _types.SimpleNamespace(TFRecordWriter=TFRecordWriter, tf_record_iterator=tf_record_iterator,
+                                   TFRecordOptions=TFRecordOptions, TFRecordCompressionType=TFRecordCompressionType)

@@ -30,6 +30,7 @@ def rebuilder(fetches):
         sizes = [len(flatten(f)) for f in fetches]
         kind = type(fetches)
         is_named = isinstance(fetches, tuple) and hasattr(fetches, "_fields")
+        kind = getattr(kind, "_fetched_type", kind)  # a SparseTensor is fetched as a SparseTensorValue
 
         def build(vals, i=0):
             items = []

@@ -185,6 +185,13 @@ class Session:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         feed_dict = feed_dict or {}
+        if self._graph._host_stage:  # string and queue ops run on the host around the jitted step
+            from . import host_stage
+            return host_stage.run(self, fetches, feed_dict)
+        return self._run(fetches, feed_dict)
+
+    def _run(self, fetches, feed_dict):
+        """Session.run without the host stage: every fetch and feed is numeric (or a host op)."""
         try:
             key = (fetch_util.structure_key(fetches), tuple(feed_dict))
             plan = self._plans.get(key)

@@ -6,6 +6,7 @@ Datasets run on the host in Python (dataset_ops.py, transformations.py); an iter
 import types as _types
 
 from .dataset_ops import Dataset  # noqa: F401
+from .readers import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset  # noqa: F401
 from .iterator_ops import (Iterator, get_output_classes, get_output_shapes, get_output_types,  # noqa: F401
                            make_initializable_iterator, make_one_shot_iterator)
 

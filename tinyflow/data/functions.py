@@ -114,6 +114,8 @@ class _TracedFunction:
         """The outputs for many elements (flat tuples of numpy): one call of the function vmapped over
         the stacked elements when they have equal shapes (per-element results are the same: vmap
         maps the function over the batch, it does not make a batch-level function), else one by one."""
+        if self._graph._host_stage:
+            self._vmapped = False  # strings run on the host (client/host_stage.py): element by element
         if self._vmapped is not False and len({tuple(np.shape(c) for c in e) for e in elements}) == 1:
             try:
                 return self._call_vmapped(elements, run)

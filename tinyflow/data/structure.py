@@ -55,9 +55,13 @@ def normalize_types_and_shapes(output_types, output_shapes):
 def check_value(value, dtype, shape, what):
     """One component of an element as numpy of `dtype`; InvalidArgumentError if its shape is not `shape`."""
     from .. import errors
-    a = np.asarray(value)
-    if a.dtype != dtype.np:
-        a = a.astype(dtype.np)
+    if dtype.name == "string":
+        from ..ops.host_ops import to_bytes_array  # str from a generator: bytes, as TF gives them
+        a = to_bytes_array(value)
+    else:
+        a = np.asarray(value)
+        if a.dtype != dtype.np:
+            a = a.astype(dtype.np)
     if not shape.is_compatible_with(TensorShape(a.shape)):
         raise errors.InvalidArgumentError(None, None, "%s: expected a value of shape %s, got shape %s"
                                           % (what, shape.as_proto_str(), TensorShape(a.shape).as_proto_str()))

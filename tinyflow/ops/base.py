@@ -42,6 +42,9 @@ def to_numpy(value, dtype=None):
     if isinstance(value, Tensor):
         raise TypeError("Expected a constant value, got a Tensor %s" % value.name)
     dtype = dt.as_dtype(dtype) if dtype is not None else _infer_dtype(value)
+    if dtype is dt.string:
+        from .host_ops import to_bytes_array  # strings are object arrays of bytes, as TF returns them
+        return to_bytes_array(value)
     if isinstance(value, (np.ndarray, np.generic)):
         return np.asarray(value).astype(dtype.np, copy=False)
     a = np.asarray(value)
@@ -58,9 +61,22 @@ def to_numpy(value, dtype=None):
     return a.astype(dtype.np)
 
 
+def _is_text(value):
+    if isinstance(value, (str, bytes)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "SU" or (value.dtype == object and value.size and isinstance(
+            value.reshape(-1)[0], (str, bytes)))
+    return isinstance(value, (list, tuple)) and np.asarray(value).dtype.kind in "SU"
+
+
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """tf.constant: a Const op holding `value` (broadcast to `shape` when given)."""
-    a = to_numpy(value, dtype)
+    if (dtype is not None and dt.as_dtype(dtype) is dt.string) or (dtype is None and _is_text(value)):
+        from .host_ops import to_bytes_array  # strings are object arrays of bytes, as TF returns them
+        a = to_bytes_array(value)
+    else:
+        a = to_numpy(value, dtype)
     if shape is not None:
         shape = [int(d) for d in (shape if isinstance(shape, (list, tuple)) else TensorShape(shape).as_list())]
         if a.size == 1:

@@ -310,8 +310,8 @@ def _compare(op_type, fn, allowed=NUMERIC):
     return _binary(op_type, lambda a, x, y: fn(x, y), None, allowed=allowed, out=dt.bool_, inplace=())
 
 
-equal = _compare("Equal", jnp.equal, ALL)
-not_equal = _compare("NotEqual", jnp.not_equal, ALL)
+equal = _compare("Equal", jnp.equal, ALL + (dt.string,))
+not_equal = _compare("NotEqual", jnp.not_equal, ALL + (dt.string,))
 less = _compare("Less", jnp.less)
 less_equal = _compare("LessEqual", jnp.less_equal)
 greater = _compare("Greater", jnp.greater)

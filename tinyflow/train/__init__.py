@@ -16,12 +16,28 @@ from .hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainin
                     StopAtStepHook)
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold,
                                 SingularMonitoredSession)
+from .coordinator import Coordinator, LooperThread  # noqa: E402,F401
+from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: E402,F401
+from .input import (batch, batch_join, input_producer, limit_epochs, range_input_producer,  # noqa: E402,F401
+                    shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)
+import types as _types  # noqa: E402
+queue_runner = _types.SimpleNamespace(QueueRunner=QueueRunner, add_queue_runner=add_queue_runner,
+                                      start_queue_runners=start_queue_runners)
+from ..ops.reader_ops import match_filenames_once  # noqa: E402,F401
 from ..tf_files.graph_util import write_graph  # noqa: E402,F401 (GraphDef protobuf; "*.json": tinyflow's JSON)
 
 
+_EXAMPLE_MESSAGES = {"BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList",
+                     "Int64List", "SequenceExample"}
+
+
 def __getattr__(name):
-    """tf.train.SaverDef (Saver(write_version=tf.train.SaverDef.V2)): TF's message, loaded on first use."""
+    """tf.train.SaverDef (Saver(write_version=tf.train.SaverDef.V2)) and tf.train.Example's messages: TF's
+    protobuf messages, loaded on first use."""
     if name == "SaverDef":
         from ..tf_files.protos import saver_pb2
         return saver_pb2().SaverDef
+    if name in _EXAMPLE_MESSAGES:   # tf.train.Example and friends: protobuf, loaded on first use
+        from ..io_ops import example_pb
+        return getattr(example_pb, name)
     raise AttributeError("module 'tinyflow.train' has no attribute %r" % name)

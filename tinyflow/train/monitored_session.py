@@ -91,6 +91,11 @@ class MonitoredSession:
         for h in self._hooks:
             h.begin()
         self._sess = (session_creator or ChiefSessionCreator()).create_session()
+        from .coordinator import Coordinator
+        from .queue_runner import start_queue_runners
+        self._coord = Coordinator()  # as TF, the graph's queue runners run for the session's life
+        self._threads = start_queue_runners(self._sess, self._coord)
+        self._grace = stop_grace_period_secs
         for h in self._hooks:
             h.after_create_session(self._sess, None)
         self._stop = False
@@ -102,7 +107,7 @@ class MonitoredSession:
         return self._sess
 
     def should_stop(self):
-        return self._stop or self._closed
+        return self._stop or self._closed or self._coord.should_stop()
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs `fetches` together with what the hooks ask for; returns the caller's results."""
@@ -138,7 +143,11 @@ class MonitoredSession:
                     h.end(self._sess)
         finally:
             self._closed = True
-            self._sess.close()
+            self._coord.request_stop()
+            try:
+                self._coord.join(self._threads, self._grace, ignore_live_threads=True)
+            finally:
+                self._sess.close()
 
     def __enter__(self):
         return self

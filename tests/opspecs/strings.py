@@ -1,0 +1,12 @@
+"""String, parsing, queue and reader ops: host ops (ops/host_ops.py) computed in Python by the
+Session's host stage, never lowered, so no OpSpec can run them through the registry tests."""
+_WHERE = "host op, tested in tests/test_strings_%s.py"
+EXEMPT = {name: _WHERE % "ops" for name in [
+    "AsString", "DecodeBase64", "DecodeCSV", "DecodeRaw", "EncodeBase64", "ReduceJoin", "RegexFullMatch",
+    "RegexReplace", "SparseToDense", "StringJoin", "StringLength", "StringLower", "StringSplit", "StringStrip",
+    "StringToNumber", "StringUpper", "Substr", "DecodeImageHost", "EncodeImageHost"]}
+EXEMPT.update({name: _WHERE % "tfrecord" for name in ["ParseExample"]})
+EXEMPT.update({name: _WHERE % "queues" for name in [
+    "InputProducerEpoch", "QueueCloseV2", "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueDequeueV2",
+    "QueueEnqueueManyV2", "QueueEnqueueV2", "QueueIsClosedV2", "QueueSizeV2", "ReaderNumRecordsProducedV2",
+    "ReaderReadUpToV2", "ReaderReadV2", "ReaderResetV2", "MatchingFiles"]})

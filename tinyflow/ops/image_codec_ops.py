@@ -1,0 +1,129 @@
+"""Image codecs (tf.image.decode_png / decode_jpeg / decode_image / encode_png / encode_jpeg): host ops.
+
+They run Pillow (the `images` extra: pip install "tinyflow[images]"), imported when one first runs.
+Decoded images are uint8 (or uint16 PNG) [height, width, channels]; `channels=0` keeps the file's.
+"""
+import io
+
+import numpy as np
+
+from .. import errors
+from ..graph import dtypes as dt
+from ..graph.shapes import TensorShape
+from .base import convert_to_tensor
+from .host_ops import make_host_op, register_host_op
+from .string_ops import _strings
+
+_MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
+
+
+def _pil(op):
+    try:
+        from PIL import Image
+    except ImportError:
+        raise errors.UnimplementedError(op.node_def, op, "%s needs Pillow: pip install \"tinyflow[images]\" "
+                                        "(or pip install pillow)" % op.type) from None
+    return Image
+
+
+def _decode(session, op, inputs):
+    Image = _pil(op)
+    data = bytes(np.asarray(inputs[0]).reshape(-1)[0])
+    kind = op.attrs["kind"]
+    try:
+        img = Image.open(io.BytesIO(data))
+        img.load()  # (decode_png also decodes a JPEG and the reverse, as TF's kernels do)
+    except Exception:
+        raise errors.InvalidArgumentError(op.node_def, op, {
+            "png": "Invalid PNG data, size %d", "jpeg": "Invalid JPEG data or crop window, data size %d"}.get(
+            kind, "Unknown image file format. One of JPEG, PNG, GIF, BMP required. (size %d)") % len(data)) from None
+    channels = op.attrs["channels"]
+    depth16 = op.attrs["dtype"] is dt.uint16
+    a = np.asarray(img)
+    if a.dtype == bool:
+        a = a.astype(np.uint8) * 255
+    if a.ndim == 2 and img.mode not in ("I;16", "I;16B", "I") and img.mode != "L":
+        img = img.convert("RGBA" if "transparency" in img.info else "RGB")
+        a = np.asarray(img)
+    if a.ndim == 2:
+        a = a[:, :, None]
+    have = a.shape[2]
+    want = channels or have
+    if want != have:
+        if a.dtype != np.uint8:
+            a = (a >> 8).astype(np.uint8) if a.dtype.itemsize > 1 else a
+        img2 = Image.fromarray(a[:, :, 0] if have == 1 else a, _MODES[have]).convert(_MODES[want])
+        a = np.asarray(img2)
+        a = a[:, :, None] if a.ndim == 2 else a
+    if depth16:
+        a = a.astype(np.uint16) * 257 if a.dtype == np.uint8 else a.astype(np.uint16)
+    else:
+        a = (a >> 8).astype(np.uint8) if a.dtype.itemsize > 1 else a.astype(np.uint8)
+    return [np.ascontiguousarray(a)]
+
+
+register_host_op("DecodeImageHost", lambda s, a, v: [TensorShape([None, None, a["channels"] or None])],
+                 lambda d, a: [a["dtype"]], _decode)
+
+
+def _decode_op(kind, contents, channels, dtype, name):
+    if channels not in (0, 1, 3, 4):
+        raise ValueError("channels must be 0, 1, 3 or 4, got %r" % (channels,))
+    return make_host_op("DecodeImageHost", [_strings(contents, "contents")],
+                        {"kind": kind, "channels": int(channels), "dtype": dt.as_dtype(dtype)},
+                        name=name or {"png": "DecodePng", "jpeg": "DecodeJpeg"}.get(kind, "DecodeImage")).outputs[0]
+
+
+def decode_png(contents, channels=0, dtype=dt.uint8, name=None):
+    """tf.image.decode_png: a PNG file's bytes as a uint8 (or uint16) [height, width, channels] image."""
+    return _decode_op("png", contents, channels, dtype, name)
+
+
+def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
+                acceptable_fraction=1, dct_method="", name=None):
+    """tf.image.decode_jpeg: a JPEG file's bytes as a uint8 [height, width, channels] image."""
+    return _decode_op("jpeg", contents, channels, dt.uint8, name)
+
+
+def decode_image(contents, channels=None, dtype=dt.uint8, name=None, expand_animations=True):
+    """tf.image.decode_image: PNG, JPEG, GIF (first frame) or BMP bytes as an image."""
+    return _decode_op("any", contents, channels or 0, dtype, name)
+
+
+def _encode(session, op, inputs):
+    Image = _pil(op)
+    a = np.asarray(inputs[0])
+    if a.ndim != 3 or a.shape[2] not in _MODES:
+        raise errors.InvalidArgumentError(op.node_def, op, "image must be 3-dimensional with 1 to 4 channels, got "
+                                          "shape %s" % (list(a.shape),))
+    if a.dtype == np.uint16 and a.shape[2] == 1:
+        img = Image.fromarray(a[:, :, 0].astype(np.uint16), "I;16")
+    else:
+        img = Image.fromarray(a[:, :, 0] if a.shape[2] == 1 else a.astype(np.uint8), _MODES[a.shape[2]])
+    buf = io.BytesIO()
+    if op.attrs["format"] == "PNG":
+        level = op.attrs["compression"]
+        img.save(buf, format="PNG", compress_level=6 if level < 0 else level)
+    else:
+        img.save(buf, format="JPEG", quality=op.attrs["compression"])
+    return [np.array(buf.getvalue(), dtype=object)]
+
+
+register_host_op("EncodeImageHost", lambda s, a, v: [TensorShape([])], lambda d, a: [dt.string], _encode)
+
+
+def encode_png(image, compression=-1, name=None):
+    """tf.image.encode_png: a uint8 / uint16 [height, width, channels] image as PNG bytes."""
+    x = convert_to_tensor(image)
+    if x.dtype not in (dt.uint8, dt.uint16):
+        raise TypeError("Value passed to parameter 'image' has DataType %s not in list of allowed values: uint8, "
+                        "uint16" % x.dtype.name)
+    return make_host_op("EncodeImageHost", [x], {"format": "PNG", "compression": int(compression)},
+                        name=name or "EncodePng").outputs[0]
+
+
+def encode_jpeg(image, format="", quality=95, name=None, **kwargs):
+    """tf.image.encode_jpeg: a uint8 [height, width, channels] image as JPEG bytes."""
+    x = convert_to_tensor(image, dt.uint8)
+    return make_host_op("EncodeImageHost", [x], {"format": "JPEG", "compression": int(quality)},
+                        name=name or "EncodeJpeg").outputs[0]

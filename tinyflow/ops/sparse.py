@@ -1,0 +1,66 @@
+"""tf.SparseTensor (the three tensors indices, values, dense_shape) and tf.sparse.to_dense.
+
+Only what string splitting and VarLenFeature parsing return: a SparseTensor is a namedtuple of
+tensors; `Session.run` of one gives a `SparseTensorValue` of numpy arrays, as TF 1.15 does.
+Densifying runs on the host (its shape depends on values).
+"""
+import collections
+
+import numpy as np
+
+from .. import errors
+from ..graph import dtypes as dt
+from ..graph.core import Tensor
+from ..graph.shapes import TensorShape
+from .base import convert_to_tensor
+from .host_ops import make_host_op, register_host_op
+
+SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
+
+
+class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", "dense_shape"])):
+    """A sparse tensor: int64 `indices` [N, rank], `values` [N], int64 `dense_shape` [rank]."""
+    _fetched_type = SparseTensorValue  # what Session.run rebuilds it as (client/fetches.py)
+
+    def __new__(cls, indices, values, dense_shape):
+        if not isinstance(values, Tensor):
+            values = convert_to_tensor(values)
+        return super().__new__(cls, convert_to_tensor(indices, dt.int64), values,
+                               convert_to_tensor(dense_shape, dt.int64))
+
+    dtype = property(lambda self: self.values.dtype)
+    op = property(lambda self: self.values.op)
+    graph = property(lambda self: self.values.graph)
+
+    def get_shape(self):
+        n = self.dense_shape.shape.as_list()
+        return TensorShape([None] * n[0] if n and n[0] is not None else None)
+
+    shape = property(get_shape)
+
+
+def _to_dense(session, op, inputs):
+    indices, shape, values, default = inputs
+    out = np.empty(tuple(int(d) for d in shape), dtype=values.dtype)
+    out[...] = default[()] if values.dtype != object else default[()]
+    for i, (idx, v) in enumerate(zip(indices, values)):
+        if any(k < 0 or k >= d for k, d in zip(idx, shape)):
+            raise errors.InvalidArgumentError(op.node_def, op, "indices[%d] = [%s] is out of bounds: need 0 <= "
+                                              "index < [%s]" % (i, ",".join(map(str, idx)), ",".join(map(str, shape))))
+        out[tuple(idx)] = v
+    return [out]
+
+
+register_host_op("SparseToDense", lambda s, a, v: [TensorShape([None] * s[0].as_list()[1])
+                                                   if s[0].ndims == 2 and s[0].as_list()[1] is not None
+                                                   else TensorShape(None)],
+                 lambda d, a: [d[2]], _to_dense)
+
+
+def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, name=None):
+    """tf.sparse.to_dense: the dense tensor, `default_value` (0 or b'') where no index is given."""
+    if default_value is None:
+        default_value = b"" if sp_input.dtype is dt.string else 0
+    default = convert_to_tensor(default_value, sp_input.dtype)
+    return make_host_op("SparseToDense", [sp_input.indices, sp_input.dense_shape, sp_input.values, default],
+                        name=name or "SparseToDense").outputs[0]
