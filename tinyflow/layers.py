@@ -388,7 +388,13 @@ class Dropout(Layer):
         if static is True:
             return dropped
         training = convert_to_tensor(training, dtype=dt.bool_)
-        return math_ops.where_v2(training, dropped, inputs)
+        # TF selects with smart_cond, whose output keeps the inputs' static shape; Select (TF1's
+        # where) merges its branch shapes too, where SelectV2 would broadcast with a shapeless
+        # predicate (a `tf.placeholder(tf.bool)`) and lose the shape.
+        from .ops.indexing_ops import where
+        out = where(training, dropped, inputs)
+        out.set_shape(inputs.shape)
+        return out
 
 
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
