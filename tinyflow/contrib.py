@@ -101,3 +101,13 @@ rnn = _module("rnn", "tf.contrib.rnn: the RNN cells, static_rnn and static_bidir
     {name: getattr(_cells, name) for name in _cells.__all__},
     static_rnn=_rnn.static_rnn, static_bidirectional_rnn=_rnn.static_bidirectional_rnn,
     LSTMBlockCell=_cells.LSTMCell, GRUBlockCell=_cells.GRUCell))
+
+# batch_norm, seq2seq and learn.datasets live in their own files; attached here so that
+# tf.contrib.layers.batch_norm and `import tensorflow.contrib.seq2seq` resolve.
+from . import contrib_batch_norm as _bn  # noqa: E402
+from . import seq2seq  # noqa: E402,F401 (tf.contrib.seq2seq)
+from . import contrib_learn as learn  # noqa: E402,F401 (tf.contrib.learn.datasets.mnist)
+
+layers.batch_norm = _bn.batch_norm
+layers.__all__ = sorted(layers.__all__ + ["batch_norm"])
+sys.modules[__name__ + ".seq2seq"] = seq2seq
