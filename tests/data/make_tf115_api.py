@@ -1,4 +1,4 @@
-"""Records TF 1.15's public API (the public names of each module) in tf115_api.json.
+"""Records TF 1.15's public API (the public names of each module) in tinyflow/tf115_api.json.
 Run with the TF 1.15 venv: ~/.tf1-oracle/bin/python tests/data/make_tf115_api.py"""
 import json
 import os
@@ -24,7 +24,7 @@ def main():
         for part in mod.split(".") if mod else []:
             m = getattr(m, part)
         api[mod or "tf"] = sorted(n for n in dir(m) if not n.startswith("_"))
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf115_api.json")
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tinyflow", "tf115_api.json")
     with open(path, "w") as f:
         json.dump({"tensorflow_version": tf.__version__, "modules": api}, f, indent=0, sort_keys=True)
 
