@@ -54,6 +54,7 @@ from .summary import Summary  # noqa: E402,F401
 from .template import make_template  # noqa: E402,F401
 from .ops.script_ops import numpy_function, py_func  # noqa: E402,F401
 from .aliases import *  # noqa: E402,F401,F403 (tf.arg_max, tf.device, ... TF1's other names)
+from . import dtypes  # noqa: E402,F401 (tf.dtypes)
 
 # The TF API level tinyflow implements (scripts compare tf.__version__ with "1.x"); tinyflow's own
 # release is TINYFLOW_VERSION.
