@@ -46,3 +46,20 @@ def test_cond_output_shape_from_both_branches():
     out = tf.cond(p, lambda: a * 2, lambda: tf.zeros([2, 3]))
     # XLA runs both branches with one shape, so the merged (most specific) shape is the only one that runs
     assert out.shape.as_list() == [2, 3]
+
+
+def test_nn_dropout_and_batch_normalization_keep_shape_with_placeholders():
+    tf.reset_default_graph()
+    x = tf.placeholder("float", [None, 4, 4, 1])
+    keep_prob, training = tf.placeholder(tf.float32), tf.placeholder(tf.bool)
+    d = tf.nn.dropout(x, keep_prob)
+    assert d.shape.as_list() == [None, 4, 4, 1]
+    b = tf.layers.batch_normalization(x, training=training)
+    assert b.shape.as_list() == [None, 4, 4, 1]
+    assert tf.layers.conv2d(b, 2, 3).shape.as_list() == [None, 2, 2, 2]
+    xs = np.random.RandomState(0).normal(size=(2, 4, 4, 1)).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(d, {x: xs, keep_prob: 1.0}), xs)
+        out = sess.run(b, {x: xs, training: True})
+    np.testing.assert_allclose(out, (xs - xs.mean()) / np.sqrt(xs.var() + 1e-3), rtol=1e-4, atol=1e-5)

@@ -525,6 +525,7 @@ class BatchNormalization(Layer):
             decay = math_ops.cast(1.0 - self.momentum, mean.dtype)
             mean_b, var_b = self._broadcast(mean, ndims), self._broadcast(variance, ndims)
         outputs = nn.batch_normalization(inputs, mean_b, var_b, beta, gamma, self.epsilon)
+        outputs.set_shape(inputs.shape)  # TF's smart_cond keeps it; a bool placeholder must not lose it
         self.add_update([self._assign_moving_average(self.moving_mean, mean, decay),
                          self._assign_moving_average(self.moving_variance, update_var, decay)])
         return outputs

@@ -566,7 +566,9 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         noise = random_uniform(shape_of(x) if noise_shape is None else noise_shape, seed=seed, dtype=x.dtype)
         scale = M.realdiv(M.ones_like_scalar(x), M.subtract(M.ones_like_scalar(x), rate))
         keep = M.cast(M.greater_equal(noise, rate), x.dtype)
-        return M.multiply(M.multiply(x, scale), keep, name=scope)
+        out = M.multiply(M.multiply(x, scale), keep, name=scope)
+        out.set_shape(x.shape)  # as TF: a shapeless keep_prob placeholder must not lose x's shape
+        return out
 
 
 # ---- embedding lookup ------------------------------------------------------------------------------
