@@ -46,7 +46,7 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
     collections = variables_collections if isinstance(variables_collections, dict) else \
         {k: variables_collections for k in ("beta", "gamma", "moving_mean", "moving_variance")}
     dtype = dt.float32 if fused else x.dtype.base_dtype
-    with vs.variable_scope(scope, "BatchNorm", [x], reuse=reuse) as sc:
+    with vs.variable_scope(scope, "BatchNorm", [x], reuse=reuse):
         params = {}
         for name, on, default in (("beta", center, init_ops.zeros_initializer()),
                                   ("gamma", scale, init_ops.ones_initializer())):
@@ -103,5 +103,4 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
             outputs = activation_fn(outputs)
         if outputs_collections:
             add_to_collections(outputs_collections, outputs)
-        del sc
         return outputs

@@ -8,6 +8,7 @@ shuffles with numpy's global generator exactly as TF does, so a script seeded wi
 """
 import collections
 import gzip
+import io
 import os
 import urllib.request
 
@@ -43,7 +44,6 @@ def _open_gz(path):
 def extract_images(path):
     """The images of an IDX3 .gz file as uint8 [index, rows, cols, 1]."""
     print("Extracting", path)
-    import io
     stream = io.BytesIO(_open_gz(path))
     magic = _read32(stream, path)
     if magic != 2051:
@@ -66,7 +66,6 @@ def dense_to_one_hot(labels_dense, num_classes):
 def extract_labels(path, one_hot=False, num_classes=10):
     """The labels of an IDX1 .gz file as uint8 [index] (one-hot float64 when asked)."""
     print("Extracting", path)
-    import io
     stream = io.BytesIO(_open_gz(path))
     magic = _read32(stream, path)
     if magic != 2049:
