@@ -78,3 +78,41 @@ def test_batch_norm_matches_tf115(case):
         assert got[key] == case[key], key
     np.testing.assert_allclose(got["y"], case["y"], rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(got["moving"], case["moving"], rtol=1e-5, atol=1e-6)
+
+
+def test_contrib_layers_conv2d_pool_dropout_one_hot():
+    """Names and shapes as TF 1.15 gives them (Conv/weights, Conv_1/...); values against numpy."""
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [None, 4, 4, 2])
+    training = tf.placeholder(tf.bool)
+    a = tf.contrib.layers.conv2d(x, 3, 3)
+    b = tf.contrib.layers.conv2d(a, 2, [3, 3], stride=2, padding="VALID", activation_fn=None)
+    p = tf.contrib.layers.max_pool2d(a, 2)
+    q = tf.contrib.layers.avg_pool2d(a, [2, 2], stride=1, padding="SAME")
+    d = tf.contrib.layers.dropout(a, 0.5, is_training=training)
+    o = tf.contrib.layers.one_hot_encoding(tf.constant([1, 2]), 4)
+    assert [t.shape.as_list() for t in (a, b, p, q, d)] == [[None, 4, 4, 3], [None, 1, 1, 2], [None, 2, 2, 3],
+                                                            [None, 4, 4, 3], [None, 4, 4, 3]]
+    assert (a.name, b.name) == ("Conv/Relu:0", "Conv_1/BiasAdd:0")
+    names = ["Conv/weights:0", "Conv/biases:0", "Conv_1/weights:0", "Conv_1/biases:0"]
+    assert [v.name for v in tf.global_variables()] == names
+    assert [v.name for v in tf.get_collection(tf.GraphKeys.MODEL_VARIABLES)] == names
+    xs = np.random.RandomState(0).normal(size=(2, 4, 4, 2)).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        w = sess.run(tf.global_variables()[0])
+        va, vp, vq, vd_off, vd_on, vo = sess.run([a, p, q, d, d, o], {x: xs, training: False})[:6]
+        vd_on = sess.run(d, {x: xs, training: True})
+    padded = np.pad(xs, [(0, 0), (1, 1), (1, 1), (0, 0)])
+    conv = np.zeros((2, 4, 4, 3), np.float32)
+    for i in range(4):
+        for j in range(4):
+            conv[:, i, j] = np.einsum("nhwc,hwco->no", padded[:, i:i + 3, j:j + 3], w)
+    np.testing.assert_allclose(va, np.maximum(conv, 0), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(vp, va.reshape(2, 2, 2, 2, 2, 3).max(axis=(2, 4)), rtol=1e-6)
+    np.testing.assert_allclose(vq[:, :3, :3], (va[:, :3, :3] + va[:, 1:, :3] + va[:, :3, 1:] + va[:, 1:, 1:]) / 4,
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(vd_off, va)
+    kept = vd_on != 0
+    np.testing.assert_allclose(vd_on[kept], 2 * va[kept], rtol=1e-6)
+    np.testing.assert_array_equal(vo, np.eye(4, dtype=np.float32)[[1, 2]])

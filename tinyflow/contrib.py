@@ -108,6 +108,11 @@ from . import contrib_batch_norm as _bn  # noqa: E402
 from . import seq2seq  # noqa: E402,F401 (tf.contrib.seq2seq)
 from . import contrib_learn as learn  # noqa: E402,F401 (tf.contrib.learn.datasets.mnist)
 
+from . import contrib_layers_more as _more  # noqa: E402
+
 layers.batch_norm = _bn.batch_norm
-layers.__all__ = sorted(layers.__all__ + ["batch_norm"])
+_MORE = ["conv2d", "max_pool2d", "avg_pool2d", "dropout", "one_hot_encoding"]
+for _name in _MORE:
+    setattr(layers, _name, getattr(_more, _name))
+layers.__all__ = sorted(layers.__all__ + ["batch_norm"] + _MORE)
 sys.modules[__name__ + ".seq2seq"] = seq2seq
