@@ -24,6 +24,16 @@ def alias_tensorflow():
         if module is not None:
             sys.modules["tensorflow." + name] = module
             sys.modules["tensorflow.compat.v1." + name] = module
+    from tinyflow import python_shim
+    python_shim.install(tinyflow)  # tensorflow.python.framework.ops, tensorflow.python.ops.array_ops, ...
+    __import__("tinyflow.examples.tutorials.mnist.input_data")  # tensorflow.examples.tutorials.mnist
+    for name in ("examples", "examples.tutorials", "examples.tutorials.mnist", "examples.tutorials.mnist.input_data"):
+        sys.modules["tensorflow." + name] = sys.modules["tinyflow." + name]
+    for name in ("contrib.seq2seq", "contrib.learn", "contrib.learn.datasets", "contrib.learn.datasets.mnist",
+                 "contrib.learn.python.learn.datasets.mnist"):
+        if "tinyflow." + name in sys.modules:
+            sys.modules["tensorflow." + name] = sys.modules["tensorflow.compat.v1." + name] = \
+                sys.modules["tinyflow." + name]
 
 
 _USAGE = """usage: python -m tinyflow [--data-parallel] [--coordinator HOST:PORT --num-processes N --process-id I]

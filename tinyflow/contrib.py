@@ -101,3 +101,18 @@ rnn = _module("rnn", "tf.contrib.rnn: the RNN cells, static_rnn and static_bidir
     {name: getattr(_cells, name) for name in _cells.__all__},
     static_rnn=_rnn.static_rnn, static_bidirectional_rnn=_rnn.static_bidirectional_rnn,
     LSTMBlockCell=_cells.LSTMCell, GRUBlockCell=_cells.GRUCell))
+
+# batch_norm, seq2seq and learn.datasets live in their own files; attached here so that
+# tf.contrib.layers.batch_norm and `import tensorflow.contrib.seq2seq` resolve.
+from . import contrib_batch_norm as _bn  # noqa: E402
+from . import seq2seq  # noqa: E402,F401 (tf.contrib.seq2seq)
+from . import contrib_learn as learn  # noqa: E402,F401 (tf.contrib.learn.datasets.mnist)
+
+from . import contrib_layers_more as _more  # noqa: E402
+
+layers.batch_norm = _bn.batch_norm
+_MORE = ["conv2d", "max_pool2d", "avg_pool2d", "dropout", "one_hot_encoding"]
+for _name in _MORE:
+    setattr(layers, _name, getattr(_more, _name))
+layers.__all__ = sorted(layers.__all__ + ["batch_norm"] + _MORE)
+sys.modules[__name__ + ".seq2seq"] = seq2seq

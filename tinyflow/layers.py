@@ -392,7 +392,13 @@ class Dropout(Layer):
         if static is True:
             return dropped
         training = convert_to_tensor(training, dtype=dt.bool_)
-        return math_ops.where_v2(training, dropped, inputs)
+        # TF selects with smart_cond, whose output keeps the inputs' static shape; Select (TF1's
+        # where) merges its branch shapes too, where SelectV2 would broadcast with a shapeless
+        # predicate (a `tf.placeholder(tf.bool)`) and lose the shape.
+        from .ops.indexing_ops import where
+        out = where(training, dropped, inputs)
+        out.set_shape(inputs.shape)
+        return out
 
 
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
@@ -523,6 +529,7 @@ class BatchNormalization(Layer):
             decay = math_ops.cast(1.0 - self.momentum, mean.dtype)
             mean_b, var_b = self._broadcast(mean, ndims), self._broadcast(variance, ndims)
         outputs = nn.batch_normalization(inputs, mean_b, var_b, beta, gamma, self.epsilon)
+        outputs.set_shape(inputs.shape)  # TF's smart_cond keeps it; a bool placeholder must not lose it
         self.add_update([self._assign_moving_average(self.moving_mean, mean, decay),
                          self._assign_moving_average(self.moving_variance, update_var, decay)])
         return outputs

@@ -11,7 +11,7 @@ from .ops import variable_scope as vs
 from .ops.base import convert_to_tensor
 from .ops.control_flow_ops import flatten, pack_as, while_loop
 from .ops.functional_ops import get_item, set_item
-from .ops.sequence_ops import reverse_sequence
+from .ops.sequence_ops import reverse, reverse_sequence
 
 __all__ = ["bidirectional_dynamic_rnn", "dynamic_rnn", "static_bidirectional_rnn", "static_rnn"]
 
@@ -96,7 +96,7 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
 
 def _reverse(x, lengths, time_axis):
     if lengths is None:
-        return array_ops.reverse(x, [time_axis])
+        return reverse(x, [time_axis])
     return reverse_sequence(x, lengths, seq_axis=time_axis, batch_axis=1 - time_axis)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from .graph import dtypes as dt
 from .graph.core import GraphKeys, Tensor, get_default_graph
+from .graph.registry import register_op
 from .graph.shapes import TensorShape, as_shape
 from .passes import infer as infer_pass
 from .ops import array_ops, indexing_ops, math_ops, nn_ops, random_ops, state_ops
@@ -111,8 +112,8 @@ def pad(tensor=None, paddings=None, mode="CONSTANT", name=None, constant_values=
     t = convert_to_tensor(tensor, name="x")
     dim, p = int(dim or 0), int(pad or 0)
     rank = t.shape.ndims
-    if rank is None:
-        raise ValueError("tf.pad(x, dim=, pad=) needs the rank of x: %s" % t)
+    if rank is None:  # TinyFlow's scripts pad placeholders of unknown rank: resolve `dim` when lowering
+        return make_op("TinyFlowPad", [t], {"dim": dim, "pad": p}, name=name or "pad")
     dim = dim + rank if dim < 0 else dim
     if p >= 0:
         widths = np.zeros((rank, 2), np.int32)
@@ -128,6 +129,46 @@ def pad(tensor=None, paddings=None, mode="CONSTANT", name=None, constant_values=
     if size is None:  # crop from a run-time size: shape(x)[dim] + p
         length = array_ops.concat([[-1] * dim, array_ops.shape(t)[dim:dim + 1] + p, [-1] * (rank - dim - 1)], 0)
     return indexing_ops.slice(t, begin, length, name=name or "pad")
+
+
+def _tinyflow_pad_shape(shapes, attrs, values):
+    s = shapes[0]
+    if s.ndims is None:
+        return [TensorShape(None)]
+    d = attrs["dim"] + s.ndims if attrs["dim"] < 0 else attrs["dim"]
+    if not 0 <= d < s.ndims:
+        raise ValueError("tf.pad(x, dim=%d): x has rank %d" % (attrs["dim"], s.ndims))
+    dims = s.as_list()
+    if dims[d] is not None:
+        if dims[d] + attrs["pad"] < 0:
+            raise ValueError("tf.pad(x, dim=%d, pad=%d): cannot crop %d elements from a dimension of size %d"
+                             % (attrs["dim"], attrs["pad"], -attrs["pad"], dims[d]))
+        dims[d] += attrs["pad"]
+    return [TensorShape(dims)]
+
+
+def _tinyflow_pad_lower(attrs, x):
+    """The rank is concrete here: pad with zeros at the end of `dim`, or crop it."""
+    import jax.numpy as jnp
+    d, p = attrs["dim"], attrs["pad"]
+    d = d + x.ndim if d < 0 else d
+    if not 0 <= d < x.ndim:
+        raise ValueError("tf.pad(x, dim=%d): x has rank %d" % (attrs["dim"], x.ndim))
+    if p >= 0:
+        widths = [(0, 0)] * x.ndim
+        widths[d] = (0, p)
+        return jnp.pad(x, widths)
+    if -p > x.shape[d]:
+        raise ValueError("tf.pad(x, dim=%d, pad=%d): cannot crop %d elements from a dimension of size %d"
+                         % (attrs["dim"], p, -p, x.shape[d]))
+    index = [slice(None)] * x.ndim
+    index[d] = slice(0, x.shape[d] + p)
+    return x[tuple(index)]
+
+
+register_op("TinyFlowPad", shape=_tinyflow_pad_shape, dtype=lambda d, a: [d[0]],
+            grad=lambda op, g: [make_op("TinyFlowPad", [g], {"dim": op.attrs["dim"], "pad": -op.attrs["pad"]})],
+            lower=_tinyflow_pad_lower)
 
 
 # ---- TinyFlow's comparisons and reductions (TF rejects these calls; TinyFlow's scripts make them) ------

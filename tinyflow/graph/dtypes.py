@@ -100,31 +100,64 @@ string = DType("string", np.dtype(object), 7)
 
 ALL = [float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
        bool_, string]
+# Exactly the names TF 1.15's `tf.as_dtype` accepts (dtypes._NAME_TO_TF): "float" is float32 and
+# "double" float64; numpy's spellings ("f4", "int", "long", "float_") are TypeErrors there, as here.
 _BY_NAME = {d.name: d for d in ALL}
-_BY_NAME.update({"half": float16, "double": float64, "bool_": bool_})
-_BY_NP = {d.np: d for d in ALL if d.np is not None and d is not string}
+_BY_NAME.update({"half": float16, "float": float32, "double": float64})
+_BY_ENUM = {d.as_datatype_enum: d for d in ALL}
+# TF names tinyflow does not implement: a TypeError that says so rather than "cannot convert".
+_UNSUPPORTED = ("complex64", "complex128", "qint8", "quint8", "qint16", "quint16", "qint32", "resource",
+                "variant")
+# numpy scalar types, keyed by type as TF's _NP_TO_TF is (so np.dtype("U5").type, np.str_, is string).
+_BY_NP_TYPE = {d.np.type: d for d in ALL if d.np is not None and d is not string}
+_BY_NP_TYPE.update({np.object_: string, np.str_: string, np.bytes_: string})
+# Python types, as TF 1.15's _PYTHON_TO_TF: `int`, `str` and `bytes` are NOT dtypes there.
+_BY_PY_TYPE = {float: float32, bool: bool_, object: string}
+
+
+def _cannot(value, why=""):
+    return TypeError("Cannot convert value %r to a TensorFlow DType.%s" % (value, why))
 
 
 def as_dtype(value):
-    """Converts a DType, a name, a numpy dtype or a Python type to a DType (TypeError otherwise)."""
+    """Converts `value` to a DType exactly as TF 1.15's `tf.as_dtype` does.
+
+    Accepts a DType, TF's dtype names ("float32", "float" == float32, "double", "half", "*_ref"), a
+    DataType enum value, a numpy scalar type or np.dtype, and the Python types float, bool and object.
+    Anything else (including `int`, `"int"`, `"f4"`) raises TypeError, as in TF.
+    """
     if isinstance(value, DType):
         return value
-    if isinstance(value, str) and value in _BY_NAME:
-        return _BY_NAME[value]
-    if value is float:
-        return float32
-    if value is int:
-        return int32
-    if value is bool:
-        return bool_
-    if value is str or value is bytes:
-        return string
-    try:
-        npd = np.dtype(value)
-    except TypeError:
-        raise TypeError("Cannot convert value %r to a TensorFlow DType." % (value,)) from None
-    if npd in _BY_NP:
-        return _BY_NP[npd]
-    if npd.kind in "USO":
-        return string
-    raise TypeError("Cannot convert value %r to a TensorFlow DType." % (value,))
+    if isinstance(value, str):
+        name = value[:-4] if value.endswith("_ref") else value  # tinyflow has no reference dtypes
+        if name in _BY_NAME:
+            return _BY_NAME[name]
+        if name in _UNSUPPORTED:
+            raise _cannot(value, " tinyflow does not support %s." % name)
+        raise _cannot(value)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        if int(value) in _BY_ENUM:
+            return _BY_ENUM[int(value)]
+        raise _cannot(value)
+    if isinstance(value, type):
+        if value in _BY_PY_TYPE:
+            return _BY_PY_TYPE[value]
+        if issubclass(value, np.generic):
+            return _from_numpy(np.dtype(value), value)
+        raise _cannot(value)
+    if isinstance(value, np.dtype):
+        return _from_numpy(value, value)
+    as_datatype = getattr(value, "as_datatype_enum", None)  # a real TF DType (e.g. from a fixture script)
+    if isinstance(as_datatype, int) and as_datatype in _BY_ENUM:
+        return _BY_ENUM[as_datatype]
+    raise _cannot(value)
+
+
+def _from_numpy(npd, value):
+    if npd.fields is None:
+        if npd.type in _BY_NP_TYPE:
+            return _BY_NP_TYPE[npd.type]
+        for d in ALL:  # np.longlong / np.intc are distinct types with the same dtype as int64 / int32
+            if d is not string and d.np == npd:
+                return d
+    raise _cannot(value)

@@ -237,7 +237,27 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=None, na
         logits = convert_to_tensor(logits, name="logits")
         labels = M.cast(convert_to_tensor(labels, name="labels"), logits.dtype)
         attrs = {"axis": _axis_of(logits, axis)}
+        if labels.shape.ndims != logits.shape.ndims and labels.shape.ndims is not None \
+                and logits.shape.ndims is not None:
+            return _xent_flattened(logits, labels, attrs["axis"], scope)
         return make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], attrs, name=scope)[0]
+
+
+def _xent_flattened(logits, labels, axis, scope):
+    """Labels of another rank than the logits (a script's `labels=[y]` is [1, N, C]): TF's wrapper
+    flattens both to 2-D, [-1, C], lets the op broadcast them, and reshapes the loss to the logits'
+    shape without its class axis. Broadcasting the two shapes instead would reduce the wrong axis."""
+    from .array_ops import reshape, shape
+    if axis != logits.shape.ndims - 1:
+        raise ValueError("softmax_cross_entropy_with_logits: labels of rank %d and logits of rank %d need "
+                         "axis=-1 (got axis=%d)" % (labels.shape.ndims, logits.shape.ndims, axis))
+    flat = [reshape(t, [-1, t.shape[-1].value if t.shape[-1].value is not None else shape(t)[-1]])
+            for t in (logits, labels)]
+    cost = make_op("SoftmaxCrossEntropyWithLogits", flat, {"axis": 1})[0]
+    out_shape = logits.shape[:-1]
+    cost = reshape(cost, out_shape.as_list() if out_shape.is_fully_defined() else shape(logits)[:-1], name=scope)
+    cost.set_shape(out_shape)
+    return cost
 
 
 def _named_arguments(fn_name, sentinel, labels, logits):
@@ -547,7 +567,9 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         noise = random_uniform(shape_of(x) if noise_shape is None else noise_shape, seed=seed, dtype=x.dtype)
         scale = M.realdiv(M.ones_like_scalar(x), M.subtract(M.ones_like_scalar(x), rate))
         keep = M.cast(M.greater_equal(noise, rate), x.dtype)
-        return M.multiply(M.multiply(x, scale), keep, name=scope)
+        out = M.multiply(M.multiply(x, scale), keep, name=scope)
+        out.set_shape(x.shape)  # as TF: a shapeless keep_prob placeholder must not lose x's shape
+        return out
 
 
 # ---- embedding lookup ------------------------------------------------------------------------------

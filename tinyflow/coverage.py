@@ -1,0 +1,105 @@
+"""`python -m tinyflow.coverage`: how much of TF 1.15's public API tinyflow has, per module.
+
+tf115_api.json (next to this file) lists the public names of each TF 1.15 module, recorded with real
+TensorFlow by tests/data/make_tf115_api.py. A name counts as covered when the same attribute path
+exists in tinyflow (`tf.nn.relu` -> `tinyflow.nn.relu`). Modules in OUT_OF_SCOPE are listed apart:
+tinyflow does not mean to implement them.
+"""
+import argparse
+import json
+import os
+
+IN_SCOPE = ["tf", "nn", "nn.rnn_cell", "layers", "train", "losses", "summary", "data", "io", "image", "math",
+            "strings", "linalg", "random", "initializers", "errors", "metrics", "estimator", "feature_column",
+            "contrib.layers", "contrib.rnn", "contrib.seq2seq", "compat.v1", "sparse", "debugging", "app", "flags",
+            "gfile", "logging", "dtypes", "sets", "signal", "bitwise", "queue", "saved_model", "keras",
+            "contrib.framework", "contrib.metrics", "contrib.losses", "contrib.training", "contrib.opt",
+            "contrib.legacy_seq2seq", "contrib.crf", "contrib.image", "contrib.summary", "contrib.data",
+            "graph_util", "python_io", "resource_loader", "config", "test", "lookup", "manip", "ragged"]
+
+OUT_OF_SCOPE = {
+    "contrib.factorization": "matrix factorization / k-means / GMM estimators (WALS), not graph-program idioms",
+    "contrib.tensor_forest": "random forests on TF's resource ops",
+    "contrib.boosted_trees": "gradient-boosted trees (not even importable in TF 1.15's pip build)",
+    "contrib.tpu": "TPU estimators and TPU-specific rewrites",
+    "contrib.eager": "TF1's experimental eager API",
+    "contrib.slim": "TF-Slim's model zoo layer library (its core layers overlap contrib.layers)",
+    "contrib.distributions": "the deprecated distributions library (use TensorFlow Probability)",
+    "distributions": "the deprecated distributions library",
+    "contrib.learn": "the Estimator-era learn API (only datasets.mnist is provided)",
+    "contrib.keras": "Keras under contrib (tf.keras is the supported spelling)",
+    "lite": "TensorFlow Lite converter",
+    "distribute": "multi-device / multi-worker distribution strategies",
+    "profiler": "TF's profiler (tinyflow has sess.memory_report and XLA's tools)",
+    "autograph": "Python-to-graph conversion",
+    "quantization": "fake-quant training ops",
+    "spectral": "the deprecated alias of tf.signal",
+    "user_ops": "custom op loading",
+}
+
+
+def load_api(path=None):
+    """{module: [names]} of TF 1.15."""
+    path = path or os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf115_api.json")
+    with open(path) as f:
+        return json.load(f)["modules"]
+
+
+def _resolve(root, module):
+    obj = root
+    for part in ([] if module == "tf" else module.split(".")):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def covered(api=None):
+    """{module: sorted list of TF 1.15 names tinyflow has there}."""
+    import tinyflow
+    api = api or load_api()
+    out = {}
+    for module, names in api.items():
+        obj = _resolve(tinyflow, module)
+        out[module] = sorted(n for n in names if obj is not None and hasattr(obj, n))
+    return out
+
+
+def table(api=None, have=None):
+    """The markdown coverage table (in-scope modules) and the out-of-scope list."""
+    api = api or load_api()
+    have = have or covered(api)
+    rows = ["| module | TF 1.15 names | in tinyflow | coverage |", "|---|---:|---:|---:|"]
+    total = hit = 0
+    for module in IN_SCOPE:
+        if module not in api:
+            continue
+        n, k = len(api[module]), len(have.get(module, []))
+        if module != "compat.v1":  # compat.v1 repeats tf.: not counted twice
+            total, hit = total + n, hit + k
+        name = "tf" if module == "tf" else "tf." + module
+        rows.append("| `%s` | %d | %d | %d%% |" % (name, n, k, round(100.0 * k / n) if n else 100))
+    rows.append("| **all of the above** (without compat.v1) | %d | %d | %d%% |"
+                % (total, hit, round(100.0 * hit / total)))
+    rows.append("")
+    rows.append("Deliberately out of scope:")
+    for module, why in sorted(OUT_OF_SCOPE.items()):
+        rows.append("- `tf.%s`: %s" % (module, why))
+    return "\n".join(rows)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--missing", metavar="MODULE", help="list the TF 1.15 names MODULE lacks (e.g. nn)")
+    args = parser.parse_args(argv)
+    api = load_api()
+    if args.missing:
+        have = set(covered(api)[args.missing])
+        print("\n".join(n for n in api[args.missing] if n not in have))
+        return 0
+    print(table(api))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""tensorflow.examples: the tutorials' helper modules (tensorflow.examples.tutorials.mnist.input_data)."""
