@@ -1,0 +1,76 @@
+"""Recompute: forward values recomputed in the backward pass, in a form XLA keeps.
+
+passes/recompute.py (called by tf.gradients(..., checkpoints=...)) replaces the forward values a
+gradient rule reads by the outputs of one Recompute op per segment:
+
+    Recompute(gate, *inputs) -> the segment's values, recomputed from its inputs (checkpoints,
+                                weights); `gate` is the gradient flowing into the segment
+
+Why not just copy the segment's ops into the gradient graph: XLA's common-subexpression
+elimination merges the copy with the forward ops, and the values stay alive from the forward pass
+to the backward pass, exactly as without recomputation. `lax.optimization_barrier` does not help
+on the CPU (the barrier is expanded away before CSE runs). What XLA keeps is a conditional whose
+predicate it cannot evaluate: `lax.cond(g[0] == g[0], segment, segment, *inputs)` with the same
+segment in both branches (so the result is the same whichever runs, NaN gradients included).
+The op holds the forward ops themselves (attrs["ops"]) and runs their lowering rules inside the
+branch.
+The predicate reads the incoming gradient, so the recomputation cannot be scheduled before that
+gradient exists: the recomputed values are born when the backward pass needs them, and die soon
+after. docs/recompute.md has the measurements.
+"""
+from ..graph.registry import register_op
+
+
+def _shapes(shapes, attrs, values):
+    return list(attrs["output_shapes"])
+
+
+def _dtypes(dtypes, attrs):
+    return list(attrs["Tout"])
+
+
+def _run_segment(attrs, *values):
+    """The segment's ops, in order, each by its own lowering rule (no graph copy: the op keeps the
+    forward ops themselves in its attrs, as the gradient pass chose them)."""
+    from ..graph.registry import get_op_def
+    env = dict(zip(attrs["inputs"], values))
+    for op in attrs["ops"]:
+        out = get_op_def(op.type).lower(op.attrs, *[env[t] for t in op.inputs])
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        env.update(zip(op.outputs, outs))
+    return tuple(env[t] for t in attrs["outputs"])
+
+
+def _lower(attrs, gate, *inputs):
+    import jax
+    import jax.numpy as jnp
+
+    segment = lambda *a: _run_segment(attrs, *a)
+    flat = jnp.ravel(gate)
+    if flat.shape[0] == 0:   # nothing to read a predicate from: plain recomputation (XLA may merge it)
+        return segment(*inputs)
+    first = flat[0]
+    return jax.lax.cond(first == first, segment, segment, *inputs)
+
+
+def _grad(op, *grads):
+    """A second derivative through checkpointed gradients: the recomputed values are the forward
+    values, so their gradient is the forward ops' own (built on the forward tensors)."""
+    from ..passes.gradients import gradients
+    ins = op.inputs[1:]
+    xs = [i for i, t in enumerate(ins) if t.dtype.is_floating]
+    ys = [k for k, t in enumerate(op.outputs) if t.dtype.is_floating]
+    out = [None] * len(op.inputs)
+    if not xs or not ys:
+        return out
+    outputs = op.attrs["outputs"]
+    gx = gradients([outputs[k] for k in ys], [ins[i] for i in xs], grad_ys=[grads[k] for k in ys])
+    for g, i in zip(gx, xs):
+        out[i + 1] = g
+    return out
+
+
+# attrs: ops (the forward ops, in order), inputs (the tensors they read from outside the segment, in
+# the order of this op's inputs after the gate), outputs (the forward tensors recomputed), Tout,
+# output_shapes, flops (a static estimate of the recomputation's cost, see passes/recompute.py)
+register_op("Recompute", shape=_shapes, dtype=_dtypes, grad=_grad, lower=_lower)
