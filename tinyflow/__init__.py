@@ -53,7 +53,7 @@ from .app import flags  # noqa: E402,F401
 from .summary import Summary  # noqa: E402,F401
 from .template import make_template  # noqa: E402,F401
 from .ops.script_ops import numpy_function, py_func  # noqa: E402,F401
-from .ops import recompute_ops as _recompute_ops  # noqa: E402,F401 (the Recompute op of checkpointed gradients)
+from .ops.recompute_ops import recompute_grad  # noqa: E402,F401 (and the Recompute op of checkpointed gradients)
 
 # The TF API level tinyflow implements (scripts compare tf.__version__ with "1.x"); tinyflow's own
 # release is TINYFLOW_VERSION.

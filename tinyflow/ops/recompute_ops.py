@@ -74,3 +74,28 @@ def _grad(op, *grads):
 # the order of this op's inputs after the gate), outputs (the forward tensors recomputed), Tout,
 # output_shapes, flops (a static estimate of the recomputation's cost, see passes/recompute.py)
 register_op("Recompute", shape=_shapes, dtype=_dtypes, grad=_grad, lower=_lower)
+
+
+from ..passes.recompute import RECOMPUTE_GRAD_KEY  # noqa: E402 (graph collection of the blocks' values)
+
+
+def recompute_grad(f):
+    """TF 1.15's tf.recompute_grad: a function computing f(*args), whose intermediate values are
+    not kept for the backward pass: tf.gradients recomputes them from the block's inputs (its
+    outputs and inputs are kept). The block's ops must be pure (no variable updates)."""
+    import functools
+    from ..graph.core import Tensor, get_default_graph
+
+    @functools.wraps(f)
+    def inner(*args, **kwargs):
+        graph = get_default_graph()
+        mark = len(graph._ops)
+        result = f(*args, **kwargs)
+        outs = result if isinstance(result, (list, tuple)) else [result]
+        kept = {t for t in outs if isinstance(t, Tensor)}
+        for op in graph._ops[mark:]:
+            for t in op.outputs:
+                if t not in kept:
+                    graph.add_to_collection(RECOMPUTE_GRAD_KEY, t)
+        return result
+    return inner

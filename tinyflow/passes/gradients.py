@@ -88,6 +88,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     if checkpoints is not None:  # gradient checkpointing: a rewrite around each gradient rule
         checkpoints = checkpoints if isinstance(checkpoints, str) else [_as_tensor(c) for c in _as_list(checkpoints)]
         remat = recompute_pass.Rewriter(graph, [graph._ops[i] for i in sorted(between)], checkpoints)
+    elif graph.get_collection(recompute_pass.RECOMPUTE_GRAD_KEY):  # tf.recompute_grad blocks
+        remat = recompute_pass.Rewriter(graph, [graph._ops[i] for i in sorted(between)], None,
+                                        set(graph.get_collection(recompute_pass.RECOMPUTE_GRAD_KEY)))
 
     with graph.as_default(), graph.name_scope(name):
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):

@@ -26,6 +26,7 @@ import numpy as np
 from ..graph.registry import get_op_def
 
 POLICIES = ("sqrt", "memory", "speed")
+RECOMPUTE_GRAD_KEY = "recompute_grad_tensors"   # graph collection of tf.recompute_grad's block values
 
 # A cost model for the extra FLOPs: op type -> flops(in_shapes, out_shapes). Ops not listed cost
 # one FLOP per output element (elementwise). Like TF's RegisterStatistics("flops").
@@ -170,10 +171,13 @@ def segments(ops, kept):
 class Rewriter:
     """Recomputes the segments of `between_ops` (the ops tf.gradients differentiates) for `checkpoints`."""
 
-    def __init__(self, graph, between_ops, checkpoints):
+    def __init__(self, graph, between_ops, checkpoints, recompute_only=None):
         self.graph = graph
         ops = forward_ops(between_ops)
-        kept = choose(checkpoints, ops)
+        if recompute_only is not None:      # tf.recompute_grad blocks: recompute their values only
+            kept = [t for op in ops for t in op.outputs if t not in recompute_only]
+        else:
+            kept = choose(checkpoints, ops)
         self.segments = segments(ops, kept)
         self.segment_of = {}      # recomputed forward tensor -> segment index
         for k, seg in enumerate(self.segments):
