@@ -45,12 +45,21 @@ def _lower(attrs, gate, *inputs):
     import jax
     import jax.numpy as jnp
 
-    segment = lambda *a: _run_segment(attrs, *a)
+    # values known while tracing (constants, shapes) stay known inside the branch: closed over,
+    # not passed as operands (a Reshape needs its shape as a concrete value)
+    traced = [i for i, v in enumerate(inputs) if isinstance(v, jax.core.Tracer)]
+
+    def segment(*operands):
+        values = list(inputs)
+        for i, v in zip(traced, operands):
+            values[i] = v
+        return _run_segment(attrs, *values)
+    operands = [inputs[i] for i in traced]
     flat = jnp.ravel(gate)
     if flat.shape[0] == 0:   # nothing to read a predicate from: plain recomputation (XLA may merge it)
-        return segment(*inputs)
+        return segment(*operands)
     first = flat[0]
-    return jax.lax.cond(first == first, segment, segment, *inputs)
+    return jax.lax.cond(first == first, segment, segment, *operands)
 
 
 def _grad(op, *grads):
