@@ -194,3 +194,17 @@ def test_plan_recompute_respects_budget(solver):
     assert plan.extra_flops > 0 and plan.checkpoints
     with pytest.raises(ValueError, match="solver must be"):
         tm.plan_recompute(loss, budget, {x: [64, 16]}, solver="magic")
+
+
+def test_checkpointed_graph_round_trips_through_json():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2, 3], name="x")
+        grad = tf.gradients(tf.reduce_sum(tf.sin(tf.sin(tf.sin(x)))), x, checkpoints="sqrt")[0]
+    g2 = tf.Graph.from_json(g.to_json())
+    assert any(op.type == "Recompute" for op in g2.get_operations())
+    v = np.linspace(-1, 1, 6).reshape(2, 3).astype(np.float32)
+    with tf.Session(graph=g) as s1, tf.Session(graph=g2) as s2:
+        a = s1.run(grad, {x: v})
+        b = s2.run(g2.get_tensor_by_name(grad.name), {g2.get_tensor_by_name("x:0"): v})
+    np.testing.assert_allclose(b, a, rtol=1e-6)
