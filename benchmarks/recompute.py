@@ -8,7 +8,7 @@ Models (plain SGD training steps, float32): a 48-layer tanh MLP (width 256, batc
 (BasicLSTMCell, hidden 256, batch 256: examples/lstm.py's model with tf.nn.static_rnn). Each runs
 with checkpoints None, "sqrt", "memory" and "speed", and (MLP) with plan_recompute's choice under a
 budget. Columns: tinyflow's planned arena for the step, XLA's temp bytes, step time (fastest of
-`REPS` runs), the estimated extra GFLOPs, the dots in XLA's optimized HLO, and the losses of 3 steps
+`REPS` runs, the rows taking turns), the estimated extra GFLOPs, the dots in XLA's optimized HLO, and the losses of 3 steps
 against the run without checkpoints.
 
 Targets (MLP, "sqrt"): XLA temp <= 0.5x the step without checkpoints, step time <= 1.6x, the same
@@ -83,13 +83,12 @@ def step(build, checkpoints, seed=0):
         bound = sess.lowered([loss, train], feeds)
         hlo = bound.function.jitted.lower(*bound.args).compile().as_text()
         losses = [sess.run([loss, train], feeds)[0] for _ in range(3)]
-        times = []
-        for _ in range(REPS):
-            t = time.perf_counter()
-            sess.run([loss, train], feeds)     # the fetched loss waits for the step
-            times.append(time.perf_counter() - t)
-        sess.close()
-    return {"planned": report.planned_bytes, "temp": report.xla["temp_size_in_bytes"], "time": min(times),
+
+    def run():
+        t = time.perf_counter()
+        sess.run([loss, train], feeds)     # the fetched loss waits for the step
+        return time.perf_counter() - t
+    return {"planned": report.planned_bytes, "temp": report.xla["temp_size_in_bytes"], "run": run, "sess": sess,
             "flops": report.recompute_flops, "dots": len(re.findall(r" dot\(", hlo)) + len(re.findall(r" convolution\(", hlo)),
             "losses": losses, "plan": plan}
 
@@ -99,11 +98,16 @@ def table(name, build, rows):
     print("| checkpoints | tinyflow planned MiB | XLA temp MiB | planned / XLA | temp vs none | step ms | "
           "time vs none | extra GFLOPs | dots+convs in HLO | losses = none (rtol 1e-5) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    out = {}
-    for label, ck in rows:
-        r = step(build, ck)
-        out[label] = r
-        base = out.get("none", r)
+    out = {label: step(build, ck) for label, ck in rows}
+    for r in out.values():
+        r["time"] = float("inf")
+    for _ in range(REPS):    # the rows take turns, so a busy machine slows them alike
+        for r in out.values():
+            r["time"] = min(r["time"], r["run"]())
+    for r in out.values():
+        r["sess"].close()
+    for label, r in out.items():
+        base = out["none"]
         same = np.allclose(r["losses"], base["losses"], rtol=1e-5)
         print("| %s | %.2f | %.2f | %.2f | %.2fx | %.1f | %.2fx | %.3g | %d | %s |" % (
             label, r["planned"] / MiB, r["temp"] / MiB, r["planned"] / max(r["temp"], 1), r["temp"] / base["temp"],

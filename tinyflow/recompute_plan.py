@@ -145,14 +145,14 @@ def greedy_candidates(ops, size_of, max_candidates=12):
     if not cuts:
         return [[]]
     total = sum(size_of(t) for op in ops for t in op.outputs)
-    lo = max(1, min(size_of(c) for c in cuts))
+    lo = max(1, min(sum(size_of(t) for t in ts) for _, ts in cuts))
     out, seen = [], set()
     for th in np.geomspace(lo, max(total, lo + 1), max_candidates):
         kept = recompute_pass.chen_greedy(ops, th, size_of)
         if frozenset(kept) not in seen:
             seen.add(frozenset(kept))
             out.append(kept)
-    for kept in (recompute_pass.choose("sqrt", ops), list(cuts)):
+    for kept in (recompute_pass.choose("sqrt", ops), [t for _, ts in cuts for t in ts]):
         if frozenset(kept) not in seen:
             seen.add(frozenset(kept))
             out.append(kept)
@@ -182,14 +182,14 @@ def milp_checkpoints(ops, budget_bytes, size_of, max_positions=40, time_limit=10
     if n == 0:
         return []
     # bytes computed between consecutive cuts (the ops after cut i-1 up to and including cut i)
-    pos = {c.op: i for i, c in enumerate(cuts)}
+    pos = {op: i for i, (op, _) in enumerate(cuts)}
     chunk = [0] * (n + 1)
     i = 0
     for op in ops:
         chunk[i] += sum(size_of(t) for t in op.outputs)
         if op in pos:
             i = pos[op] + 1
-    cut_bytes = [size_of(c) for c in cuts]
+    cut_bytes = [sum(size_of(t) for t in ts) for _, ts in cuts]
     budget = float(budget_bytes) if budget_bytes is not None else float(sum(chunk))
     seg_of = {}
     for a in range(-1, n):
@@ -237,4 +237,4 @@ def milp_checkpoints(ops, budget_bytes, size_of, max_positions=40, time_limit=10
                bounds=Bounds(0, ub), options={"time_limit": time_limit})
     if res.x is None or res.status not in (0, 1):   # no solution found under the budget
         return None
-    return [c for c, k in zip(cuts, res.x[:n]) if k > 0.5]
+    return [t for (_, ts), k in zip(cuts, res.x[:n]) if k > 0.5 for t in ts]

@@ -5,7 +5,7 @@ pass; every other forward value a gradient rule reads is recomputed from the che
 backward pass reaches it:
 
 1. choose the kept tensors (`choose`): a list the user gave, or a policy:
-   "sqrt"   Chen's sqrt(n): every k-th articulation tensor of the forward chain, k = sqrt(n);
+   "sqrt"   Chen's sqrt(n): every k-th of the n narrowest cuts of the forward region, k = sqrt(n);
    "memory" Chen's greedy segments, the threshold that gives the smallest estimated peak;
    "speed"  only cheap ops are recomputed: the outputs of every op that is not elementwise (an
             OpDef that declares no inplace pair) are kept.
@@ -82,32 +82,44 @@ def forward_ops(between_ops):
 
 
 def articulations(ops):
-    """The tensors that cut the forward region in two: when op i has run, nothing computed by the
-    region's ops before it is read after it, except op i's (single) output. Chen's candidates."""
+    """The narrowest cuts of the forward region, in order: [(op, tensors)], where `tensors` are all
+    the region's values computed up to `op` and read after it, and there are few of them (see
+    below). A chain (an MLP) has cuts of one tensor, an unrolled LSTM of two (c and h). Chen's
+    candidates."""
     pos = {op: i for i, op in enumerate(ops)}
     last = {}
     for i, op in enumerate(ops):
         for t in op.inputs:
             if t.op in pos:
                 last[t] = max(last.get(t, 0), i)
-    cuts, reach = [], -1     # reach: the last position read by a value defined before op i
+    live, found = {}, []        # live: value -> last position reading it, for values read later
     for i, op in enumerate(ops):
-        if reach <= i and len(op.outputs) == 1 and op.outputs[0].dtype.is_floating:
-            cuts.append(op.outputs[0])
         for t in op.outputs:
-            reach = max(reach, last.get(t, i))
-    return cuts
+            if last.get(t, i) > i:
+                live[t] = last[t]
+        for t in [t for t, end in live.items() if end <= i]:
+            del live[t]
+        if live:
+            found.append((op, tuple(live)))
+    # the narrowest width that still leaves enough cuts to choose from (sqrt(ops) of them): an
+    # unrolled LSTM has cuts of one tensor only at its ends, of two (c, h) at every step
+    enough = max(4, math.sqrt(len(ops)))
+    width = 0
+    for width in sorted({len(ts) for _, ts in found}):
+        if sum(len(ts) <= width for _, ts in found) >= enough:
+            break
+    return [(op, ts) for op, ts in found if len(ts) <= width]
 
 
 def chen_greedy(ops, threshold, size_of):
-    """Chen's greedy: walk the articulation tensors; once the values computed since the last kept
-    one pass `threshold` bytes, keep the current one. Returns the kept tensors."""
-    cuts = set(articulations(ops))
+    """Chen's greedy: walk the cuts; once the values computed since the last kept cut pass
+    `threshold` bytes, keep the current cut's values. Returns the kept tensors."""
+    cut_at = dict(articulations(ops))
     kept, acc = [], 0
     for op in ops:
         acc += sum(size_of(t) for t in op.outputs)
-        if op.outputs and op.outputs[0] in cuts and acc > threshold:
-            kept.append(op.outputs[0])
+        if op in cut_at and acc > threshold:
+            kept.extend(cut_at[op])
             acc = 0
     return kept
 
@@ -133,11 +145,12 @@ def choose(policy, ops, size_of=None):
     cuts = articulations(ops)
     if policy == "sqrt":
         k = max(1, int(round(math.sqrt(len(cuts)))))
-        return cuts[k - 1::k]
-    # "memory": every threshold between one value and all of them; the smallest estimate wins
+        return [t for _, ts in cuts[k - 1::k] for t in ts]
+    # "memory": thresholds from one cut's bytes to all values; the smallest estimate wins
     total = sum(size_of(t) for op in ops for t in op.outputs)
+    unit = max(1, min([sum(size_of(t) for t in ts) for _, ts in cuts], default=1))
     best = None
-    for th in sorted({size_of(c) * m for c in cuts[:1] for m in range(1, len(cuts) + 1)} | {total}):
+    for th in sorted({unit * m for m in range(1, len(cuts) + 1)} | {total}):
         kept = chen_greedy(ops, th, size_of)
         est = estimate_peak(ops, kept, size_of)
         if best is None or est < best[0]:
