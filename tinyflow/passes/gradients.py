@@ -8,6 +8,8 @@
 4. Each x's gradient is the sum of what reached it, or None if nothing did.
 
 Gradient rules build ordinary ops, so a gradient graph is differentiable again (second order).
+With `checkpoints=`, passes/recompute.py works around step 3: before a rule runs it makes the
+Recompute ops of the forward values the rule may read, and the ops the rule builds read those.
 The pass builds its own few helper ops through `graph.create_op` by type name (OnesLike, AddN,
 ZerosLike, Const, Reshape, Unpack, Pack), so it needs no op-family module and no JAX.
 """
