@@ -14,7 +14,7 @@ Solvers:
             of the candidates under the budget, the fewest extra FLOPs wins (no budget: the smallest
             peak).
   "milp"    Checkmate-style exact choice with scipy.optimize.milp (needs scipy): a binary per
-            articulation tensor (keep it or not); minimise the recomputed FLOPs subject to the
+            cut of the forward region (keep its values or not); minimise the recomputed FLOPs subject to the
             kept bytes plus every segment's recomputed bytes staying under the budget (each segment
             is an interval between two kept tensors, one binary per interval; a continuous M
             bounds the largest used one). The winner is then planned together with the greedy candidates (the best of all wins).
@@ -140,7 +140,7 @@ def plan_recompute(loss, budget_bytes=None, feed_shapes=None, var_list=None, sol
 
 def greedy_candidates(ops, size_of, max_candidates=12):
     """Chen's greedy for thresholds from one value's bytes to all of them (geometric), plus sqrt(n)
-    and keeping every articulation tensor; distinct sets only, at most max_candidates + 2."""
+    and keeping every cut; distinct sets only, at most max_candidates + 2."""
     cuts = recompute_pass.articulations(ops)
     if not cuts:
         return [[]]
@@ -160,7 +160,7 @@ def greedy_candidates(ops, size_of, max_candidates=12):
 
 
 def milp_checkpoints(ops, budget_bytes, size_of, max_positions=40, time_limit=10):
-    """Checkmate-style exact choice over the chain of articulation tensors (scipy.optimize.milp).
+    """Checkmate-style exact choice over the chain of cuts (recompute.articulations; scipy.optimize.milp).
 
     Positions 0..n-1 are the cuts in order, with the region's start (-1) and end (n) always kept.
     Binary k_i: cut i kept. Binary s_ab (a < b): the segment between kept a and kept b, with
