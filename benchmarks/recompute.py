@@ -8,8 +8,8 @@ Models (plain SGD training steps, float32): a 48-layer tanh MLP (width 256, batc
 (BasicLSTMCell, hidden 256, batch 256: examples/lstm.py's model with tf.nn.static_rnn). Each runs
 with checkpoints None, "sqrt", "memory" and "speed", and (MLP) with plan_recompute's choice under a
 budget. Columns: tinyflow's planned arena for the step, XLA's temp bytes, step time (fastest of
-`REPS` runs, the rows taking turns), the estimated extra GFLOPs, the dots in XLA's optimized HLO, and the losses of 3 steps
-against the run without checkpoints.
+`REPS` runs, the rows taking turns), the estimated extra GFLOPs, the dots and convolutions in
+XLA's optimized HLO, and the losses of 3 steps against the run without checkpoints.
 
 Targets (MLP, "sqrt"): XLA temp <= 0.5x the step without checkpoints, step time <= 1.6x, the same
 losses (rtol 1e-5), predicted arena within 25% of XLA temp; with a budget, XLA temp <= budget.
@@ -48,7 +48,8 @@ def cnn(rng):
         w = tf.Variable((rng.randn(3, 3, c_in, 16) * np.sqrt(2.0 / (9 * c_in))).astype(np.float32))
         h = tf.nn.relu(tf.nn.conv2d(h, w, [1, 1, 1, 1], "SAME"))
         c_in = 16
-    logits = tf.matmul(tf.reshape(h, [-1, 16 * 16 * 16]), tf.Variable((rng.randn(4096, 10) * 0.01).astype(np.float32)))
+    w_out = tf.Variable((rng.randn(4096, 10) * 0.01).astype(np.float32))
+    logits = tf.matmul(tf.reshape(h, [-1, 16 * 16 * 16]), w_out)
     loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
     feeds = {x: rng.randn(32, 16, 16, 3).astype(np.float32), y: np.eye(10, dtype=np.float32)[rng.randint(0, 10, 32)]}
     return loss, feeds, x
@@ -89,7 +90,8 @@ def step(build, checkpoints, seed=0):
         sess.run([loss, train], feeds)     # the fetched loss waits for the step
         return time.perf_counter() - t
     return {"planned": report.planned_bytes, "temp": report.xla["temp_size_in_bytes"], "run": run, "sess": sess,
-            "flops": report.recompute_flops, "dots": len(re.findall(r" dot\(", hlo)) + len(re.findall(r" convolution\(", hlo)),
+            "flops": report.recompute_flops,
+            "dots": len(re.findall(r" dot\(", hlo)) + len(re.findall(r" convolution\(", hlo)),
             "losses": losses, "plan": plan}
 
 

@@ -14,16 +14,16 @@ Solvers:
             of the candidates under the budget, the fewest extra FLOPs wins (no budget: the smallest
             peak).
   "milp"    Checkmate-style exact choice with scipy.optimize.milp (needs scipy): a binary per
-            cut of the forward region (keep its values or not); minimise the recomputed FLOPs subject to the
-            kept bytes plus every segment's recomputed bytes staying under the budget (each segment
-            is an interval between two kept tensors, one binary per interval; a continuous M
-            bounds the largest used one). The winner is then planned together with the greedy candidates (the best of all wins).
+            cut of the forward region (keep its values or not); minimise the recomputed FLOPs
+            subject to the kept bytes plus the largest segment's recomputed bytes staying under
+            the budget (a segment lies between two kept cuts, one binary per interval; a
+            continuous M bounds the largest used one). Its answer is planned together with the
+            greedy candidates; the best of all wins.
 """
-import math
 
 import numpy as np
 
-from .graph.core import GraphKeys, Tensor, get_default_graph
+from .graph.core import GraphKeys, Tensor
 from .passes import gradients as gradients_pass
 from .passes import memory as memory_pass
 from .passes import recompute as recompute_pass

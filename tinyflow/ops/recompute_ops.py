@@ -18,7 +18,11 @@ The predicate reads the incoming gradient, so the recomputation cannot be schedu
 gradient exists: the recomputed values are born when the backward pass needs them, and die soon
 after. docs/recompute.md has the measurements.
 """
-from ..graph.registry import register_op
+import functools
+
+from ..graph.core import Tensor, get_default_graph
+from ..graph.registry import get_op_def, register_op
+from ..passes.recompute import RECOMPUTE_GRAD_KEY   # graph collection of tf.recompute_grad's block values
 
 
 def _shapes(shapes, attrs, values):
@@ -32,7 +36,6 @@ def _dtypes(dtypes, attrs):
 def _run_segment(attrs, *values):
     """The segment's ops, in order, each by its own lowering rule (no graph copy: the op keeps the
     forward ops themselves in its attrs, as the gradient pass chose them)."""
-    from ..graph.registry import get_op_def
     env = dict(zip(attrs["inputs"], values))
     for op in attrs["ops"]:
         out = get_op_def(op.type).lower(op.attrs, *[env[t] for t in op.inputs])
@@ -85,16 +88,10 @@ def _grad(op, *grads):
 register_op("Recompute", shape=_shapes, dtype=_dtypes, grad=_grad, lower=_lower)
 
 
-from ..passes.recompute import RECOMPUTE_GRAD_KEY  # noqa: E402 (graph collection of the blocks' values)
-
-
 def recompute_grad(f):
     """TF 1.15's tf.recompute_grad: a function computing f(*args), whose intermediate values are
     not kept for the backward pass: tf.gradients recomputes them from the block's inputs (its
     outputs and inputs are kept). The block's ops must be pure (no variable updates)."""
-    import functools
-    from ..graph.core import Tensor, get_default_graph
-
     @functools.wraps(f)
     def inner(*args, **kwargs):
         graph = get_default_graph()
