@@ -148,7 +148,7 @@ def greedy_candidates(ops, size_of, max_candidates=12):
     lo = max(1, min(sum(size_of(t) for t in ts) for _, ts in cuts))
     out, seen = [], set()
     for th in np.geomspace(lo, max(total, lo + 1), max_candidates):
-        kept = recompute_pass.chen_greedy(ops, th, size_of)
+        kept = recompute_pass.chen_greedy(ops, th, size_of, cuts)
         if frozenset(kept) not in seen:
             seen.add(frozenset(kept))
             out.append(kept)

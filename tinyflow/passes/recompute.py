@@ -111,10 +111,10 @@ def articulations(ops):
     return [(op, ts) for op, ts in found if len(ts) <= width]
 
 
-def chen_greedy(ops, threshold, size_of):
-    """Chen's greedy: walk the cuts; once the values computed since the last kept cut pass
-    `threshold` bytes, keep the current cut's values. Returns the kept tensors."""
-    cut_at = dict(articulations(ops))
+def chen_greedy(ops, threshold, size_of, cuts=None):
+    """Chen's greedy: walk the cuts (default: articulations(ops)); once the values computed since
+    the last kept cut pass `threshold` bytes, keep the current cut's values. Returns the kept tensors."""
+    cut_at = dict(articulations(ops) if cuts is None else cuts)
     kept, acc = [], 0
     for op in ops:
         acc += sum(size_of(t) for t in op.outputs)
@@ -150,8 +150,9 @@ def choose(policy, ops, size_of=None):
     total = sum(size_of(t) for op in ops for t in op.outputs)
     unit = max(1, min([sum(size_of(t) for t in ts) for _, ts in cuts], default=1))
     best = None
-    for th in sorted({unit * m for m in range(1, len(cuts) + 1)} | {total}):
-        kept = chen_greedy(ops, th, size_of)
+    steps = np.unique(np.geomspace(1, max(1, len(cuts)), num=min(len(cuts), 48) or 1).round().astype(int))
+    for th in sorted({unit * int(m) for m in steps} | {total}):   # at most ~49 thresholds: big graphs stay fast
+        kept = chen_greedy(ops, th, size_of, cuts)
         est = estimate_peak(ops, kept, size_of)
         if best is None or est < best[0]:
             best = (est, kept)
