@@ -146,12 +146,12 @@ def choose(policy, ops, size_of=None):
     if policy == "sqrt":
         k = max(1, int(round(math.sqrt(len(cuts)))))
         return [t for _, ts in cuts[k - 1::k] for t in ts]
-    # "memory": thresholds from one cut's bytes to all values; the smallest estimate wins
+    # "memory": thresholds from the smallest cut's bytes to all values (48, geometric: big graphs
+    # stay fast); the smallest estimate wins
     total = sum(size_of(t) for op in ops for t in op.outputs)
     unit = max(1, min([sum(size_of(t) for t in ts) for _, ts in cuts], default=1))
     best = None
-    steps = np.unique(np.geomspace(1, max(1, len(cuts)), num=min(len(cuts), 48) or 1).round().astype(int))
-    for th in sorted({unit * int(m) for m in steps} | {total}):   # at most ~49 thresholds: big graphs stay fast
+    for th in np.unique(np.geomspace(unit, max(total, unit), 48).astype(np.int64)):
         kept = chen_greedy(ops, th, size_of, cuts)
         est = estimate_peak(ops, kept, size_of)
         if best is None or est < best[0]:
