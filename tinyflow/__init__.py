@@ -88,6 +88,7 @@ _tfe.install(contrib)  # tf.contrib.eager
 from . import feature_column, estimator  # noqa: E402,F401 (tf.feature_column, tf.estimator)
 from .aliases import *  # noqa: E402,F401,F403 (tf.arg_max, tf.device, ... TF1's other names)
 from . import dtypes  # noqa: E402,F401 (tf.dtypes)
+from .ops.recompute_ops import recompute_grad  # noqa: E402,F401 (and the Recompute op of checkpointed gradients)
 
 # The TF API level tinyflow implements (scripts compare tf.__version__ with "1.x"); tinyflow's own
 # release is TINYFLOW_VERSION.

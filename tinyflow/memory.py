@@ -9,6 +9,7 @@ import sys
 
 from .client import session as session_mod
 from .client.memory_report import build_report
+from .recompute_plan import RecomputePlan, plan_recompute  # noqa: F401 (tinyflow.memory.plan_recompute)
 
 
 def record_reports(script, argv=(), verify=True, xla=True):

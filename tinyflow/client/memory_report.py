@@ -16,6 +16,7 @@ import numpy as np
 
 from ..lower import reference
 from ..passes import memory as memory_pass
+from ..passes import recompute as recompute_pass
 
 _MiB = 1024.0 * 1024.0
 _XLA_FIELDS = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes", "temp_size_in_bytes",
@@ -44,6 +45,7 @@ class MemoryReport:
         self.planned_bytes_no_inplace = plan.planned_bytes_no_inplace
         self.argument_bytes = plan.argument_bytes
         self.planned_total_bytes = plan.planned_bytes + plan.argument_bytes
+        self.recompute_flops = 0     # estimated FLOPs of the gradient checkpointing's recomputation
 
     def rows(self):
         """(label, tinyflow bytes or None, XLA label, XLA bytes or None) for the table."""
@@ -76,6 +78,9 @@ class MemoryReport:
                  "%-22s %12s   %-18s %12s" % ("tinyflow", "MiB", "XLA", "MiB")]
         for a, va, b, vb in self.rows():
             lines.append("%-22s %12s   %-18s %12s" % (a, mib(va), b, mib(vb)))
+        if self.recompute_flops:
+            lines.append("recompute: %d segments, %.4g extra GFLOPs (gradient checkpointing)"
+                         % (sum(op.type == "Recompute" for op in self.plan.steps), self.recompute_flops / 1e9))
         if self.xla_allocations:
             lines.append("XLA buffer assignment: %d allocations, %d temp bytes"
                          % (len(self.xla_allocations),
@@ -206,7 +211,18 @@ def build_report(lowered, args, planner=None, verify="auto", xla=True, name="", 
     if verify == "auto":
         verify = len(lowered.program.steps) <= VERIFY_MAX_OPS
     verified = reference.verify(lowered, plan, args) if verify else None
-    return MemoryReport(plan, fields, allocs, verified, name)
+    report = MemoryReport(plan, fields, allocs, verified, name)
+    report.recompute_flops = recompute_flops(lowered, args)
+    return report
+
+
+def recompute_flops(lowered, args):
+    """Estimated extra FLOPs of the Recompute ops a fetch set runs, for the shapes of `args`."""
+    if not any(op.type == "Recompute" for op in lowered.sub.ops):
+        return 0
+    shapes = reference.concrete_shapes(lowered, args)
+    return recompute_pass.extra_flops(lowered.sub.ops, lambda t: shapes[t][0] if t in shapes
+                                      else recompute_pass.static_shape(t))
 
 
 def memory_report(session, fetches, feed_dict=None, planner=None, verify="auto", xla=True):

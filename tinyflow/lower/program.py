@@ -96,8 +96,8 @@ def has_callbacks(ops):
             return True
         for value in op.attrs.values():
             for body in value if isinstance(value, list) else [value]:
-                g = getattr(body, "graph", None)
-                if isinstance(g, Graph) and has_callbacks(g.ops):
+                g = getattr(body, "graph", None)   # a tf.cond / tf.while_loop body: a graph of its own
+                if isinstance(g, Graph) and g is not op.graph and has_callbacks(g.ops):
                     return True
     return False
 

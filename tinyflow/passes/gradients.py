@@ -8,6 +8,8 @@
 4. Each x's gradient is the sum of what reached it, or None if nothing did.
 
 Gradient rules build ordinary ops, so a gradient graph is differentiable again (second order).
+With `checkpoints=`, passes/recompute.py works around step 3: before a rule runs it makes the
+Recompute ops of the forward values the rule may read, and the ops the rule builds read those.
 The pass builds its own few helper ops through `graph.create_op` by type name (OnesLike, AddN,
 ZerosLike, Const, Reshape, Unpack, Pack), so it needs no op-family module and no JAX.
 """
@@ -16,6 +18,7 @@ import numpy as np
 from ..graph import dtypes as _dt
 from ..graph.core import Graph, Tensor
 from ..graph.registry import NOT_SET, get_op_def
+from . import recompute as recompute_pass
 
 
 class AggregationMethod:
@@ -57,7 +60,8 @@ def _differentiable(t):
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False, gate_gradients=False,
-              aggregation_method=None, stop_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
+              aggregation_method=None, stop_gradients=None, unconnected_gradients=UnconnectedGradients.NONE,
+              checkpoints=None):
     """Symbolic derivatives of sum(ys) with respect to each x in xs: a list with one Tensor (or
     None) per x.
 
@@ -66,6 +70,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     receive one). unconnected_gradients: 'none' (None for an x no y depends on) or 'zero'.
     Integer xs get None. colocate_gradients_with_ops, gate_gradients and aggregation_method are
     accepted for compatibility (one device; gradients are always summed with AddN).
+    checkpoints: None (keep every forward value the gradient reads), a list of tensors (keep only
+    those; recompute the rest in the backward pass), or a policy: "sqrt", "memory" or "speed"
+    (see passes/recompute.py).
     """
     ys = [_as_tensor(y) for y in _as_list(ys)]
     xs = [_as_tensor(x) for x in _as_list(xs)]
@@ -79,6 +86,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     stops = set(stops)
     between = _between(ys, xs)
     grads = {}  # Tensor -> list of partial gradients
+    remat = None
+    if checkpoints is not None:  # gradient checkpointing: a rewrite around each gradient rule
+        checkpoints = checkpoints if isinstance(checkpoints, str) else [_as_tensor(c) for c in _as_list(checkpoints)]
+        remat = recompute_pass.Rewriter(graph, [graph._ops[i] for i in sorted(between)], checkpoints)
+    elif graph.get_collection(recompute_pass.RECOMPUTE_GRAD_KEY):  # tf.recompute_grad blocks
+        remat = recompute_pass.Rewriter(graph, [graph._ops[i] for i in sorted(between)], None,
+                                        set(graph.get_collection(recompute_pass.RECOMPUTE_GRAD_KEY)))
 
     with graph.as_default(), graph.name_scope(name):
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
@@ -96,7 +110,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             out_grads = [g if g is not None else graph.create_op("ZerosLike", [t]).outputs[0]
                          for g, t in zip(out_grads, op.outputs)]
             with graph.name_scope(op.name + "_grad"):
+                if remat is not None:
+                    remat.before(op, out_grads)
+                mark = len(graph._ops)
                 in_grads = opdef.grad(op, *out_grads)
+                if remat is not None:
+                    remat.after(mark)
             if len(in_grads) != len(op.inputs):
                 raise ValueError("Gradient rule of %s returned %d gradients for %d inputs"
                                  % (op.type, len(in_grads), len(op.inputs)))
@@ -109,6 +128,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             if g is None and unconnected_gradients == UnconnectedGradients.ZERO:
                 g = graph.create_op("ZerosLike", [x]).outputs[0]
             result.append(g)
+        if remat is not None:
+            remat.finish()
         return result
 
 

@@ -41,10 +41,11 @@ class Optimizer:
         return self._name
 
     def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
-                 colocate_gradients_with_ops=False, name=None, grad_loss=None):
-        """compute_gradients then apply_gradients; ValueError if no variable gets a gradient."""
+                 colocate_gradients_with_ops=False, name=None, grad_loss=None, checkpoints=None):
+        """compute_gradients then apply_gradients; ValueError if no variable gets a gradient.
+        checkpoints: as tf.gradients' (recompute forward values in the backward pass)."""
         grads_and_vars = self.compute_gradients(loss, var_list=var_list, gate_gradients=gate_gradients,
-                                                grad_loss=grad_loss)
+                                                grad_loss=grad_loss, checkpoints=checkpoints)
         vars_with_grad = [v for g, v in grads_and_vars if g is not None]
         if not vars_with_grad:
             raise ValueError("No gradients provided for any variable, check your graph for ops that do not support "
@@ -53,8 +54,9 @@ class Optimizer:
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
     def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
-                          colocate_gradients_with_ops=False, grad_loss=None):
-        """[(gradient or None, variable)] for the trainable variables (or var_list), in their order."""
+                          colocate_gradients_with_ops=False, grad_loss=None, checkpoints=None):
+        """[(gradient or None, variable)] for the trainable variables (or var_list), in their order.
+        checkpoints: None, a list of tensors, "sqrt", "memory" or "speed": as tf.gradients'."""
         if eager_gradients is not None:  # while executing eagerly: loss is a callable run on a tape
             grads_and_vars = eager_gradients(self, loss, var_list, grad_loss)
             if grads_and_vars is not None:
@@ -69,7 +71,7 @@ class Optimizer:
             var_list = list(var_list)
         if not var_list:
             raise ValueError("No variables to optimize.")
-        grads = _gradients(loss, [convert_to_tensor(v) for v in var_list], grad_ys=grad_loss)
+        grads = _gradients(loss, [convert_to_tensor(v) for v in var_list], grad_ys=grad_loss, checkpoints=checkpoints)
         if gate_gradients == Optimizer.GATE_GRAPH:
             grads = state_ops.tuple(grads)
         grads_and_vars = list(zip(grads, var_list))
