@@ -10,8 +10,9 @@ import numpy as np
 from .. import errors
 from ..graph.core import GraphKeys, Tensor, get_default_graph
 from ..ops.state_ops import Variable
-from .checkpoint import (CheckpointReader, _MissingCheckpointError, _remove_checkpoint, checkpoint_exists,
-                         update_checkpoint_state, write_checkpoint)
+from .checkpoint import (CheckpointReader, _MissingCheckpointError, checkpoint_exists, update_checkpoint_state,
+                         write_checkpoint)
+from .durable import atomic_write, clean_leftovers, fault_point, remove_checkpoint
 
 
 def _var_op(v):
@@ -83,23 +84,41 @@ class Saver:
                 os.mkdir(save_dir)
             except FileNotFoundError:
                 raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path) from None
-        write_checkpoint(prefix, arrays)
+        # TF's order, so a crash at any point leaves the checkpoint the state file names intact:
+        # leftovers of killed saves go, the new files are written (each atomically), then the state
+        # file names them, and only then are checkpoints beyond max_to_keep deleted.
+        clean_leftovers(prefix, latest_filename)
+        self._write_files(prefix, arrays)
+        fault_point("files_written", prefix)
         if write_meta_graph:
             export_meta_graph(prefix + "." + meta_graph_suffix, graph=sess.graph, saver=self)
-        self._record(prefix)
+            fault_point("meta_written", prefix)
+        to_delete = self._record(prefix)
         if write_state:
             update_checkpoint_state(save_dir or ".", prefix, self._last_checkpoints, latest_filename,
                                     self._save_relative_paths)
+            fault_point("state_written", prefix)
+        for old in to_delete:
+            remove_checkpoint(old)
         return prefix
 
+    def _write_files(self, prefix, arrays):
+        """Writes the checkpoint files of `prefix` ({name: (DType, numpy array)}) in this Saver's
+        format; every file through an atomic write (temp file, fsync, rename)."""
+        write_checkpoint(prefix, arrays)
+
     def _record(self, prefix):
+        """Records `prefix` as the newest checkpoint; returns the prefixes now beyond max_to_keep
+        (deleted by save only after the state file no longer names them)."""
         if not self._max_to_keep:
-            return
+            return []
         if prefix in self._last_checkpoints:
             self._last_checkpoints.remove(prefix)
         self._last_checkpoints.append(prefix)
+        to_delete = []
         while len(self._last_checkpoints) > self._max_to_keep:
-            _remove_checkpoint(self._last_checkpoints.pop(0))
+            to_delete.append(self._last_checkpoints.pop(0))
+        return to_delete
 
     def restore(self, sess, save_path):
         """Sets the variables in `sess` from a checkpoint; on any error no variable changes."""
@@ -146,10 +165,7 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         warnings.warn("tinyflow: the meta graph was not written: %s" % e, RuntimeWarning, stacklevel=2)
         return None
     if filename:
-        tmp = filename + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(meta, f)
-        os.replace(tmp, filename)
+        atomic_write(filename, json.dumps(meta).encode())
     return meta
 
 
