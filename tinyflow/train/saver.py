@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import errors
 from ..graph.core import GraphKeys, Tensor, get_default_graph
+from ..graph.serialize import register_serializable
 from ..ops.state_ops import Variable
 from .checkpoint import (CheckpointReader, _MissingCheckpointError, checkpoint_exists, update_checkpoint_state,
                          write_checkpoint)
@@ -149,6 +150,9 @@ class Saver:
             sess._set_variable(op, value)
 
 
+register_serializable(Saver, defaults={"_last_checkpoints": list})  # a file never says what to delete
+
+
 # ---- meta graphs: the graph beside the checkpoint -------------------------------------------------
 def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
                       as_text=False, graph=None, export_scope=None, clear_devices=False, saver=None, **kwargs):
@@ -172,7 +176,6 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
     """Rebuilds a graph written by Saver.save / export_meta_graph into the (empty) default graph and
     returns a Saver of its variables, ready for `saver.restore(sess, prefix)`."""
-    import json
     from ..graph import serialize
     if import_scope:
         raise NotImplementedError("tinyflow: import_meta_graph(import_scope=...) is not supported")
@@ -180,7 +183,7 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     if isinstance(meta, str):
         if not os.path.exists(meta):
             raise IOError("File %s does not exist." % meta)
-        with open(meta) as f:
-            meta = json.load(f)
-    graph = serialize.from_dict(meta, into=get_default_graph())
+        graph = serialize.load(meta, into=get_default_graph())  # untrusted: data only, checked
+    else:
+        graph = serialize.from_dict(meta, into=get_default_graph())
     return Saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
