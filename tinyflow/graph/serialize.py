@@ -283,8 +283,9 @@ class _Decoder:
             setattr(g, k, self.value(v))
         self.where = "graph %d" % gid
         names = d["names_in_use"]
-        _expect(isinstance(names, (list, tuple)) and all(isinstance(p, (list, tuple)) and len(p) == 2 and isinstance(p[0], str)
-                                                and type(p[1]) is int for p in names), "bad 'names_in_use'")
+        pairs = (list, tuple)  # JSON gives lists; to_dict's own output tuples
+        _expect(isinstance(names, pairs) and all(isinstance(p, pairs) and len(p) == 2 and isinstance(p[0], str)
+                                                 and type(p[1]) is int for p in names), "bad 'names_in_use'")
         g._names_in_use = dict((k, v) for k, v in names)
         if "collections_of" in d:
             other = self.graph(d["collections_of"])
