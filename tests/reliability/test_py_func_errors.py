@@ -1,0 +1,67 @@
+"""A py_func / numpy_function that raises: script_ops.pending_error() gives the tf.errors error TF
+1.15 raises (class by exception type, "<Type>: <message>", the op's name)."""
+import numpy as np
+import pytest
+
+import tinyflow as tf
+from tinyflow.ops import script_ops
+
+# (exception, TF 1.15's error class): from the TF 1.15 oracle
+CASES = [(ValueError("boom value"), tf.errors.InvalidArgumentError),
+         (TypeError("boom type"), tf.errors.InvalidArgumentError),
+         (RuntimeError("boom runtime"), tf.errors.UnknownError),
+         (StopIteration("stop"), tf.errors.OutOfRangeError),
+         (KeyError("k"), tf.errors.UnknownError),
+         (NotImplementedError("ni"), tf.errors.UnimplementedError),
+         (IndexError("ix"), tf.errors.UnknownError),
+         (ZeroDivisionError("zd"), tf.errors.UnknownError),
+         (MemoryError("mem"), tf.errors.ResourceExhaustedError),
+         (AssertionError("as"), tf.errors.UnknownError),
+         (tf.errors.InvalidArgumentError(None, None, "tf err"), tf.errors.UnknownError)]
+
+
+@pytest.mark.parametrize("make", [tf.py_func, tf.numpy_function])
+@pytest.mark.parametrize("k", range(len(CASES)))
+def test_error_class_and_message(make, k):
+    exc, cls = CASES[k]
+
+    def bad(a):
+        raise exc
+    with tf.Graph().as_default():
+        x = tf.constant(np.ones(2, np.float32))
+        y = make(bad, [x], tf.float32, name="myop")
+        y.set_shape([2])
+        assert script_ops.pending_error() is None
+        with tf.Session() as sess:
+            with pytest.raises(Exception):
+                sess.run(y)
+        err = script_ops.pending_error()
+    assert type(err) is cls
+    assert err.op is y.op and "[[node myop ]]" in err.message
+    head = "%s: %s" % (type(exc).__name__, exc)
+    assert err.message.startswith(head), err.message
+    assert "Traceback" in err.message and "in bad" in err.message
+    assert script_ops.pending_error() is None  # consumed
+
+
+def test_wrong_number_of_results_is_invalid_argument():
+    with tf.Graph().as_default():
+        x = tf.constant(np.ones(2, np.float32))
+        y, z = tf.py_func(lambda a: a, [x], [tf.float32, tf.float32], name="two")
+        y.set_shape([2])
+        z.set_shape([2])
+        with tf.Session() as sess:
+            with pytest.raises(Exception):
+                sess.run(y)
+        err = script_ops.pending_error()
+    assert isinstance(err, tf.errors.InvalidArgumentError) and "returned 1 values, expected 2" in err.message
+
+
+def test_a_working_py_func_records_nothing():
+    with tf.Graph().as_default():
+        x = tf.constant(np.ones(2, np.float32))
+        y = tf.py_func(lambda a: a * 2, [x], tf.float32)
+        y.set_shape([2])
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(y), [2, 2])
+    assert script_ops.pending_error() is None
