@@ -131,6 +131,8 @@ def test_kill_at_every_step_keeps_a_named_checkpoint(tmp_path):
         assert _leftovers(folder) == [], (n, points[n - 1], os.listdir(folder))
         _check_named_checkpoint(folder, g, saver, [_vals(3)])
     assert crashed == len(points)  # every marked step was a real crash
+    print("kill -9 during Saver.save: %d faults injected, %d survived (named checkpoint restorable, leftovers "
+          "cleaned)" % (crashed, crashed))
 
 
 def test_two_crashes_in_a_row_on_one_prefix(tmp_path):
@@ -157,6 +159,8 @@ def test_two_crashes_in_a_row_on_one_prefix(tmp_path):
             saver.save(_Values(g, _vals(3)), prefix, write_meta_graph=False)
             assert _leftovers(folder) == []
             _check_named_checkpoint(folder, g, saver, [_vals(3)])
+    pairs = n_points * len(range(1, n_points + 1, 2))
+    print("two kill -9 in a row on one prefix: %d pairs injected, %d survived" % (pairs, pairs))
 
 
 def test_old_checkpoints_are_deleted_only_after_the_state_file(tmp_path):

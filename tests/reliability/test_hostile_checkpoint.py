@@ -111,3 +111,11 @@ def test_restore_from_a_hostile_index_changes_no_variable(tmp_path):
                 tf.train.Saver().restore(sess, prefix)
             np.testing.assert_array_equal(sess.run(w), np.ones((2, 3), np.float32))
             assert sess.run(n) == 1
+
+
+@pytest.mark.parametrize("text", [b"model_checkpoint_path: 12\n", b"model_checkpoint_path: [1]\n", b"\xff\xfe",
+                                  b"model_checkpoint_path: \"a\\u0000b\"\n", b"model_checkpoint_path: {\n"])
+def test_bad_state_file(tmp_path, text):
+    (tmp_path / "checkpoint").write_bytes(text)
+    with pytest.raises(tf.errors.DataLossError, match="checkpoint state file"):
+        tf.train.latest_checkpoint(str(tmp_path))

@@ -309,19 +309,28 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     if not os.path.exists(path):
         return None
     latest, all_paths = None, []
-    with open(path) as f:
-        for line in f:
-            key, _, value = line.strip().partition(":")
-            if not value.strip():
-                continue
-            try:
-                value = json.loads(value.strip())
-            except ValueError:
-                raise errors.DataLossError(None, None, "Unable to parse checkpoint state file %s" % path) from None
-            if key == "model_checkpoint_path":
-                latest = value
-            elif key == "all_model_checkpoint_paths":
-                all_paths.append(value)
+    if _regular_file_size(path, "state file") > _MAX_INDEX_BYTES:
+        raise errors.DataLossError(None, None, "Unable to parse checkpoint state file %s: too large" % path)
+    with open(path, "rb") as f:
+        try:
+            text = f.read(_MAX_INDEX_BYTES).decode("utf-8")
+        except UnicodeDecodeError:
+            raise errors.DataLossError(None, None, "Unable to parse checkpoint state file %s" % path) from None
+    for line in text.splitlines():
+        key, _, value = line.strip().partition(":")
+        if not value.strip():
+            continue
+        try:
+            value = json.loads(value.strip())
+        except (ValueError, RecursionError):
+            raise errors.DataLossError(None, None, "Unable to parse checkpoint state file %s" % path) from None
+        if not isinstance(value, str) or "\0" in value:
+            raise errors.DataLossError(None, None, "Unable to parse checkpoint state file %s: %s is not a path"
+                                       % (path, key))
+        if key == "model_checkpoint_path":
+            latest = value
+        elif key == "all_model_checkpoint_paths":
+            all_paths.append(value)
     if latest is None:
         raise ValueError("Invalid checkpoint state loaded from %s" % checkpoint_dir)
     fix = lambda p: p if os.path.isabs(p) else os.path.join(checkpoint_dir, p)  # noqa: E731
