@@ -27,12 +27,14 @@ _ERROR_CLASSES = [(StopIteration, errors.OutOfRangeError), (MemoryError, errors.
 
 _failures = []                  # (op, exception, traceback text), recorded on the host as they happen
 _failures_lock = threading.Lock()
+_MAX_FAILURES = 16              # only the first is raised; the rest would only hold memory
 
 
 def _record_failure(op, exc):
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     with _failures_lock:
-        _failures.append((op, exc, text))
+        if len(_failures) < _MAX_FAILURES:
+            _failures.append((op, exc, text))
 
 
 def error_for(op, exc, tb_text=""):
