@@ -76,7 +76,7 @@ def test_concat_shapes_and_errors():
     assert c.shape.as_list() == [None, 3] and c.op.type == "ConcatV2" and c.op.name == "concat"
     assert tf.concat([tf.ones([2, 3]), tf.ones([2, 4])], -1).shape.as_list() == [2, 7]
     with pytest.raises(ValueError, match="Dimension 1 in both shapes must be equal, but are 3 and 4.* for "
-                                         "'concat_2' \\(op: 'ConcatV2'\\) with input shapes: \\[2,3\\], \\[2,4\\], \\[\\]"):
+                                         "'concat_2' \\(op: 'ConcatV2'\\) with input shapes: \\[2,3\\], \\[2,4\\], \\[\\]"):  # noqa: E501
         tf.concat([tf.ones([2, 3]), tf.ones([2, 4])], axis=0)
     with pytest.raises(ValueError, match="Shape must be rank 2 but is rank 3"):
         tf.concat([tf.ones([2, 3]), tf.ones([2, 3, 1])], axis=0)

@@ -92,13 +92,13 @@ def test_control_dependencies():
             e = tf.add(b, b)
         with tf.control_dependencies(None):
             f = tf.add(b, b)
-    assert c.op.control_inputs == [a.op]
-    assert d.op.control_inputs == []
-    assert e.op.control_inputs == [a.op]  # b is a data input of e
-    assert f.op.control_inputs == []
+    assert c.op.control_inputs == (a.op,)
+    assert d.op.control_inputs == ()
+    assert e.op.control_inputs == (a.op,)  # b is a data input of e
+    assert f.op.control_inputs == ()
     with tf.control_dependencies([c, d.op]):
         g = tf.constant(3.0)
-    assert g.op.control_inputs == [c.op, d.op]
+    assert g.op.control_inputs == (c.op, d.op)
     with pytest.raises(TypeError):
         with tf.control_dependencies([1.0]):
             pass
@@ -163,8 +163,8 @@ def test_operation_and_tensor_attributes():
         s = tf.add(a, b, name="s")
     op = s.op
     assert op.name == "s" and op.type == "Add" and op.graph is tf.get_default_graph()
-    assert op.inputs == [a, b] and op.outputs == [s] and op.values() == (s,)
-    assert op.control_inputs == []  # b is already a data input
+    assert op.inputs == (a, b) and op.outputs == [s] and op.values() == (s,)
+    assert op.control_inputs == ()  # b is already a data input
     assert s.value_index == 0 and s.dtype == tf.float32 and s.shape.as_list() == [None, 3]
     assert s.get_shape() is s.shape or s.get_shape() == s.shape
     assert a.consumers() == [op] and b.consumers() == [op] and s.consumers() == []

@@ -32,7 +32,7 @@ def test_executed_plan_equals_the_jitted_function():
     with tf.Session() as sess:
         lowered, args = _bound(sess, [y, xent], feeds)
         plan = plan_for(lowered, args)
-        fetches, finals = reference.execute(lowered, plan, args)
+        finals, fetches = reference.execute(lowered, plan, args)
         expected = sess.run([y, xent], feeds)
     np.testing.assert_allclose(fetches[0], expected[0], rtol=1e-5)
     np.testing.assert_allclose(fetches[1], expected[1], rtol=1e-5)
@@ -51,8 +51,8 @@ def test_variable_updates_stay_outside_the_arena():
         lowered, args = _bound(sess, [train, loss], feeds)
         plan = plan_for(lowered, args)
         assert w.op.outputs[0] in plan.arguments and all(t.op.type != "ApplyGradientDescent" for t in plan.live)
-        fetches, finals = reference.execute(lowered, plan, args)
-        jit_fetches, jit_finals = reference.run_jitted(lowered, args)
+        finals, fetches = reference.execute(lowered, plan, args)
+        jit_finals, jit_fetches = reference.run_jitted(lowered, args)
         np.testing.assert_allclose(finals[0], jit_finals[0], rtol=1e-6)
         np.testing.assert_allclose(fetches[0], jit_fetches[0], rtol=1e-6)
         np.testing.assert_array_equal(sess.run(w), np.ones((2, 2)))   # run_jitted donated copies only
@@ -84,8 +84,8 @@ def test_a_plan_sharing_live_storage_is_caught():
     lowered, args, plan, (a, b) = _broken(overlap_a_and_b)
     assert plan.offset(a) == plan.offset(b) and plan.live[a][1] > plan.live[b][0]
     assert [(p.values[0], q.values[0]) for p, q in plan.overlaps()] == [(a, b)]
-    got, _ = reference.execute(lowered, plan, args)
-    want, _ = reference.run_jitted(lowered, args)
+    _, got = reference.execute(lowered, plan, args)
+    _, want = reference.run_jitted(lowered, args)
     assert not np.allclose(got[0], want[0])
     assert reference.verify(lowered, plan, args) is False
     lowered, args, good, _ = _broken(None)

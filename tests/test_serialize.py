@@ -35,7 +35,7 @@ def test_math_graph_same_results():
 
 def test_attrs_control_deps_collections_and_name_counters():
     a = tf.constant(np.array([[1, 2]], np.int64), name="a")
-    s = tf.constant(np.array([b"ab", b"c"], dtype=object), name="s")
+    tf.constant(np.array([b"ab", b"c"], dtype=object), name="s")
     h = tf.constant(np.array([1.5], np.float16), name="h")
     with tf.control_dependencies([a.op]):
         b = tf.identity(h, name="b")
@@ -44,7 +44,7 @@ def test_attrs_control_deps_collections_and_name_counters():
     tf.add_to_collection("mine", a.op)
     tf.add_to_collection("mine", "text")
     g2 = _same_text(tf.get_default_graph())
-    assert g2.get_operation_by_name("b").control_inputs == [g2.get_operation_by_name("a")]
+    assert g2.get_operation_by_name("b").control_inputs == (g2.get_operation_by_name("a"),)
     v = g2.get_operation_by_name("s").attrs["value"]
     assert v.dtype == object and list(v) == [b"ab", b"c"]
     assert g2.get_operation_by_name("h").attrs["value"].dtype == np.float16

@@ -16,7 +16,7 @@ from . import nn
 from .graph import dtypes as dt
 from .graph.core import GraphKeys, Tensor, get_default_graph
 from .graph.shapes import TensorShape
-from .ops import array_ops, math_ops, state_ops
+from .ops import array_ops, math_ops, matrix_ops, state_ops
 from .ops import init_ops
 from .ops import variable_scope as vs
 from .ops.base import constant_value_of, convert_to_tensor
@@ -240,8 +240,7 @@ class Dense(_KernelBiasLayer):
         if rank is not None and rank > 2:
             inner = inputs.shape.as_list()[1:-1]
             if None in inner:  # only the batch may be unknown for the reshape route
-                from . import tensordot
-                outputs = tensordot(inputs, self.kernel, [[rank - 1], [0]])
+                outputs = matrix_ops.tensordot(inputs, self.kernel, [[rank - 1], [0]])
             else:
                 flat = math_ops.matmul(array_ops.reshape(inputs, [-1, self.kernel.shape[0].value]), self.kernel)
                 outputs = array_ops.reshape(flat, [-1] + inner + [self.units])

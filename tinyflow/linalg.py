@@ -6,6 +6,7 @@ from .ops.linalg_ops import matrix_determinant as det, matrix_inverse as inv, no
 from .ops.math_ops import matmul
 from .ops.matrix_ops import cross, matrix_band_part as band_part, matrix_set_diag as set_diag  # noqa: F401
 from .ops.matrix_ops import matrix_transpose
+from .ops import array_ops
 from .ops.base import convert_to_tensor
 from .graph.core import get_default_graph
 
@@ -18,10 +19,9 @@ transpose = matrix_transpose
 
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
     """a @ b for a (batch of) matrix a and a (batch of) vector b."""
-    import tinyflow
     with get_default_graph().name_scope(name or "MatVec"):
-        b = tinyflow.expand_dims(convert_to_tensor(b, name="b"), -1)
-        return tinyflow.squeeze(matmul(a, b, transpose_a=transpose_a, adjoint_a=adjoint_a), axis=[-1])
+        b = array_ops.expand_dims(convert_to_tensor(b, name="b"), -1)
+        return array_ops.squeeze(matmul(a, b, transpose_a=transpose_a, adjoint_a=adjoint_a), axis=[-1])
 
 
 _ELSEWHERE = {"einsum": "einsum", "tensordot": "tensordot", "eye": "eye", "diag_part": "matrix_diag_part",

@@ -271,7 +271,8 @@ class DropoutWrapper(_Wrapper):
     """Dropout on a cell's inputs, outputs and (state_keep_prob) new state, a new mask each call."""
 
     def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
-                 variational_recurrent=False, input_size=None, dtype=None, seed=None, dropout_state_filter_visitor=None):
+                 variational_recurrent=False, input_size=None, dtype=None, seed=None,
+                 dropout_state_filter_visitor=None):
         if variational_recurrent:
             raise NotImplementedError("tinyflow: DropoutWrapper(variational_recurrent=True) is not supported")
         super().__init__(cell)

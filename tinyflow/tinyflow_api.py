@@ -10,8 +10,8 @@ TinyFlow (TF's API on NNVM and Torch7) let a script say only what TF cannot infe
         sess.run(tf.assign(v, tf.normal(shape, 0.01)))
 
 A weight is a variable with a partly unknown shape; `passes/infer.py` fills it with its backward
-sweep (a MatMul knows its weight's input dimension from its data). The backward rules those
-layers need are attached below to the ops they emit (`infer_back`). As in TinyFlow, such a
+sweep (a MatMul knows its weight's input dimension from its data): the backward rules those
+layers need are declared with the ops they emit (`infer_back`, ops/back_shapes.py). As in TinyFlow, such a
 variable has no initial value: the script assigns one once its shape is known (its `initializer`
 is a no-op, so tf.initialize_all_variables() leaves it alone).
 
@@ -24,9 +24,9 @@ import numpy as np
 from .graph import dtypes as dt
 from .graph.core import GraphKeys, Tensor, get_default_graph
 from .graph.shapes import TensorShape, as_shape
+from .passes import infer as infer_pass
 from .ops import array_ops, indexing_ops, math_ops, nn_ops, random_ops, state_ops
 from .ops.base import convert_to_tensor, make_op
-from .passes import infer as infer_pass
 
 __all__ = ["infer_variable_shapes", "normal", "pad", "equal", "not_equal", "reduce_mean", "reduce_sum"]
 
@@ -56,80 +56,6 @@ state_ops.deferred_variable = _deferred_variable
 def auto_variable(name, shape, dtype=dt.float32):
     """A trainable variable of a possibly partial `shape` whose value the script assigns later."""
     return state_ops.Variable(name=name, shape=TensorShape(shape), dtype=dtype)
-
-
-# ---- backward shape rules of the ops TinyFlow's layers emit -------------------------------------------
-def _dims(s, rank):
-    return s.as_list() if s.ndims == rank else [None] * rank
-
-
-def _pick(*xs):
-    for x in xs:
-        if x is not None:
-            return x
-    return None
-
-
-def _matmul_back(shapes, outs, attrs, values):
-    a, b, o = _dims(shapes[0], 2), _dims(shapes[1], 2), _dims(outs[0], 2)
-    ta, tb = attrs.get("transpose_a", False), attrs.get("transpose_b", False)
-    (k1, m) = a if ta else a[::-1]
-    (n, k2) = b if tb else b[::-1]
-    m, n, k = _pick(m, o[0]), _pick(n, o[1]), _pick(k1, k2)
-    return [TensorShape([k, m] if ta else [m, k]), TensorShape([n, k] if tb else [k, n])]
-
-
-def _bias_add_back(shapes, outs, attrs, values):
-    x = shapes[0].merge_with(outs[0])
-    if x.ndims is None:
-        return [None, None]
-    ax = 1 if attrs.get("data_format") == "NCHW" else x.ndims - 1  # BiasAdd's channel axis
-    return [x, TensorShape([x[ax].value])]
-
-
-def _conv_back(shapes, outs, attrs, values):
-    x, w, o = _dims(shapes[0], 4), _dims(shapes[1], 4), _dims(outs[0], 4)
-    c = 1 if attrs.get("data_format") == "NCHW" else 3
-    w = w[:2] + [_pick(w[2], x[c]), _pick(w[3], o[c])]
-    x = list(x)
-    x[0], x[c] = _pick(x[0], o[0]), _pick(x[c], w[2])
-    return [TensorShape(x), TensorShape(w)]
-
-
-def _transpose_back(shapes, outs, attrs, values):
-    perm, o = values[1], outs[0]
-    if perm is None or o.ndims is None:
-        return [None, None]
-    dims = [None] * o.ndims
-    for i, p in enumerate(np.asarray(perm).reshape(-1)):
-        dims[int(p)] = o.as_list()[i]
-    return [TensorShape(dims), None]
-
-
-def _reshape_back(shapes, outs, attrs, values):
-    x, n = shapes[0], outs[0].num_elements()
-    if x.ndims is None or n is None:
-        return [None, None]
-    dims = x.as_list()
-    unknown = [i for i, d in enumerate(dims) if d is None]
-    if len(unknown) != 1:
-        return [None, None]
-    known = int(np.prod([d for d in dims if d is not None]))
-    if known == 0 or n % known:
-        raise ValueError("cannot reshape %d elements from %s" % (n, x))
-    dims[unknown[0]] = n // known
-    return [TensorShape(dims), None]
-
-
-for _t in ("Identity", "Relu", "Tanh", "Sigmoid", "Neg"):
-    infer_pass.set_back_rule(_t, infer_pass.same_shape_back)
-for _t in ("Mul", "Add", "AddV2", "Sub"):
-    infer_pass.set_back_rule(_t, infer_pass.broadcast_back)
-infer_pass.set_back_rule("MatMul", _matmul_back)
-infer_pass.set_back_rule("BiasAdd", _bias_add_back)
-infer_pass.set_back_rule("Conv2D", _conv_back)
-infer_pass.set_back_rule("Transpose", _transpose_back)
-infer_pass.set_back_rule("Reshape", _reshape_back)
 
 
 # ---- tf.infer_variable_shapes ------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""A py_func / numpy_function that raises: script_ops.pending_error() gives the tf.errors error TF
-1.15 raises (class by exception type, "<Type>: <message>", the op's name)."""
+"""A py_func / numpy_function that raises: Session.run raises the tf.errors error TF 1.15 raises
+(class by exception type, "<Type>: <message>", the op's name), which script_ops.pending_error()
+builds from what the host side recorded."""
 import numpy as np
 import pytest
 
@@ -33,15 +34,27 @@ def test_error_class_and_message(make, k):
         y.set_shape([2])
         script_ops.pending_error()  # forget failures other tests left
         with tf.Session() as sess:
-            with pytest.raises(Exception):
+            with pytest.raises(tf.errors.OpError) as e:
                 sess.run(y)
-        err = script_ops.pending_error()
+    err = e.value
     assert type(err) is cls
     assert err.op is y.op and "[[node myop ]]" in err.message
     head = "%s: %s" % (type(exc).__name__, exc)
     assert err.message.startswith(head), err.message
     assert "Traceback" in err.message and "in bad" in err.message
-    assert script_ops.pending_error() is None  # consumed
+    assert script_ops.pending_error() is None  # consumed by the Session
+
+
+def test_pending_error_directly():
+    """What the Session calls after a failed dispatch: the first recorded failure, then nothing."""
+    with tf.Graph().as_default():
+        op = tf.py_func(lambda a: a, [tf.constant(1.0)], tf.float32, name="direct").op
+    script_ops.pending_error()
+    script_ops._record_failure(op, TypeError("first"))
+    script_ops._record_failure(op, ValueError("second"))
+    err = script_ops.pending_error()
+    assert isinstance(err, tf.errors.InvalidArgumentError) and err.message.startswith("TypeError: first")
+    assert "[[node direct ]]" in err.message and script_ops.pending_error() is None
 
 
 def test_wrong_number_of_results_is_invalid_argument():
@@ -52,9 +65,9 @@ def test_wrong_number_of_results_is_invalid_argument():
         z.set_shape([2])
         script_ops.pending_error()
         with tf.Session() as sess:
-            with pytest.raises(Exception):
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
                 sess.run(y)
-        err = script_ops.pending_error()
+    err = e.value
     assert isinstance(err, tf.errors.InvalidArgumentError) and "returned 1 values, expected 2" in err.message
 
 

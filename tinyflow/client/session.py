@@ -1,38 +1,30 @@
 """Session: runs fetch sets of a graph as jitted functions; holds the variables as device arrays.
 
-Session.run's hot path: one dict lookup keyed by the fetch structure and the feed keys, the feed
-conversions and shape checks, the jitted call, the numpy results. Everything else (resolving
-names, pruning, checking placeholders, lowering) happens once per fetch set, on a cache miss.
+Session.run's hot path: one dict lookup keyed by the fetch structure and the feed keys (a
+FetchPlan), the feed conversions and shape checks, the jitted call, the numpy results. Everything
+else (resolving names, the compile pipeline of lower/pipeline.py) happens once per fetch set.
+
+State is never lost: a step's new variable values are stored only once the step has finished; a
+step that fails after dispatch (a py_func raising, out of memory, Ctrl-C) leaves every variable as
+it was (its buffers were not donated: see pipeline.DONATE_MIN_BYTES). Runs from several threads
+are safe: a lock covers reading the variables, dispatch and storing the new values, so runs that
+write variables are serialized and lose no update.
 """
+import collections
+import enum
+import os
+import threading
 import warnings
+from dataclasses import dataclass, field
 
 import jax
 import numpy as np
 
 from .. import errors
-from ..graph.core import Operation, Tensor, get_default_graph
+from ..graph.core import Operation, Tensor, _default_sessions, get_default_graph, get_default_session  # noqa: F401
 from ..graph.registry import get_op_def
-from ..lower import jax_backend
-from ..passes import prune as prune_pass
+from ..lower import jax_backend, pipeline
 from . import fetches as fetch_util
-
-_default_sessions = []
-
-
-def get_default_session():
-    """The innermost session of a `with sess:` / `as_default()` block (or an InteractiveSession)."""
-    return _default_sessions[-1] if _default_sessions else None
-
-
-def _session_for(session, element):
-    sess = session or get_default_session()
-    if sess is None:
-        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. Use `with "
-                         "sess.as_default()` or pass an explicit session to `eval(session=sess)`")
-    if sess.graph is not element.graph:
-        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph is different "
-                         "from the session's graph.")
-    return sess
 
 
 class ConfigProto:
@@ -64,30 +56,81 @@ def _pick_device(config):
     return jax.devices("cpu")[0]
 
 
-class _Runner:
-    """One cached fetch set with a given feed-key order: all run() needs on its hot path."""
-    __slots__ = ("lowered", "feed_specs", "rebuild", "n_fetch", "host", "rw", "ro", "updated", "needs_key",
-                 "call", "fetch_kinds", "single", "checks", "auto_feeds", "after")
+class Kind(enum.Enum):
+    """What one leaf of a fetch structure is."""
+    TENSOR = 1        # a value the jitted function returns (payload: its index among the fetches)
+    TARGET = 2        # an op run for its effect (the leaf's value is None)
+    HOST = 3          # computed by the Session in Python (OpDef.host)
+    HOST_COMPUTE = 4  # computed by the Session from fetched values (OpDef.host_compute; payload: a function)
+
+
+@dataclass
+class FetchPlan:
+    """One fetch structure with one feed-key order: all Session.run needs on its hot path."""
+    rebuild: object                  # flat list of leaf values -> the caller's structure
+    kinds: list                      # (Kind, payload) per leaf
+    feed_specs: list                 # (Tensor, numpy dtype, static dims) per key of feed_dict, in its order
+    order: tuple = None              # positions of the caller's feeds in the function's order (None: same)
+    lowered: object = None           # jax_backend.Lowered, or None when nothing is jitted
+    host: list = field(default_factory=list)    # OpDef.host ops, in leaf order
+    after: list = field(default_factory=list)   # host_compute ops run for their effect after the step
+    single: bool = False             # the fetch is one tensor: return its value bare
+
+
+def _cache_size():
+    return int(os.environ.get("TINYFLOW_CACHE_SIZE", "128"))
+
+
+class _LRU(collections.OrderedDict):
+    """A dict that forgets its least recently used entries beyond `size` (the executable caches)."""
+
+    def __init__(self, size):
+        super().__init__()
+        self.size = size
+
+    def get(self, key):
+        value = super().get(key)
+        if value is not None:
+            self.move_to_end(key)
+        return value
+
+    def put(self, key, value):
+        self[key] = value
+        while len(self) > self.size:
+            self.popitem(last=False)
 
 
 class Session:
-    """tf.Session: `run(fetches, feed_dict)` on one graph; variables live here as device arrays."""
+    """tf.Session: `run(fetches, feed_dict)` on one graph; variables live here as device arrays.
+
+    tinyflow's own settings: `executable_cache_size` (fetch sets kept compiled, least recently used
+    first out; default 128 or $TINYFLOW_CACHE_SIZE), `donate_min_bytes` (see pipeline.py)."""
 
     def __init__(self, target="", graph=None, config=None, device=None):
         # config: a ConfigProto, or TinyFlow's "cpu" / "gpu" / "gpu fusion"; device= is TinyFlow's keyword
         config = device if device is not None else config
         self._graph = graph if graph is not None else get_default_graph()
         self._values = {}      # VariableV2 op -> device array
-        self._runners = {}     # (fetch structure key, feed keys) -> _Runner
-        self._lowered = {}     # (fetch tensors, targets, fed tensors) -> Lowered
+        self._plans = _LRU(_cache_size())      # (fetch structure key, feed keys) -> FetchPlan
+        self._compiled = _LRU(_cache_size())   # (fetch tensors, targets, fed tensors) -> Lowered
         self._counter = 0
         self._closed = False
         self._device = _pick_device(config)
         self._default_ctx = []
+        self._lock = threading.RLock()
+        self.donate_min_bytes = None
 
     graph = property(lambda self: self._graph)
     graph_def = property(lambda self: self._graph)
     sess_str = property(lambda self: "")
+
+    @property
+    def executable_cache_size(self):
+        return self._plans.size
+
+    @executable_cache_size.setter
+    def executable_cache_size(self, n):
+        self._plans.size = self._compiled.size = max(1, int(n))
 
     # ---- context management --------------------------------------------------------------------
     def __enter__(self):
@@ -115,9 +158,12 @@ class Session:
         return _Ctx()
 
     def close(self):
-        self._closed = True
-        self._values = {}
-        self._runners = {}
+        """Frees the variables and every compiled function of this session."""
+        with self._lock:
+            self._closed = True
+            self._values = {}
+            self._plans.clear()
+            self._compiled.clear()
 
     # ---- run -----------------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
@@ -127,79 +173,115 @@ class Session:
         feed_dict = feed_dict or {}
         try:
             key = (fetch_util.structure_key(fetches), tuple(feed_dict))
-            runner = self._runners.get(key)
+            plan = self._plans.get(key)
         except TypeError:  # unhashable fetch or feed key: the slow path explains
-            key, runner = None, None
-        if runner is None:
-            runner = self._make_runner(fetches, feed_dict)
+            key, plan = None, None
+        if plan is None:
+            plan = self._make_plan(fetches, feed_dict)
             if key is not None:
-                self._runners[key] = runner
-        return self._call(runner, feed_dict)
+                self._plans.put(key, plan)
+        return self._call(plan, feed_dict)
 
-    def _feed_values(self, r, feed_dict):
-        """The fed values in the function's order: the user's, then those the Session makes (host_feed)."""
-        feeds = tuple([_convert_feed(value, *spec) for value, spec in zip(feed_dict.values(), r.feed_specs)])
-        return feeds + self._made_feeds(r) if r.auto_feeds else feeds
+    def _feed_values(self, plan, feed_dict):
+        """The fed values in the function's order: the caller's, then those the Session makes."""
+        feeds = [_convert_feed(value, *spec) for value, spec in zip(feed_dict.values(), plan.feed_specs)]
+        if plan.order is not None:
+            feeds = [feeds[i] for i in plan.order]
+        if plan.lowered is not None and plan.lowered.sub.host_fed:
+            # last of the checks: a tf.data iterator's batch is taken only for a run that will happen
+            feeds += [v for op in plan.lowered.sub.host_fed for v in get_op_def(op.type).host_feed(self, op)]
+        return tuple(feeds)
 
-    def _made_feeds(self, r):
-        # last of the checks: a tf.data iterator's batch is taken only for a run that will happen
-        return tuple(v for op in r.auto_feeds for v in get_op_def(op.type).host_feed(self, op))
-
-    def _call(self, r, feed_dict):
-        feeds = tuple([_convert_feed(value, *spec) for value, spec in zip(feed_dict.values(), r.feed_specs)])
-        values = self._values
-        try:
-            rw = tuple([values[v] for v in r.rw])
-            ro = tuple([values[v] for v in r.ro])
-        except KeyError:
-            raise self._uninitialized(r) from None
-        if r.auto_feeds:
-            feeds += self._made_feeds(r)
-        key = None
-        if r.needs_key:
-            self._counter += 1
-            key = np.uint32(self._counter)
-        if r.call is None:
-            return r.rebuild([self._host_value(op) for op in r.host]) if r.host else r.rebuild([None] * r.n_fetch)
-        if self._device is not None:
-            with jax.default_device(self._device):
-                outs, new = r.call(rw, ro, feeds, key)
-        else:
-            outs, new = r.call(rw, ro, feeds, key)
-        if r.checks and not outs[-1]:
-            raise self._failed_check(r, new, ro, feeds, key)
-        for v, val in zip(r.updated, new):
-            values[v] = val
-        if r.single:
+    def _call(self, plan, feed_dict):
+        low = plan.lowered
+        if low is None:
+            feeds = self._feed_values(plan, feed_dict)
+            return plan.rebuild([self._host_value(op) for op in plan.host] if plan.host else [None] * len(plan.kinds))
+        with self._lock:
+            values = self._values
+            try:
+                rw = tuple([values[v] for v in low.rw_vars])
+                ro = tuple([values[v] for v in low.ro_vars])
+            except KeyError:
+                raise self._uninitialized(low) from None
+            feeds = self._feed_values(plan, feed_dict)
+            key = None
+            if low.needs_key:
+                self._counter += 1
+                key = np.uint32(self._counter)
+            finals, outs = self._dispatch(low, rw, ro, feeds, key)
+            if low.checks and not outs[-1]:
+                raise self._failed_check(low, finals, ro, feeds, key)
+            for v, val in zip(low.updated, finals):
+                values[v] = val
+        if plan.single:
             return _to_numpy(outs[0])
-        results = [None] * r.n_fetch
-        host = iter(r.host)
-        for i, (kind, j) in enumerate(r.fetch_kinds):
-            if kind == 1:
-                results[i] = _to_numpy(outs[j])
-            elif kind == 2:
+        results = [None] * len(plan.kinds)
+        host = iter(plan.host)
+        for i, (kind, payload) in enumerate(plan.kinds):
+            if kind is Kind.TENSOR:
+                results[i] = _to_numpy(outs[payload])
+            elif kind is Kind.HOST:
                 results[i] = self._host_value(next(host))
-            elif kind == 3:
-                results[i] = j(outs)
-        for plan in r.after:
-            plan(outs)
-        return r.rebuild(results)
+            elif kind is Kind.HOST_COMPUTE:
+                results[i] = payload(outs)
+        for compute in plan.after:
+            compute(outs)
+        return plan.rebuild(results)
 
-    def _uninitialized(self, r):
-        for v in list(r.rw) + list(r.ro):
+    def _dispatch(self, low, rw, ro, feeds, key):
+        """The jitted call; the new variable values are ready (the step finished) when it returns. A
+        failure after dispatch raises TF's error for it, every variable as it was."""
+        try:
+            if self._device is not None:
+                with jax.default_device(self._device):
+                    finals, outs = low.jitted(rw, ro, feeds, key)
+            else:
+                finals, outs = low.jitted(rw, ro, feeds, key)
+            if finals:
+                jax.block_until_ready(finals)
+            return finals, outs
+        except errors.OpError:
+            raise
+        except KeyboardInterrupt:
+            if low.donate:   # the old buffers are gone; the step runs on and its results stand
+                for v, val in zip(low.updated, locals().get("finals", ())):
+                    self._values[v] = val
+            raise
+        except Exception as e:
+            raise self._dispatch_error(low, rw, e) from e
+
+    def _dispatch_error(self, low, rw, e):
+        from ..ops import script_ops
+        pending = getattr(script_ops, "pending_error", None)
+        err = pending() if pending is not None else None
+        if err is not None:
+            return err
+        lost = [v.name for v, a in zip(low.rw_vars, rw) if low.donate and a.is_deleted()]
+        msg = str(e) + ("\n\tVariables lost with their donated buffers: %s" % ", ".join(lost) if lost else "")
+        if "RESOURCE_EXHAUSTED" in msg or "Out of memory" in msg or "out of memory" in msg:
+            return errors.ResourceExhaustedError(None, None, msg)
+        if isinstance(e, jax.errors.JaxRuntimeError):
+            return errors.UnknownError(None, None, msg)
+        return e
+
+    def _uninitialized(self, low):
+        for v in list(low.rw_vars) + list(low.ro_vars):
             if v not in self._values:
                 return errors.FailedPreconditionError(
                     v.node_def, v, "Attempting to use uninitialized value %s\n\t [[{{node %s}}]]" % (v.name, v.name))
         return errors.FailedPreconditionError(None, None, "Attempting to use an uninitialized value")
 
-    def _failed_check(self, r, new, ro, feeds, key):
+    def _failed_check(self, low, finals, ro, feeds, key):
         """The InvalidArgumentError of the first failed run-time check. The variables the function
-        read were donated; it gave them back unchanged, so they are stored again (the others stay)."""
-        for v, val in zip(r.updated, new):
-            if v in r.rw:
+        read and updated come back unchanged (`keep`), so they are stored again (the others stay)."""
+        rw_set = set(low.rw_vars)
+        for v, val in zip(low.updated, finals):
+            if v in rw_set:
                 self._values[v] = val
-        rw = tuple(self._values[v] for v in r.rw)
-        for op, (ok, *data) in zip(r.checks, r.lowered.check_results(rw, ro, feeds, key)):
+        rw = tuple(self._values[v] for v in low.rw_vars)
+        rw = tuple(jax.numpy.array(a, copy=True) for a in rw) if low.donate else rw
+        for op, (ok, *data) in zip(low.checks, low.check_results(rw, ro, feeds, key)):
             if not ok:
                 return jax_backend.check_failure(op, data)
         return errors.InvalidArgumentError(None, None, "a run-time check failed")
@@ -207,8 +289,8 @@ class Session:
     def _host_value(self, op):
         return get_op_def(op.type).host(self, op)
 
-    # ---- the slow path: one fetch set, resolved, pruned and lowered ------------------------------
-    def _make_runner(self, fetches, feed_dict):
+    # ---- the slow path: one fetch set, resolved and compiled ---------------------------------------
+    def _make_plan(self, fetches, feed_dict):
         leaves = fetch_util.flatten(fetches)
         elements = [self._resolve_fetch(f) for f in leaves]
         feed_tensors, feed_specs = [], []
@@ -224,44 +306,37 @@ class Session:
             return fetch_tensors.index(t)
 
         for e in elements:
-            if get_op_def((e if isinstance(e, Operation) else e.op).type).host_compute is not None:
-                kinds.append((3, self._host_plan(e, fetched)))
+            opdef = get_op_def((e if isinstance(e, Operation) else e.op).type)
+            if opdef.host_compute is not None:
+                kinds.append((Kind.HOST_COMPUTE, self._host_plan(e, fetched)))
             elif isinstance(e, Operation):
-                if get_op_def(e.type).host is not None:
+                if opdef.host is not None:
                     raise TypeError("Op %s has no value to run" % e.name)
                 targets.append(e)
-                kinds.append((0, None))
-            elif get_op_def(e.op.type).host is not None:
+                kinds.append((Kind.TARGET, None))
+            elif opdef.host is not None:
                 host.append(e.op)
-                kinds.append((2, None))
+                kinds.append((Kind.HOST, None))
             else:
-                kinds.append((1, fetched(e)))
-        r = _Runner()
-        r.feed_specs = feed_specs
-        r.rebuild = fetch_util.rebuilder(fetches)
-        r.n_fetch = len(elements)
-        r.host = host
-        r.fetch_kinds = kinds
-        r.single = not isinstance(fetches, (list, tuple, dict)) and kinds[0][0] == 1
-        r.auto_feeds, r.after = (), ()
+                kinds.append((Kind.TENSOR, fetched(e)))
+        plan = FetchPlan(fetch_util.rebuilder(fetches), kinds, feed_specs, host=host)
         if not fetch_tensors and not targets:
-            r.call, r.lowered, r.rw, r.ro, r.updated, r.needs_key, r.checks = None, None, (), (), (), False, ()
-            return r
-        sub = prune_pass.prune(fetch_tensors, feed_tensors, targets)
-        r.auto_feeds = prune_pass.host_fed_ops(sub)
-        feed_tensors = feed_tensors + [t for op in r.auto_feeds for t in op.outputs]
+            return plan
+        # the function takes its feeds in one order whatever the feed_dict's order: one compile
+        canonical = sorted(set(feed_tensors), key=lambda t: (t.op.index, t.value_index))
+        if canonical != feed_tensors:
+            plan.order = tuple(feed_tensors.index(t) for t in canonical)
+        plan.lowered = low = self.compiled(fetch_tensors, targets, canonical)
         # host-computed ops reached through control dependencies (tf.group(..., iterator.initializer))
         # run after the call, for their effect
-        planned = {e for (k, _), e in zip(kinds, elements) if k == 3}
-        r.after = [self._host_plan(op, fetched) for op in sub.ops
-                   if get_op_def(op.type).host_compute is not None and op not in planned]
-        r.single = r.single and not r.after
-        lowered = self.lowered_for(fetch_tensors, targets, feed_tensors)
-        r.lowered = lowered
-        r.rw, r.ro, r.updated, r.needs_key = lowered.rw_vars, lowered.ro_vars, lowered.updated, lowered.needs_key
-        r.checks = lowered.checks
-        r.call = lowered.jitted
-        return r
+        planned = {e for (k, _), e in zip(kinds, elements) if k is Kind.HOST_COMPUTE}
+        plan.after = [self._host_plan(op, fetched) for op in low.sub.ops
+                      if get_op_def(op.type).host_compute is not None and op not in planned]
+        if plan.after and len(fetch_tensors) != len(low.sub.fetches):   # after-plans fetched more
+            plan.lowered = low = self.compiled(fetch_tensors, targets, canonical)
+        plan.single = (not isinstance(fetches, (list, tuple, dict)) and kinds[0][0] is Kind.TENSOR
+                       and not plan.after)
+        return plan
 
     def _host_plan(self, e, fetched):
         """How to compute tensor or op `e` (OpDef.host_compute) after the run: its inputs are fetched
@@ -281,25 +356,15 @@ class Session:
             return None if index is None else values[index]
         return compute
 
-    def lowered_for(self, fetch_tensors, targets, feed_tensors):
-        """The Lowered function of a fetch set (cached by fetches, targets and fed tensors)."""
+    def compiled(self, fetch_tensors, targets, feed_tensors):
+        """The Lowered function of a fetch set (lower/pipeline.py), cached by fetches, targets and
+        fed tensors (in this order: the function takes its feeds in it)."""
         ckey = (tuple(fetch_tensors), tuple(targets), tuple(feed_tensors))
-        lowered = self._lowered.get(ckey)
+        lowered = self._compiled.get(ckey)
         if lowered is None:
-            sub = prune_pass.prune(fetch_tensors, feed_tensors, targets)
-            for op in prune_pass.unfed_placeholders(sub):
-                if any(t not in feed_tensors for t in op.outputs):
-                    t = op.outputs[0]
-                    raise errors.InvalidArgumentError(
-                        op.node_def, op, "You must feed a value for placeholder tensor '%s' with dtype %s%s\n\t "
-                        "[[{{node %s}}]]" % (op.name, _tf_dtype_word(t.dtype),
-                                             "" if t.shape.ndims is None else " and shape %s" % t.shape.as_proto_str(),
-                                             op.name))
-            for op in prune_pass.host_ops(sub):
-                if any(c in sub.ops for t in op.outputs for c in t.consumers()):
-                    raise errors.UnimplementedError(op.node_def, op, "%s can only be fetched" % op.type)
-            lowered = jax_backend.lower(sub)
-            self._lowered[ckey] = lowered
+            lowered = pipeline.compile_fetch_set(fetch_tensors, feed_tensors, targets,
+                                                 donate_min_bytes=self.donate_min_bytes)
+            self._compiled.put(ckey, lowered)
         return lowered
 
     def _resolve_fetch(self, f):
@@ -327,11 +392,11 @@ class Session:
     def lowered(self, fetches, feed_dict=None):
         """The Lowered function of this fetch set: `.source`, and `.jaxpr()` / `.hlo()` for these feeds."""
         feed_dict = feed_dict or {}
-        runner = self._make_runner(fetches, feed_dict)
-        if runner.lowered is None:
+        plan = self._make_plan(fetches, feed_dict)
+        if plan.lowered is None:
             raise ValueError("Nothing to lower: the fetches hold no tensor or op")
-        feeds = self._feed_values(runner, feed_dict)
-        return _BoundLowered(runner.lowered, jax_backend.example_args(runner.lowered, self._values, feeds))
+        feeds = self._feed_values(plan, feed_dict)
+        return _BoundLowered(plan.lowered, jax_backend.example_args(plan.lowered, self._values, feeds))
 
     def memory_report(self, fetches, feed_dict=None, planner=None, verify=True, xla=True):
         """tinyflow's memory plan of this fetch set beside XLA's (see client/memory_report.py)."""
@@ -340,14 +405,23 @@ class Session:
 
     def _variable_value(self, var_op):
         """The current value of a variable as numpy (FailedPreconditionError if uninitialized)."""
-        if var_op not in self._values:
+        with self._lock:
+            value = self._values.get(var_op)
+        if value is None:
             raise errors.FailedPreconditionError(var_op.node_def, var_op,
                                                  "Attempting to use uninitialized value %s" % var_op.name)
-        return np.asarray(self._values[var_op])
+        return np.asarray(value)
+
+    def _snapshot(self, var_ops):
+        """{variable op: device array} of the initialized ones among `var_ops`, all from one moment
+        (no step stores between two of them): what a Saver writes."""
+        with self._lock:
+            return {v: self._values[v] for v in var_ops if v in self._values}
 
     def _set_variable(self, var_op, value):
         a = np.asarray(value, var_op.attrs["dtype"].np)
-        self._values[var_op] = jax.device_put(a, self._device) if self._device is not None else jax.device_put(a)
+        with self._lock:
+            self._values[var_op] = jax.device_put(a, self._device) if self._device is not None else jax.device_put(a)
 
     def _is_initialized(self, var_op):
         return var_op in self._values
@@ -382,8 +456,10 @@ class InteractiveSession(Session):
             _default_sessions.remove(self)
 
 
-def _tf_dtype_word(d):
-    return {"float32": "float", "float64": "double"}.get(d.name, d.name)
+def _short(value, limit=120):
+    """A value's repr for an error message, cut short (a feed can be megabytes)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "...(%d characters)" % len(text)
 
 
 def _convert_feed(value, tensor, np_dtype, dims):
@@ -398,10 +474,14 @@ def _convert_feed(value, tensor, np_dtype, dims):
         try:
             a = np.asarray(value)
             if a.dtype.kind in "USO" and np_dtype.kind not in "USO":
-                raise ValueError("could not convert string to %s: %r" % (np_dtype.name, value))
+                raise ValueError("could not convert string to %s: %s" % (np_dtype.name, _short(value)))
+            if a.dtype.kind in "iu" and np_dtype.kind in "iu" and not isinstance(value, (np.ndarray, np.generic)):
+                _check_python_ints(a, value, np_dtype)
             a = a.astype(np_dtype, copy=False)
-        except (TypeError, ValueError) as e:
-            raise ValueError("Cannot feed value %r for Tensor %r: %s" % (value, tensor.name, e)) from None
+        except (TypeError, ValueError, OverflowError) as e:
+            if isinstance(e, TypeError) and str(e).startswith("Type of feed value"):
+                raise
+            raise ValueError("Cannot feed value %s for Tensor %r: %s" % (_short(value), tensor.name, e)) from None
     if dims is not None and a.shape != dims:
         shape = a.shape
         if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
@@ -409,6 +489,15 @@ def _convert_feed(value, tensor, np_dtype, dims):
                              % (shape, tensor.name, "(%s)" % ", ".join("?" if d is None else str(d) for d in dims)
                                 + ("," if len(dims) == 1 else "")))
     return a
+
+
+def _check_python_ints(a, value, np_dtype):
+    """TF's TypeError for Python ints that do not fit the tensor's integer type (numpy's wrap, as TF's)."""
+    info = np.iinfo(np_dtype)
+    if a.size and (a.min() < info.min or a.max() > info.max):
+        raise TypeError("Type of feed value %s with type %s is not compatible with Tensor type %s. Try explicitly "
+                        "setting the type of the feed tensor to a larger type (e.g. int64)."
+                        % (_short(value), type(value), np_dtype.type))
 
 
 def _to_numpy(x):

@@ -127,14 +127,14 @@ class _TracedFunction:
         if self._vmapped is None:
             first = self(elements[0], run)  # makes the session; fails here (not under vmap) on a bad function
             feeds = self._args + [inner for _, inner in self._graph.captures]
-            if self._eager or self._session.lowered_for(self._outputs, [], feeds).checks:
+            if self._eager or self._session.compiled(self._outputs, [], feeds).checks:
                 # value-dependent shapes, or a run-time check (tf.Assert) that must raise with its element
                 self._vmapped = False
                 return itertools.chain([first], (self(e, run) for e in elements[1:]))
-            low = self._session.lowered_for(self._outputs, [], feeds)
+            low = self._session.compiled(self._outputs, [], feeds)
 
             def one(args, captured, key):
-                return low.fn((), (), tuple(args) + tuple(captured), key)[0]
+                return low.fn((), (), tuple(args) + tuple(captured), key)[1]
             self._needs_key = low.needs_key
             self._vmapped = jax.jit(jax.vmap(one, in_axes=(0, None, 0 if low.needs_key else None)))
         n = len(elements)
@@ -151,9 +151,9 @@ class _TracedFunction:
 
     def _run_eagerly(self, feed):
         """The function's generated code called without jit, so every value is concrete."""
-        low = self._session.lowered_for(self._outputs, [], list(feed))
+        low = self._session.compiled(self._outputs, [], list(feed))
         self._counter += 1
-        outs, _ = low.fn((), (), tuple(np.asarray(v, t.dtype.np) for t, v in feed.items()),
+        _, outs = low.fn((), (), tuple(np.asarray(v, t.dtype.np) for t, v in feed.items()),
                          np.uint32(self._counter) if low.needs_key else None)
         return [np.asarray(o, t.dtype.np) for o, t in zip(outs, self._outputs)]
 

@@ -13,6 +13,7 @@ import threading
 import numpy as np
 
 from . import dtypes as _dt
+from .backend import NotFoldable, backend
 from .registry import get_op_def
 from .shapes import TensorShape, as_shape
 
@@ -83,8 +84,7 @@ class Tensor:
 
     def eval(self, feed_dict=None, session=None):
         """Runs this tensor in `session` (default: the default session)."""
-        from ..client.session import _session_for  # the client layer, only when called
-        return _session_for(session, self).run(self, feed_dict)
+        return session_for(session, self).run(self, feed_dict)
 
     def __repr__(self):
         return "<tf.Tensor '%s' shape=%s dtype=%s>" % (self.name, self._shape, self._dtype.name)
@@ -123,20 +123,25 @@ class Operation:
         self._graph = graph
         self._type = op_type
         self._name = name
-        self._inputs = list(inputs)
+        self._inputs = tuple(inputs)
         self.attrs = dict(attrs)
-        self._control_inputs = list(control_inputs)
-        self._outputs = []
+        self._control_inputs = tuple(control_inputs)
+        self._outputs = ()
         self._id = None  # creation index in the graph: a topological order
 
+    # The IR passes read (a pass never needs a private name): inputs and control_inputs are tuples,
+    # outputs a new list (TF's builders return it); index is the creation index, a topological
+    # order; opdef holds the op type's rules.
     graph = property(lambda self: self._graph)
     type = property(lambda self: self._type)
     name = property(lambda self: self._name)
-    inputs = property(lambda self: list(self._inputs))
+    inputs = property(lambda self: self._inputs)
     outputs = property(lambda self: list(self._outputs))
-    control_inputs = property(lambda self: list(self._control_inputs))
+    control_inputs = property(lambda self: self._control_inputs)
+    index = property(lambda self: self._id)
     device = property(lambda self: "")
-    op_def = property(lambda self: get_op_def(self._type))
+    opdef = property(lambda self: get_op_def(self._type))
+    op_def = opdef
 
     @property
     def node_def(self):
@@ -157,12 +162,11 @@ class Operation:
         if op not in self._control_inputs:
             if op._id > self._id:
                 raise ValueError("A control input must be created before the op it controls.")
-            self._control_inputs.append(op)
+            self._control_inputs += (op,)
 
     def run(self, feed_dict=None, session=None):
         """Runs this op in `session` (default: the default session)."""
-        from ..client.session import _session_for
-        _session_for(session, self).run(self, feed_dict)
+        session_for(session, self).run(self, feed_dict)
 
     def __repr__(self):
         return "<tf.Operation '%s' type=%s>" % (self._name, self._type)
@@ -237,7 +241,7 @@ class Graph:
         if len(shapes) != len(out_dtypes):
             raise AssertionError("%s: shape rule gave %d outputs, dtype rule %d" % (op_type, len(shapes),
                                                                                     len(out_dtypes)))
-        op._outputs = [Tensor(op, i, _dt.as_dtype(d), s) for i, (d, s) in enumerate(zip(out_dtypes, shapes))]
+        op._outputs = tuple(Tensor(op, i, _dt.as_dtype(d), s) for i, (d, s) in enumerate(zip(out_dtypes, shapes)))
         with self._lock:
             op._id = len(self._ops)
             self._ops.append(op)
@@ -248,6 +252,11 @@ class Graph:
 
     def get_operations(self):
         return list(self._ops)
+
+    @property
+    def ops(self):
+        """Every op, in creation order (a topological order), as a tuple."""
+        return tuple(self._ops)
 
     def get_operation_by_name(self, name):
         if not isinstance(name, str):
@@ -477,21 +486,43 @@ def get_collection_ref(key):
 def constant_value(tensor):
     """The value of `tensor` as numpy when it is known at graph-building time, else None.
 
-    Known: outputs of Const, Shape/Size/Rank of fully defined shapes, and ops whose OpDef can fold
-    constants (an `attrs`-free numpy rule is not needed: we only fold what shape rules ask for).
+    Known: outputs of Const, and of ops whose OpDef says how to fold them (`fold`): a numpy rule of
+    their own (Shape of a fully known shape), or `fold=True`, evaluated by the backend's evaluator
+    (graph/backend.py) on the constant values of their inputs. A value once known is remembered.
     """
     if not isinstance(tensor, Tensor):
         return None
     op = tensor.op
     if op.type == "Const":
         return op.attrs["value"]
-    folder = _FOLDERS.get(op.type)
-    if folder is not None:
-        try:
-            return folder(op, tensor)
-        except Exception:  # folding is best-effort; shape rules treat None as unknown
-            return None
-    return None
+    known = getattr(tensor, "_value", None)
+    if known is not None:
+        return known
+    rule = get_op_def(op.type).fold
+    if rule is None:
+        return None
+    if rule is True:
+        value = _evaluate(op, tensor, [constant_value(t) for t in op.inputs])
+    else:
+        value = rule(op, tensor)
+    if value is not None:   # only a known value is kept: a shape refined later may make one known
+        tensor._value = value
+    return value
+
+
+def _evaluate(op, tensor, values):
+    """op's output `tensor` from its inputs' constant values through the backend's evaluator: only
+    small integer and bool values (the shape computations shape rules ask for)."""
+    n = tensor.shape.num_elements()
+    evaluator = backend()
+    if evaluator is None or n is None or n > 1000 or not (tensor.dtype.is_integer or tensor.dtype.is_bool):
+        return None
+    if any(v is None for v in values):
+        return None
+    try:
+        return evaluator.fold(op, values)[tensor.value_index]
+    except NotFoldable:
+        return None
 
 
 def constant_value_as_shape(tensor):
@@ -515,36 +546,22 @@ def constant_value_as_shape(tensor):
     return TensorShape(None if n is None else [None] * n)
 
 
-def _fold_shape(op, tensor):
-    s = op.inputs[0].shape
-    if op.type == "Shape":
-        return np.array(s.as_list(), op.attrs["out_type"].np) if s.is_fully_defined() else None
-    if op.type == "Size":
-        return np.array(s.num_elements(), op.attrs["out_type"].np) if s.is_fully_defined() else None
-    return np.array(s.ndims, np.int32) if s.ndims is not None else None
+# ---- the default-session stack (here, so graph/ never imports the client layer) ----------------
+_default_sessions = []
 
 
-def _fold_pack(op, tensor):
-    vals = [constant_value(t) for t in op.inputs]
-    if any(v is None for v in vals):
-        return None
-    return np.stack(vals, axis=op.attrs.get("axis", 0))
+def get_default_session():
+    """The innermost session of a `with sess:` / `as_default()` block (or an InteractiveSession)."""
+    return _default_sessions[-1] if _default_sessions else None
 
 
-def _fold_cast(op, tensor):
-    v = constant_value(op.inputs[0])
-    return None if v is None else v.astype(op.attrs["DstT"].np)
-
-
-def _fold_identity(op, tensor):
-    return constant_value(op.inputs[0])
-
-
-# Op types whose constant value is foldable at graph-building time (shape computations).
-_FOLDERS = {"Shape": _fold_shape, "Size": _fold_shape, "Rank": _fold_shape, "Pack": _fold_pack,
-            "Cast": _fold_cast, "Identity": _fold_identity}
-
-
-def register_constant_folder(op_type, fn):
-    """Lets an op family say how to fold `op_type` at build time: fn(op, tensor) -> numpy or None."""
-    _FOLDERS[op_type] = fn
+def session_for(session, element):
+    """`session`, or the default session, checked to run `element` (Tensor.eval, Operation.run)."""
+    sess = session or get_default_session()
+    if sess is None:
+        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. Use `with "
+                         "sess.as_default()` or pass an explicit session to `eval(session=sess)`")
+    if sess.graph is not element.graph:
+        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph is different "
+                         "from the session's graph.")
+    return sess

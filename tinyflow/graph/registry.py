@@ -1,58 +1,73 @@
 """The op registry: every op type is one OpDef holding all of its rules. No JAX here.
 
-Passes look rules up here and never switch on op type. A rule's signature:
-  shape(in_shapes, attrs, values) -> [TensorShape]   values[i]: input i's constant value or None
-  dtype(in_dtypes, attrs)         -> [DType]
-  grad(op, *out_grads)            -> one Tensor or None per input, built from graph ops
-  lower(attrs, *arrays)           -> array or tuple of arrays (jax or numpy)
-  check(attrs, *arrays)           -> (ok, *data): a run-time condition on the inputs' values
-  check_message(op, *data)        -> the InvalidArgumentError message when ok is False (numpy data)
+Passes look rules up here and never switch on op type; OpDef's docstring lists every rule and the
+pass that reads it.
 """
 
 NOT_SET = object()  # grad=NOT_SET: nobody said; grad=None: "not differentiable"
 
 
 class OpDef:
-    """All the rules of one op type.
+    """All the rules of one op type, declared once at `register_op` and frozen after it.
 
-    Flags the generic passes and lowering read:
-      ref_inputs  inputs that are variable references this op updates; `lower` gets their current
-                  values and returns their new values (in order); output 0 is the first new value
-      overwrites  the op ignores the current value of its refs (Assign): no initialized value needed
-      needs_key   random op: `lower(attrs, key, *inputs)` gets a per-run PRNG key first
-      static      the output depends only on input *shapes* (Shape, Size, Rank): computed at trace time
-      stateful    never pruned by common-subexpression passes, never constant-folded
-      host        computed by the Session in Python, not in the jitted function: host(session, op)
-      host_compute  computed by the Session from its inputs' values, which the jitted function fetches:
-                  host_compute(session, op, input_values) -> one value per output (a summary's bytes)
-      host_feed   produced by the Session before each run and fed to the jitted function:
-                  host_feed(session, op) -> one numpy value per output (a tf.data iterator's next batch)
-      inplace     (input, output) pairs whose buffer the output may reuse (memory planner)
-      check       a condition on the input values that TF checks when the op runs (Assert, an index
-                  in range): computed inside the jitted function; when it fails the Session raises
-                  InvalidArgumentError with check_message and keeps every variable as it was
+    Each field and the pass or layer that reads it (NNVM's op_attr_types.h, in one table):
+
+      field        rule or flag                                          read by
+      -----------  ----------------------------------------------------  ---------------------------
+      shape        shape(in_shapes, attrs, values) -> [TensorShape]      Graph.create_op, passes/infer
+      dtype        dtype(in_dtypes, attrs) -> [DType]                    Graph.create_op
+      infer_back   infer_back(in_shapes, out_shapes, attrs, values)      passes/infer (backward sweep)
+                   -> [TensorShape or None per input]
+      grad         grad(op, *out_grads) -> [Tensor or None per input];   passes/gradients
+                   None: not differentiable; NOT_SET: nobody said
+      lower        lower(attrs, *arrays) -> array or tuple of arrays     lower/ (the generated function)
+      fold         None: never folded while building; True: fold by      graph/core.constant_value,
+                   evaluating `lower` on constant inputs (small integer  passes/infer (through the
+                   values: shape computations); or fold(op, tensor) ->   backend's evaluator)
+                   numpy or None, a numpy rule of its own
+      inplace      (input, output) pairs whose buffer the output may      passes/memory
+                   reuse
+      ref_inputs   inputs that are variable references this op updates;  passes/state, lower/
+                   `lower` gets their current values and returns their
+                   new values (in order); output 0 is the first new value
+      overwrites   the op ignores the current value of its refs (Assign) passes/state
+      needs_key    random op: `lower(attrs, key, *inputs)` gets the run's lower/
+                   PRNG counter first
+      static       the output depends only on input *shapes* (Shape,     lower/ (computed while tracing),
+                   Size, Rank)                                           passes/infer
+      stateful     never pruned as common subexpression, never folded    lower/, passes
+      check        check(attrs, *arrays) -> (ok, *data): a condition TF  lower/ (inside the jitted step),
+                   checks when the op runs (Assert, an index in range)   client/ (raises on failure)
+      check_message  check_message(op, *numpy data) -> the message of     client/
+                   the InvalidArgumentError when ok is False
+      callback     the lowering calls back into Python on the host        client/ (such a step never
+                   (py_func, Print): it can fail after dispatch          donates its variables)
+      host         computed by the Session in Python, never jitted:      client/
+                   host(session, op) -> value
+      host_compute computed by the Session from its inputs' fetched      client/
+                   values: host_compute(session, op, values) -> [value]
+      host_feed    made by the Session before each run and fed:          passes/prune (a feed), client/
+                   host_feed(session, op) -> [numpy value per output]
     """
+
+    _FIELDS = ("name", "shape", "dtype", "grad", "lower", "inplace", "ref_inputs", "overwrites", "needs_key",
+               "static", "stateful", "host", "infer_back", "check", "check_message", "host_compute",
+               "host_feed", "fold", "callback")
 
     def __init__(self, name, shape, dtype, grad=NOT_SET, lower=None, inplace=(), ref_inputs=(),
                  overwrites=False, needs_key=False, static=False, stateful=False, host=None,
-                 infer_back=None, check=None, check_message=None, host_compute=None, host_feed=None):
-        self.name = name
-        self.shape = shape
-        self.dtype = dtype
-        self.grad = grad
-        self.lower = lower
-        self.inplace = tuple(inplace)
-        self.ref_inputs = tuple(ref_inputs)
-        self.overwrites = overwrites
-        self.needs_key = needs_key
-        self.static = static
-        self.stateful = stateful or bool(ref_inputs) or needs_key
-        self.host = host
-        self.infer_back = infer_back
-        self.check = check
-        self.host_compute = host_compute
-        self.host_feed = host_feed
-        self.check_message = check_message
+                 infer_back=None, check=None, check_message=None, host_compute=None, host_feed=None,
+                 fold=None, callback=False):
+        values = dict(name=name, shape=shape, dtype=dtype, grad=grad, lower=lower, inplace=tuple(inplace),
+                      ref_inputs=tuple(ref_inputs), overwrites=overwrites, needs_key=needs_key, static=static,
+                      stateful=stateful or bool(ref_inputs) or needs_key or callback, host=host,
+                      infer_back=infer_back, check=check, check_message=check_message,
+                      host_compute=host_compute, host_feed=host_feed, fold=fold, callback=callback)
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+
+    def __setattr__(self, key, value):
+        raise AttributeError("OpDef(%s) is frozen: declare every rule at register_op" % self.name)
 
     def __repr__(self):
         return "OpDef(%s)" % self.name

@@ -332,7 +332,7 @@ class _Decoder:
         shapes = [TensorShape(_dims(x, unknown_ok=True)) for x in od["shapes"]]
         _check_rules(opdef, inputs, attrs, dtypes, shapes)
         op = Operation(g, op_type, name, inputs, attrs, controls)
-        op._outputs = [Tensor(op, i, d, s) for i, (d, s) in enumerate(zip(dtypes, shapes))]
+        op._outputs = tuple(Tensor(op, i, d, s) for i, (d, s) in enumerate(zip(dtypes, shapes)))
         op._id = len(g._ops)
         g._ops.append(op)
         g._by_name[op.name] = op

@@ -1,1 +1,5 @@
-"""Lowering: a pruned subgraph -> one Python function -> jax.jit (and the reference executor)."""
+"""Lowering: a pruned subgraph -> one Python function -> jax.jit (and the reference executor).
+
+Importing this package installs the backend hooks graph/ and ops/ call (graph/backend.py).
+"""
+from . import subgraph  # noqa: F401 (installs the backend)

@@ -1,45 +1,43 @@
 """reference: a fetch set run op by op inside a memory plan's arena -- the plan, executed.
 
-The lowering's generated source (`Lowered.source`, one line per op) is exec'd again with a
-different `op` table: each entry calls the op's own lowering rule eagerly and copies its result
-into the plan's arena, one numpy byte buffer, at the planned offset; the next ops read their inputs
-from those views. If a plan lets two live values share bytes, a later op reads overwritten data and
-the fetches differ from the jitted function's (`verify`). Feeds and variables stay outside the
-arena, as in the plan.
+It runs the fetch set's Program (lower/program.py), the records the jitted function was rendered
+from, with a small interpreter: each step calls the op's own lowering rule eagerly (the same
+`apply` the generated source calls) and copies its result into the plan's arena, one numpy byte
+buffer, at the planned offset; the next ops read their inputs from those views. If a plan lets two
+live values share bytes, a later op reads overwritten data and the fetches differ from the jitted
+function's (`verify`). Feeds and variables stay outside the arena, as in the plan.
 
-`concrete_shapes` runs the same source under `jax.eval_shape` (the way jit traces it) and records
+`concrete_shapes` runs the same records under `jax.eval_shape` (the way jit traces them) and records
 each op's output shapes and dtypes for the given arguments: the sizes the planner needs.
 """
-import contextlib
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph.registry import get_op_def
 from ..passes import memory as memory_pass
-from .jax_backend import _wrap, check_table, namespace
+from .jax_backend import apply
 
 
-def _no_scope(name=None):
-    return contextlib.nullcontext()
-
-
-def _function(lowered, table):
-    """The fetch set's generated function with `table` as its op table (checks run as they do in jit)."""
-    ns = namespace(table, check_table(lowered.checks))
-    ns["scope"] = _no_scope
-    exec(compile(lowered.source, "<tinyflow reference>", "exec"), ns)
-    return ns["fetch_set"]
-
-
-def _fetched(lowered, fetches):
-    """The fetched values as numpy, without the trailing check entry (see jax_backend)."""
-    return tuple(np.array(v) for v in fetches[:len(lowered.sub.fetches)])
+def interpret(program, args, call=None):
+    """Runs the Program's steps in order on `args` (rw, ro, feeds, key) -> (finals, fetches), the
+    structure of the generated function without its check entry. `call(step, args)` runs one step
+    (default: its rule); it returns the step's result, one value per name in step.outs."""
+    call = call or (lambda step, a: apply(step, step.op.attrs, a))
+    rw, ro, feeds, key = args
+    env = {"None": None, "key": key}
+    env.update(zip([program.arg_names[v] for v in program.rw_vars], rw))
+    env.update(zip([program.arg_names[v] for v in program.ro_vars], ro))
+    env.update(zip([program.arg_names[t] for t in program.feeds], feeds))
+    for step in program.steps:
+        out = call(step, [env[a] for a in step.args])
+        if step.check:
+            continue
+        env.update(zip(step.outs, out if len(step.outs) > 1 else [out]))
+    return tuple(env[n] for n in program.final_names), tuple(env[n] for n in program.fetch_names)
 
 
 def _outputs(op, out):
-    """An op's result as a list, one entry per output (`_wrap` unwraps single results)."""
+    """An op's result as a list, one entry per output (`apply` unwraps single results)."""
     return list(out) if len(op.outputs) > 1 else [out]
 
 
@@ -47,18 +45,14 @@ def concrete_shapes(lowered, args):
     """{Tensor: (shape tuple, numpy dtype)} of every value the fetch set computes, for `args`
     (the argument tuple of `lowered.fn`, see jax_backend.example_args). Nothing is computed."""
     found = {}
-    table = {}
-    for op in memory_pass.executed_ops(lowered.sub):
-        rule = _wrap(get_op_def(op.type), op, op.attrs)
 
-        def record(*a, _op=op, _rule=rule):
-            out = _rule(*a)
-            if not get_op_def(_op.type).ref_inputs:
-                for t, v in zip(_op.outputs, _outputs(_op, out)):
-                    found[t] = (tuple(v.shape), np.dtype(v.dtype))
-            return out
-        table[op.name] = record
-    jax.eval_shape(_function(lowered, table), *args)
+    def record(step, a):
+        out = apply(step, step.op.attrs, a)
+        if not step.check and not step.opdef.ref_inputs:
+            for t, v in zip(step.op.outputs, _outputs(step.op, out)):
+                found[t] = (tuple(v.shape), np.dtype(v.dtype))
+        return out
+    jax.eval_shape(lambda *a: interpret(lowered.program, a, record), *args)
     return found
 
 
@@ -68,45 +62,42 @@ def _view(arena, offset, shape, dtype):
 
 
 def execute(lowered, plan, args):
-    """Runs the fetch set in `plan`'s arena; returns (fetch values, new variable values) as numpy,
-    the same structure as `lowered.fn`. Raises if a result does not fit its planned buffer."""
+    """Runs the fetch set in `plan`'s arena; returns (new variable values, fetch values) as numpy,
+    the structure of `lowered.fn`. Raises if a result does not fit its planned buffer."""
     arena = np.zeros(plan.planned_bytes, np.uint8)
-    table = {}
-    for op in plan.steps:
-        rule = _wrap(get_op_def(op.type), op, op.attrs)
 
-        def run(*a, _op=op, _rule=rule):
-            # copies in: the rule must not see (or alias) arena bytes that a later write changes
-            out = _rule(*[jnp.asarray(np.array(x)) if isinstance(x, np.ndarray) else x for x in a])
-            if get_op_def(_op.type).ref_inputs:   # new variable values: outside the arena
-                return tuple(np.array(v) for v in out) if isinstance(out, tuple) else np.array(out)
-            results = []
-            for t, v in zip(_op.outputs, _outputs(_op, out)):
-                v = np.asarray(v)
-                if t not in plan.live:            # a fed output of a partly fed op
-                    results.append(v)
-                    continue
-                b = plan.buffer_of(t)
-                if v.nbytes > b.size or v.dtype != t.dtype.np:
-                    raise ValueError("%s: result %s %s does not fit its planned buffer of %d bytes"
-                                     % (t.name, v.dtype, v.shape, b.size))
-                view = _view(arena, b.offset, v.shape, v.dtype)
-                np.copyto(view, v)
-                results.append(view)
-            return tuple(results) if len(results) > 1 else results[0]
-        table[op.name] = run
+    def run(step, a):
+        # copies in: the rule must not see (or alias) arena bytes that a later write changes
+        out = apply(step, step.op.attrs, [jnp.asarray(np.array(x)) if isinstance(x, np.ndarray) else x for x in a])
+        if step.check or step.opdef.ref_inputs:   # check data and new variable values: outside the arena
+            return tuple(np.array(v) for v in out) if isinstance(out, tuple) else np.array(out)
+        results = []
+        for t, v in zip(step.op.outputs, _outputs(step.op, out)):
+            v = np.asarray(v)
+            if t not in plan.live:            # a fed output of a partly fed op
+                results.append(v)
+                continue
+            b = plan.buffer_of(t)
+            if v.nbytes > b.size or v.dtype != t.dtype.np:
+                raise ValueError("%s: result %s %s does not fit its planned buffer of %d bytes"
+                                 % (t.name, v.dtype, v.shape, b.size))
+            view = _view(arena, b.offset, v.shape, v.dtype)
+            np.copyto(view, v)
+            results.append(view)
+        return tuple(results) if len(results) > 1 else results[0]
     rw, ro, feeds, key = args
     host = lambda vals: tuple(np.array(v) for v in vals)
-    fetches, finals = _function(lowered, table)(host(rw), host(ro), host(feeds), key)
-    return _fetched(lowered, fetches), tuple(np.array(v) for v in finals)
+    finals, fetches = interpret(lowered.program, (host(rw), host(ro), host(feeds), key), run)
+    return tuple(np.array(v) for v in finals), tuple(np.array(v) for v in fetches)
 
 
 def run_jitted(lowered, args):
     """The jitted function's results for `args`, without donating the caller's variable buffers."""
     rw, ro, feeds, key = args
     rw = tuple(jnp.array(v, copy=True) for v in rw)
-    fetches, finals = lowered.jitted(rw, ro, feeds, key)
-    return _fetched(lowered, fetches), tuple(np.array(v) for v in finals)
+    finals, fetches = lowered.jitted(rw, ro, feeds, key)
+    fetches = fetches[:len(lowered.sub.fetches)]   # without the trailing "all checks hold"
+    return tuple(np.array(v) for v in finals), tuple(np.array(v) for v in fetches)
 
 
 def _same(a, b, rtol, atol):

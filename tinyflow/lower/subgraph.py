@@ -3,9 +3,10 @@
 tf.cond / tf.while_loop trace their Python functions once into FuncGraphs (ops/control_flow_ops.py).
 Their lowering rules call `as_function(subfn)` to get `f(key, *inputs) -> tuple of outputs`, which
 they hand to lax.cond / lax.switch / lax.while_loop / lax.scan. The body is lowered exactly like a
-fetch set (jax_backend.lower: one generated line per op), with the inputs as its feeds and the
-outputs as its fetches; a body holds no variables (outer variables are captured as inputs), so
-its rw/ro arguments are empty.
+fetch set (one generated line per op), with the inputs as its feeds and the
+outputs as its fetches, through the same pipeline (pipeline.compile_fetch_set); a body holds no
+variables (outer variables are captured as inputs), so its rw/ro arguments are empty. The lowering
+rules reach this module through graph/backend.py, so ops/ never imports lower/.
 """
 import weakref
 
@@ -13,8 +14,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..passes import prune as prune_pass
-from . import jax_backend
+from ..graph import backend as graph_backend
+from ..graph.registry import get_op_def
+from . import pipeline
 
 _CACHE = weakref.WeakKeyDictionary()  # SubFn -> Lowered: made once, dropped with its graph
 
@@ -23,8 +25,7 @@ def lowered(subfn):
     """The Lowered (jax_backend) form of a SubFn; `.source` shows its generated code."""
     low = _CACHE.get(subfn)
     if low is None:
-        sub = prune_pass.prune(list(subfn.outputs), list(subfn.inputs))
-        low = _CACHE[subfn] = jax_backend.lower(sub, checks=False)
+        low = _CACHE[subfn] = pipeline.compile_fetch_set(list(subfn.outputs), list(subfn.inputs), checks=False)
     return low
 
 
@@ -34,7 +35,7 @@ def as_function(subfn):
     dtypes = [t.dtype.np for t in subfn.outputs]
 
     def f(key, *args):
-        outs, _ = low.fn((), (), tuple(args), key if low.needs_key else None)
+        _, outs = low.fn((), (), tuple(args), key if low.needs_key else None)
         # lax control flow wants every branch to give exactly the declared dtypes
         return tuple(jnp.asarray(o, d) for o, d in zip(outs, dtypes))
     return f
@@ -59,3 +60,26 @@ def source(op):
             label = "%s[%d]" % (key, i) if isinstance(value, list) else key
             parts.append("# %s: %s\n%s" % (op.name, label, lowered(fn).source))
     return "\n".join(parts)
+
+
+# ---- the hooks graph/ and ops/ call (graph/backend.py) ------------------------------------------------
+class Backend:
+    """What graph/ and ops/ ask of the layer that owns JAX."""
+
+    def fold(self, op, values):
+        """op's outputs from constant input values (numpy), or NotFoldable."""
+        opdef = get_op_def(op.type)
+        if opdef.lower is None or opdef.stateful or opdef.needs_key or opdef.host is not None:
+            raise graph_backend.NotFoldable(op.name)
+        try:
+            with jax.ensure_compile_time_eval():
+                out = opdef.lower(op.attrs, *values)
+        except (TypeError, ValueError, IndexError, ArithmeticError) as e:  # the values do not fit the op
+            raise graph_backend.NotFoldable(str(e)) from None
+        return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
+
+    function = staticmethod(as_function)
+    iteration_key = staticmethod(iteration_key)
+
+
+graph_backend.install(Backend())

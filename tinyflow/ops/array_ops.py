@@ -16,11 +16,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..graph import dtypes as dt
-from ..graph.core import (ShapeError, Tensor, constant_value, constant_value_as_shape, get_default_graph,
-                          register_constant_folder)
-from ..graph.registry import from_attr, get_op_def, register_op, same_as_input, shape_of_input
+from ..graph.core import (ShapeError, Tensor, constant_value, constant_value_as_shape, get_default_graph)
+from ..graph.registry import from_attr, register_op, same_as_input, shape_of_input
 from ..graph.shapes import TensorShape, as_shape
-from . import math_ops
+from . import back_shapes, math_ops
 from .base import (broadcast_shapes, constant, constant_value_of, convert_n, convert_to_tensor, make_op,
                    normalize_axis)
 
@@ -84,6 +83,7 @@ def placeholder_with_default(input, shape, name=None):
 
 # ---- identity and friends -------------------------------------------------------------------------
 register_op("Identity", shape=shape_of_input(0), dtype=same_as_input(0), grad=lambda op, g: [g],
+            fold=lambda op, t: constant_value(op.inputs[0]), infer_back=back_shapes.same_shape,
             lower=lambda a, x: x, inplace=((0, 0),))
 register_op("StopGradient", shape=shape_of_input(0), dtype=same_as_input(0), grad=None,
             lower=lambda a, x: x, inplace=((0, 0),))
@@ -110,11 +110,23 @@ def _shape_shape(shapes, attrs, values):
     return [TensorShape([shapes[0].ndims])]
 
 
-register_op("Shape", shape=_shape_shape, dtype=from_attr("out_type"), grad=None, static=True,
+def _fold_shape(op, tensor):
+    """Shape, Size and Rank of a statically known shape, in numpy."""
+    s = op.inputs[0].shape
+    if op.type == "Shape":
+        return np.array(s.as_list(), op.attrs["out_type"].np) if s.is_fully_defined() else None
+    if op.type == "Size":
+        return np.array(s.num_elements(), op.attrs["out_type"].np) if s.is_fully_defined() else None
+    return np.array(s.ndims, np.int32) if s.ndims is not None else None
+
+
+register_op("Shape", fold=_fold_shape, shape=_shape_shape, dtype=from_attr("out_type"), grad=None, static=True,
             lower=lambda a, x: np.asarray(x.shape, a["out_type"].np))
 register_op("Size", shape=lambda s, a, v: [TensorShape([])], dtype=from_attr("out_type"), grad=None, static=True,
+            fold=_fold_shape,
             lower=lambda a, x: np.asarray(int(np.prod(x.shape)), a["out_type"].np))
 register_op("Rank", shape=lambda s, a, v: [TensorShape([])], dtype=lambda d, a: [dt.int32], grad=None, static=True,
+            fold=_fold_shape,
             lower=lambda a, x: np.asarray(x.ndim, np.int32))
 
 
@@ -142,7 +154,7 @@ def _fill_shape(shapes, attrs, values):
     return [TensorShape([int(d) for d in np.asarray(dims).reshape(-1)])]
 
 
-register_op("Fill", shape=_fill_shape, dtype=same_as_input(1),
+register_op("Fill", fold=True, shape=_fill_shape, dtype=same_as_input(1),
             grad=lambda op, g: [None, make_op("Sum", [g], {"axis": None, "keep_dims": False})],
             lower=lambda a, dims, value: jnp.full(tuple(int(d) for d in np.asarray(dims)), value, dtype=value.dtype))
 
@@ -254,6 +266,7 @@ def _reshape_grad(op, g):
 
 
 register_op("Reshape", shape=_reshape_shape, dtype=same_as_input(0), grad=_reshape_grad, inplace=((0, 0),),
+            fold=True, infer_back=back_shapes.reshape,
             lower=lambda a, x, s: jnp.reshape(x, tuple(int(d) for d in np.asarray(s))))
 
 
@@ -272,7 +285,7 @@ def _expand_shape(shapes, attrs, values):
     return [TensorShape(dims[:ax] + [1] + dims[ax:])]
 
 
-register_op("ExpandDims", shape=_expand_shape, dtype=same_as_input(0), inplace=((0, 0),),
+register_op("ExpandDims", fold=True, shape=_expand_shape, dtype=same_as_input(0), inplace=((0, 0),),
             grad=lambda op, g: [make_op("Reshape", [g, shape(op.inputs[0])])],
             lower=lambda a, x: jnp.expand_dims(x, a["axis"] if a["axis"] >= 0 else x.ndim + 1 + a["axis"]))
 
@@ -312,7 +325,7 @@ def _squeeze_lower(a, x):
     return jnp.squeeze(x, axis=axes)
 
 
-register_op("Squeeze", shape=_squeeze_shape, dtype=same_as_input(0), inplace=((0, 0),),
+register_op("Squeeze", fold=True, shape=_squeeze_shape, dtype=same_as_input(0), inplace=((0, 0),),
             grad=lambda op, g: [make_op("Reshape", [g, shape(op.inputs[0])])], lower=_squeeze_lower)
 
 
@@ -343,7 +356,12 @@ def _pack_grad(op, g):
     return unstack(g, num=len(op.inputs), axis=op.attrs["axis"])
 
 
-register_op("Pack", shape=_pack_shape, dtype=same_as_input(0), grad=_pack_grad,
+def _fold_pack(op, tensor):
+    vals = [constant_value(t) for t in op.inputs]
+    return None if any(v is None for v in vals) else np.stack(vals, axis=op.attrs.get("axis", 0))
+
+
+register_op("Pack", fold=_fold_pack, shape=_pack_shape, dtype=same_as_input(0), grad=_pack_grad,
             lower=lambda a, *xs: jnp.stack(xs, axis=a["axis"]))
 
 
@@ -437,19 +455,19 @@ def _transpose_shape(shapes, attrs, values):
     return [TensorShape([dims[p] for p in perm])]
 
 
-register_op("Transpose", shape=_transpose_shape, dtype=same_as_input(0),
-            grad=lambda op, g: [transpose(g, invert_permutation(op.inputs[1])), None],
-            lower=lambda a, x, perm: jnp.transpose(x, tuple(_ints(perm))))
-register_op("InvertPermutation", shape=shape_of_input(0), dtype=same_as_input(0), grad=None,
-            lower=lambda a, p: jnp.argsort(p).astype(p.dtype))
-
-
 def _fold_invert(op, tensor):
     v = constant_value(op.inputs[0])
     return None if v is None else np.argsort(v).astype(v.dtype)
 
 
-register_constant_folder("InvertPermutation", _fold_invert)
+register_op("Transpose", fold=True, infer_back=back_shapes.transpose, shape=_transpose_shape, dtype=same_as_input(0),
+            grad=lambda op, g: [transpose(g, invert_permutation(op.inputs[1])), None],
+            lower=lambda a, x, perm: jnp.transpose(x, tuple(_ints(perm))))
+register_op("InvertPermutation", fold=_fold_invert, shape=shape_of_input(0), dtype=same_as_input(0), grad=None,
+            lower=lambda a, p: jnp.argsort(p).astype(p.dtype))
+
+
+
 
 
 def invert_permutation(x, name=None):
@@ -518,7 +536,7 @@ def _concat_grad(op, g):
     return split(g, sizes, axis=ax) + [None]
 
 
-register_op("ConcatV2", shape=_concat_shape, dtype=same_as_input(0), grad=_concat_grad,
+register_op("ConcatV2", fold=True, shape=_concat_shape, dtype=same_as_input(0), grad=_concat_grad,
             lower=lambda a, *xs: jnp.concatenate(xs[:-1], axis=int(xs[-1])))
 
 
@@ -574,6 +592,7 @@ def _split_grad_of(value_index, axis_index):
 
 
 register_op("Split", shape=_split_shape, dtype=lambda d, a: [d[1]] * a["num_split"], grad=_split_grad_of(1, 0),
+            fold=True,
             lower=lambda a, axis, x: jnp.split(x, a["num_split"], axis=int(axis)))
 
 
@@ -613,6 +632,7 @@ def _splitv_lower(a, x, sizes, axis):
 
 
 register_op("SplitV", shape=_splitv_shape, dtype=lambda d, a: [d[0]] * a["num_split"], grad=_split_grad_of(0, 2),
+            fold=True,
             lower=_splitv_lower)
 
 
@@ -663,7 +683,7 @@ def _tile_grad(op, g):
     return [dx, None]
 
 
-register_op("Tile", shape=_tile_shape, dtype=same_as_input(0), grad=_tile_grad,
+register_op("Tile", fold=True, shape=_tile_shape, dtype=same_as_input(0), grad=_tile_grad,
             lower=lambda a, x, m: jnp.tile(x, tuple(_ints(m))))
 
 
@@ -707,7 +727,7 @@ def _pad_grad(op, g):
     return [dx] + [None] * (len(op.inputs) - 1)
 
 
-register_op("Pad", shape=_pad_shape, dtype=same_as_input(0), grad=_pad_grad,
+register_op("Pad", fold=True, shape=_pad_shape, dtype=same_as_input(0), grad=_pad_grad,
             lower=lambda a, x, p: jnp.pad(x, _pad_widths(p)))
 register_op("PadV2", shape=_pad_shape, dtype=same_as_input(0), grad=_pad_grad,
             lower=lambda a, x, p, c: jnp.pad(x, _pad_widths(p), constant_values=c))
@@ -775,7 +795,7 @@ def broadcast_to(input, shape, name=None):
                                  name=name or "BroadcastTo"), shape)
 
 
-register_op("ShapeN", shape=lambda s, a, v: [TensorShape([x.ndims]) for x in s],
+register_op("ShapeN", fold=True, shape=lambda s, a, v: [TensorShape([x.ndims]) for x in s],
             dtype=lambda d, a: [a["out_type"]] * len(d), grad=None, static=True,
             lower=lambda a, *xs: tuple(np.asarray(x.shape, a["out_type"].np) for x in xs))
 
@@ -785,25 +805,3 @@ def shape_n(input, out_type=dt.int32, name=None):
     xs = [convert_to_tensor(x) for x in input]
     op = get_default_graph().create_op("ShapeN", xs, {"out_type": dt.as_dtype(out_type)}, name=name or "ShapeN")
     return op.outputs
-
-
-# ---- constant folding: small pure array ops, so shape rules downstream see their values -------------
-def _fold_by_lowering(op, tensor):
-    # only small integer values: shape computations, the values shape rules ask for
-    n = tensor.shape.num_elements()
-    if n is None or n > 1000 or not (tensor.dtype.is_integer or tensor.dtype.is_bool):
-        return None
-    vals = []
-    for t in op.inputs:  # stop at the first input known only at run time
-        vals.append(constant_value(t))
-        if vals[-1] is None:
-            return None
-    out = get_op_def(op.type).lower(op.attrs, *vals)
-    if isinstance(out, (list, tuple)):
-        out = out[tensor.value_index]
-    return np.asarray(out)
-
-
-for _t in ("Transpose", "ConcatV2", "Split", "SplitV", "Slice", "StridedSlice", "GatherV2", "Tile", "Pad",
-           "ReverseV2", "Reshape", "ExpandDims", "Squeeze", "Fill", "Select", "ShapeN"):
-    register_constant_folder(_t, _fold_by_lowering)

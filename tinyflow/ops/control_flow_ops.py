@@ -30,6 +30,7 @@ import weakref
 import numpy as np
 
 from ..graph import dtypes as dt
+from ..graph.backend import backend
 from ..graph.core import Graph, Operation, Tensor, get_default_graph
 from ..graph.registry import get_op_def, register_op
 from ..graph.serialize import register_serializable
@@ -185,7 +186,7 @@ class FuncGraph(Graph):
         return [op for op in ops if op.graph is self]
 
     def needs_key(self):
-        return any(get_op_def(op.type).needs_key for op in self._ops)
+        return any(get_op_def(op.type).needs_key for op in self.ops)
 
 
 _LIFTED = weakref.WeakSet()  # VariableV2 ops created while tracing a body (lifted to the outermost graph)
@@ -403,8 +404,7 @@ def _branch_lower(stateful):
     import jax.numpy as jnp
 
     def run(attrs, key, selector, args):
-        from ..lower.subgraph import as_function
-        fns = [as_function(b) for b in attrs["branches"]]
+        fns = [backend().function(b) for b in attrs["branches"]]
         fns = [(lambda f: (lambda *a: f(key, *a)))(f) for f in fns]
         if len(fns) == 2 and selector.dtype == jnp.bool_:
             return jax.lax.cond(selector, fns[0], fns[1], *args)
@@ -425,7 +425,7 @@ def _branch_grad(op, *grads):
     if not xs or not ys:
         return [None] * len(op.inputs)
     branches = [grad_fn(b, ys, xs) for b in op.attrs["branches"]]
-    gop = op.graph.create_op(op.type, [op.inputs[0]] + ins + [grads[k] for k in ys],
+    gop = op.graph.create_op(op.type, [op.inputs[0], *ins] + [grads[k] for k in ys],
                              {"branches": branches, "Tout": [ins[i].dtype for i in xs],
                               "output_shapes": [ins[i].shape for i in xs]}, name=op.name + "_grad")
     out = [None] * len(op.inputs)
@@ -606,7 +606,7 @@ def _while_lower(stateful):
     def run(attrs, key, args):
         import jax
         import jax.numpy as jnp
-        from ..lower.subgraph import as_function, iteration_key
+        as_function, iteration_key = backend().function, backend().iteration_key
         vars_, caps, mx, _ = _loop_parts(attrs, args)
         cond_f, body_f = as_function(attrs["cond"]), as_function(attrs["body"])
 
@@ -647,7 +647,7 @@ def _while_grad(op, *grads):
                   Tout=[op.inputs[k].dtype for k in fv] + [op.inputs[n + j].dtype for j in fc],
                   output_shapes=[op.inputs[k].shape for k in fv] + [op.inputs[n + j].shape for j in fc])
     gtype = "WhileGrad" if op.type == "While" else "StatelessWhileGrad"
-    gop = op.graph.create_op(gtype, op.inputs + [grads[k] for k in fv], gattrs, name=op.name + "_grad")
+    gop = op.graph.create_op(gtype, list(op.inputs) + [grads[k] for k in fv], gattrs, name=op.name + "_grad")
     out = [None] * len(op.inputs)
     for j, k in enumerate(fv):
         out[k] = gop.outputs[j]
@@ -660,7 +660,7 @@ def _while_grad_lower(stateful):
     def run(attrs, key, args):
         import jax
         import jax.numpy as jnp
-        from ..lower.subgraph import as_function, iteration_key
+        as_function, iteration_key = backend().function, backend().iteration_key
         vars_, caps, mx, gys = _loop_parts(attrs, args)
         vars_ = tuple(jnp.asarray(x) for x in vars_)
         cond_f, body_f = as_function(attrs["cond"]), as_function(attrs["body"])

@@ -16,6 +16,7 @@ from jax import lax
 from ..graph.core import ShapeError, get_default_graph
 from ..graph.registry import register_op, same_as_input
 from ..graph.shapes import TensorShape
+from . import back_shapes
 from .base import convert_to_tensor, make_op
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose", "depthwise_conv2d",
@@ -213,6 +214,7 @@ def _register_conv_family(fwd, bi, bf, depthwise):
         return jax.vjp(lambda w: f(x, w), jnp.zeros(_sizes(sizes), dy.dtype))[1](dy)[0]
 
     register_op(fwd, shape=_conv_shape(depthwise), dtype=_same_float, grad=fwd_grad,
+                infer_back=None if depthwise else back_shapes.conv2d,
                 lower=lambda a, x, w: _conv_fn(a, depthwise)(x, w))
     register_op(bi, shape=_sizes_shape(0), dtype=same_as_input(1), grad=bi_grad, lower=bi_lower)
     register_op(bf, shape=_sizes_shape(1), dtype=same_as_input(0), grad=bf_grad, lower=bf_lower)
@@ -420,7 +422,7 @@ def _bias_add_dtype(dtypes, attrs):
     return [dtypes[0]]
 
 
-register_op("BiasAdd", shape=_bias_add_shape, dtype=_bias_add_dtype, inplace=((0, 0),),
+register_op("BiasAdd", shape=_bias_add_shape, dtype=_bias_add_dtype, inplace=((0, 0),), infer_back=back_shapes.bias_add,
             grad=lambda op, g: [g, make_op("BiasAddGrad", [g], {"data_format": op.attrs["data_format"]})],
             lower=_bias_add_lower)
 register_op("BiasAddGrad", shape=_bias_add_grad_shape, dtype=same_as_input(0), grad=_bias_add_grad_grad,

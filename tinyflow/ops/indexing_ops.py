@@ -12,11 +12,11 @@ import numpy as np
 from jax import lax
 
 from ..graph import dtypes as dt
-from ..graph.core import ShapeError, Tensor, constant_value, register_constant_folder
+from ..graph.core import ShapeError, Tensor, constant_value
 from ..graph.registry import register_op, same_as_input
 from ..graph.shapes import Dimension, TensorShape
 from . import math_ops
-from .array_ops import (_convert_same, _fill_shape, _fold_by_lowering, _int_tensor, _ints, _is_concrete, _pyrange,
+from .array_ops import (_convert_same, _fill_shape, _int_tensor, _ints, _is_concrete, _pyrange,
                         _pyslice, _scope, _vector_len, concat, pad, reshape, shape, squeeze, stack, transpose,
                         zeros_like)
 from .base import constant, convert_to_tensor, make_op, normalize_axis
@@ -75,7 +75,7 @@ def _slice_grad(op, g):
     return [pad(g, stack([begin, after], axis=1)), None, None]
 
 
-register_op("Slice", shape=_slice_shape, dtype=same_as_input(0), grad=_slice_grad, lower=_slice_lower)
+register_op("Slice", fold=True, shape=_slice_shape, dtype=same_as_input(0), grad=_slice_grad, lower=_slice_lower)
 
 
 def slice(input_, begin, size, name=None):
@@ -179,7 +179,7 @@ def _ss_grad(op, g):
     return [dx, None, None, None]
 
 
-register_op("StridedSlice", shape=_ss_shape, dtype=same_as_input(0), grad=_ss_grad, lower=_ss_lower)
+register_op("StridedSlice", fold=True, shape=_ss_shape, dtype=same_as_input(0), grad=_ss_grad, lower=_ss_lower)
 
 
 def _ss_grad_shape(shapes, attrs, values):
@@ -195,7 +195,7 @@ def _ss_grad_lower(a, x_shape, begin, end, strides, dy):
 
 def _ss_grad_grad(op, g):
     attrs = {k: op.attrs[k] for k in _MASKS}
-    return [None, None, None, None, make_op("StridedSlice", [g] + op.inputs[1:4], attrs)]
+    return [None, None, None, None, make_op("StridedSlice", [g, *op.inputs[1:4]], attrs)]
 
 
 register_op("StridedSliceGrad", shape=_ss_grad_shape, dtype=same_as_input(4), grad=_ss_grad_grad,
@@ -353,7 +353,7 @@ def _gather_message(op, pos, dims, value, n):
     return "indices[%s] = %d is not in [0, %d)" % (_position(pos, dims), value, n)
 
 
-register_op("GatherV2", shape=_gather_shape, dtype=same_as_input(0), grad=_gather_grad,
+register_op("GatherV2", fold=True, shape=_gather_shape, dtype=same_as_input(0), grad=_gather_grad,
             lower=lambda a, p, i, axis: jnp.take(p, i, axis=normalize_axis(int(axis), p.ndim)),
             check=_gather_check, check_message=_gather_message)
 
@@ -507,7 +507,7 @@ def _select_grad(op, g):
     return [None, make_op("Select", [c, g, zeros]), make_op("Select", [c, zeros, g])]
 
 
-register_op("Select", shape=_select_shape, dtype=same_as_input(1), grad=_select_grad, lower=_select_lower)
+register_op("Select", fold=True, shape=_select_shape, dtype=same_as_input(1), grad=_select_grad, lower=_select_lower)
 
 
 def where(condition, x=None, y=None, name=None):
@@ -571,8 +571,3 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
             mask = reshape(mask, [-1])
         indices = squeeze(where(mask), axis=[1])
         return gather(tensor, indices, axis=axis)
-
-
-# ---- constant folding (the folder is array_ops') ----------------------------------------------------
-for _t in ("Slice", "StridedSlice", "GatherV2", "Select"):
-    register_constant_folder(_t, _fold_by_lowering)

@@ -172,7 +172,7 @@ def _print_lower(a, x, *data):
     return x
 
 
-register_op("Print", shape=lambda s, a, v: [s[0]], dtype=same_as_input(0),
+register_op("Print", callback=True, shape=lambda s, a, v: [s[0]], dtype=same_as_input(0),
             grad=lambda op, g: [g] + [None] * (len(op.inputs) - 1), lower=_print_lower, stateful=True)
 
 
@@ -199,7 +199,7 @@ def _print_v2_lower(a, *data):
     jax.debug.callback(show, *data)
 
 
-register_op("PrintV2", shape=lambda s, a, v: [], dtype=lambda d, a: [], grad=None, lower=_print_v2_lower,
+register_op("PrintV2", callback=True, shape=lambda s, a, v: [], dtype=lambda d, a: [], grad=None, lower=_print_v2_lower,
             stateful=True)
 
 

@@ -13,9 +13,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..graph import dtypes as dt
-from ..graph.core import ShapeError, get_default_graph, register_constant_folder
+from ..graph.core import ShapeError, constant_value, get_default_graph
 from ..graph.registry import register_op, same_as_input, shape_of_input
 from ..graph.shapes import TensorShape
+from . import back_shapes
 from .base import (_as_tensor_or_none, broadcast_rule, broadcast_shapes, constant, convert_to_tensor,
                    make_op, normalize_axis)
 
@@ -118,7 +119,7 @@ def _binary_inputs(x, y):
 def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, inplace=((0, 0), (1, 0))):
     """Registers a broadcasting binary op and returns its builder."""
     register_op(op_type, shape=broadcast_rule, dtype=dtype_rule(op_type, allowed, out), grad=grad, lower=lower,
-                inplace=inplace)
+                inplace=inplace, fold=True, infer_back=back_shapes.broadcast)
 
     def builder(x, y, name=None):
         x, y = _binary_inputs(x, y)
@@ -131,7 +132,7 @@ def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, 
 def _unary(op_type, lower, grad, allowed=FLOAT, out=None):
     """Registers an elementwise unary op and returns its builder."""
     register_op(op_type, shape=shape_of_input(0), dtype=dtype_rule(op_type, allowed, out), grad=grad,
-                lower=lambda a, x: lower(x), inplace=((0, 0),))
+                lower=lambda a, x: lower(x), inplace=((0, 0),), fold=True, infer_back=back_shapes.same_shape)
 
     def builder(x, name=None):
         return make_op(op_type, [convert_to_tensor(x)], name=name or op_type)
@@ -408,7 +409,12 @@ def _cast_lower(x, dst):
     return x.astype(dst.np)
 
 
-register_op("Cast", shape=shape_of_input(0), dtype=lambda d, a: [a["DstT"]], grad=_grad_cast,
+def _fold_cast(op, tensor):
+    v = constant_value(op.inputs[0])
+    return None if v is None else np.asarray(v).astype(op.attrs["DstT"].np)
+
+
+register_op("Cast", fold=_fold_cast, shape=shape_of_input(0), dtype=lambda d, a: [a["DstT"]], grad=_grad_cast,
             lower=lambda a, x: _cast_lower(x, a["DstT"]))
 
 
@@ -510,7 +516,7 @@ def _addn_lower(attrs, *xs):
     return out
 
 
-register_op("AddN", shape=_addn_shape, dtype=_addn_dtype, grad=lambda op, g: [g] * len(op.inputs),
+register_op("AddN", fold=True, shape=_addn_shape, dtype=_addn_dtype, grad=lambda op, g: [g] * len(op.inputs),
             lower=_addn_lower, inplace=((0, 0),))
 
 
@@ -609,7 +615,7 @@ def _matmul_grad(op, g):
 
 _MATMUL_TYPES = FLOAT + (dt.int32, dt.int64)
 register_op("MatMul", shape=_matmul_shape(False), dtype=dtype_rule("MatMul", _MATMUL_TYPES, names=("a", "b")),
-            grad=_matmul_grad, lower=_matmul_lower)
+            grad=_matmul_grad, lower=_matmul_lower, infer_back=back_shapes.matmul)
 register_op("BatchMatMulV2", shape=_matmul_shape(True),
             dtype=dtype_rule("BatchMatMulV2", _MATMUL_TYPES, names=("x", "y")), grad=_matmul_grad,
             lower=_matmul_lower)
@@ -760,7 +766,7 @@ _REDUCTIONS = {
 }
 for _name, (_fn, _grad, _allowed) in _REDUCTIONS.items():
     register_op(_name, shape=_reduce_shape, dtype=dtype_rule(_name, _allowed, names=("input",)), grad=_grad,
-                lower=_reduce_lower(_fn))
+                lower=_reduce_lower(_fn), fold=True)
 
 
 def _reduce_axis(axis, reduction_indices):
@@ -860,9 +866,9 @@ def _arg_dtype(dtypes, attrs):
     return [attrs["output_type"]]
 
 
-register_op("ArgMax", shape=_arg_shape, dtype=_arg_dtype, grad=None,
+register_op("ArgMax", fold=True, shape=_arg_shape, dtype=_arg_dtype, grad=None,
             lower=lambda a, x: jnp.argmax(x, axis=a["axis"]).astype(a["output_type"].np))
-register_op("ArgMin", shape=_arg_shape, dtype=_arg_dtype, grad=None,
+register_op("ArgMin", fold=True, shape=_arg_shape, dtype=_arg_dtype, grad=None,
             lower=lambda a, x: jnp.argmin(x, axis=a["axis"]).astype(a["output_type"].np))
 
 
@@ -884,15 +890,3 @@ argmax = _arg("ArgMax")
 argmin = _arg("ArgMin")
 
 neg = negative
-
-
-# ---- constant folding: integer arithmetic on shapes (tf.shape(x)[0] * 2, tf.rank(x) - 1) ------------
-def _fold(op, tensor):
-    from .array_ops import _fold_by_lowering  # the same small-integer folder as the array ops
-    return _fold_by_lowering(op, tensor)
-
-
-for _t in ("Add", "AddV2", "Sub", "Mul", "FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod", "Maximum", "Minimum",
-           "Neg", "Abs", "Sign", "Square", "Sum", "Prod", "Max", "Min", "Equal", "NotEqual", "Less", "LessEqual",
-           "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalNot", "AddN", "ArgMax", "ArgMin"):
-    register_constant_folder(_t, _fold)

@@ -13,11 +13,12 @@ from ..graph import dtypes as dt
 from ..graph.core import ShapeError, get_default_graph
 from ..graph.registry import register_op, same_as_input, shape_of_input
 from ..graph.shapes import TensorShape
+from . import back_shapes
 from . import math_ops as M
 from . import candidate_sampling_ops, conv_ops, pooling_ops
 from .base import broadcast_shapes, constant_value_of, convert_to_tensor, make_op, normalize_axis
 from .conv_ops import *  # noqa: F401,F403
-from .conv_ops import convert_like
+from .conv_ops import bias_add, convert_like
 from .pooling_ops import *  # noqa: F401,F403
 from .candidate_sampling_ops import *  # noqa: F401,F403
 
@@ -52,7 +53,7 @@ def _is_zeros(t):
 # ---- activations -----------------------------------------------------------------------------------
 def _activation(op_type, lower, grad, doc):
     register_op(op_type, shape=shape_of_input(0), dtype=same_as_input(0), grad=grad, inplace=((0, 0),),
-                lower=lambda a, x: lower(x).astype(x.dtype))
+                lower=lambda a, x: lower(x).astype(x.dtype), infer_back=back_shapes.same_shape)
 
     def builder(features, name=None):
         return make_op(op_type, [convert_to_tensor(features, name="features")], name=name or op_type)

@@ -97,7 +97,7 @@ def _py_func_lower(a, *args):
     return tuple(jax.pure_callback(host, results, *args))
 
 
-register_op("PyFunc", shape=lambda s, a, v: [TensorShape(None)] * len(a["Tout"]),
+register_op("PyFunc", callback=True, shape=lambda s, a, v: [TensorShape(None)] * len(a["Tout"]),
             dtype=lambda d, a: list(a["Tout"]), grad=None, lower=_py_func_lower, stateful=True)
 
 

@@ -11,11 +11,11 @@ import numpy as np
 from jax import lax
 
 from ..graph import dtypes as dt
-from ..graph.core import ShapeError, Tensor, constant_value, get_default_graph, register_constant_folder
+from ..graph.core import ShapeError, Tensor, constant_value, get_default_graph
 from ..graph.registry import from_attr, register_op, same_as_input
 from ..graph.shapes import TensorShape
 from . import math_ops
-from .array_ops import (_fold_by_lowering, _int_tensor, _pyrange, _ints, _is_concrete, _scope, broadcast_to, expand_dims,
+from .array_ops import (_int_tensor, _pyrange, _ints, _is_concrete, _scope, broadcast_to, expand_dims,
                         reshape, size, stack)
 from .array_ops import shape as _shape, transpose as _transpose
 from .base import _infer_dtype, constant, convert_n, convert_to_tensor, make_op, normalize_axis
@@ -98,11 +98,14 @@ def _range_shape(shapes, attrs, values):
     return [TensorShape([len(np.arange(start, limit, delta))])]
 
 
-register_op("Range", shape=_range_shape, dtype=from_attr("Tidx"), grad=None,
+def _fold_range(op, tensor):
+    vals = [constant_value(i) for i in op.inputs]
+    return None if any(v is None for v in vals) else np.arange(*(v.item() for v in vals), dtype=op.attrs["Tidx"].np)
+
+
+register_op("Range", fold=_fold_range, shape=_range_shape, dtype=from_attr("Tidx"), grad=None,
             lower=lambda a, s, l, d: np.arange(np.asarray(s).item(), np.asarray(l).item(), np.asarray(d).item(),
                                                dtype=a["Tidx"].np))
-register_constant_folder("Range", lambda op, t: None if any(constant_value(i) is None for i in op.inputs) else
-                         np.arange(*(constant_value(i).item() for i in op.inputs), dtype=op.attrs["Tidx"].np))
 
 _RANGE_DTYPES = [dt.int32, dt.int64, dt.float32, dt.float64]
 
@@ -155,7 +158,7 @@ def _reverse_shape(shapes, attrs, values):
     return [x]
 
 
-register_op("ReverseV2", shape=_reverse_shape, dtype=same_as_input(0),
+register_op("ReverseV2", fold=True, shape=_reverse_shape, dtype=same_as_input(0),
             grad=lambda op, g: [reverse(g, op.inputs[1]), None],
             lower=lambda a, x, axes: jnp.flip(x, tuple(normalize_axis(i, x.ndim) for i in _ints(axes))))
 
@@ -412,4 +415,3 @@ def unique(x, out_idx=dt.int32, name=None):
 
 
 # ---- constant folding (the folder is array_ops') ----------------------------------------------------
-register_constant_folder("ReverseV2", _fold_by_lowering)

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..graph import dtypes as dt
-from ..graph.core import GraphKeys, ShapeError, Tensor, get_default_graph
+from ..graph.core import GraphKeys, ShapeError, Tensor, get_default_graph, session_for
 from ..graph.registry import from_attr, register_op
 from ..graph.serialize import register_serializable
 from ..graph.shapes import TensorShape, as_shape
@@ -311,13 +311,11 @@ class Variable:
 
     def eval(self, session=None):
         """The variable's current value in `session` (default: the default session)."""
-        from ..client.session import _session_for
-        return _session_for(session, self._variable).run(self._variable)
+        return session_for(session, self._variable).run(self._variable)
 
     def load(self, value, session=None):
         """Writes `value` into the variable in `session` without adding ops to the graph."""
-        from ..client.session import _session_for
-        sess = _session_for(session, self._variable)
+        sess = session_for(session, self._variable)
         a = np.asarray(value)
         if not self.shape.is_compatible_with(a.shape):
             raise ValueError("Cannot load value of shape %s into variable %s of shape %s" % (a.shape, self.name,

@@ -33,22 +33,22 @@ class UnconnectedGradients:
 
 
 def _between(ys, xs):
-    """The ids of the ops on some path from an x to a y (through data inputs)."""
+    """{index: op} of the ops on some path from an x to a y (through data inputs)."""
     back = {}  # ops backward-reachable from ys
     stack = [y.op for y in ys]
     while stack:
         op = stack.pop()
-        if op._id in back:
+        if op.index in back:
             continue
-        back[op._id] = op
-        stack.extend(t.op for t in op._inputs)
+        back[op.index] = op
+        stack.extend(t.op for t in op.inputs)
     # forward from xs within `back`: an op is between if one of its inputs comes from an x or a between op
     xs_set = set(xs)
-    between = set()
+    between = {}
     for i in sorted(back):
         op = back[i]
-        if any(t in xs_set or t.op._id in between for t in op._inputs):
-            between.add(i)
+        if any(t in xs_set or t.op.index in between for t in op.inputs):
+            between[i] = op
     return between
 
 
@@ -84,7 +84,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
             grads.setdefault(y, []).append(_grad_y(graph, y, gy, i))
         for op_id in sorted(between, reverse=True):
-            op = graph._ops[op_id]
+            op = between[op_id]
             out_grads = [_sum(graph, grads.get(t)) for t in op.outputs]
             if all(g is None for g in out_grads) or any(t in stops for t in op.outputs):
                 continue

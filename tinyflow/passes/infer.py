@@ -21,6 +21,7 @@ it saw.
 """
 import numpy as np
 
+from ..graph.backend import NotFoldable, backend
 from ..graph.core import Operation, Tensor, constant_value
 from ..graph.registry import get_op_def
 from ..graph.shapes import TensorShape, as_shape
@@ -70,31 +71,31 @@ class _State:
 
 def _fold(t, state):
     """The value of a shape computation once the shapes it reads are known: the output of a `static`
-    op (Shape, Size, Rank), or of a pure op on small integer values (strided_slice, stack of them)."""
+    op (Shape, Size, Rank), or of a foldable op (OpDef.fold) on small integer values, through the
+    backend's evaluator (graph/backend.py)."""
     op = t.op
     opdef = get_op_def(op.type)
-    if opdef.lower is None or opdef.stateful or opdef.host is not None or not op.inputs:
+    evaluator = backend()
+    if evaluator is None or opdef.lower is None or opdef.host is not None or not op.inputs:
         return None
     if opdef.static:
-        dummies = []
+        values = []
         for x in op.inputs:
             s = state.shapes.get(x, x.shape)
             if not s.is_fully_defined():
                 return None
             # a zero-strided array of the right shape: the rule reads its shape, never its data
-            dummies.append(np.broadcast_to(np.zeros((), x.dtype.np or np.float32), s.as_tuple()))
+            values.append(np.broadcast_to(np.zeros((), x.dtype.np or np.float32), s.as_tuple()))
     else:
-        if not t.dtype.is_integer:
+        if opdef.fold is None or not t.dtype.is_integer:
             return None
-        dummies = [state.value(x) for x in op.inputs]
-        if any(v is None or np.size(v) > 64 for v in dummies):
+        values = [state.value(x) for x in op.inputs]
+        if any(v is None or np.size(v) > 64 for v in values):
             return None
     try:
-        out = opdef.lower(op.attrs, *dummies)
-    except Exception:  # folding is best effort: the value stays unknown
+        return evaluator.fold(op, values)[t.value_index]
+    except NotFoldable:  # the value stays unknown
         return None
-    out = out if isinstance(out, (list, tuple)) else [out]
-    return np.asarray(out[t.value_index])
 
 
 def _subgraph_ops(fetches, feeds):
@@ -173,34 +174,3 @@ def infer(fetches, feed_shapes=None, var_shapes=None, max_sweeps=100):
         for t in op.outputs:
             result[t] = (state.shapes.get(t, t.shape), t.dtype)
     return result
-
-
-# ---- backward rules: builders the op families (and the TinyFlow API) attach to their OpDefs ------------
-def same_shape_back(shapes, outs, attrs, values):
-    """Unary elementwise: the input has the output's shape."""
-    return [outs[0]] + [None] * (len(shapes) - 1)
-
-
-def broadcast_back(shapes, outs, attrs, values):
-    """Binary broadcasting: an *unknown* input dimension of the output's rank takes the output's
-    dimension (NNVM's same-shape convention: a shape left to inference never broadcasts)."""
-    out = outs[0]
-    if out.ndims is None:
-        return [None] * len(shapes)
-    res = []
-    for s in shapes:
-        if s.ndims is None:
-            res.append(None)
-            continue
-        if s.ndims != out.ndims:
-            res.append(None)
-            continue
-        res.append(TensorShape([d if d is not None else o for d, o in zip(s.as_list(), out.as_list())]))
-    return res
-
-
-def set_back_rule(op_type, rule, replace=False):
-    """Attaches `rule` as op_type's infer_back (kept when the op family already gave one)."""
-    opdef = get_op_def(op_type)
-    if opdef.infer_back is None or replace:
-        opdef.infer_back = rule

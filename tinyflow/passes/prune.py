@@ -2,7 +2,7 @@
 
 Walks back from the fetched tensors and target ops through data and control inputs, stopping at
 fed tensors (a fed tensor's producer does not run unless something else needs it). The result is
-in creation order, which is a topological order.
+in creation order (Operation.index), which is a topological order.
 """
 from ..graph.registry import get_op_def
 
@@ -10,49 +10,53 @@ from ..graph.registry import get_op_def
 class Subgraph:
     """The ops one fetch set runs, in order, plus what the lowering needs to know about them."""
 
-    def __init__(self, ops, fetches, feeds, targets):
+    def __init__(self, ops, fetches, feeds, targets, host_fed=()):
         self.ops = ops            # [Operation] in topological order
         self.fetches = fetches    # [Tensor] fetched values (host ops excluded)
-        self.feeds = feeds        # [Tensor] fed tensors, in argument order
+        self.feeds = feeds        # [Tensor] fed tensors, in argument order: the caller's, then host_fed's
         self.targets = targets    # [Operation] run for their effect
+        self.host_fed = host_fed  # [Operation] whose outputs the Session makes and feeds (OpDef.host_feed)
 
     def __repr__(self):
         return "<Subgraph %d ops, %d fetches, %d feeds>" % (len(self.ops), len(self.fetches), len(self.feeds))
 
 
 def prune(fetches, feeds=(), targets=()):
-    """Returns the Subgraph that computes `fetches` and runs `targets`, given the fed tensors."""
+    """Returns the Subgraph that computes `fetches` and runs `targets`, given the fed tensors. An op
+    the Session feeds itself (OpDef.host_feed: a tf.data iterator's next batch) counts as fed."""
     fed = set(feeds)
-    needed = {}
+    needed, host_fed = {}, {}
     stack = [t.op for t in fetches if t not in fed] + list(targets)
     while stack:
         op = stack.pop()
-        if op._id in needed:
+        if op.index in needed or op.index in host_fed:
             continue
-        needed[op._id] = op
-        for t in op._inputs:
-            if t not in fed and t.op._id not in needed:
-                stack.append(t.op)
-        stack.extend(c for c in op._control_inputs if c._id not in needed)
+        if get_op_def(op.type).host_feed is not None and not all(t in fed for t in op.outputs):
+            host_fed[op.index] = op
+            continue
+        needed[op.index] = op
+        stack.extend(t.op for t in op.inputs if t not in fed and t.op.index not in needed)
+        # a control dependency on a fed op is met by the feed (TF replaces a fed node)
+        stack.extend(c for c in op.control_inputs if c.index not in needed and not _all_fed(c, fed))
     ops = [needed[i] for i in sorted(needed)]
-    return Subgraph(ops, list(fetches), list(feeds), list(targets))
+    auto = [host_fed[i] for i in sorted(host_fed)]
+    feeds = list(feeds) + [t for op in auto for t in op.outputs if t not in fed]
+    return Subgraph(ops, list(fetches), feeds, list(targets), auto)
+
+
+def _all_fed(op, fed):
+    return bool(op.outputs) and all(t in fed for t in op.outputs)
 
 
 def unfed_placeholders(sub):
     """Placeholders the subgraph would run without a feed (each is an error at run time)."""
-    return [op for op in sub.ops if op.type == "Placeholder"]
+    fed = set(sub.feeds)
+    return [op for op in sub.ops if op.type == "Placeholder" and not _all_fed(op, fed)]
 
 
 def host_ops(sub):
     """Ops a Session computes in Python (OpDef.host, host_compute), e.g. report_uninitialized_variables."""
     return [op for op in sub.ops if get_op_def(op.type).host is not None or get_op_def(op.type).host_compute]
-
-
-def host_fed_ops(sub):
-    """Ops whose outputs the Session makes before each run and feeds (OpDef.host_feed), not fed already."""
-    fed = set(sub.feeds)
-    return [op for op in sub.ops if get_op_def(op.type).host_feed is not None
-            and any(t not in fed for t in op.outputs)]
 
 
 def runs_rule(op, fed):

@@ -39,17 +39,17 @@ def analyze(ops, fed=()):
         opdef = get_op_def(op.type)
         if has_updates:
             mine = {}
-            for src in [t.op for t in op._inputs] + op._control_inputs:
+            for src in [t.op for t in op.inputs] + list(op.control_inputs):
                 for v, u in seen.get(src, {}).items():
-                    if v not in mine or mine[v]._id < u._id:
+                    if v not in mine or mine[v].index < u.index:
                         mine[v] = u
                 if get_op_def(src.type).ref_inputs:
                     for i in get_op_def(src.type).ref_inputs:
-                        v = variable_of(src._inputs[i])
-                        if v is not None and (v not in mine or mine[v]._id < src._id):
+                        v = variable_of(src.inputs[i])
+                        if v is not None and (v not in mine or mine[v].index < src.index):
                             mine[v] = src
             seen[op] = mine
-        for i, t in enumerate(op._inputs):
+        for i, t in enumerate(op.inputs):
             var = variable_of(t)
             if var is None or t in fed:
                 continue
@@ -64,10 +64,10 @@ def analyze(ops, fed=()):
                 if u is None:
                     start[var] = True
         for i in opdef.ref_inputs:
-            var = variable_of(op._inputs[i])
+            var = variable_of(op.inputs[i])
             if var is None:
                 raise TypeError("Input %d of '%s' (op: '%s') must be a variable reference, got %s"
-                                % (i, op.name, op.type, op._inputs[i].name))
+                                % (i, op.name, op.type, op.inputs[i].name))
             if var not in latest:
                 out.updated.append(var)
             latest[var] = op

@@ -1,0 +1,169 @@
+"""plan: a pruned Subgraph and its state analysis -> a Program, one record per op.
+
+The Program is what the generated function computes, as data: for each op its rule's arguments
+and results as Python names. `render.py` prints it as source (what `jax.jit` traces), and the
+reference executor (`reference.py`) runs the same records op by op in a memory plan's arena.
+
+Names: a value gets a readable identifier from its TF name (ASCII letters, digits and '_', unique in
+the function, never a Python keyword or one of the function's own names). A variable's value
+is its start value until an update in this run; then readers ordered after the update see the
+update's result (passes/state.py decides which, DESIGN.md's rule).
+"""
+import keyword
+import re
+from dataclasses import dataclass, field
+
+from ..graph.core import Graph, Operation
+from ..graph.registry import get_op_def
+from ..passes import prune as prune_pass
+from ..passes import state as state_pass
+
+# Names the generated function uses itself: no value may be called one of these.
+RESERVED = {"rw", "ro", "feeds", "key", "A", "tf", "np", "all_ok", "keep", "ok", "fetch_set", "static"}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of the generated function: `outs = OpType(args, **attrs)`, or the op's check."""
+    op: Operation
+    args: tuple       # names of the values the rule reads ("key" first for a random op; "None": no value)
+    outs: tuple       # names it assigns (several for an op updating several variables; () for none)
+    static: bool      # computed while tracing (depends only on shapes and constants)
+    check: bool = False  # this line is the op's run-time check (OpDef.check), giving (ok, *data)
+
+    @property
+    def opdef(self):
+        return get_op_def(self.op.type)
+
+
+@dataclass
+class Program:
+    """A fetch set as records. The function it describes:
+
+        fetch_set(rw, ro, feeds, key) -> (finals, fetches)
+
+    rw: start values of the variables the run reads and updates (donatable), ro: of those it only
+    reads, feeds: fed values, key: the run counter (random ops) or None. finals are the new values
+    of `updated`, whose first len(rw) entries are the rw variables in the same order (so a donated
+    buffer pairs with its own new value); fetches end with (ok, check results) when `checks`.
+    """
+    sub: object
+    rw_vars: list
+    ro_vars: list
+    updated: list
+    arg_names: dict                  # VariableV2 op or fed Tensor -> name of its argument
+    steps: list = field(default_factory=list)
+    fetch_names: list = field(default_factory=list)
+    final_names: list = field(default_factory=list)
+    checks: list = field(default_factory=list)      # ops whose check runs, in step order
+    needs_key: bool = False
+    callbacks: bool = False          # some op calls back into Python (py_func, Print), maybe in a body
+
+    @property
+    def feeds(self):
+        return self.sub.feeds
+
+
+class Names:
+    """Unique, valid Python identifiers for TF names (any TF-legal name, ASCII only: Python folds
+    Unicode identifiers by NFKC, so two distinct names could become one)."""
+
+    def __init__(self):
+        self.used = set(RESERVED)
+
+    def new(self, name):
+        base = re.sub(r"[^A-Za-z0-9_]", "_", name)
+        if not base or base[0].isdigit():
+            base = "_" + base
+        if keyword.iskeyword(base) or base in RESERVED:
+            base += "_"
+        cand, i = base, 1
+        while cand in self.used:
+            cand = "%s_%d" % (base, i)
+            i += 1
+        self.used.add(cand)
+        return cand
+
+
+def _tensor_name(t):
+    return t.op.name if t.value_index == 0 else "%s_%d" % (t.op.name, t.value_index)
+
+
+def has_callbacks(ops):
+    """Whether any op (or any op of a tf.cond / tf.while_loop body among them) calls back into Python."""
+    for op in ops:
+        if get_op_def(op.type).callback:
+            return True
+        for value in op.attrs.values():
+            for body in value if isinstance(value, list) else [value]:
+                g = getattr(body, "graph", None)
+                if isinstance(g, Graph) and has_callbacks(g.ops):
+                    return True
+    return False
+
+
+def plan(sub, analysis, checks=True):
+    """The Program of Subgraph `sub` (state `analysis` from passes/state.py). checks=False leaves run-time
+    checks out (tf.cond / tf.while_loop bodies: their results cannot leave lax)."""
+    fed = set(sub.feeds)
+    names = Names()
+    names.used |= {op.type for op in sub.ops}   # op types name their rules in the source
+    start = [v for v in analysis.needs_start] + [v for v in state_pass.fetched_variables(sub.fetches, fed)
+                                                 if v not in analysis.needs_start]
+    rw = [v for v in analysis.updated if v in start]
+    ro = [v for v in start if v not in analysis.final]
+    prog = Program(sub, rw, ro, rw + [v for v in analysis.updated if v not in rw], {})
+    for v in rw + ro:
+        prog.arg_names[v] = names.new(v.name)
+    values = {}                      # Tensor -> name
+    for t in sub.feeds:
+        values[t] = prog.arg_names[t] = names.new(_tensor_name(t))
+    after = {}                       # (update op, VariableV2 op) -> name of the new value
+    static = set()                   # tensors known while tracing
+
+    def value_of(op, i, t):
+        if t in values:
+            return values[t]
+        var = state_pass.variable_of(t)
+        if var is None:
+            raise ValueError("Tensor %s is used by %s but was not computed" % (t.name, op.name))
+        if (op, i) in analysis.current:       # an update's own reference: the current value
+            prev = analysis.current[(op, i)]
+            if prev is None:
+                return "None" if get_op_def(op.type).overwrites else prog.arg_names[var]
+            return after[(prev, var)]
+        u = analysis.sees.get((op, i))
+        return after[(u, var)] if u is not None else prog.arg_names[var]
+
+    checked = set(prune_pass.checked_ops(sub)) if checks else set()
+    for op in sub.ops:
+        opdef = get_op_def(op.type)
+        is_static = opdef.static or (not opdef.stateful and all(t in static for t in op.inputs)
+                                     and not any(t in fed for t in op.inputs))
+        args = tuple(value_of(op, i, t) for i, t in enumerate(op.inputs))
+        if op in checked:
+            prog.steps.append(Step(op, args, (names.new(op.name + "_check"),), is_static, check=True))
+            prog.checks.append(op)
+        if not prune_pass.runs_rule(op, fed):
+            continue
+        if opdef.needs_key:
+            args = ("key",) + args
+            prog.needs_key = True
+        outs = []
+        for t in op.outputs:
+            outs.append(names.new(_tensor_name(t)))
+            if t not in fed:
+                values[t] = outs[-1]
+        if opdef.ref_inputs:            # the new values of the variables it updates
+            refs = [state_pass.variable_of(op.inputs[i]) for i in opdef.ref_inputs]
+            outs = outs[:1] + [names.new("%s_%s" % (op.name, v.name)) for v in refs[1:]]
+            for v, nm in zip(refs, outs):
+                after[(op, v)] = nm
+        if is_static:
+            static.update(op.outputs)
+        prog.steps.append(Step(op, args, tuple(outs), is_static))
+    for t in sub.fetches:
+        prog.fetch_names.append(values[t] if t in values else prog.arg_names[state_pass.variable_of(t)])
+    prog.final_names = [after[(analysis.final[v], v)] for v in prog.updated]
+    prog.callbacks = has_callbacks(sub.ops)
+    return prog

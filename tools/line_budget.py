@@ -1,0 +1,30 @@
+"""Lines of code per core layer against a budget (tinygrad's habit): a layer that outgrows its
+budget is a layer to split or simplify, not a number to raise quietly.
+
+    python tools/line_budget.py      # prints the table; exit 1 when a layer is over budget
+"""
+import os
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tinyflow")
+BUDGET = {"graph": 1800, "passes": 1200, "lower": 1000, "client": 1000, "ops": 10000}
+
+
+def count(layer):
+    """(files, lines) of a layer's Python files (blank lines and comments included: what a reader reads)."""
+    files = [f for f in os.listdir(os.path.join(ROOT, layer)) if f.endswith(".py")]
+    return len(files), sum(len(open(os.path.join(ROOT, layer, f)).read().splitlines()) for f in files)
+
+
+def main():
+    over = False
+    print("%-8s %6s %7s %7s" % ("layer", "files", "lines", "budget"))
+    for layer, budget in BUDGET.items():
+        files, lines = count(layer)
+        over |= lines > budget
+        print("%-8s %6d %7d %7d%s" % (layer, files, lines, budget, "  OVER" if lines > budget else ""))
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
