@@ -74,7 +74,8 @@ def _training_summaries():
 
 
 def test_summaries_give_values_and_tensorboard_reads_the_event_file(tmp_path):
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    EventAccumulator = pytest.importorskip(
+        "tensorboard.backend.event_processing.event_accumulator").EventAccumulator   # the tensorboard extra
     x, loss, merged = _training_summaries()
     sess = tf.Session()
     writer = tf.summary.FileWriter(str(tmp_path), sess.graph)

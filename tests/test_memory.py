@@ -1,4 +1,5 @@
 """The memory planner (passes/memory.py) on small hand-checkable graphs, and sess.memory_report."""
+import importlib.util
 import sys
 
 import numpy as np
@@ -155,8 +156,10 @@ def test_memory_report_of_a_training_step():
         assert r.xla["argument_size_in_bytes"] == r.argument_bytes
         text = str(r)
         assert "MiB" in text and "lower bound" in text and "temp" in text and "verified True" in text
-        if r.xla_allocations is not None:   # XLA's own buffer assignment, named by TF op where it can
-            assert sum(a["size"] for a in r.xla_allocations) > 0
+        assert r.xla_allocations is None     # XLA's buffer assignment costs a compile: only on request
+        r = sess.memory_report([train, loss], feed_dict=feeds, xla="buffers")
+        assert sum(a["size"] for a in r.xla_allocations) > 0   # named by TF op where it can
+        assert "XLA buffer assignment" in str(r)
         sess.run(train, feeds)   # the session still works after the report
         assert not np.array_equal(sess.run(w), before)
 
@@ -169,16 +172,24 @@ def test_memory_report_with_a_broken_planner_is_not_verified():
         assert r.plan.overlaps() and r.verified is False and r.xla is None
 
 
+def test_verification_is_automatic_for_small_fetch_sets_only(monkeypatch):
+    from tinyflow.client import memory_report
+    w, loss, train, feeds = _train_graph()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.memory_report(loss, feeds, xla=False).verified is True
+        monkeypatch.setattr(memory_report, "VERIFY_MAX_OPS", 3)
+        assert sess.memory_report(loss, feeds, xla=False).verified is None
+        assert sess.memory_report(loss, feeds, xla=False, verify=True).verified is True
+
+
 def test_plot_needs_matplotlib(monkeypatch, tmp_path):
     w, loss, train, feeds = _train_graph()
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         r = sess.memory_report(loss, feeds, verify=False, xla=False)
-    try:
-        import matplotlib  # noqa: F401
+    if importlib.util.find_spec("matplotlib") is not None:   # the plot extra
         assert r.plot(str(tmp_path / "m.png")) and (tmp_path / "m.png").exists()
-    except ImportError:
-        pass
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(ImportError, match="pip install matplotlib"):
         r.plot(str(tmp_path / "n.png"))

@@ -46,7 +46,7 @@ def test_format_is_plain_numpy(tmp_path):
     opt.minimize(tf.reduce_sum(w * w))
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        path = tf.train.Saver().save(sess, str(tmp_path / "m"))
+        path = tf.train.Saver(write_version="npz").save(sess, str(tmp_path / "m"))
     with np.load(path + ".npz", allow_pickle=False) as z:
         assert sorted(z.files) == ["b", "beta1_power", "beta2_power", "global_step", "w", "w/Adam", "w/Adam_1"]
         np.testing.assert_array_equal(z["w"], W)
@@ -100,7 +100,7 @@ def _saved(tmp_path):
     w, b, step = _model()
     sess = tf.Session()
     sess.run(tf.global_variables_initializer())
-    path = tf.train.Saver().save(sess, str(tmp_path / "m"))
+    path = tf.train.Saver(write_version="npz").save(sess, str(tmp_path / "m"))  # tinyflow's npz format
     sess.run(tf.assign(w, tf.zeros([3, 2])))
     return w, sess, path
 
@@ -163,7 +163,7 @@ def test_save_uninitialized_fails_before_writing(tmp_path):
 
 def test_crash_mid_save_keeps_previous_checkpoint(tmp_path, monkeypatch):
     w, b, step = _model()
-    saver = tf.train.Saver()
+    saver = tf.train.Saver(write_version="npz")  # the npz format's two-phase save
     prefix = str(tmp_path / "m")
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
@@ -193,7 +193,7 @@ def test_bfloat16_is_stored_as_bits(tmp_path):
     h = tf.Variable(tf.constant([1.5, 2.25], tf.bfloat16), name="h")
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        path = tf.train.Saver().save(sess, str(tmp_path / "bf"))
+        path = tf.train.Saver(write_version="npz").save(sess, str(tmp_path / "bf"))
         with np.load(path + ".npz", allow_pickle=False) as z:
             assert z["h"].dtype == np.uint16
         sess.run(tf.assign(h, tf.zeros([2], tf.bfloat16)))

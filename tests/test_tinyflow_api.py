@@ -6,8 +6,7 @@ import tinyflow as tf
 
 
 def _digits(n=300, image=False):
-    from sklearn.datasets import load_digits
-    d = load_digits()
+    d = pytest.importorskip("sklearn.datasets").load_digits()   # the examples extra
     x = (d.data[:n] / 16.0).astype(np.float32)
     return (x.reshape(-1, 1, 8, 8) if image else x), d.target[:n].astype(np.float32)
 

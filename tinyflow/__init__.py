@@ -48,11 +48,31 @@ from .visualize import print_graph, to_dot  # noqa: E402,F401
 from .graph import serialize as _serialize  # noqa: E402,F401 (Graph.to_json / Graph.from_json)
 from . import contrib  # noqa: E402,F401 (tf.contrib.rnn, tf.contrib.layers: the parts tutorials use)
 from . import data  # noqa: E402,F401 (tf.data: Dataset and Iterator, run on the host)
+from . import distribute  # noqa: E402,F401 (tf.distribute.DataParallel: many devices and processes)
 from . import app, gfile, io, logging, metrics, summary  # noqa: E402,F401 (tf.app, tf.gfile, tf.logging, ...)
 from .app import flags  # noqa: E402,F401
 from .summary import Summary  # noqa: E402,F401
 from .template import make_template  # noqa: E402,F401
 from .ops.script_ops import numpy_function, py_func  # noqa: E402,F401
+from . import graph_util  # noqa: E402,F401 (tf.graph_util; also installs Graph.as_graph_def)
+from .tf_files.graph_util import import_graph_def  # noqa: E402,F401
+
+
+def __getattr__(name):
+    """tf.GraphDef, tf.NodeDef, tf.MetaGraphDef...: TF's protobuf messages, loaded on first use
+    (from tensorboard.compat.proto, the `tensorboard` extra)."""
+    from .tf_files import protos
+    where = {"GraphDef": protos.graph_pb2, "NodeDef": lambda: protos._tensorboard("node_def_pb2"),
+             "MetaGraphDef": protos.meta_graph_pb2, "AttrValue": protos.attr_value_pb2,
+             "TensorProto": protos.tensor_pb2, "TensorShapeProto": protos.tensor_shape_pb2,
+             "Event": protos.event_pb2, "SaverDef": protos.saver_pb2}
+    if name in where:
+        return getattr(where[name](), name)
+    raise AttributeError("module 'tinyflow' has no attribute %r" % name)
+from .eager import (GradientTape, custom_gradient, disable_eager_execution, enable_eager_execution,  # noqa: E402,F401
+                    executing_eagerly)
+from .eager import tfe as _tfe  # noqa: E402
+_tfe.install(contrib)  # tf.contrib.eager
 
 # The TF API level tinyflow implements (scripts compare tf.__version__ with "1.x"); tinyflow's own
 # release is TINYFLOW_VERSION.

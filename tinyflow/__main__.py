@@ -16,8 +16,8 @@ def alias_tensorflow():
     sys.modules["tensorflow.compat"] = compat
     sys.modules["tensorflow.compat.v1"] = tinyflow
     for name in ("nn", "train", "layers", "losses", "errors", "debugging", "contrib", "contrib.rnn",
-                 "contrib.layers", "nn.rnn_cell", "app", "flags", "logging", "gfile", "io", "summary", "data",
-                 "image"):
+                 "contrib.layers", "contrib.eager", "nn.rnn_cell", "app", "flags", "logging", "gfile", "io",
+                 "summary", "data", "image", "distribute"):
         module = sys.modules.get("tinyflow." + name)
         if module is None and name == "nn.rnn_cell":
             module = tinyflow.nn.rnn_cell
@@ -26,12 +26,41 @@ def alias_tensorflow():
             sys.modules["tensorflow.compat.v1." + name] = module
 
 
+_USAGE = """usage: python -m tinyflow [--data-parallel] [--coordinator HOST:PORT --num-processes N --process-id I]
+                          SCRIPT.py [args...]
+
+Runs a TensorFlow 1 script with `import tensorflow` resolving to tinyflow. --data-parallel: every
+Session splits its batch over all devices (tf.distribute.DataParallel); with --coordinator, this
+process joins a job of N processes (each feeds its own rows of the batch)."""
+
+
+def _options(argv):
+    """The runner's own options (before the script), as a dict, and the script's argv."""
+    opts, flags = {}, {"--coordinator": str, "--num-processes": int, "--process-id": int}
+    while argv and argv[0].startswith("--"):
+        name, _, value = argv.pop(0).partition("=")
+        if name == "--data-parallel":
+            opts["data_parallel"] = True
+        elif name in flags:
+            opts[name[2:].replace("-", "_")] = flags[name](value or argv.pop(0))
+        else:
+            raise SystemExit("tinyflow: unknown option %s\n%s" % (name, _USAGE))
+    return opts, argv
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print("usage: python -m tinyflow SCRIPT.py [args...]\n\nRuns a TensorFlow 1 script with "
-              "`import tensorflow` resolving to tinyflow.")
+        print(_USAGE)
         return 0 if argv else 2
+    opts, argv = _options(argv)
+    if not argv:
+        raise SystemExit(_USAGE)
+    if "coordinator" in opts or "TINYFLOW_COORDINATOR" in __import__("os").environ:
+        tinyflow.distribute.initialize(opts.get("coordinator"), opts.get("num_processes"), opts.get("process_id"))
+        opts["data_parallel"] = True
+    if opts.get("data_parallel"):
+        tinyflow.distribute.set_default(tinyflow.distribute.DataParallel())
     alias_tensorflow()
     sys.argv = argv
     sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(argv[0])))

@@ -107,7 +107,7 @@ class Layer:
                                     regularizer=regularizer, trainable=trainable and self.trainable,
                                     constraint=constraint)
         trainables = get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES)
-        if any(v is t for t in trainables):
+        if any(v is t for t in trainables) or (_eager_variable(v) and v.trainable):  # eager: no collections
             if not any(v is w for w in self._trainable_weights):
                 self._trainable_weights.append(v)
         elif not any(v is w for w in self._non_trainable_weights):
@@ -149,6 +149,11 @@ class Layer:
         return outputs
 
     apply = __call__
+
+
+def _eager_variable(v):
+    from .eager.variables import EagerVariable
+    return isinstance(v, EagerVariable)
 
 
 def _to_tensor(x):

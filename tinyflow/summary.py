@@ -181,6 +181,8 @@ class FileWriter:
                 warnings.warn("tinyflow: TensorBoard is not installed; summaries go to %s as JSON lines "
                               "(pip install 'tinyflow[tensorboard]' for event files)." % self._file.name,
                               RuntimeWarning, stacklevel=2)
+        if graph is not None or graph_def is not None:
+            self.add_graph(graph, graph_def=graph_def)
 
     def get_logdir(self):
         return self._logdir
@@ -199,8 +201,20 @@ class FileWriter:
                       for v in Summary.FromString(data).value]
             self._file.write(json.dumps({"wall_time": time.time(), "step": step, "summary": values}) + "\n")
 
-    def add_graph(self, graph, global_step=None):
-        """Accepted for compatibility; tinyflow graphs have no GraphDef for TensorBoard's graph tab."""
+    def add_graph(self, graph, global_step=None, graph_def=None):
+        """Writes the graph's GraphDef to the event file, for TensorBoard's graph tab (needs tensorboard)."""
+        if self._writer is None:
+            return
+        from .tf_files.graph_util import as_graph_def
+        try:
+            gd = graph_def if graph_def is not None else (graph if hasattr(graph, "node") else as_graph_def(graph))
+        except (ValueError, TypeError) as e:  # a graph TF's GraphDef cannot say: no graph tab, the rest works
+            warnings.warn("tinyflow: the graph was not written for TensorBoard: %s" % e, RuntimeWarning, stacklevel=2)
+            return
+        _, event_pb2 = _protos()
+        event = event_pb2.Event(wall_time=time.time(), step=int(global_step or 0),
+                                graph_def=gd.SerializeToString())
+        self._writer.add_event(event)
 
     def add_session_log(self, session_log, global_step=None):
         """Accepted for compatibility."""

@@ -17,7 +17,7 @@ def gradient_rules(ys, xs):
     """A new pass: {op type: 'grad' | 'not differentiable' | 'missing'} for the ops between xs and ys."""
     between = set(prune(ys).ops) - set(prune(xs).ops) if xs else set(prune(ys).ops)
     kinds = {}
-    for op in sorted(between, key=lambda o: o._id):
+    for op in sorted(between, key=lambda o: o.index):
         g = get_op_def(op.type).grad
         kinds[op.type] = "missing" if g is NOT_SET else ("not differentiable" if g is None else "grad")
     return kinds

@@ -17,7 +17,8 @@ def test_no_cycle_between_layers():
 
 
 def test_the_check_sees_a_violation():
-    deps = {"tinyflow.graph.core": {"tinyflow.lower.jax_backend"}, "tinyflow.lower.jax_backend": {"tinyflow.graph.core"}}
+    deps = {"tinyflow.graph.core": {"tinyflow.lower.jax_backend"},
+            "tinyflow.lower.jax_backend": {"tinyflow.graph.core"}}
     assert layers.violations(deps) == ["tinyflow.graph.core (graph) imports tinyflow.lower.jax_backend (lower)"]
     assert layers.layer_cycles(deps) == [["graph", "lower"]]
 

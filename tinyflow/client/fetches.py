@@ -1,4 +1,5 @@
 """Fetch structures: flatten nested lists/tuples/dicts/namedtuples of fetches, and rebuild them."""
+from ..graph import nest
 
 
 def structure_key(fetches):
@@ -18,12 +19,8 @@ def structure_key(fetches):
 
 
 def flatten(fetches):
-    """The leaves of a fetch structure, in order."""
-    if isinstance(fetches, (list, tuple)):
-        return [leaf for f in fetches for leaf in flatten(f)]
-    if isinstance(fetches, dict):
-        return [leaf for v in fetches.values() for leaf in flatten(v)]
-    return [fetches]
+    """The leaves of a fetch structure, in order (a dict's in its own order)."""
+    return nest.flatten(fetches, sort_keys=False)
 
 
 def rebuilder(fetches):

@@ -165,11 +165,17 @@ def _read_buffer_assignment(text, hlo_text, op_names):
     return allocs
 
 
-def xla_memory(lowered, args):
-    """(memory_analysis fields, buffer assignment or None) of the jitted fetch set for `args`."""
+def xla_memory(lowered, args, buffers=False, jitted=None):
+    """(memory_analysis fields, buffer assignment or None) of the jitted fetch set for `args`. The
+    figures come from the executable the Session runs (JAX's cache: no second compile); XLA's
+    buffer assignment, with the TF ops of its values, only when `buffers` (it needs a compile of
+    its own, with XLA's dump options)."""
+    traced = (jitted or lowered.jitted).lower(*args)
+    if not buffers:
+        stats = traced.compile().memory_analysis()
+        return {f: int(getattr(stats, f, 0) or 0) for f in _XLA_FIELDS}, None
     tmp = tempfile.mkdtemp(prefix="tinyflow_xla_")
     try:
-        traced = lowered.jitted.lower(*args)
         try:
             compiled = traced.compile(compiler_options={"xla_dump_to": tmp, "xla_dump_hlo_as_text": True})
         except Exception:  # a backend without these options: the figures alone
@@ -187,16 +193,25 @@ def xla_memory(lowered, args):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def build_report(lowered, args, planner=None, verify=True, xla=True, name=""):
-    """A MemoryReport of a Lowered fetch set for concrete arguments."""
+# Verification runs every op on its own (one small compile each): on by default up to this many ops.
+VERIFY_MAX_OPS = 2000
+
+
+def build_report(lowered, args, planner=None, verify="auto", xla=True, name="", jitted=None):
+    """A MemoryReport of a Lowered fetch set for concrete arguments. verify: True, False, or "auto"
+    (prove the plan by executing it when the fetch set has at most VERIFY_MAX_OPS ops); xla: True
+    (XLA's figures), "buffers" (also XLA's buffer assignment, one more compile) or False."""
     plan = plan_for(lowered, args, planner)
-    fields, allocs = xla_memory(lowered, args) if xla else (None, None)
+    fields, allocs = xla_memory(lowered, args, xla == "buffers", jitted) if xla else (None, None)
+    if verify == "auto":
+        verify = len(lowered.program.steps) <= VERIFY_MAX_OPS
     verified = reference.verify(lowered, plan, args) if verify else None
     return MemoryReport(plan, fields, allocs, verified, name)
 
 
-def memory_report(session, fetches, feed_dict=None, planner=None, verify=True, xla=True):
+def memory_report(session, fetches, feed_dict=None, planner=None, verify="auto", xla=True):
     """The MemoryReport of `session.run(fetches, feed_dict)` (nothing is run, no variable changes)."""
     bound = session.lowered(fetches, feed_dict)
     names = [getattr(t, "name", str(t)) for t in bound.function.sub.fetches + bound.function.sub.targets]
-    return build_report(bound.function, bound.args, planner, verify, xla, name=", ".join(names))
+    return build_report(bound.function, bound.args, planner, verify, xla, name=", ".join(names),
+                        jitted=bound.jitted)

@@ -56,6 +56,18 @@ def _pick_device(config):
     return jax.devices("cpu")[0]
 
 
+def _placement_for(config):
+    """A DataPlacement for tf.distribute.DataParallel (given as config, or as ConfigProto's
+    `data_parallel`), or None; `python -m tinyflow --data-parallel` makes it every Session's default."""
+    from . import placement
+    dp = config if hasattr(config, "devices") and hasattr(config, "shard_variables") else None
+    if dp is None and isinstance(config, ConfigProto):
+        dp = config.extra.get("data_parallel")
+    if dp is None:
+        dp = placement.DEFAULT
+    return None if dp is None else placement.DataPlacement(dp.devices, dp.shard_variables)
+
+
 class Kind(enum.Enum):
     """What one leaf of a fetch structure is."""
     TENSOR = 1        # a value the jitted function returns (payload: its index among the fetches)
@@ -116,6 +128,7 @@ class Session:
         self._counter = 0
         self._closed = False
         self._device = _pick_device(config)
+        self._placement = _placement_for(config)   # None: one device
         self._default_ctx = []
         self._lock = threading.RLock()
         self.donate_min_bytes = None
@@ -205,6 +218,8 @@ class Session:
             except KeyError:
                 raise self._uninitialized(low) from None
             feeds = self._feed_values(plan, feed_dict)
+            if self._placement is not None:
+                feeds = self._placement.put_feeds(low.sub.feeds, feeds)
             key = None
             if low.needs_key:
                 self._counter += 1
@@ -214,6 +229,8 @@ class Session:
                 raise self._failed_check(low, finals, ro, feeds, key)
             for v, val in zip(low.updated, finals):
                 values[v] = val
+        if self._placement is not None:
+            outs = [self._placement.fetch(o) for o in outs]
         if plan.single:
             return _to_numpy(outs[0])
         results = [None] * len(plan.kinds)
@@ -232,12 +249,13 @@ class Session:
     def _dispatch(self, low, rw, ro, feeds, key):
         """The jitted call; the new variable values are ready (the step finished) when it returns. A
         failure after dispatch raises TF's error for it, every variable as it was."""
+        jitted = low.jitted if self._placement is None else self._placement.jitted(low)
         try:
             if self._device is not None:
                 with jax.default_device(self._device):
-                    finals, outs = low.jitted(rw, ro, feeds, key)
+                    finals, outs = jitted(rw, ro, feeds, key)
             else:
-                finals, outs = low.jitted(rw, ro, feeds, key)
+                finals, outs = jitted(rw, ro, feeds, key)
             if finals:
                 jax.block_until_ready(finals)
             return finals, outs
@@ -396,9 +414,13 @@ class Session:
         if plan.lowered is None:
             raise ValueError("Nothing to lower: the fetches hold no tensor or op")
         feeds = self._feed_values(plan, feed_dict)
-        return _BoundLowered(plan.lowered, jax_backend.example_args(plan.lowered, self._values, feeds))
+        jitted = None
+        if self._placement is not None:
+            feeds = self._placement.put_feeds(plan.lowered.sub.feeds, feeds)
+            jitted = self._placement.jitted(plan.lowered)
+        return _BoundLowered(plan.lowered, jax_backend.example_args(plan.lowered, self._values, feeds), jitted)
 
-    def memory_report(self, fetches, feed_dict=None, planner=None, verify=True, xla=True):
+    def memory_report(self, fetches, feed_dict=None, planner=None, verify="auto", xla=True):
         """tinyflow's memory plan of this fetch set beside XLA's (see client/memory_report.py)."""
         from . import memory_report
         return memory_report.memory_report(self, fetches, feed_dict, planner, verify, xla)
@@ -410,7 +432,7 @@ class Session:
         if value is None:
             raise errors.FailedPreconditionError(var_op.node_def, var_op,
                                                  "Attempting to use uninitialized value %s" % var_op.name)
-        return np.asarray(value)
+        return np.asarray(value) if self._placement is None else self._placement.fetch(value)
 
     def _snapshot(self, var_ops):
         """{variable op: device array} of the initialized ones among `var_ops`, all from one moment
@@ -420,8 +442,14 @@ class Session:
 
     def _set_variable(self, var_op, value):
         a = np.asarray(value, var_op.attrs["dtype"].np)
+        if self._placement is not None:
+            a = self._placement.put_variable(a)
+        elif self._device is not None:
+            a = jax.device_put(a, self._device)
+        else:
+            a = jax.device_put(a)
         with self._lock:
-            self._values[var_op] = jax.device_put(a, self._device) if self._device is not None else jax.device_put(a)
+            self._values[var_op] = a
 
     def _is_initialized(self, var_op):
         return var_op in self._values
@@ -430,14 +458,16 @@ class Session:
 class _BoundLowered:
     """A Lowered function with the arguments of one call: source, jaxpr and hlo as text."""
 
-    def __init__(self, lowered, args):
+    def __init__(self, lowered, args, jitted=None):
         self._lowered, self._args = lowered, args
+        self._jitted = jitted if jitted is not None else lowered.jitted   # a data-parallel Session's own
 
     source = property(lambda self: self._lowered.source)
     jaxpr = property(lambda self: self._lowered.jaxpr(*self._args))
-    hlo = property(lambda self: self._lowered.hlo(*self._args))
+    hlo = property(lambda self: self._jitted.lower(*self._args).compile().as_text())
     function = property(lambda self: self._lowered)
     args = property(lambda self: self._args)
+    jitted = property(lambda self: self._jitted)
 
     def __repr__(self):
         return self.source
@@ -501,6 +531,8 @@ def _check_python_ints(a, value, np_dtype):
 
 
 def _to_numpy(x):
-    """A fetched device array as a writable numpy value (0-d arrays as numpy scalars, as TF gives)."""
-    a = np.array(x)
-    return a[()] if a.ndim == 0 else a
+    """A fetched device array as a writable numpy value (0-d arrays as numpy scalars, as TF gives):
+    a scalar is read through a view (indexing makes the copy), an array is copied once."""
+    if x.ndim == 0:
+        return np.asarray(x)[()]
+    return np.array(x)

@@ -8,6 +8,7 @@ and the random generators of its shuffles. Only an iterator touches the graph (i
 """
 import numpy as np
 
+from .. import errors
 from ..graph import dtypes as dt
 from ..graph.core import Tensor, constant_value
 from ..graph.shapes import TensorShape
@@ -138,6 +139,14 @@ class Dataset:
     def skip(self, count):
         """All but the first `count` elements (-1: none)."""
         return _t.Skip(self, count)
+
+    def shard(self, num_shards, index):
+        """Every num_shards-th element from `index` on (TF's Dataset.shard): one process's part of the
+        data, e.g. shard(tf.distribute.process_count(), tf.distribute.process_index())."""
+        if not 0 <= int(index) < int(num_shards):
+            raise errors.InvalidArgumentError(None, None, "Index must be in [0, num_shards) (index %d, num_shards %d)"
+                                              % (index, num_shards))
+        return _t.Shard(self, int(num_shards), int(index))
 
     def map(self, map_func, num_parallel_calls=None):
         """Applies `map_func` (TF ops on the element's tensors; a tuple element is unpacked into arguments)."""

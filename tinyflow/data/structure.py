@@ -7,6 +7,7 @@ element travels as a flat tuple of numpy arrays, packed back only where the user
 import numpy as np
 
 from ..graph import dtypes as dt
+from ..graph import nest
 from ..graph.shapes import TensorShape, as_shape
 
 
@@ -15,27 +16,13 @@ def is_nested(x):
 
 
 def flatten(x):
-    """The leaves of `x` in tf.nest order (dict keys sorted)."""
-    if isinstance(x, dict):
-        return [leaf for k in sorted(x) for leaf in flatten(x[k])]
-    if isinstance(x, tuple):
-        return [leaf for v in x for leaf in flatten(v)]
-    return [x]
+    """The leaves of `x` in tf.nest order (dict keys sorted; a list is a leaf)."""
+    return nest.flatten(x, lists=False)
 
 
 def pack_as(template, flat):
     """The leaves `flat` nested like `template`."""
-    it = iter(flat)
-
-    def build(s):
-        if isinstance(s, dict):
-            return type(s)((k, build(s[k])) for k in sorted(s))
-        if isinstance(s, tuple) and hasattr(s, "_fields"):  # namedtuple
-            return type(s)(*[build(v) for v in s])
-        if isinstance(s, tuple):
-            return tuple(build(v) for v in s)
-        return next(it)
-    return build(template)
+    return nest.pack_as(template, flat, lists=False)
 
 
 def map_structure(fn, x):

@@ -190,6 +190,15 @@ class Skip(Dataset):
         return itertools.islice(self._inputs[0]._iterate(run), count, None) if count >= 0 else iter(())
 
 
+class Shard(Dataset):
+    def __init__(self, input_dataset, num_shards, index):
+        self._n, self._i = num_shards, index
+        super().__init__(input_dataset._types, input_dataset._shapes, [input_dataset], [])
+
+    def _iterate(self, run):
+        return itertools.islice(self._inputs[0]._iterate(run), self._i, None, self._n)
+
+
 class Map(Dataset):
     def __init__(self, input_dataset, map_func):
         self._fn = functions.trace(map_func, input_dataset._types, input_dataset._shapes, "map")

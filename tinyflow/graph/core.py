@@ -446,7 +446,7 @@ def reset_default_graph():
     if _stack:
         raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If you need a "
                              "cleared graph, exit the nesting and create a new graph.")
-    _default[0] = Graph()
+    _default[0] = type(_default[0])()  # eager mode's default graph stays eager
 
 
 def name_scope(name, default_name=None, values=None):
@@ -492,6 +492,9 @@ def constant_value(tensor):
     """
     if not isinstance(tensor, Tensor):
         return None
+    eager_value = getattr(tensor, "_const_value", None)  # an eager tensor knows its value
+    if eager_value is not None:
+        return eager_value()
     op = tensor.op
     if op.type == "Const":
         return op.attrs["value"]
@@ -501,24 +504,43 @@ def constant_value(tensor):
     rule = get_op_def(op.type).fold
     if rule is None:
         return None
-    if rule is True:
-        value = _evaluate(op, tensor, [constant_value(t) for t in op.inputs])
-    else:
-        value = rule(op, tensor)
+    value = _evaluate(op, tensor) if rule is True else rule(op, _InputValues(op))
     if value is not None:   # only a known value is kept: a shape refined later may make one known
         tensor._value = value
     return value
 
 
-def _evaluate(op, tensor, values):
+class _InputValues:
+    """An op's inputs' constant values, each computed when a fold rule first asks for it: a rule that
+    stops at the first unknown input never walks the rest of the graph."""
+
+    def __init__(self, op):
+        self._inputs, self._known = op.inputs, {}
+
+    def __len__(self):
+        return len(self._inputs)
+
+    def __getitem__(self, i):
+        if i not in self._known:
+            self._known[i] = constant_value(self._inputs[i])
+        return self._known[i]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self._inputs)))
+
+
+def _evaluate(op, tensor):
     """op's output `tensor` from its inputs' constant values through the backend's evaluator: only
     small integer and bool values (the shape computations shape rules ask for)."""
     n = tensor.shape.num_elements()
     evaluator = backend()
     if evaluator is None or n is None or n > 1000 or not (tensor.dtype.is_integer or tensor.dtype.is_bool):
         return None
-    if any(v is None for v in values):
-        return None
+    values = []
+    for t in op.inputs:   # stop at the first input known only at run time
+        values.append(constant_value(t))
+        if values[-1] is None:
+            return None
     try:
         return evaluator.fold(op, values)[tensor.value_index]
     except NotFoldable:

@@ -23,8 +23,9 @@ class OpDef:
       lower        lower(attrs, *arrays) -> array or tuple of arrays     lower/ (the generated function)
       fold         None: never folded while building; True: fold by      graph/core.constant_value,
                    evaluating `lower` on constant inputs (small integer  passes/infer (through the
-                   values: shape computations); or fold(op, tensor) ->   backend's evaluator)
-                   numpy or None, a numpy rule of its own
+                   values: shape computations); or fold(op, values) ->   backend's evaluator)
+                   output 0 as numpy or None, a numpy rule of its own
+                   (values: the inputs' constant values, None if unknown)
       inplace      (input, output) pairs whose buffer the output may      passes/memory
                    reuse
       ref_inputs   inputs that are variable references this op updates;  passes/state, lower/

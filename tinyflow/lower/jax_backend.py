@@ -125,10 +125,10 @@ class Lowered:
         self.needs_key = program.needs_key
         self.checks = program.checks
         self._diagnose = None
+        self.jitted_fn = _only_ok(fn) if self.checks else fn   # what is jitted (the check data left out)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # "donated buffers were not usable": harmless
-            self.jitted = jax.jit(_only_ok(fn) if self.checks else fn,
-                                  donate_argnums=(0,) if donate and self.rw_vars else ())
+            self.jitted = jax.jit(self.jitted_fn, donate_argnums=(0,) if donate and self.rw_vars else ())
 
     def check_results(self, *args):
         """Every check's (ok, *data) for these arguments: what a failed run is explained with. The

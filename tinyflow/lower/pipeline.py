@@ -31,7 +31,7 @@ def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate_min_byt
     """Lowers the fetch set (fetched Tensors, fed Tensors, target Operations) to a Lowered function."""
     sub = prune_pass.prune(fetches, feeds, targets)                       # 1
     check_feeds(sub)                                                      # 2
-    analysis = state_pass.analyze(sub.ops, sub.feeds)                     # 3
+    analysis = state_pass.analyze(sub)                                   # 3
     program = program_mod.plan(sub, analysis, checks=checks)             # 4
     return jax_backend.build(program, donate=_donates(program, donate_min_bytes))   # 5, 6
 

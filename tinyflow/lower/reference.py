@@ -61,14 +61,45 @@ def _view(arena, offset, shape, dtype):
     return arena[offset:offset + n].view(dtype).reshape(shape)
 
 
+def _kernels(lowered):
+    """call(step, args): each step's rule jitted on its own (one XLA compile per op, not one per
+    primitive as eager JAX would), cached on the Lowered so that every execution reuses them. Values
+    computed while tracing (shapes, constants: the outputs of static steps) stay concrete: they are
+    baked into the op's kernel, as jit would see them."""
+    cache = lowered.__dict__.setdefault("_reference_kernels", {})
+    static = {n for s in lowered.program.steps if s.static for n in s.outs}
+
+    def call(step, args):
+        if step.static or step.check:
+            return apply(step, step.op.attrs, args)
+        fixed = [a in static or a in ("None", "key") for a in step.args]
+        consts = [x for x, f in zip(args, fixed) if f]
+        key = (id(step), tuple(np.shape(x) for x in args), tuple(_value_key(c) for c in consts))
+        fn = cache.get(key)
+        if fn is None:
+
+            def kernel(*dynamic):
+                it, ct = iter(dynamic), iter(consts)
+                return apply(step, step.op.attrs, [next(ct) if f else next(it) for f in fixed])
+            fn = cache[key] = jax.jit(kernel)
+        return fn(*[x for x, f in zip(args, fixed) if not f])
+    return call
+
+
+def _value_key(x):
+    a = np.asarray(x) if x is not None else None
+    return None if a is None else (a.dtype.str, a.shape, a.tobytes())
+
+
 def execute(lowered, plan, args):
     """Runs the fetch set in `plan`'s arena; returns (new variable values, fetch values) as numpy,
     the structure of `lowered.fn`. Raises if a result does not fit its planned buffer."""
     arena = np.zeros(plan.planned_bytes, np.uint8)
+    kernels = _kernels(lowered)
 
     def run(step, a):
         # copies in: the rule must not see (or alias) arena bytes that a later write changes
-        out = apply(step, step.op.attrs, [jnp.asarray(np.array(x)) if isinstance(x, np.ndarray) else x for x in a])
+        out = kernels(step, [jnp.asarray(np.array(x)) if isinstance(x, np.ndarray) else x for x in a])
         if step.check or step.opdef.ref_inputs:   # check data and new variable values: outside the arena
             return tuple(np.array(v) for v in out) if isinstance(out, tuple) else np.array(out)
         results = []

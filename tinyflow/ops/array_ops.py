@@ -83,7 +83,7 @@ def placeholder_with_default(input, shape, name=None):
 
 # ---- identity and friends -------------------------------------------------------------------------
 register_op("Identity", shape=shape_of_input(0), dtype=same_as_input(0), grad=lambda op, g: [g],
-            fold=lambda op, t: constant_value(op.inputs[0]), infer_back=back_shapes.same_shape,
+            fold=lambda op, values: values[0], infer_back=back_shapes.same_shape,
             lower=lambda a, x: x, inplace=((0, 0),))
 register_op("StopGradient", shape=shape_of_input(0), dtype=same_as_input(0), grad=None,
             lower=lambda a, x: x, inplace=((0, 0),))
@@ -110,7 +110,7 @@ def _shape_shape(shapes, attrs, values):
     return [TensorShape([shapes[0].ndims])]
 
 
-def _fold_shape(op, tensor):
+def _fold_shape(op, values):
     """Shape, Size and Rank of a statically known shape, in numpy."""
     s = op.inputs[0].shape
     if op.type == "Shape":
@@ -356,9 +356,8 @@ def _pack_grad(op, g):
     return unstack(g, num=len(op.inputs), axis=op.attrs["axis"])
 
 
-def _fold_pack(op, tensor):
-    vals = [constant_value(t) for t in op.inputs]
-    return None if any(v is None for v in vals) else np.stack(vals, axis=op.attrs.get("axis", 0))
+def _fold_pack(op, values):
+    return None if any(v is None for v in values) else np.stack(values, axis=op.attrs.get("axis", 0))
 
 
 register_op("Pack", fold=_fold_pack, shape=_pack_shape, dtype=same_as_input(0), grad=_pack_grad,
@@ -455,9 +454,8 @@ def _transpose_shape(shapes, attrs, values):
     return [TensorShape([dims[p] for p in perm])]
 
 
-def _fold_invert(op, tensor):
-    v = constant_value(op.inputs[0])
-    return None if v is None else np.argsort(v).astype(v.dtype)
+def _fold_invert(op, values):
+    return None if values[0] is None else np.argsort(values[0]).astype(values[0].dtype)
 
 
 register_op("Transpose", fold=True, infer_back=back_shapes.transpose, shape=_transpose_shape, dtype=same_as_input(0),

@@ -32,6 +32,7 @@ import numpy as np
 from ..graph import dtypes as dt
 from ..graph.backend import backend
 from ..graph.core import Graph, Operation, Tensor, get_default_graph
+from ..graph.nest import flatten, pack_as
 from ..graph.registry import get_op_def, register_op
 from ..graph.serialize import register_serializable
 from ..graph.shapes import TensorShape, as_shape
@@ -43,30 +44,6 @@ __all__ = ['case', 'cond', 'switch_case', 'while_loop']
 # ---- nested structures (tf.nest's rules: dicts by sorted key, namedtuples, lists, tuples) --------
 def _is_seq(s):
     return isinstance(s, (list, tuple, dict))
-
-
-def flatten(s):
-    """The leaves of a nested structure, in tf.nest order."""
-    if isinstance(s, dict):
-        return [x for k in sorted(s) for x in flatten(s[k])]
-    if isinstance(s, (list, tuple)):
-        return [x for e in s for x in flatten(e)]
-    return [s]
-
-
-def pack_as(structure, flat):
-    """`flat` leaves in the nesting of `structure`."""
-    it = iter(flat)
-
-    def build(s):
-        if isinstance(s, dict):
-            return type(s)((k, build(s[k])) for k in sorted(s))
-        if isinstance(s, tuple) and hasattr(s, "_fields"):
-            return type(s)(*[build(e) for e in s])
-        if isinstance(s, (list, tuple)):
-            return type(s)(build(e) for e in s)
-        return next(it)
-    return build(structure)
 
 
 def _signature(s):

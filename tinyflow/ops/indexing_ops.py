@@ -179,7 +179,14 @@ def _ss_grad(op, g):
     return [dx, None, None, None]
 
 
-register_op("StridedSlice", fold=True, shape=_ss_shape, dtype=same_as_input(0), grad=_ss_grad, lower=_ss_lower)
+def _ss_fold(op, values):
+    if any(v is None for v in values):
+        return None
+    x, begin, end, strides = values
+    return np.asarray(x)[_ss_index(np.ndim(x), begin, end, strides, op.attrs)]
+
+
+register_op("StridedSlice", fold=_ss_fold, shape=_ss_shape, dtype=same_as_input(0), grad=_ss_grad, lower=_ss_lower)
 
 
 def _ss_grad_shape(shapes, attrs, values):

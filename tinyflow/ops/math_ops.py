@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..graph import dtypes as dt
-from ..graph.core import ShapeError, constant_value, get_default_graph
+from ..graph.core import ShapeError, get_default_graph
 from ..graph.registry import register_op, same_as_input, shape_of_input
 from ..graph.shapes import TensorShape
 from . import back_shapes
@@ -116,10 +116,23 @@ def _binary_inputs(x, y):
     return convert_like([x, y])
 
 
-def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, inplace=((0, 0), (1, 0))):
+def numpy_fold(fn):
+    """A fold rule (OpDef.fold) computing an op's integer value with numpy: shape arithmetic such as
+    tf.shape(x)[0] * 2 folds without starting JAX."""
+    def fold(op, values):
+        dtype = op.outputs[0].dtype
+        if not (dtype.is_integer or dtype.is_bool) or any(v is None for v in values):
+            return None
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(*values)).astype(dtype.np)
+    return fold
+
+
+def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, inplace=((0, 0), (1, 0)),
+            fold=True):
     """Registers a broadcasting binary op and returns its builder."""
     register_op(op_type, shape=broadcast_rule, dtype=dtype_rule(op_type, allowed, out), grad=grad, lower=lower,
-                inplace=inplace, fold=True, infer_back=back_shapes.broadcast)
+                inplace=inplace, fold=fold, infer_back=back_shapes.broadcast)
 
     def builder(x, y, name=None):
         x, y = _binary_inputs(x, y)
@@ -216,17 +229,19 @@ def _div_no_nan(x, y):
     return jnp.where(y == 0, jnp.zeros_like(x), x / jnp.where(y == 0, jnp.ones_like(y), y)).astype(x.dtype)
 
 
-add = _binary("Add", lambda a, x, y: jnp.add(x, y), _grad_add)
-add_v2 = _binary("AddV2", lambda a, x, y: jnp.add(x, y), _grad_add)  # TF 1.15's x + y
-subtract = _binary("Sub", lambda a, x, y: jnp.subtract(x, y), _grad_sub)
-multiply = _binary("Mul", lambda a, x, y: jnp.multiply(x, y), _grad_mul)
+add = _binary("Add", lambda a, x, y: jnp.add(x, y), _grad_add, fold=numpy_fold(np.add))
+add_v2 = _binary("AddV2", lambda a, x, y: jnp.add(x, y), _grad_add, fold=numpy_fold(np.add))  # TF 1.15's x + y
+subtract = _binary("Sub", lambda a, x, y: jnp.subtract(x, y), _grad_sub, fold=numpy_fold(np.subtract))
+multiply = _binary("Mul", lambda a, x, y: jnp.multiply(x, y), _grad_mul, fold=numpy_fold(np.multiply))
 realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div)
 div_no_nan = _binary("DivNoNan", lambda a, x, y: _div_no_nan(x, y), _grad_div_no_nan, allowed=FLOAT)
 pow = _binary("Pow", lambda a, x, y: jnp.power(x, y).astype(x.dtype), _grad_pow)
-maximum = _binary("Maximum", lambda a, x, y: jnp.maximum(x, y), _grad_maximum)
-minimum = _binary("Minimum", lambda a, x, y: jnp.minimum(x, y), lambda op, g: _grad_maximum(op, g, False))
+maximum = _binary("Maximum", lambda a, x, y: jnp.maximum(x, y), _grad_maximum, fold=numpy_fold(np.maximum))
+minimum = _binary("Minimum", lambda a, x, y: jnp.minimum(x, y), lambda op, g: _grad_maximum(op, g, False),
+                  fold=numpy_fold(np.minimum))
 squared_difference = _binary("SquaredDifference", lambda a, x, y: jnp.square(x - y), _grad_sqdiff)
-floordiv = _binary("FloorDiv", _keep_dtype(jnp.floor_divide), None, default_name="floordiv")
+floordiv = _binary("FloorDiv", _keep_dtype(jnp.floor_divide), None, default_name="floordiv",
+                   fold=numpy_fold(np.floor_divide))
 floormod = _binary("FloorMod", _keep_dtype(jnp.mod), _grad_floormod)
 truncatediv = _binary("TruncateDiv", _keep_dtype(_truncdiv), None)
 truncatemod = _binary("TruncateMod", _keep_dtype(jax.lax.rem), None)
@@ -409,9 +424,8 @@ def _cast_lower(x, dst):
     return x.astype(dst.np)
 
 
-def _fold_cast(op, tensor):
-    v = constant_value(op.inputs[0])
-    return None if v is None else np.asarray(v).astype(op.attrs["DstT"].np)
+def _fold_cast(op, values):
+    return None if values[0] is None else np.asarray(values[0]).astype(op.attrs["DstT"].np)
 
 
 register_op("Cast", fold=_fold_cast, shape=shape_of_input(0), dtype=lambda d, a: [a["DstT"]], grad=_grad_cast,

@@ -98,9 +98,10 @@ def _range_shape(shapes, attrs, values):
     return [TensorShape([len(np.arange(start, limit, delta))])]
 
 
-def _fold_range(op, tensor):
-    vals = [constant_value(i) for i in op.inputs]
-    return None if any(v is None for v in vals) else np.arange(*(v.item() for v in vals), dtype=op.attrs["Tidx"].np)
+def _fold_range(op, values):
+    if any(v is None for v in values):
+        return None
+    return np.arange(*(v.item() for v in values), dtype=op.attrs["Tidx"].np)
 
 
 register_op("Range", fold=_fold_range, shape=_range_shape, dtype=from_attr("Tidx"), grad=None,

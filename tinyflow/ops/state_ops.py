@@ -217,10 +217,18 @@ def assign_sub(ref, value, use_locking=None, name=None):
 
 # TinyFlow's tf.Variable() with no initial value (tinyflow_api.py sets it): shape filled later by inference.
 deferred_variable = None
+# tinyflow.eager sets this: variable_class(cls) is the class tf.Variable(...) makes now (an eager
+# variable while executing eagerly).
+variable_class = None
 
 
 class Variable:
     """tf.Variable: a VariableV2 op, its initializer (an Assign of the initial value) and a read."""
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Variable and variable_class is not None:
+            cls = variable_class(cls)
+        return object.__new__(cls)
 
     def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,

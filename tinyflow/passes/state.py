@@ -27,9 +27,9 @@ def variable_of(tensor):
     return op if op.type == "VariableV2" else None
 
 
-def analyze(ops, fed=()):
-    """Runs the analysis over ops in topological order (see the module docstring)."""
-    fed = set(fed)
+def analyze(sub):
+    """Runs the analysis over a Subgraph's ops, in their (topological) order (see the module docstring)."""
+    ops, fed = sub.ops, set(sub.feeds)
     out = StateAnalysis()
     has_updates = any(get_op_def(op.type).ref_inputs for op in ops)
     seen = {}        # op -> {var: latest update among its ancestors}, only when the run has updates

@@ -347,9 +347,3 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     if state and checkpoint_exists(state.model_checkpoint_path):
         return state.model_checkpoint_path
     return None
-
-
-def _remove_checkpoint(prefix):
-    for ext in (".npz", ".index", ".index.pending", ".meta"):
-        if os.path.exists(prefix + ext):
-            os.remove(prefix + ext)

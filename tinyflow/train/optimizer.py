@@ -15,6 +15,10 @@ from ..ops.math_ops import cast
 from ..passes.gradients import gradients as _gradients
 from . import training_ops
 
+# Set by tinyflow.eager: eager_gradients(optimizer, loss, var_list, grad_loss) -> grads_and_vars while
+# executing eagerly, None in graph mode.
+eager_gradients = None
+
 _VALID_DTYPES = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
 
 
@@ -51,6 +55,10 @@ class Optimizer:
     def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
                           colocate_gradients_with_ops=False, grad_loss=None):
         """[(gradient or None, variable)] for the trainable variables (or var_list), in their order."""
+        if eager_gradients is not None:  # while executing eagerly: loss is a callable run on a tape
+            grads_and_vars = eager_gradients(self, loss, var_list, grad_loss)
+            if grads_and_vars is not None:
+                return grads_and_vars
         if callable(loss):
             raise RuntimeError("`loss` passed to Optimizer.compute_gradients should be a Tensor in graph mode.")
         loss = convert_to_tensor(loss)

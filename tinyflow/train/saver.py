@@ -1,4 +1,8 @@
-"""tf.train.Saver: saves and restores variables as checkpoints (format: checkpoint.py).
+"""tf.train.Saver: saves and restores variables as checkpoints.
+
+Saver writes TF's V2 checkpoint format by default (tf_files/bundle.py: TensorFlow restores it);
+Saver(write_version="npz") writes tinyflow's older npz format (checkpoint.py). Restore reads both,
+detecting the format from the index file (tf_checkpoint.py).
 
 Restore checks every variable (present, dtype, shape) and the checksum before it assigns any, so
 a failed restore changes no variable.
@@ -8,12 +12,23 @@ import os
 import numpy as np
 
 from .. import errors
-from ..graph.core import GraphKeys, Tensor, get_default_graph
+from ..graph.core import GraphKeys, Tensor, get_default_graph  # noqa: F401
 from ..graph.serialize import register_serializable
 from ..ops.state_ops import Variable
-from .checkpoint import (CheckpointReader, _MissingCheckpointError, checkpoint_exists, update_checkpoint_state,
-                         write_checkpoint)
-from .durable import atomic_write, clean_leftovers, fault_point, remove_checkpoint
+from .checkpoint import _MissingCheckpointError, checkpoint_exists, update_checkpoint_state, write_checkpoint
+from .durable import clean_leftovers, fault_point, remove_checkpoint
+from .tf_checkpoint import open_reader, write_bundle
+
+NPZ = "npz"  # Saver(write_version=NPZ): tinyflow's npz checkpoint instead of TF's V2 format
+
+
+# Set by tinyflow.eager: eager_values() stands for the Session while executing eagerly (else None).
+eager_values = None
+
+
+def _eager_session(sess):
+    values = eager_values() if sess is None and eager_values is not None else None
+    return (values, True) if values is not None else (sess, False)
 
 
 def _var_op(v):
@@ -50,6 +65,9 @@ class Saver:
         self._vars = _names_to_ops(var_list)
         if not self._vars and not allow_empty:
             raise ValueError("No variables to save")
+        if write_version not in (1, 2, NPZ):
+            raise ValueError("write_version must be tf.train.SaverDef.V2 (2) or %r, not %r" % (NPZ, write_version))
+        self._write_version = write_version  # V1 is read by TF as V2: tinyflow writes V2 for both
         self._max_to_keep = max_to_keep
         self._pad_step_number = pad_step_number
         self._save_relative_paths = save_relative_paths
@@ -69,6 +87,8 @@ class Saver:
     def save(self, sess, save_path, global_step=None, latest_filename=None, meta_graph_suffix="meta",
              write_meta_graph=True, write_state=True, strip_default_attrs=False, save_debug_info=False):
         """Writes the variables' values in `sess` to a checkpoint; returns its prefix ("path-<step>")."""
+        sess, eager = _eager_session(sess)
+        write_meta_graph = write_meta_graph and not eager  # TF writes no meta graph eagerly
         if latest_filename is not None and os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
         if global_step is not None:
@@ -106,7 +126,7 @@ class Saver:
     def _write_files(self, prefix, arrays):
         """Writes the checkpoint files of `prefix` ({name: (DType, numpy array)}) in this Saver's
         format; every file through an atomic write (temp file, fsync, rename)."""
-        write_checkpoint(prefix, arrays)
+        (write_checkpoint if self._write_version == NPZ else write_bundle)(prefix, arrays)
 
     def _record(self, prefix):
         """Records `prefix` as the newest checkpoint; returns the prefixes now beyond max_to_keep
@@ -123,11 +143,12 @@ class Saver:
 
     def restore(self, sess, save_path):
         """Sets the variables in `sess` from a checkpoint; on any error no variable changes."""
+        sess, _ = _eager_session(sess)
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
         if not checkpoint_exists(save_path):
             raise _MissingCheckpointError(None, None, "The passed save_path is not a valid checkpoint: %s" % save_path)
-        reader = CheckpointReader(save_path)
+        reader = open_reader(save_path)
         values = {}
         for name, op in self._vars.items():
             if not reader.has_tensor(name):
@@ -156,34 +177,17 @@ register_serializable(Saver, defaults={"_last_checkpoints": list})  # a file nev
 # ---- meta graphs: the graph beside the checkpoint -------------------------------------------------
 def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
                       as_text=False, graph=None, export_scope=None, clear_devices=False, saver=None, **kwargs):
-    """Writes the graph (tinyflow's JSON: ops, attrs, collections, variables) to `filename`, as TF
-    writes a MetaGraphDef beside each checkpoint; returns the JSON dict. A graph holding something
-    JSON cannot keep (a Python function given to tf.py_func) is skipped with a warning."""
-    import json
-    import warnings
-    from ..graph import serialize
-    graph = graph or get_default_graph()
-    try:
-        meta = serialize.to_dict(graph)
-    except TypeError as e:
-        warnings.warn("tinyflow: the meta graph was not written: %s" % e, RuntimeWarning, stacklevel=2)
-        return None
-    if filename:
-        atomic_write(filename, json.dumps(meta).encode())
-    return meta
+    """Writes the graph as TF's MetaGraphDef protobuf to `filename` (tf_files/meta_graph.py: TF can
+    import it when its ops are TF's) and returns the MetaGraphDef. tinyflow's exact JSON form of the
+    graph rides along in the collection "tinyflow_graph_json", so tinyflow's own import is a
+    complete round trip (a graph holding a Python function, from tf.py_func, skips it with a warning)."""
+    from ..tf_files import meta_graph
+    return meta_graph.export(filename, graph or get_default_graph(), saver, as_text)
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
-    """Rebuilds a graph written by Saver.save / export_meta_graph into the (empty) default graph and
-    returns a Saver of its variables, ready for `saver.restore(sess, prefix)`."""
-    from ..graph import serialize
-    if import_scope:
-        raise NotImplementedError("tinyflow: import_meta_graph(import_scope=...) is not supported")
-    meta = meta_graph_or_file
-    if isinstance(meta, str):
-        if not os.path.exists(meta):
-            raise IOError("File %s does not exist." % meta)
-        graph = serialize.load(meta, into=get_default_graph())  # untrusted: data only, checked
-    else:
-        graph = serialize.from_dict(meta, into=get_default_graph())
-    return Saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
+    """Rebuilds the graph of a .meta file (TF's MetaGraphDef, binary or text, or tinyflow's older
+    JSON) into the default graph and returns a Saver of its variables, ready for
+    `saver.restore(sess, prefix)`."""
+    from ..tf_files import meta_graph
+    return meta_graph.import_meta_graph(meta_graph_or_file, import_scope=import_scope)
