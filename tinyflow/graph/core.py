@@ -175,7 +175,18 @@ class Operation:
         return self
 
 
-_VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+# TF 1.15's rules (ops.py _VALID_OP_NAME_REGEX / _VALID_SCOPE_NAME_REGEX; no '>' in 1.15), ASCII
+# only: "x\u00b2" and "\ufb01lter" are not valid names, so no two legal names are equal after
+# Unicode normalisation.
+_VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/]*\Z")  # \Z: not even a trailing newline
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/]*\Z")
+
+
+def _check_name_part(name, in_scope):
+    """A name the user gave an op or scope: at the root it must be a valid op name, inside a scope a
+    valid scope name (TF's rule and message)."""
+    if name and not (_VALID_SCOPE_NAME if in_scope else _VALID_NAME).match(name):
+        raise ValueError("'%s' is not a valid scope name" % name)
 
 
 class Graph:
@@ -217,7 +228,10 @@ class Graph:
                 raise ValueError("Duplicate node name in graph: '%s'" % name)
             self._names_in_use.setdefault(name.lower(), 1)
         else:
+            _check_name_part(name, bool(self._name_stack))  # before the name is marked as used
             name = self.unique_name(name or op_type)
+        if not _VALID_NAME.match(name):
+            raise ValueError("'%s' is not a valid node name" % name)
         op = Operation(self, op_type, name, inputs, attrs, self._current_control_inputs(inputs))
         out_dtypes = dtypes or opdef.dtype([t.dtype for t in inputs], attrs)
         try:
@@ -338,8 +352,7 @@ class Graph:
         elif name.endswith("/"):
             new = name[:-1]
         else:
-            if not _VALID_NAME.match(name):
-                raise ValueError("'%s' is not a valid scope name" % name)
+            _check_name_part(name, bool(old))
             new = self.unique_name(name)
         self._name_stack = new
         try:

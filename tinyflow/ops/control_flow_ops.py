@@ -35,6 +35,7 @@ from ..graph.backend import backend
 from ..graph.core import Graph, Operation, Tensor, get_default_graph
 from ..graph.nest import flatten, pack_as
 from ..graph.registry import get_op_def, register_op
+from ..graph.serialize import register_serializable
 from ..graph.shapes import TensorShape, as_shape
 from .base import constant_value_of, convert_to_tensor, graph_of
 
@@ -199,6 +200,10 @@ class SubFn:
 
     def __repr__(self):
         return "<SubFn %s: %d inputs, %d outputs>" % (self.graph.name, len(self.inputs), len(self.outputs))
+
+
+register_serializable(FuncGraph)
+register_serializable(SubFn)
 
 
 def _trace(outer, name, fn, args=None, specs=()):

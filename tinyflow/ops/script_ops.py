@@ -5,15 +5,60 @@ XLA compiles each call with fixed result shapes, so every output shape must be k
 set is traced: from the static shape of the result (set it with `.set_shape`), where a dimension
 left unknown (a batch) takes the size of the same dimension of the first input of the same rank.
 """
+import threading
+import traceback
+
 import jax
 import numpy as np
 
+from .. import errors
 from ..graph import dtypes as dt
 from ..graph.registry import register_op
 from ..graph.shapes import TensorShape
 from .base import convert_to_tensor, make_op_raw
 
 __all__ = ["numpy_function", "py_func"]
+
+# The error class TF 1.15 raises for an exception inside a py_func (script_ops.py / py_func.cc);
+# checked against TF 1.15: everything else is UnknownError, also a tf.errors error raised inside.
+_ERROR_CLASSES = [(StopIteration, errors.OutOfRangeError), (MemoryError, errors.ResourceExhaustedError),
+                  (NotImplementedError, errors.UnimplementedError), (ValueError, errors.InvalidArgumentError),
+                  (TypeError, errors.InvalidArgumentError)]
+
+_failures = []                  # (op, exception, traceback text), recorded on the host as they happen
+_failures_lock = threading.Lock()
+_MAX_FAILURES = 16              # only the first is raised; the rest would only hold memory
+
+
+def _record_failure(op, exc):
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    with _failures_lock:
+        if len(_failures) < _MAX_FAILURES:
+            _failures.append((op, exc, text))
+
+
+def error_for(op, exc, tb_text=""):
+    """The tf.errors error TF raises when the function of py_func `op` raised `exc`: its class by
+    the exception's type, its message "<Type>: <message>", the traceback and the node's name."""
+    cls = next((c for t, c in _ERROR_CLASSES if isinstance(exc, t)), errors.UnknownError)
+    head = "%s: %s" % (type(exc).__name__, exc)
+    message = "%s\n%s\n\t [[node %s ]]" % (head, tb_text.rstrip(), op.name) if tb_text else \
+        "%s\n\t [[node %s ]]" % (head, op.name)
+    err = cls(op.node_def, op, message)
+    err.__cause__ = exc
+    return err
+
+
+def pending_error():
+    """The error to raise for the first py_func that failed since the last call (or None), and
+    forgets every recorded failure. The Session calls it when a dispatch fails: the exception XLA
+    reports for a failed host callback does not say which op failed or why."""
+    with _failures_lock:
+        if not _failures:
+            return None
+        op, exc, text = _failures[0]
+        del _failures[:]
+    return error_for(op, exc, text)
 
 
 def _result_shapes(op, args):
@@ -39,11 +84,15 @@ def _py_func_lower(a, *args):
     dtypes = [d.np for d in a["Tout"]]
 
     def host(*values):
-        out = a["func"](*[np.asarray(v) for v in values])
-        outs = list(out) if isinstance(out, (list, tuple)) else [out]
-        if len(outs) != len(dtypes):
-            raise ValueError("%s returned %d values, expected %d" % (a["func"], len(outs), len(dtypes)))
-        return [np.asarray(o, d).reshape(s) for o, d, s in zip(outs, dtypes, shapes)]
+        try:
+            out = a["func"](*[np.asarray(v) for v in values])
+            outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            if len(outs) != len(dtypes):
+                raise ValueError("%s returned %d values, expected %d" % (a["func"], len(outs), len(dtypes)))
+            return [np.asarray(o, d).reshape(s) for o, d, s in zip(outs, dtypes, shapes)]
+        except Exception as e:  # recorded for pending_error(); XLA only reports that a callback failed
+            _record_failure(op, e)
+            raise
     results = [jax.ShapeDtypeStruct(s, d) for s, d in zip(shapes, dtypes)]
     return tuple(jax.pure_callback(host, results, *args))
 

@@ -12,6 +12,7 @@ import numpy as np
 from ..graph import dtypes as dt
 from ..graph.core import GraphKeys, ShapeError, Tensor, get_default_graph, session_for
 from ..graph.registry import from_attr, register_op
+from ..graph.serialize import register_serializable
 from ..graph.shapes import TensorShape, as_shape
 from .base import convert_to_tensor, make_op, register_tensor_conversion_function
 from .array_ops import identity, no_op
@@ -458,3 +459,6 @@ def assert_variables_initialized(var_list=None):
 
 
 tuple = tuple_  # tf.tuple; code in this module spells the builtin builtins.tuple
+
+
+register_serializable(Variable)  # graph files may hold tf.Variable objects (as data)

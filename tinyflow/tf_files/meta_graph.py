@@ -227,29 +227,31 @@ def export(filename, graph, saver=None, as_text=False):
 
 def import_meta_graph(meta_or_file, import_scope=None):
     """tf.train.import_meta_graph for a path, a MetaGraphDef, or tinyflow's JSON dict."""
-    import json
     from ..graph import serialize
     from ..graph.core import GraphKeys
     from ..train.saver import Saver
-    meta = meta_or_file
+    meta, source = meta_or_file, "<meta graph>"
     if isinstance(meta, str):
         if not os.path.exists(meta):
             raise IOError("File %s does not exist." % meta)
-        if is_json_meta(meta):  # tinyflow's older .meta
-            with open(meta) as f:
-                try:
-                    meta = json.load(f)
-                except ValueError as e:
-                    raise errors.DataLossError(None, None, "Unable to parse meta graph %s: %s" % (meta_or_file, e)) \
-                        from None
-        else:
-            meta = read_meta_graph(meta)
+        source = meta
+        if not os.path.isfile(meta):  # a device (/dev/zero) or a fifo would be read without end
+            raise errors.DataLossError(None, None, "Unable to read meta graph %s: not a regular file" % meta)
+        if is_json_meta(meta):  # tinyflow's older .meta: untrusted JSON, checked by serialize.load
+            if import_scope:
+                raise NotImplementedError("tinyflow: import_meta_graph(import_scope=...) of a tinyflow graph is not "
+                                          "supported")
+            graph = serialize.load(meta, into=get_default_graph())
+            return Saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
+        meta = read_meta_graph(meta)
     if not isinstance(meta, dict) and JSON_KEY in meta.collection_def and not import_scope:
-        meta = json.loads(meta.collection_def[JSON_KEY].bytes_list.value[0].decode())
+        graph = serialize.from_json(meta.collection_def[JSON_KEY].bytes_list.value[0].decode("utf-8", "replace"),
+                                    into=get_default_graph(), source=source)  # untrusted: data only, checked
+        return Saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
     if isinstance(meta, dict):
         if import_scope:
             raise NotImplementedError("tinyflow: import_meta_graph(import_scope=...) of a tinyflow graph is not "
                                       "supported")
-        graph = serialize.from_dict(meta, into=get_default_graph())
+        graph = serialize.from_dict(meta, into=get_default_graph(), source=source)
         return Saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
     return import_tf_meta_graph(meta, import_scope)

@@ -12,17 +12,19 @@ the latest ones. Every file is written to a temporary file, fsync'ed and renamed
 one, in an order (write_checkpoint) that leaves a complete checkpoint after a crash at any point.
 Nothing is ever pickled.
 """
+import glob
 import hashlib
 import io
 import json
 import os
-import tempfile
+import stat
 import zipfile
 
 import numpy as np
 
 from .. import errors
 from ..graph import dtypes as dt
+from .durable import atomic_write, fault_point, remove_checkpoint
 
 FORMAT = "tinyflow-checkpoint-1"
 _STATE = "checkpoint"
@@ -33,28 +35,9 @@ class _MissingCheckpointError(errors.NotFoundError, ValueError):
 
 
 # ---- files ------------------------------------------------------------------------------------------
-def _atomic_write(path, data):
-    """Writes bytes to path through a temporary file in the same directory, fsync and rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    try:  # make the rename durable too (not possible on every platform)
-        dfd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+_atomic_write = atomic_write      # older name, kept for callers
+_remove_checkpoint = remove_checkpoint
+_MAX_INDEX_BYTES = 64 << 20       # an index is small JSON; a larger "index" is not read
 
 
 def _npz_bytes(arrays):
@@ -79,29 +62,103 @@ def _stored(a, dtype):
 def write_checkpoint(prefix, named_arrays):
     """Writes {name: (DType, numpy array)} as the checkpoint `prefix`.
 
-    Two-phase, so that some complete checkpoint survives a crash at any point: the new index is
-    written first as `prefix.index.pending`, then the data file replaces the old one, then the
-    pending index is renamed over the old index. A reader that finds the data newer than the
-    index (a crash between the last two steps) rolls forward to the pending index."""
+    Two-phase, so that some complete checkpoint survives a crash at any point, also two crashes in
+    a row on the same prefix: first what an earlier killed save left is settled (_settle), then the
+    new index is written as `prefix.index.pending`, the data file replaces the old one, and the
+    pending index is renamed over the old index. A reader that finds the data newer than the index
+    (a crash between the last two steps) rolls forward to the pending index."""
+    folder = os.path.dirname(os.path.abspath(prefix))
+    for pending in glob.glob(os.path.join(glob.escape(folder), "*.index.pending")):  # killed saves of any prefix
+        _settle(pending[:-len(".index.pending")])
     data = _npz_bytes({n: _storable(a, d) for n, (d, a) in named_arrays.items()})
     index = {"format": FORMAT, "data": os.path.basename(prefix) + ".npz", "size": len(data),
              "sha256": hashlib.sha256(data).hexdigest(),
              "variables": {n: {"dtype": d.name, "shape": list(a.shape)} for n, (d, a) in named_arrays.items()}}
-    _atomic_write(prefix + ".index.pending", json.dumps(index, indent=1).encode())
-    _atomic_write(prefix + ".npz", data)
+    atomic_write(prefix + ".index.pending", json.dumps(index, indent=1).encode())
+    atomic_write(prefix + ".npz", data)
     os.replace(prefix + ".index.pending", prefix + ".index")
+    fault_point("renamed", prefix + ".index")
+
+
+def _settle(prefix):
+    """Finishes what a killed save of `prefix` left: a pending index whose data is in place is
+    committed (the save had got that far); any other pending index is dropped (its data never
+    replaced the old data, which the current index still describes)."""
+    pending = prefix + ".index.pending"
+    if not os.path.lexists(pending):
+        return
+    try:
+        index, _ = _read_index(pending)
+        if _matches(index, _read_data(prefix, index, pending)):
+            os.replace(pending, prefix + ".index")
+            return
+    except (errors.OpError, OSError):
+        pass
+    os.remove(pending)
+
+
+def _regular_file_size(path, what):
+    """The size of `path`, which must be a regular file (not a device, fifo or directory)."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise errors.DataLossError(None, None, "Checkpoint %s %s is not a regular file" % (what, path))
+    return st.st_size
+
+
+def _read_data(prefix, index, index_path):
+    """The bytes of the data file of checkpoint `prefix`. The data file is always the prefix's own
+    `<prefix>.npz` (an index naming any other file is rejected: it must not make us read a file
+    outside the checkpoint), a regular file in the prefix's folder (a symlink out is rejected) of
+    exactly the size the index records (checked before reading)."""
+    own = os.path.basename(prefix) + ".npz"
+    if index["data"] != own:
+        raise errors.DataLossError(None, None, "Checkpoint index %s names data file %r; the data of this checkpoint "
+                                   "is its own file %r" % (index_path, index["data"], own))
+    path = os.path.join(os.path.dirname(prefix), own)
+    if not os.path.lexists(path):
+        raise errors.NotFoundError(None, None, "Checkpoint data file %s of %s not found" % (path, prefix))
+    real_dir = os.path.dirname(os.path.realpath(path))
+    if real_dir != os.path.realpath(os.path.dirname(os.path.abspath(prefix))):
+        raise errors.DataLossError(None, None, "Checkpoint data file %s is a link to %s, outside the checkpoint's "
+                                   "folder" % (path, os.path.realpath(path)))
+    size = _regular_file_size(path, "data file")
+    if size != index["size"]:
+        raise errors.DataLossError(None, None, "Checkpoint data file %s is %d bytes, the index %s says %d (truncated "
+                                   "or overwritten)" % (path, size, index_path, index["size"]))
+    with open(path, "rb") as f:
+        return f.read(size)
 
 
 def _read_index(path):
-    """The parsed index file at path (DataLossError if it is not a valid tinyflow index)."""
+    """The parsed index file at path, validated as data (DataLossError naming it if it is not a
+    valid tinyflow index): sizes and shapes are non-negative integers and the arrays it lists fit
+    in the data size it records, so nothing it says can make a reader allocate more than that."""
+    if _regular_file_size(path, "index") > _MAX_INDEX_BYTES:
+        raise errors.DataLossError(None, None, "Unable to read checkpoint index %s: larger than %d bytes"
+                                   % (path, _MAX_INDEX_BYTES))
     try:
         with open(path, "rb") as f:
-            index = json.loads(f.read().decode())
-        if index.get("format") != FORMAT:
-            raise ValueError("unknown format %r" % index.get("format"))
-        variables = {n: (dt.as_dtype(v["dtype"]), tuple(v["shape"])) for n, v in index["variables"].items()}
+            index = json.loads(f.read(_MAX_INDEX_BYTES).decode())
+        if not isinstance(index, dict) or index.get("format") != FORMAT:
+            raise ValueError("unknown format %r" % (index.get("format") if isinstance(index, dict) else index,))
+        size, digest, data = index["size"], index["sha256"], index["data"]
+        if type(size) is not int or size < 0:
+            raise ValueError("bad size %r" % (size,))
+        if not (isinstance(digest, str) and len(digest) == 64) or not isinstance(data, str):
+            raise ValueError("bad sha256 or data entry")
+        if not isinstance(index["variables"], dict):
+            raise ValueError("'variables' is not a mapping")
+        variables, total = {}, 0
+        for n, v in index["variables"].items():
+            dtype, shape = dt.as_dtype(v["dtype"]), v["shape"]
+            if not isinstance(shape, list) or any(type(d) is not int or d < 0 for d in shape) or len(shape) > 64:
+                raise ValueError("bad shape %r of %r" % (shape, n))
+            total += int(np.prod(shape, dtype=object)) * np.dtype(dtype.np).itemsize
+            variables[n] = (dtype, tuple(shape))
+        if total > size:
+            raise ValueError("its arrays need %d bytes, more than the %d bytes of data it records" % (total, size))
         return index, variables
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError, AttributeError) as e:
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, AttributeError, RecursionError) as e:
         raise errors.DataLossError(None, None, "Unable to read checkpoint index %s: %s (not a tinyflow checkpoint, "
                                    "or a corrupted one)" % (path, e)) from None
 
@@ -119,19 +176,23 @@ class CheckpointReader:
             raise _MissingCheckpointError(None, None, "Unsuccessful TensorSliceReader constructor: Failed to find any "
                                           "matching files for %s" % prefix)
         index, self._vars = _read_index(prefix + ".index")
-        data_path = os.path.join(os.path.dirname(prefix), index["data"])
-        if not os.path.exists(data_path):
-            raise errors.NotFoundError(None, None, "Checkpoint data file %s of %s not found" % (data_path, prefix))
-        with open(data_path, "rb") as f:
-            data = f.read()
-        if not _matches(index, data) and os.path.exists(prefix + ".index.pending"):
-            pending, pending_vars = _read_index(prefix + ".index.pending")
-            if _matches(pending, data):  # a save that crashed after writing its data: roll forward
-                index, self._vars = pending, pending_vars
-        if len(data) != index["size"]:
-            raise errors.DataLossError(None, None, "Checkpoint data file %s is truncated: %d bytes, the index says %d"
-                                       % (data_path, len(data), index["size"]))
-        if hashlib.sha256(data).hexdigest() != index["sha256"]:
+        data_path = os.path.join(os.path.dirname(prefix), os.path.basename(prefix) + ".npz")
+        try:
+            data = _read_data(prefix, index, prefix + ".index")
+            ok = _matches(index, data)
+        except errors.DataLossError:
+            data, ok = None, False
+        if not ok and os.path.lexists(prefix + ".index.pending"):
+            try:  # a save that crashed after writing its data: roll forward
+                pending, pending_vars = _read_index(prefix + ".index.pending")
+                pending_data = _read_data(prefix, pending, prefix + ".index.pending")
+                if _matches(pending, pending_data):
+                    index, self._vars, data, ok = pending, pending_vars, pending_data, True
+            except errors.DataLossError:
+                pass
+        if data is None:
+            data = _read_data(prefix, index, prefix + ".index")  # raises the index's own error
+        if not ok:
             raise errors.DataLossError(None, None, "Checksum does not match for checkpoint data file %s" % data_path)
         self._data = data
 
@@ -148,18 +209,39 @@ class CheckpointReader:
         """The stored value of `name` (NotFoundError if it is not in the checkpoint)."""
         if name not in self._vars:
             raise errors.NotFoundError(None, None, "Key %s not found in checkpoint" % name)
+        dtype, shape = self._vars[name]
         try:
-            with np.load(io.BytesIO(self._data), allow_pickle=False) as z:
-                a = z[name]
+            a = _read_member(self._data, name, _storable(np.empty(0, dtype.np), dtype).dtype, shape)
         except Exception as e:
             raise errors.DataLossError(None, None, "Cannot read %s from checkpoint %s: %s"
                                        % (name, self._prefix, e)) from None
-        dtype, shape = self._vars[name]
         a = _stored(a, dtype)
         if a.dtype != dtype.np or a.shape != shape:
             raise errors.DataLossError(None, None, "Checkpoint %s: %s is stored as %s %s, the index says %s %s"
                                        % (self._prefix, name, a.dtype, a.shape, dtype.name, list(shape)))
         return a
+
+
+def _read_member(data, name, np_dtype, shape):
+    """Array `name` of the .npz bytes `data`, after checking its .npy header says the dtype and
+    shape the (validated) index records: a crafted header cannot make numpy allocate more."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        info = zf.getinfo(name + ".npy")
+        if info.file_size > len(data):
+            raise ValueError("member %s claims %d bytes" % (info.filename, info.file_size))
+        with zf.open(info) as f:
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                hshape, fortran, hdtype = np.lib.format.read_array_header_1_0(f)
+            elif version == (2, 0):
+                hshape, fortran, hdtype = np.lib.format.read_array_header_2_0(f)
+            else:
+                raise ValueError("unsupported .npy version %s" % (version,))
+            if tuple(hshape) != tuple(shape) or hdtype != np_dtype:
+                raise ValueError("stored as %s %s, the index says %s %s" % (hdtype, list(hshape), np_dtype,
+                                                                            list(shape)))
+        with zf.open(info) as f:
+            return np.lib.format.read_array(f, allow_pickle=False)
 
 
 def NewCheckpointReader(filepattern):
@@ -227,19 +309,28 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     if not os.path.exists(path):
         return None
     latest, all_paths = None, []
-    with open(path) as f:
-        for line in f:
-            key, _, value = line.strip().partition(":")
-            if not value.strip():
-                continue
-            try:
-                value = json.loads(value.strip())
-            except ValueError:
-                raise errors.DataLossError(None, None, "Unable to parse checkpoint state file %s" % path) from None
-            if key == "model_checkpoint_path":
-                latest = value
-            elif key == "all_model_checkpoint_paths":
-                all_paths.append(value)
+    if _regular_file_size(path, "state file") > _MAX_INDEX_BYTES:
+        raise errors.DataLossError(None, None, "Unable to parse checkpoint state file %s: too large" % path)
+    with open(path, "rb") as f:
+        try:
+            text = f.read(_MAX_INDEX_BYTES).decode("utf-8")
+        except UnicodeDecodeError:
+            raise errors.DataLossError(None, None, "Unable to parse checkpoint state file %s" % path) from None
+    for line in text.splitlines():
+        key, _, value = line.strip().partition(":")
+        if not value.strip():
+            continue
+        try:
+            value = json.loads(value.strip())
+        except (ValueError, RecursionError):
+            raise errors.DataLossError(None, None, "Unable to parse checkpoint state file %s" % path) from None
+        if not isinstance(value, str) or "\0" in value:
+            raise errors.DataLossError(None, None, "Unable to parse checkpoint state file %s: %s is not a path"
+                                       % (path, key))
+        if key == "model_checkpoint_path":
+            latest = value
+        elif key == "all_model_checkpoint_paths":
+            all_paths.append(value)
     if latest is None:
         raise ValueError("Invalid checkpoint state loaded from %s" % checkpoint_dir)
     fix = lambda p: p if os.path.isabs(p) else os.path.join(checkpoint_dir, p)  # noqa: E731
@@ -256,9 +347,3 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     if state and checkpoint_exists(state.model_checkpoint_path):
         return state.model_checkpoint_path
     return None
-
-
-def _remove_checkpoint(prefix):
-    for ext in (".npz", ".data-00000-of-00001", ".index", ".index.pending", ".meta"):
-        if os.path.exists(prefix + ext):
-            os.remove(prefix + ext)

@@ -13,9 +13,10 @@ import numpy as np
 
 from .. import errors
 from ..graph.core import GraphKeys, Tensor, get_default_graph  # noqa: F401
+from ..graph.serialize import register_serializable
 from ..ops.state_ops import Variable
-from .checkpoint import (_MissingCheckpointError, _remove_checkpoint, checkpoint_exists,
-                         update_checkpoint_state, write_checkpoint)
+from .checkpoint import _MissingCheckpointError, checkpoint_exists, update_checkpoint_state, write_checkpoint
+from .durable import clean_leftovers, fault_point, remove_checkpoint
 from .tf_checkpoint import open_reader, write_bundle
 
 NPZ = "npz"  # Saver(write_version=NPZ): tinyflow's npz checkpoint instead of TF's V2 format
@@ -104,23 +105,41 @@ class Saver:
                 os.mkdir(save_dir)
             except FileNotFoundError:
                 raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path) from None
-        (write_checkpoint if self._write_version == NPZ else write_bundle)(prefix, arrays)
+        # TF's order, so a crash at any point leaves the checkpoint the state file names intact:
+        # leftovers of killed saves go, the new files are written (each atomically), then the state
+        # file names them, and only then are checkpoints beyond max_to_keep deleted.
+        clean_leftovers(prefix, latest_filename)
+        self._write_files(prefix, arrays)
+        fault_point("files_written", prefix)
         if write_meta_graph:
             export_meta_graph(prefix + "." + meta_graph_suffix, graph=sess.graph, saver=self)
-        self._record(prefix)
+            fault_point("meta_written", prefix)
+        to_delete = self._record(prefix)
         if write_state:
             update_checkpoint_state(save_dir or ".", prefix, self._last_checkpoints, latest_filename,
                                     self._save_relative_paths)
+            fault_point("state_written", prefix)
+        for old in to_delete:
+            remove_checkpoint(old)
         return prefix
 
+    def _write_files(self, prefix, arrays):
+        """Writes the checkpoint files of `prefix` ({name: (DType, numpy array)}) in this Saver's
+        format; every file through an atomic write (temp file, fsync, rename)."""
+        (write_checkpoint if self._write_version == NPZ else write_bundle)(prefix, arrays)
+
     def _record(self, prefix):
+        """Records `prefix` as the newest checkpoint; returns the prefixes now beyond max_to_keep
+        (deleted by save only after the state file no longer names them)."""
         if not self._max_to_keep:
-            return
+            return []
         if prefix in self._last_checkpoints:
             self._last_checkpoints.remove(prefix)
         self._last_checkpoints.append(prefix)
+        to_delete = []
         while len(self._last_checkpoints) > self._max_to_keep:
-            _remove_checkpoint(self._last_checkpoints.pop(0))
+            to_delete.append(self._last_checkpoints.pop(0))
+        return to_delete
 
     def restore(self, sess, save_path):
         """Sets the variables in `sess` from a checkpoint; on any error no variable changes."""
@@ -150,6 +169,9 @@ class Saver:
             values[op] = reader.get_tensor(name)
         for op, value in values.items():
             sess._set_variable(op, value)
+
+
+register_serializable(Saver, defaults={"_last_checkpoints": list})  # a file never says what to delete
 
 
 # ---- meta graphs: the graph beside the checkpoint -------------------------------------------------
