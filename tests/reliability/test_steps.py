@@ -147,3 +147,29 @@ def test_reordered_feeds_and_dict_fetches_reuse_one_function():
             assert sess.run({"c": c}, {a: 1.0, b: 1.0}) == {"c": 0.0}
         assert len(sess._compiled) == 1
         assert len(sess._plans) == 3
+
+
+def test_a_saver_reads_one_consistent_snapshot_while_another_thread_trains(tmp_path):
+    a = tf.Variable(0, dtype=tf.int64)
+    b = tf.Variable(0, dtype=tf.int64)
+    step = tf.group(tf.assign_add(a, 1), tf.assign_add(b, 1))
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    saver = tf.train.Saver([a, b], write_version="npz")
+    stop = threading.Event()
+
+    def train():
+        while not stop.is_set():
+            sess.run(step)
+    t = threading.Thread(target=train)
+    t.start()
+    try:
+        for i in range(15):
+            prefix = saver.save(sess, str(tmp_path / "m"), global_step=i)
+            reader = tf.train.NewCheckpointReader(prefix)
+            va, vb = reader.get_tensor(a.op.name), reader.get_tensor(b.op.name)
+            assert va == vb    # both variables from the same moment: no half-applied step
+    finally:
+        stop.set()
+        t.join()
+    assert sess.run(a) == sess.run(b) > 0

@@ -443,11 +443,17 @@ class Session:
                                                  "Attempting to use uninitialized value %s" % var_op.name)
         return np.asarray(value) if self._placement is None else self._placement.fetch(value)
 
-    def _snapshot(self, var_ops):
-        """{variable op: device array} of the initialized ones among `var_ops`, all from one moment
-        (no step stores between two of them): what a Saver writes."""
+    def _variable_values(self, var_ops):
+        """[numpy value] of `var_ops`, all from one moment (no step of another thread stores between
+        two of them): what a Saver writes. FailedPreconditionError for an uninitialized one."""
         with self._lock:
-            return {v: self._values[v] for v in var_ops if v in self._values}
+            arrays = [self._values.get(v) for v in var_ops]
+        for v, a in zip(var_ops, arrays):
+            if a is None:
+                raise errors.FailedPreconditionError(v.node_def, v, "Attempting to use uninitialized value %s"
+                                                     % v.name)
+        fetch = np.asarray if self._placement is None else self._placement.fetch
+        return [fetch(a) for a in arrays]
 
     def _set_variable(self, var_op, value):
         a = np.asarray(value, var_op.attrs["dtype"].np)

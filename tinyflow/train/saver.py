@@ -97,8 +97,14 @@ class Saver:
             prefix = ("%s-%08d" if self._pad_step_number else "%s-%d") % (save_path, global_step)
         else:
             prefix = save_path
-        # read every value first: an uninitialized variable fails before any file is touched
-        arrays = {name: (op.attrs["dtype"], sess._variable_value(op)) for name, op in self._vars.items()}
+        # read every value first, all from one moment (another thread may be training): an
+        # uninitialized variable fails before any file is touched
+        ops = list(self._vars.values())
+        values = sess._variable_values(ops) if hasattr(sess, "_variable_values") else \
+            [sess._variable_value(op) for op in ops]
+        arrays = {name: (op.attrs["dtype"], v) for (name, op), v in zip(self._vars.items(), values)}
+        if _other_process():   # a multi-process job: process 0 writes the one checkpoint
+            return prefix
         save_dir = os.path.dirname(save_path)
         if save_dir and not os.path.isdir(save_dir):
             try:  # TF's checkpoint writer creates one missing directory level, not more
@@ -191,3 +197,9 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     `saver.restore(sess, prefix)`."""
     from ..tf_files import meta_graph
     return meta_graph.import_meta_graph(meta_graph_or_file, import_scope=import_scope)
+
+
+def _other_process():
+    """True in a process other than process 0 of a multi-process job (tf.distribute.initialize)."""
+    import jax
+    return jax.process_count() > 1 and jax.process_index() != 0
