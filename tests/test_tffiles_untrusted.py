@@ -137,9 +137,11 @@ def test_fuzz_bundle_reader(tmp_path_factory, edits, in_data, cut):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.dictionaries(st.text(min_size=1, max_size=12), st.integers(0, 3), min_size=1, max_size=6))
+@given(st.dictionaries(st.text(min_size=1, max_size=12).filter(lambda s: not s.startswith("\x00")),
+                       st.integers(0, 3), min_size=1, max_size=6))
 def test_fuzz_bundle_roundtrip(tmp_path_factory, spec):
-    """Random names, dtypes and shapes survive a write and a read."""
+    """Random names, dtypes and shapes survive a write and a read (a name never starts with a 0 byte:
+    in TF's bundle such keys are the slices of partitioned variables)."""
     dtypes = [tf.float32, tf.int64, tf.bool, tf.float64]
     rng = np.random.RandomState(len(spec))
     arrays = {n: (dtypes[k], np.asarray(rng.randn(*([k + 1] * k))).astype(dtypes[k].as_numpy_dtype))

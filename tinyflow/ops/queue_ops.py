@@ -17,6 +17,7 @@ import weakref
 import numpy as np
 
 from .. import errors
+from ..graph.serialize import register_serializable
 from ..graph import dtypes as dt
 from ..graph.core import get_default_graph
 from ..graph.shapes import TensorShape, as_shape
@@ -324,3 +325,9 @@ class RandomShuffleQueue(QueueBase):
 def queue_state(session, queue):
     """This session's state of `queue` (for readers, which dequeue file names)."""
     return _state(session, queue)
+
+
+# Graph files may describe queues (their capacity, dtypes, shapes and shared resource name: plain
+# data; the contents live in the process, keyed by that name).
+for _cls in (FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue):
+    register_serializable(_cls)

@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 
 from .. import errors
+from ..graph.serialize import register_serializable
 from ..graph import dtypes as dt
 from ..graph.core import get_default_graph
 from ..graph.shapes import TensorShape
@@ -224,3 +225,8 @@ def match_filenames_once(pattern, name=None):
     """tf.train.match_filenames_once: the file names matching `pattern` (computed when run; TF keeps
     them in a local variable, which tinyflow does not need)."""
     return matching_files(pattern, name=name or "matching_filenames")
+
+
+# Graph files may describe readers (their options: plain data; the files read come from a queue).
+for _cls in (TextLineReader, WholeFileReader, TFRecordReader, FixedLengthRecordReader):
+    register_serializable(_cls)

@@ -211,9 +211,11 @@ def export(filename, graph, saver=None, as_text=False):
         warnings.warn("tinyflow: the meta graph holds no TF GraphDef: %s" % e, RuntimeWarning, stacklevel=3)
         meta = meta_graph_pb2().MetaGraphDef()
     try:
-        meta.collection_def[JSON_KEY].bytes_list.value.append(json.dumps(serialize.to_dict(graph)).encode())
+        text = json.dumps(serialize.to_dict(graph)).encode()
     except TypeError as e:
         warnings.warn("tinyflow: the meta graph holds no tinyflow JSON graph: %s" % e, RuntimeWarning, stacklevel=3)
+    else:   # (reading a protobuf map's key makes the entry: only once there is something to put in it)
+        meta.collection_def[JSON_KEY].bytes_list.value.append(text)
     if filename:
         from ..train.checkpoint import _atomic_write
         if as_text:

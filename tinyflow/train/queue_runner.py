@@ -13,6 +13,7 @@ import weakref
 
 from .. import errors
 from ..graph.core import GraphKeys, add_to_collection
+from ..graph.serialize import register_serializable
 
 
 class _Runtime:
@@ -26,6 +27,7 @@ class _Runtime:
 _RUNTIME = weakref.WeakKeyDictionary()  # QueueRunner -> _Runtime
 
 
+@register_serializable   # a graph file may hold runners: a queue and its ops (threads live outside, _RUNTIME)
 class QueueRunner:
     """Holds a queue and the enqueue ops that fill it (one thread each)."""
 
