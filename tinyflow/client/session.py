@@ -88,10 +88,14 @@ class FetchPlan:
     host: list = field(default_factory=list)    # OpDef.host ops, in leaf order
     after: list = field(default_factory=list)   # host_compute ops run for their effect after the step
     single: bool = False             # the fetch is one tensor: return its value bare
+    plain_feeds: bool = True         # the feed_dict's values are the function's feeds, in order
 
 
 def _cache_size():
     return int(os.environ.get("TINYFLOW_CACHE_SIZE", "128"))
+
+
+_ODict = collections.OrderedDict
 
 
 class _LRU(collections.OrderedDict):
@@ -192,20 +196,25 @@ class Session:
 
     def _run(self, fetches, feed_dict):
         """Session.run without the host stage: every fetch and feed is numeric (or a host op)."""
+        plans = self._plans
         try:
             key = (fetch_util.structure_key(fetches), tuple(feed_dict))
-            plan = self._plans.get(key)
+            plan = _ODict.get(plans, key)   # the C methods: this is the hot path
         except TypeError:  # unhashable fetch or feed key: the slow path explains
             key, plan = None, None
         if plan is None:
             plan = self._make_plan(fetches, feed_dict)
             if key is not None:
-                self._plans.put(key, plan)
+                plans.put(key, plan)
+        else:
+            plans.move_to_end(key)
         return self._call(plan, feed_dict)
 
     def _feed_values(self, plan, feed_dict):
         """The fed values in the function's order: the caller's, then those the Session makes."""
         feeds = [_convert_feed(value, *spec) for value, spec in zip(feed_dict.values(), plan.feed_specs)]
+        if plan.plain_feeds:
+            return tuple(feeds)
         if plan.order is not None:
             feeds = [feeds[i] for i in plan.order]
         if plan.lowered is not None and plan.lowered.sub.host_fed:
@@ -221,8 +230,8 @@ class Session:
         with self._lock:
             values = self._values
             try:
-                rw = tuple([values[v] for v in low.rw_vars])
-                ro = tuple([values[v] for v in low.ro_vars])
+                rw = tuple([values[v] for v in low.rw_vars]) if low.rw_vars else ()
+                ro = tuple([values[v] for v in low.ro_vars]) if low.ro_vars else ()
             except KeyError:
                 raise self._uninitialized(low) from None
             feeds = self._feed_values(plan, feed_dict)
@@ -354,6 +363,7 @@ class Session:
         if canonical != feed_tensors:
             plan.order = tuple(feed_tensors.index(t) for t in canonical)
         plan.lowered = low = self.compiled(fetch_tensors, targets, canonical)
+        plan.plain_feeds = plan.order is None and not low.sub.host_fed
         # host-computed ops reached through control dependencies (tf.group(..., iterator.initializer))
         # run after the call, for their effect
         planned = {e for (k, _), e in zip(kinds, elements) if k is Kind.HOST_COMPUTE}
@@ -546,8 +556,6 @@ def _check_python_ints(a, value, np_dtype):
 
 
 def _to_numpy(x):
-    """A fetched device array as a writable numpy value (0-d arrays as numpy scalars, as TF gives):
-    a scalar is read through a view (indexing makes the copy), an array is copied once."""
-    if x.ndim == 0:
-        return np.asarray(x)[()]
-    return np.array(x)
+    """A fetched device array as a writable numpy value (0-d arrays as numpy scalars, as TF gives)."""
+    a = np.array(x)
+    return a[()] if a.ndim == 0 else a
