@@ -47,6 +47,7 @@ def test_a_py_func_raising_in_a_training_step_keeps_every_variable_and_slot(opt)
 def test_a_device_failure_after_dispatch_keeps_the_variables(monkeypatch):
     x, w, loss, train = _model(tf.train.GradientDescentOptimizer(0.1))
     sess = tf.Session()
+    sess.donate = "never"   # what an accelerator does by default: out of memory can come after dispatch
     sess.run(tf.global_variables_initializer())
     feed = {x: np.ones((3, 2), np.float32)}
     sess.run(train, feed)
@@ -63,27 +64,29 @@ def test_a_device_failure_after_dispatch_keeps_the_variables(monkeypatch):
     np.testing.assert_array_equal(sess.run(w), before)
 
 
-def test_small_steps_keep_their_old_buffers_and_py_func_steps_never_donate():
+def test_who_donates_cpu_steps_yes_py_func_steps_and_accelerators_no():
+    from tinyflow.lower import pipeline
     x, w, loss, train = _model(tf.train.GradientDescentOptimizer(0.1))
     sess = tf.Session()
     sess.run(tf.global_variables_initializer())
     low = sess.lowered(train, {x: np.ones((1, 2), np.float32)}).function
-    assert low.rw_vars and not low.donate
+    assert low.rw_vars and low.donate          # the CPU: nothing can fail after dispatch
+    assert not pipeline.compile_fetch_set([], [x], [train], platform="gpu").donate   # out of memory can
+    assert pipeline.compile_fetch_set([], [x], [train], platform="gpu", donate="always").donate
     sess = tf.Session()
-    sess.donate_min_bytes = 0
+    sess.donate = "never"
     sess.run(tf.global_variables_initializer())
-    low = sess.lowered(train, {x: np.ones((1, 2), np.float32)}).function
-    assert low.donate
+    assert not sess.lowered(train, {x: np.ones((1, 2), np.float32)}).function.donate
     with_callback = tf.group(train, tf.py_func(lambda v: v, [loss], tf.float32).op)
     assert not sess.lowered(with_callback, {x: np.ones((1, 2), np.float32)}).function.donate
 
 
-@pytest.mark.parametrize("donate_min_bytes", [None, 0])
-def test_threads_lose_no_update(donate_min_bytes):
+@pytest.mark.parametrize("donate", ["always", "never"])
+def test_threads_lose_no_update(donate):
     v = tf.Variable(0, dtype=tf.int64)
     inc = tf.assign_add(v, 1)
     sess = tf.Session()
-    sess.donate_min_bytes = donate_min_bytes
+    sess.donate = donate
     sess.run(v.initializer)
     reads = []
 

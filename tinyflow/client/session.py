@@ -6,7 +6,7 @@ else (resolving names, the compile pipeline of lower/pipeline.py) happens once p
 
 State is never lost: a step's new variable values are stored only once the step has finished; a
 step that fails after dispatch (a py_func raising, out of memory, Ctrl-C) leaves every variable as
-it was (its buffers were not donated: see pipeline.DONATE_MIN_BYTES). Runs from several threads
+it was (its buffers were not donated where that could happen: see pipeline.DONATE). Runs from several threads
 are safe: a lock covers reading the variables, dispatch and storing the new values, so runs that
 write variables are serialized and lose no update.
 """
@@ -121,7 +121,8 @@ class Session:
     """tf.Session: `run(fetches, feed_dict)` on one graph; variables live here as device arrays.
 
     tinyflow's own settings: `executable_cache_size` (fetch sets kept compiled, least recently used
-    first out; default 128 or $TINYFLOW_CACHE_SIZE), `donate_min_bytes` (see pipeline.py)."""
+    first out; default 128 or $TINYFLOW_CACHE_SIZE), `donate` ("auto", "always" or "never": whether a
+    step updates its variables in place, see pipeline.DONATE)."""
 
     def __init__(self, target="", graph=None, config=None, device=None):
         # config: a ConfigProto, or TinyFlow's "cpu" / "gpu" / "gpu fusion"; device= is TinyFlow's keyword
@@ -136,7 +137,7 @@ class Session:
         self._placement = _placement_for(config)   # None: one device
         self._default_ctx = []
         self._lock = threading.RLock()
-        self.donate_min_bytes = None
+        self.donate = None   # pipeline.DONATE
 
     graph = property(lambda self: self._graph)
     graph_def = property(lambda self: self._graph)
@@ -400,9 +401,14 @@ class Session:
         lowered = self._compiled.get(ckey)
         if lowered is None:
             lowered = pipeline.compile_fetch_set(fetch_tensors, feed_tensors, targets,
-                                                 donate_min_bytes=self.donate_min_bytes)
+                                                 donate=self.donate, platform=self._platform())
             self._compiled.put(ckey, lowered)
         return lowered
+
+    def _platform(self):
+        if self._device is not None:
+            return self._device.platform
+        return jax.default_backend()
 
     def _resolve_fetch(self, f):
         if f is None or isinstance(f, (bool, int, float, complex, np.ndarray, np.generic)):
@@ -446,24 +452,19 @@ class Session:
 
     def _variable_value(self, var_op):
         """The current value of a variable as numpy (FailedPreconditionError if uninitialized)."""
-        with self._lock:
-            value = self._values.get(var_op)
-        if value is None:
-            raise errors.FailedPreconditionError(var_op.node_def, var_op,
-                                                 "Attempting to use uninitialized value %s" % var_op.name)
-        return np.asarray(value) if self._placement is None else self._placement.fetch(value)
+        return self._variable_values([var_op])[0]
 
     def _variable_values(self, var_ops):
         """[numpy value] of `var_ops`, all from one moment (no step of another thread stores between
         two of them): what a Saver writes. FailedPreconditionError for an uninitialized one."""
-        with self._lock:
+        fetch = np.array if self._placement is None else self._placement.fetch
+        with self._lock:   # copied out under the lock: the next step may donate these buffers
             arrays = [self._values.get(v) for v in var_ops]
-        for v, a in zip(var_ops, arrays):
-            if a is None:
-                raise errors.FailedPreconditionError(v.node_def, v, "Attempting to use uninitialized value %s"
-                                                     % v.name)
-        fetch = np.asarray if self._placement is None else self._placement.fetch
-        return [fetch(a) for a in arrays]
+            for v, a in zip(var_ops, arrays):
+                if a is None:
+                    raise errors.FailedPreconditionError(v.node_def, v, "Attempting to use uninitialized value %s"
+                                                         % v.name)
+            return [fetch(a) for a in arrays]
 
     def _set_variable(self, var_op, value):
         a = np.asarray(value, var_op.attrs["dtype"].np)

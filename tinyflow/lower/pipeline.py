@@ -14,26 +14,31 @@
 Bodies of tf.cond / tf.while_loop take the same path with checks=False (lower/subgraph.py), and
 the reference executor (lower/reference.py) runs the Program of step 4 op by op.
 """
+import os
+
 from .. import errors
 from ..passes import prune as prune_pass
 from ..passes import state as state_pass
 from . import jax_backend
 from . import program as program_mod
 
-# A step donates the buffers of the variables it updates (an update in place on the device) only
-# when nothing can fail after dispatch that XLA cannot undo: no callback into Python in it, and
-# updated variables of at least this many bytes, where keeping the old buffers until the call
-# succeeds costs memory that matters. Below it the old values stay until the step has finished.
-DONATE_MIN_BYTES = 64 << 20
+# Donating the buffers of the variables a step updates (an update in place on the device) is safe
+# only when nothing can fail after dispatch that the Session could survive: a step calling back into
+# Python (py_func, Print) can fail there, so it never donates; on the CPU nothing else can (an
+# allocation failure ends the process); on an accelerator an out-of-memory error can, so there a
+# step keeps the old buffers until it has finished, unless the user asks for donation. "auto"
+# (the default): that rule; "always" / "never" override it ($TINYFLOW_DONATE or Session.donate).
+# Not donating costs one more copy of the updated variables, and time (tinyflow's benchmarks).
+DONATE = os.environ.get("TINYFLOW_DONATE", "auto")
 
 
-def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate_min_bytes=None):
+def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, platform="cpu"):
     """Lowers the fetch set (fetched Tensors, fed Tensors, target Operations) to a Lowered function."""
     sub = prune_pass.prune(fetches, feeds, targets)                       # 1
     check_feeds(sub)                                                      # 2
     analysis = state_pass.analyze(sub)                                   # 3
     program = program_mod.plan(sub, analysis, checks=checks)             # 4
-    return jax_backend.build(program, donate=_donates(program, donate_min_bytes))   # 5, 6
+    return jax_backend.build(program, donate=_donates(program, donate, platform))   # 5, 6
 
 
 def check_feeds(sub):
@@ -51,17 +56,16 @@ def check_feeds(sub):
             raise errors.UnimplementedError(op.node_def, op, "%s can only be fetched" % op.type)
 
 
-def _donates(program, min_bytes):
+def _donates(program, donate, platform):
+    """Whether the step donates its updated variables' buffers (see DONATE)."""
     if not program.rw_vars or program.callbacks:
         return False
-    min_bytes = DONATE_MIN_BYTES if min_bytes is None else min_bytes
-    total = 0
-    for v in program.rw_vars:
-        n = v.outputs[0].shape.num_elements()
-        if n is None:        # unknown until run: take it as big
-            return True
-        total += n * v.outputs[0].dtype.size
-    return total >= min_bytes
+    donate = DONATE if donate is None else donate
+    if donate in ("always", True):
+        return True
+    if donate in ("never", False):
+        return False
+    return platform == "cpu"
 
 
 def _tf_dtype_word(d):
