@@ -11,6 +11,11 @@
                                             when that can never lose one)
       <- Lowered: .program, .source, .fn, .jitted
 
+A fetch set with an op whose output shape depends on run-time values (OpDef.dynamic_shape:
+tf.boolean_mask's Where, tf.unique, ...) renders instead as jitted segments around those ops, which
+run on concrete values in between (lower/segments.py, docs/dynamic_shapes.md); every other fetch
+set is one jitted function.
+
 Bodies of tf.cond / tf.while_loop take the same path with checks=False (lower/subgraph.py), and
 the reference executor (lower/reference.py) runs the Program of step 4 op by op.
 """
@@ -27,12 +32,13 @@ from . import program as program_mod
 DONATE_MIN_BYTES = 64 << 20
 
 
-def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate_min_bytes=None):
-    """Lowers the fetch set (fetched Tensors, fed Tensors, target Operations) to a Lowered function."""
+def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate_min_bytes=None, segments=True):
+    """Lowers the fetch set (fetched Tensors, fed Tensors, target Operations) to a Lowered function.
+    segments=False (a tf.cond / tf.while_loop body) never splits it around value-dependent shapes."""
     sub = prune_pass.prune(fetches, feeds, targets)                       # 1
     check_feeds(sub)                                                      # 2
     analysis = state_pass.analyze(sub.ops, sub.feeds)                     # 3
-    program = program_mod.plan(sub, analysis, checks=checks)             # 4
+    program = program_mod.plan(sub, analysis, checks=checks, segments=segments)   # 4
     return jax_backend.build(program, donate=_donates(program, donate_min_bytes))   # 5, 6
 
 
@@ -52,7 +58,8 @@ def check_feeds(sub):
 
 
 def _donates(program, min_bytes):
-    if not program.rw_vars or program.callbacks:
+    # segments: a later segment can fail (a dynamic op's error) after an earlier one ran
+    if not program.rw_vars or program.callbacks or program.dynamic:
         return False
     min_bytes = DONATE_MIN_BYTES if min_bytes is None else min_bytes
     total = 0

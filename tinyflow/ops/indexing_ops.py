@@ -75,7 +75,13 @@ def _slice_grad(op, g):
     return [pad(g, stack([begin, after], axis=1)), None, None]
 
 
-register_op("Slice", fold=True, shape=_slice_shape, dtype=same_as_input(0), grad=_slice_grad, lower=_slice_lower)
+def _slice_dynamic(op, known):
+    """A run-time size decides the output shape (a run-time begin with constant sizes is a dynamic_slice)."""
+    return not known[2]
+
+
+register_op("Slice", fold=True, shape=_slice_shape, dtype=same_as_input(0), grad=_slice_grad, lower=_slice_lower,
+            dynamic_shape=_slice_dynamic)
 
 
 def slice(input_, begin, size, name=None):
@@ -186,7 +192,23 @@ def _ss_fold(op, values):
     return np.asarray(x)[_ss_index(np.ndim(x), begin, end, strides, op.attrs)]
 
 
-register_op("StridedSlice", fold=_ss_fold, shape=_ss_shape, dtype=same_as_input(0), grad=_ss_grad, lower=_ss_lower)
+def _ss_dynamic(op, known):
+    """A run-time bound of a real slice axis (x[i:i + 2]) decides the output shape; a run-time
+    single index (x[i]) does not (it is a dynamic index inside jit)."""
+    n = op.inputs[3].shape.num_elements()
+    if n is None or not known[3]:
+        return True
+    a = op.attrs
+    for i in _pyrange(n):
+        if (a["shrink_axis_mask"] | a["new_axis_mask"] | a["ellipsis_mask"]) >> i & 1:
+            continue
+        if (not known[1] and not a["begin_mask"] >> i & 1) or (not known[2] and not a["end_mask"] >> i & 1):
+            return True
+    return False
+
+
+register_op("StridedSlice", fold=_ss_fold, shape=_ss_shape, dtype=same_as_input(0), grad=_ss_grad, lower=_ss_lower,
+            dynamic_shape=_ss_dynamic)
 
 
 def _ss_grad_shape(shapes, attrs, values):
@@ -481,7 +503,7 @@ def _where_lower(a, c):
 
 
 register_op("Where", shape=lambda s, a, v: [TensorShape([None, s[0].ndims])], dtype=lambda d, a: [dt.int64],
-            grad=None, lower=_where_lower)
+            grad=None, lower=_where_lower, dynamic_shape=True)
 
 
 def _select_shape(shapes, attrs, values):

@@ -104,7 +104,7 @@ def _fold_range(op, values):
     return np.arange(*(v.item() for v in values), dtype=op.attrs["Tidx"].np)
 
 
-register_op("Range", fold=_fold_range, shape=_range_shape, dtype=from_attr("Tidx"), grad=None,
+register_op("Range", fold=_fold_range, shape=_range_shape, dtype=from_attr("Tidx"), grad=None, dynamic_shape=True,
             lower=lambda a, s, l, d: np.arange(np.asarray(s).item(), np.asarray(l).item(), np.asarray(d).item(),
                                                dtype=a["Tidx"].np))
 
@@ -404,7 +404,7 @@ def _unique_lower(a, x):
 
 
 register_op("Unique", shape=lambda s, a, v: [TensorShape([None]), s[0]],
-            dtype=lambda d, a: [d[0], a["out_idx"]], grad=None, lower=_unique_lower)
+            dtype=lambda d, a: [d[0], a["out_idx"]], grad=None, lower=_unique_lower, dynamic_shape=True)
 
 
 def unique(x, out_idx=dt.int32, name=None):
