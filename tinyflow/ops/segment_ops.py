@@ -2,9 +2,10 @@
 unsorted_segment_max/min/prod/mean (unsorted_segment_sum lives in indexing_ops.py), bincount and
 confusion_matrix. Each op: one register_op with all its rules, next to its TF-style builder.
 
-XLA has no dynamic shapes, so every output length here must be known at compile time: the sorted
-segment ops take it from a constant `segment_ids` tensor (its last id + 1), bincount from a
-constant input or from minlength >= maxlength, confusion_matrix from num_classes or constant inputs.
+XLA has no dynamic shapes, so output lengths here are known at compile time: the sorted segment ops
+take it from a constant `segment_ids` tensor (its last id + 1), confusion_matrix from num_classes or
+constant inputs. bincount of a run-time input computes its length when the graph runs and runs
+between jitted segments (OpDef.dynamic_shape, docs/dynamic_shapes.md).
 """
 import jax
 import jax.numpy as jnp
@@ -237,13 +238,14 @@ def _bincount_lower(a, arr, size, weights):
 
 register_op("Bincount", shape=lambda s, a, v: [TensorShape([None if v[1] is None else int(v[1])])],
             dtype=same_as_input(2), grad=None, lower=_bincount_lower,
+            dynamic_shape=lambda op, known: not known[1],   # a run-time length: runs between segments
             check=lambda a, arr, size, w: (jnp.all(arr >= 0),),
             check_message=lambda op: "Input arr must be non-negative!")
 
 
-def _static_length(arr, minlength, maxlength, what):
-    """TF's output length max(max(arr) + 1, minlength) capped at maxlength, as a Python int: it is
-    the output's shape, so it must be known while building the graph."""
+def _static_length(arr, minlength, maxlength):
+    """TF's output length max(max(arr) + 1, minlength) capped at maxlength, as a Python int when it
+    is known while building the graph, else None (computed at run time: _run_time_length)."""
     minlength = None if minlength is None else constant_value_of(minlength)
     maxlength = None if maxlength is None else constant_value_of(maxlength)
     values = constant_value_of(arr)
@@ -255,23 +257,34 @@ def _static_length(arr, minlength, maxlength, what):
         return n if maxlength is None else min(n, int(maxlength))
     if minlength is not None and maxlength is not None and int(minlength) >= int(maxlength):
         return int(maxlength)  # max(.., minlength) >= maxlength, so the cap decides
-    raise errors.UnimplementedError(
-        None, None, "tinyflow: the output length of %s depends on the values of its input; XLA needs it at "
-        "compile time. Pass constant values, or minlength == maxlength (the length you want)." % what)
+    return None
+
+
+def _run_time_length(arr, minlength, maxlength):
+    """TF's length computation as graph ops (max(arr) + 1, 0 for an empty arr): a run-time value,
+    so the Bincount runs between jitted segments (docs/dynamic_shapes.md)."""
+    nonempty = M.cast(M.greater(M.reduce_prod(shape(arr)), 0), dt.int32)
+    n = M.multiply(nonempty, M.add(M.reduce_max(arr), 1))
+    if minlength is not None:
+        n = M.maximum(n, M.cast(convert_to_tensor(minlength), dt.int32))
+    if maxlength is not None:
+        n = M.minimum(n, M.cast(convert_to_tensor(maxlength), dt.int32))
+    return n
 
 
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dt.int32):
     """Counts of each value in the non-negative int32 `arr` (or the sums of `weights` at each value).
-    The length is max(max(arr) + 1, minlength) capped at maxlength; tinyflow needs it at compile time
-    (a constant `arr`, or minlength == maxlength)."""
+    The length is max(max(arr) + 1, minlength) capped at maxlength: known while building for a
+    constant `arr` (or minlength >= maxlength), else computed when the graph runs."""
     with _scope("bincount"):
         arr = convert_to_tensor(arr, dtype=dt.int32, name="arr")
-        n = _static_length(arr, minlength, maxlength, "tf.bincount")
+        n = _static_length(arr, minlength, maxlength)
+        size = constant(n, dt.int32, name="size") if n is not None else _run_time_length(arr, minlength, maxlength)
         if weights is None:
             weights = constant(np.zeros([0], dt.as_dtype(dtype).np))
         else:
             weights = convert_to_tensor(weights, name="weights")
-        return make_op("Bincount", [arr, constant(n, dt.int32, name="size"), weights])
+        return make_op("Bincount", [arr, size, weights])
 
 
 def confusion_matrix(labels, predictions, num_classes=None, dtype=dt.int32, name=None, weights=None):
