@@ -5,9 +5,10 @@ matrix_ops.py. Each op: one register_op with all its rules, next to its TF-style
 
 Lowering rules read shape-like inputs (perm, axis, paddings, begin/end, multiples, ...) as concrete
 values: they are computed from constants and shapes only, which the backend evaluates while tracing.
-Ops whose output *shape* depends on input *values* (tf.where(c), boolean_mask, unique) therefore
-need those values known at compile time too; XLA has no dynamic shapes. A run-time tensor index
-(x[i]) is fine: it becomes a dynamic index.
+Ops whose output *shape* depends on input *values* (tf.where(c), boolean_mask, unique, x[i:i + 2])
+are registered with `dynamic_shape`: with run-time values they run between jitted segments
+(lower/segments.py, docs/dynamic_shapes.md). A run-time tensor index (x[i]) stays inside one jit:
+it becomes a dynamic index.
 """
 import builtins
 

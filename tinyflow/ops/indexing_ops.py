@@ -2,8 +2,9 @@
 unsorted_segment_sum, where/select and boolean_mask. Each op: one register_op with all its rules,
 next to its TF-style builder (split out of array_ops.py, whose helpers these ops share).
 
-tf.where(c) and boolean_mask have an output shape that depends on input values, so those values
-must be known at compile time (XLA has no dynamic shapes); a run-time tensor index (x[i]) is fine:
+tf.where(c), boolean_mask and slices with run-time bounds have an output shape that depends on
+input values: registered with `dynamic_shape`, they run on concrete values between jitted segments
+(lower/segments.py, docs/dynamic_shapes.md). A run-time tensor index (x[i]) stays inside one jit:
 it becomes a dynamic index.
 """
 import jax
@@ -496,9 +497,9 @@ def scatter_nd(indices, updates, shape, name=None):
 # ---- where / select -------------------------------------------------------------------------------
 def _where_lower(a, c):
     if not _is_concrete(c):
-        raise ValueError("tf.where(condition) has a shape that depends on the values of `condition`; "
-                         "tinyflow needs `condition` known at compile time (computed from constants and "
-                         "shapes only). tf.where(condition, x, y) works on any values.")
+        raise ValueError("tf.where(condition) has a shape that depends on the values of `condition`; inside "
+                         "tf.cond / tf.while_loop bodies tinyflow needs `condition` known at compile time "
+                         "(computed from constants and shapes only). tf.where(condition, x, y) works on any values.")
     return np.argwhere(np.asarray(c)).astype(np.int64)
 
 
@@ -542,7 +543,7 @@ register_op("Select", fold=True, shape=_select_shape, dtype=same_as_input(1), gr
 def where(condition, x=None, y=None, name=None):
     """tf.where (TF1): with x and y, picks x where condition is true, else y (condition has their
     shape, or is a vector over their first dimension); alone, the int64 coordinates [N, rank] of
-    the true entries of condition (which must then be known at compile time in tinyflow)."""
+    the true entries of condition (its length is a run-time value: docs/dynamic_shapes.md)."""
     if x is None and y is None:
         with _scope(name or "Where") as scope:
             c = convert_to_tensor(condition, preferred_dtype=dt.bool_, name="condition")
@@ -569,7 +570,7 @@ def _prod(dims):
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
     """The entries of `tensor` where `mask` (over dimensions axis..axis+mask.ndims) is true, flattened
-    over the masked dimensions. In tinyflow `mask` must be known at compile time (see tf.where)."""
+    over the masked dimensions (a Where and a gather: the length is a run-time value)."""
     with _scope(name):
         tensor = convert_to_tensor(tensor, name="tensor")
         mask = convert_to_tensor(mask, dtype=dt.bool_, name="mask")
