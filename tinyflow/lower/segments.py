@@ -10,11 +10,15 @@ order, jitted segment functions and the dynamic ops' own rules on concrete value
         x, mask, = feeds
         (mask_1, MatMul,) = segment_1(key, mask, w, x)
         Where = Where(mask_1)  # i64[?,1]  boolean_mask/Where  dynamic shape: runs between segments
-        (loss, w_new,) = segment_2(key, MatMul, Where, w)
-        return (w_new,), (loss,)
+        return segment_2(key, MatMul, Where, w)
 
     def segment_1(key, mask, w, x):   # jax.jit-ed: one compile per new input shape
         ...
+        return (mask_1, MatMul,)
+
+    def segment_2(key, MatMul, Where, w):
+        ...
+        return (w_new,), (loss,)        # the function's return line (checks, `keep`) is the last segment's
 
 A segment takes the values it reads and returns those read later. A value known while tracing in
 one segment (a shape computation) is recomputed in each later segment that reads it, since a jit
@@ -72,8 +76,12 @@ def _with_static_inputs(items):
 
 def render(prog, name="fetch_set"):
     """(source, lines, segment names): the main function and its segments, and {line number: Step}
-    of the lines that call a rule (those of the dynamic ops and of every segment)."""
+    of the lines that call a rule (those of the dynamic ops and of every segment). The last segment
+    also computes the return line (the checks' verdict, `keep` of each variable): one jitted call
+    rather than a few small ops run one by one."""
     items = split(prog)
+    if not isinstance(items[-1], list):
+        items.append([])
     # the values each item must hand on: those read by later items and by the return line
     wanted = render_mod.tail_reads(prog)
     later = [None] * len(items)
@@ -88,19 +96,19 @@ def render(prog, name="fetch_set"):
             body.append((item, "    " + render_mod.line(item)))
             defined |= set(item.outs)
             continue
+        last = k == len(items) - 1
         made = {n for s in item for n in s.outs}
-        out = [n for s in item for n in s.outs if n in later[k] and n not in defined]
-        out = list(dict.fromkeys(out))
-        if not out:      # nothing it computes is read later
+        out = list(dict.fromkeys(n for s in item for n in s.outs if n in later[k] and n not in defined))
+        if not out and not last:      # nothing it computes is read later
             continue
-        reads = sorted({a for s in item for a in s.args if a in defined and a not in made})
+        reads = {a for s in item for a in s.args} | (render_mod.tail_reads(prog) if last else set())
         fn = "segment_%d" % (len(names) + 1)
         names.append(fn)
-        args = ", ".join(["key"] + reads)
-        body.append((None, "    %s = %s(%s)" % (render_mod._tuple(out), fn, args)))
-        parts.append((["def %s(%s):" % (fn, args)], [(s, "    " + render_mod.line(s)) for s in item],
-                      ["    return %s" % render_mod._tuple(out)]))
+        args = ", ".join(["key"] + sorted(reads & defined - made))
+        call = "%s(%s)" % (fn, args)
+        body.append((None, "    return " + call if last else "    %s = %s" % (render_mod._tuple(out), call)))
+        ret = render_mod.tail_lines(prog) if last else ["    return %s" % render_mod._tuple(out)]
+        parts.append((["def %s(%s):" % (fn, args)], [(s, "    " + render_mod.line(s)) for s in item], ret))
         defined |= set(out)
-    head, tail = render_mod.head_lines(prog, name), render_mod.tail_lines(prog)
-    source, lines = render_mod._number(head, body, tail, parts)
+    source, lines = render_mod._number(render_mod.head_lines(prog, name), body, [], parts)
     return source, lines, names
