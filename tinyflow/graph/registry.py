@@ -49,11 +49,12 @@ class OpDef:
                    values: host_compute(session, op, values) -> [value]
       host_feed    made by the Session before each run and fed:          passes/prune (a feed), client/
                    host_feed(session, op) -> [numpy value per output]
-      dynamic_shape  the output SHAPE depends on input VALUES (Where,       lower/program (splits the
-                   Unique): True, or dynamic_shape(op, known) -> bool     step into jitted segments
-                   where known[i] says input i's value is known while     around the op: lower/
-                   tracing; when not all are known the op runs on         segments.py)
-                   concrete values between two jitted segments
+      dynamic_shape  the output SHAPE (or a static slice the lowering      lower/program (splits the
+                   makes) depends on input VALUES (Where, Unique, Pad):   step into jitted segments
+                   True, or dynamic_shape(op, known) -> bool where        around the op: lower/
+                   known[i] says input i's value is known while tracing;  segments.py)
+                   when it holds, the op runs on concrete values between
+                   two jitted segments
     """
 
     _FIELDS = ("name", "shape", "dtype", "grad", "lower", "inplace", "ref_inputs", "overwrites", "needs_key",

@@ -726,11 +726,16 @@ def _pad_grad(op, g):
     return [dx] + [None] * (len(op.inputs) - 1)
 
 
+def _paddings_at_run_time(op, known):
+    """Run-time paddings (the gradient of a slice with a run-time begin) decide the output shape."""
+    return not known[1]
+
+
 register_op("Pad", fold=True, shape=_pad_shape, dtype=same_as_input(0), grad=_pad_grad,
-            lower=lambda a, x, p: jnp.pad(x, _pad_widths(p)))
+            lower=lambda a, x, p: jnp.pad(x, _pad_widths(p)), dynamic_shape=_paddings_at_run_time)
 register_op("PadV2", shape=_pad_shape, dtype=same_as_input(0), grad=_pad_grad,
-            lower=lambda a, x, p, c: jnp.pad(x, _pad_widths(p), constant_values=c))
-register_op("MirrorPad", shape=_pad_shape, dtype=same_as_input(0),
+            lower=lambda a, x, p, c: jnp.pad(x, _pad_widths(p), constant_values=c), dynamic_shape=_paddings_at_run_time)
+register_op("MirrorPad", shape=_pad_shape, dtype=same_as_input(0), dynamic_shape=_paddings_at_run_time,
             grad=lambda op, g: [make_op("MirrorPadGrad", [g, op.inputs[1]], {"mode": op.attrs["mode"]}), None],
             lower=lambda a, x, p: jnp.pad(x, _pad_widths(p), mode=a["mode"].lower()))
 

@@ -228,8 +228,10 @@ def _ss_grad_grad(op, g):
     return [None, None, None, None, make_op("StridedSlice", [g, *op.inputs[1:4]], attrs)]
 
 
+# its output shape is x's, but the scatter into it needs the slice's bounds while tracing: with run-time
+# bounds it runs between segments like the slice itself
 register_op("StridedSliceGrad", shape=_ss_grad_shape, dtype=same_as_input(4), grad=_ss_grad_grad,
-            lower=_ss_grad_lower)
+            lower=_ss_grad_lower, dynamic_shape=_ss_dynamic)
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
