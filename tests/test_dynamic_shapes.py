@@ -265,3 +265,26 @@ def test_source_errors_and_single_jit_unchanged():
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match="inside tf.cond"):
             sess.run(c, {x: [1.0]})
+
+
+def test_segment_ops_with_run_time_ids():
+    d = tf.placeholder(tf.float64, [None, 2])
+    ids = tf.placeholder(tf.int32, [None])
+    total, top = tf.segment_sum(d, ids), tf.segment_max(d, ids)
+    counted = tf.unsorted_segment_max(d, ids, tf.reduce_max(ids) + 2)
+    assert total.shape.as_list() == [None, 2]
+    g = tf.gradients(tf.reduce_sum(total ** 2) + tf.reduce_sum(top), d)[0]
+    dv = np.arange(10.0).reshape(5, 2)
+    iv = np.array([0, 0, 2, 2, 3], np.int32)
+    want_sum = np.stack([dv[iv == j].sum(0) if np.any(iv == j) else np.zeros(2) for j in range(4)])
+    want_max = np.stack([dv[iv == j].max(0) if np.any(iv == j) else np.zeros(2) for j in range(4)])
+    with tf.Session() as sess:
+        got = sess.run([total, top, counted, g], {d: dv, ids: iv})
+        np.testing.assert_array_equal(got[0], want_sum)
+        np.testing.assert_array_equal(got[1], want_max)
+        np.testing.assert_array_equal(got[2][[0, 2, 3]], want_max[[0, 2, 3]])
+        assert got[2].shape == (5, 2) and got[2][1, 0] == np.finfo(np.float64).min
+        is_max = dv == want_max[iv]
+        np.testing.assert_array_equal(got[3], 2 * want_sum[iv] + is_max)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="not increasing"):
+            sess.run(total, {d: dv, ids: [1, 0, 2, 2, 3]})

@@ -33,3 +33,11 @@ SPECS += [
     OpSpec("slice_fed_size", lambda tf, x, n: tf.square(tf.slice(x, [1, 0], tf.concat([n, [-1]], 0))),
            [X, np.array([3], np.int32)], lambda x, n: x[1:4] ** 2, grad=True),
 ]
+SORTED_IDS = np.array([0, 0, 2, 3, 3], np.int32)
+SPECS += [
+    OpSpec("segment_sum_fed_ids", lambda tf, x, i: tf.square(tf.segment_sum(x, i)), [X, SORTED_IDS],
+           lambda x, i: np.stack([x[i == j].sum(0) for j in range(4)]) ** 2, grad=True),
+    OpSpec("unsorted_segment_sum_fed_n", lambda tf, x, i, n: tf.unsorted_segment_sum(x, i, n[0]),
+           [X, SORTED_IDS, np.array([5], np.int32)],
+           lambda x, i, n: np.stack([x[i == j].sum(0) for j in range(5)]), grad=True),
+]

@@ -426,8 +426,14 @@ def gather_drop_negatives(x, ids):
     return math_ops.where_v2(keep, rows, zeros_like(rows))
 
 
+def segments_at_run_time(op, known):
+    """A run-time num_segments (input 2) decides the output shape (segment ops' dynamic_shape)."""
+    return len(known) > 2 and not known[2]
+
+
 register_op("UnsortedSegmentSum", shape=_segment_shape, dtype=same_as_input(0), lower=_segment_lower,
-            grad=lambda op, g: [gather_drop_negatives(g, op.inputs[1]), None, None])
+            grad=lambda op, g: [gather_drop_negatives(g, op.inputs[1]), None, None],
+            dynamic_shape=segments_at_run_time)
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
