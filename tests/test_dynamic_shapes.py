@@ -288,3 +288,11 @@ def test_segment_ops_with_run_time_ids():
         np.testing.assert_array_equal(got[3], 2 * want_sum[iv] + is_max)
         with pytest.raises(tf.errors.InvalidArgumentError, match="not increasing"):
             sess.run(total, {d: dv, ids: [1, 0, 2, 2, 3]})
+
+
+def test_values_named_like_segments():
+    x = tf.placeholder(tf.float32, [None], name="segment_1")
+    y = tf.identity(x * 2.0, name="segment_2")
+    z = tf.reduce_sum(tf.boolean_mask(y, y > 1.0), name="segment")
+    with tf.Session() as sess:
+        assert sess.run(z, {x: [0.0, 1.0, 2.0]}) == 6.0

@@ -20,6 +20,8 @@ from ..passes import state as state_pass
 
 # Names the generated function uses itself: no value may be called one of these.
 RESERVED = {"rw", "ro", "feeds", "key", "A", "tf", "np", "all_ok", "keep", "ok", "fetch_set", "static"}
+# and the functions the split forms call (render.py's part_k, segments.py's segment_k)
+_FUNCTION_NAME = re.compile(r"(part|segment)_[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ class Names:
         if keyword.iskeyword(base) or base in RESERVED:
             base += "_"
         cand, i = base, 1
-        while cand in self.used:
+        while cand in self.used or _FUNCTION_NAME.fullmatch(cand):
             cand = "%s_%d" % (base, i)
             i += 1
         self.used.add(cand)
