@@ -26,6 +26,7 @@ from .ops.random_ops import *  # noqa
 from .ops.clip_ops import *  # noqa
 from .ops.control_flow_ops import *  # noqa
 from .ops.segment_ops import *  # noqa: E402,F401,F403 (segment_sum, bincount, confusion_matrix, ...)
+from .ops.dynamic_ops import *  # noqa: E402,F401,F403 (dynamic_partition, dynamic_stitch, unique_with_counts)
 from .ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402,F401 (also at tf.nn)
 from .ops import overloads as _overloads  # noqa: F401 (installs Tensor operators)
 from .passes.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians  # noqa

@@ -7,7 +7,10 @@ import os
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tinyflow")
-BUDGET = {"graph": 1800, "passes": 1200, "lower": 1000, "client": 1000, "ops": 10000}
+# Set when the compile pipeline landed, then once for what came with it in the same change (the host
+# stage for strings and queues, data-parallel placement, the compilation cache, value-dependent
+# shapes, checkpointed gradients); a later rise needs its reason in the commit.
+BUDGET = {"graph": 1900, "passes": 1300, "lower": 1100, "client": 1450, "ops": 11500}
 
 
 def count(layer):

@@ -74,6 +74,10 @@ class DataPlacement:
         """lowered.fn jitted for the mesh: new variable values keep their variables' shardings."""
         fn = self._jitted.get(lowered)
         if fn is None:
+            if lowered.program.dynamic:   # its main function runs ops on concrete values: no one jit
+                from .. import errors
+                raise errors.UnimplementedError(None, None, "tinyflow: a fetch set with value-dependent "
+                                                "shapes (tf.boolean_mask, tf.unique, ...) cannot run data-parallel")
             shardings = [self._static_sharding(v) for v in lowered.updated]
             raw = lowered.jitted_fn
 

@@ -26,6 +26,7 @@ from ..graph import dtypes as _dt
 from ..graph.registry import get_op_def
 from ..graph.shapes import TensorShape
 from . import render as render_mod
+from . import segments as segments_mod
 
 _COUNTER = itertools.count(1)
 _TF = types.SimpleNamespace(TensorShape=TensorShape,
@@ -112,10 +113,12 @@ class Lowered:
     """One fetch set, lowered: its Program, the generated source, the function and its jitted form.
 
     `fn(rw, ro, feeds, key) -> (finals, fetches)` (see program.Program). `jitted` donates rw when
-    `donate` (decided per fetch set by the pipeline); `call` is what Session.run calls.
+    `donate` (decided per fetch set by the pipeline); `call` is what Session.run calls. With
+    `segments` (names of jitted segment functions: lower/segments.py) `fn` itself is not jitted:
+    `jitted` is fn, which calls the jitted segments and runs the dynamic ops between them.
     """
 
-    def __init__(self, program, source, fn, donate):
+    def __init__(self, program, source, fn, donate, segments=()):
         self.program = program
         self.sub = program.sub
         self.source = source
@@ -125,7 +128,11 @@ class Lowered:
         self.needs_key = program.needs_key
         self.checks = program.checks
         self._diagnose = None
+        self.segments = tuple(segments)
         self.jitted_fn = _only_ok(fn) if self.checks else fn   # what is jitted (the check data left out)
+        if program.dynamic:   # each segment is jitted already; the ops between them need concrete values
+            self.jitted = self.jitted_fn
+            return
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # "donated buffers were not usable": harmless
             self.jitted = jax.jit(self.jitted_fn, donate_argnums=(0,) if donate and self.rw_vars else ())
@@ -135,16 +142,25 @@ class Lowered:
         jitted function hands back only whether all checks held; this one, compiled on the first
         failure, recomputes the data from the same arguments."""
         if self._diagnose is None:
-            self._diagnose = jax.jit(self.fn)
+            self._diagnose = self.fn if self.program.dynamic else jax.jit(self.fn)
         return self._diagnose(*args)[1][-1][1]
 
     def jaxpr(self, *args):
         """JAX's view of this function for concrete arguments (see `example_args`)."""
+        self._one_function("jaxpr")
         return jax.make_jaxpr(self.fn)(*args)
 
     def hlo(self, *args):
         """XLA's optimized HLO text for concrete arguments."""
+        self._one_function("hlo")
         return self.jitted.lower(*args).compile().as_text()
+
+    def _one_function(self, what):
+        if self.program.dynamic:
+            raise errors.UnimplementedError(
+                None, None, "This fetch set has ops whose output shapes depend on run-time values: it runs as "
+                "%d jitted segments (%s), so it has no single %s; see .source" % (len(self.segments),
+                                                                                 ", ".join(self.segments), what))
 
     def __repr__(self):
         return "<Lowered %d ops>\n%s" % (len(self.sub.ops), self.source)
@@ -153,14 +169,20 @@ class Lowered:
 def build(program, donate=False):
     """Renders `program`, executes the source into a function and jits it: a Lowered."""
     filename = "<tinyflow %d>" % next(_COUNTER)
-    source, lines = render_mod.render(program)
+    segments = ()
+    if program.dynamic:
+        source, lines, segments = segments_mod.render(program)
+    else:
+        source, lines = render_mod.render(program)
     where = {(filename, n): step for n, step in lines.items()}
     ns = {"A": {render_mod.table_key(s.op, k): v for s in program.steps for k, v in s.op.attrs.items()
                 if render_mod.literal(v) is None or "\n" in render_mod.literal(v)},
           "tf": _TF, "np": np, "all_ok": _all_ok, "keep": _keep}
     ns.update({s.op.type: OpCall(s.op.type, where) for s in program.steps})
     exec(compile(source, filename, "exec"), ns)
-    return Lowered(program, source, ns["fetch_set"], donate)
+    for name in segments:   # the main function finds them here when it runs: the jitted forms
+        ns[name] = jax.jit(ns[name])
+    return Lowered(program, source, ns["fetch_set"], donate, segments)
 
 
 def example_args(lowered, values, feed_values=(), counter=0):

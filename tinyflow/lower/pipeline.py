@@ -11,6 +11,11 @@
                                             when that can never lose one)
       <- Lowered: .program, .source, .fn, .jitted
 
+A fetch set with an op whose output shape depends on run-time values (OpDef.dynamic_shape:
+tf.boolean_mask's Where, tf.unique, ...) renders instead as jitted segments around those ops, which
+run on concrete values in between (lower/segments.py, docs/dynamic_shapes.md); every other fetch
+set is one jitted function.
+
 Bodies of tf.cond / tf.while_loop take the same path with checks=False (lower/subgraph.py), and
 the reference executor (lower/reference.py) runs the Program of step 4 op by op.
 """
@@ -32,12 +37,13 @@ from . import program as program_mod
 DONATE = os.environ.get("TINYFLOW_DONATE", "auto")
 
 
-def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, platform="cpu"):
-    """Lowers the fetch set (fetched Tensors, fed Tensors, target Operations) to a Lowered function."""
+def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, platform="cpu", segments=True):
+    """Lowers the fetch set (fetched Tensors, fed Tensors, target Operations) to a Lowered function.
+    segments=False (a tf.cond / tf.while_loop body) never splits it around value-dependent shapes."""
     sub = prune_pass.prune(fetches, feeds, targets)                       # 1
     check_feeds(sub)                                                      # 2
     analysis = state_pass.analyze(sub)                                   # 3
-    program = program_mod.plan(sub, analysis, checks=checks)             # 4
+    program = program_mod.plan(sub, analysis, checks=checks, segments=segments)   # 4
     return jax_backend.build(program, donate=_donates(program, donate, platform))   # 5, 6
 
 
@@ -58,7 +64,8 @@ def check_feeds(sub):
 
 def _donates(program, donate, platform):
     """Whether the step donates its updated variables' buffers (see DONATE)."""
-    if not program.rw_vars or program.callbacks:
+    # segments: a later segment can fail (a dynamic op's error) after an earlier one ran
+    if not program.rw_vars or program.callbacks or program.dynamic:
         return False
     donate = DONATE if donate is None else donate
     if donate in ("always", True):

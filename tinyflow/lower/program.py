@@ -20,6 +20,8 @@ from ..passes import state as state_pass
 
 # Names the generated function uses itself: no value may be called one of these.
 RESERVED = {"rw", "ro", "feeds", "key", "A", "tf", "np", "all_ok", "keep", "ok", "fetch_set", "static"}
+# and the functions the split forms call (render.py's part_k, segments.py's segment_k)
+_FUNCTION_NAME = re.compile(r"(part|segment)_[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,7 @@ class Step:
     outs: tuple       # names it assigns (several for an op updating several variables; () for none)
     static: bool      # computed while tracing (depends only on shapes and constants)
     check: bool = False  # this line is the op's run-time check (OpDef.check), giving (ok, *data)
+    dynamic: bool = False  # its output shape depends on run-time values: it runs between jitted segments
 
     @property
     def opdef(self):
@@ -63,6 +66,11 @@ class Program:
     def feeds(self):
         return self.sub.feeds
 
+    @property
+    def dynamic(self):
+        """Whether some op's output shape depends on run-time values (lower/segments.py runs it)."""
+        return any(s.dynamic for s in self.steps)
+
 
 class Names:
     """Unique, valid Python identifiers for TF names (any TF-legal name, ASCII only: Python folds
@@ -78,7 +86,7 @@ class Names:
         if keyword.iskeyword(base) or base in RESERVED:
             base += "_"
         cand, i = base, 1
-        while cand in self.used:
+        while cand in self.used or _FUNCTION_NAME.fullmatch(cand):
             cand = "%s_%d" % (base, i)
             i += 1
         self.used.add(cand)
@@ -102,9 +110,19 @@ def has_callbacks(ops):
     return False
 
 
-def plan(sub, analysis, checks=True):
+def is_dynamic(op, known):
+    """Whether op's output shape depends on values not known while tracing (OpDef.dynamic_shape;
+    known[i]: input i's value is known while tracing)."""
+    rule = get_op_def(op.type).dynamic_shape
+    if not rule or all(known):
+        return False
+    return rule is True or bool(rule(op, known))
+
+
+def plan(sub, analysis, checks=True, segments=True):
     """The Program of Subgraph `sub` (state `analysis` from passes/state.py). checks=False leaves run-time
-    checks out (tf.cond / tf.while_loop bodies: their results cannot leave lax)."""
+    checks out (tf.cond / tf.while_loop bodies: their results cannot leave lax). segments=False keeps
+    ops of value-dependent shape inline (a body traced by lax: their rules then ask for constants)."""
     fed = set(sub.feeds)
     names = Names()
     names.used |= {op.type for op in sub.ops}   # op types name their rules in the source
@@ -161,7 +179,8 @@ def plan(sub, analysis, checks=True):
                 after[(op, v)] = nm
         if is_static:
             static.update(op.outputs)
-        prog.steps.append(Step(op, args, tuple(outs), is_static))
+        dynamic = segments and not is_static and is_dynamic(op, [t in static and t not in fed for t in op.inputs])
+        prog.steps.append(Step(op, args, tuple(outs), is_static, dynamic=dynamic))
     for t in sub.fetches:
         prog.fetch_names.append(values[t] if t in values else prog.arg_names[state_pass.variable_of(t)])
     prog.final_names = [after[(analysis.final[v], v)] for v in prog.updated]

@@ -99,7 +99,8 @@ def line(step):
     call = "%s%s(%s)" % (op.type, ".check" if step.check else "", ", ".join(list(step.args) + _attrs(op)))
     lhs = (", ".join(step.outs) + " = ") if step.outs else ""
     types = " ".join(_type_of(t) for t in op.outputs) if not step.check else "check"
-    return "%s%s  # %s  %s%s" % (lhs, call, types, op.name, "  static" if step.static else "")
+    mark = "  static" if step.static else "  dynamic shape: runs between segments" if step.dynamic else ""
+    return "%s%s  # %s  %s%s" % (lhs, call, types, op.name, mark)
 
 
 def _tuple(names):
@@ -112,10 +113,25 @@ def _unpack(names, what):
 
 def render(prog, name="fetch_set"):
     """(source, lines): the function's source, and {line number: Step} of the lines that call a rule."""
+    head, tail = head_lines(prog, name), tail_lines(prog)
+    chunks = [prog.steps[i:i + MAX_LINES] for i in range(0, len(prog.steps), MAX_LINES)] or [[]]
+    if len(chunks) == 1:
+        body = [(s, "    " + line(s)) for s in chunks[0]]
+        return _number(head, body, tail)
+    return _render_parts(prog, head, chunks, tail)
+
+
+def head_lines(prog, name="fetch_set"):
+    """The function's first lines: its signature and the unpacking of its arguments."""
     head = ["def %s(rw, ro, feeds, key):" % name]
     head += _unpack([prog.arg_names[v] for v in prog.rw_vars], "rw")
     head += _unpack([prog.arg_names[v] for v in prog.ro_vars], "ro")
     head += _unpack([prog.arg_names[t] for t in prog.feeds], "feeds")
+    return head
+
+
+def tail_lines(prog):
+    """The function's last lines: the checks' verdict and the return of (finals, fetches)."""
     finals, fetches = list(prog.final_names), list(prog.fetch_names)
     tail = []
     if prog.checks:
@@ -127,11 +143,13 @@ def render(prog, name="fetch_set"):
                   for n, v in zip(finals, prog.updated)]
         fetches.append("(ok, %s)" % _tuple(checks))
     tail.append("    return %s, %s" % (_tuple(finals), _tuple(fetches)))
-    chunks = [prog.steps[i:i + MAX_LINES] for i in range(0, len(prog.steps), MAX_LINES)] or [[]]
-    if len(chunks) == 1:
-        body = [(s, "    " + line(s)) for s in chunks[0]]
-        return _number(head, body, tail)
-    return _render_parts(prog, head, chunks, tail)
+    return tail
+
+
+def tail_reads(prog):
+    """The names the tail lines read."""
+    names = set(prog.fetch_names) | set(prog.final_names) | {prog.arg_names[v] for v in prog.rw_vars}
+    return names | {s.outs[0] for s in prog.steps if s.check}
 
 
 def _number(head, body, tail, parts=()):
@@ -154,8 +172,7 @@ def _render_parts(prog, head, chunks, tail):
     """The split form: the main function calls part_1, part_2, ... in order."""
     # names read after each chunk: by later chunks and by the return line
     later = [set() for _ in chunks]
-    wanted = set(prog.fetch_names) | set(prog.final_names) | {prog.arg_names[v] for v in prog.rw_vars}
-    wanted |= {s.outs[0] for s in prog.steps if s.check}
+    wanted = tail_reads(prog)
     for k in range(len(chunks) - 1, -1, -1):
         later[k] = set(wanted)
         for s in chunks[k]:

@@ -25,7 +25,8 @@ def lowered(subfn):
     """The Lowered (jax_backend) form of a SubFn; `.source` shows its generated code."""
     low = _CACHE.get(subfn)
     if low is None:
-        low = _CACHE[subfn] = pipeline.compile_fetch_set(list(subfn.outputs), list(subfn.inputs), checks=False)
+        low = _CACHE[subfn] = pipeline.compile_fetch_set(list(subfn.outputs), list(subfn.inputs), checks=False,
+                                                         segments=False)
     return low
 
 

@@ -5,9 +5,10 @@ matrix_ops.py. Each op: one register_op with all its rules, next to its TF-style
 
 Lowering rules read shape-like inputs (perm, axis, paddings, begin/end, multiples, ...) as concrete
 values: they are computed from constants and shapes only, which the backend evaluates while tracing.
-Ops whose output *shape* depends on input *values* (tf.where(c), boolean_mask, unique) therefore
-need those values known at compile time too; XLA has no dynamic shapes. A run-time tensor index
-(x[i]) is fine: it becomes a dynamic index.
+Ops whose output *shape* depends on input *values* (tf.where(c), boolean_mask, unique, x[i:i + 2])
+are registered with `dynamic_shape`: with run-time values they run between jitted segments
+(lower/segments.py, docs/dynamic_shapes.md). A run-time tensor index (x[i]) stays inside one jit:
+it becomes a dynamic index.
 """
 import builtins
 
@@ -725,11 +726,16 @@ def _pad_grad(op, g):
     return [dx] + [None] * (len(op.inputs) - 1)
 
 
+def _paddings_at_run_time(op, known):
+    """Run-time paddings (the gradient of a slice with a run-time begin) decide the output shape."""
+    return not known[1]
+
+
 register_op("Pad", fold=True, shape=_pad_shape, dtype=same_as_input(0), grad=_pad_grad,
-            lower=lambda a, x, p: jnp.pad(x, _pad_widths(p)))
+            lower=lambda a, x, p: jnp.pad(x, _pad_widths(p)), dynamic_shape=_paddings_at_run_time)
 register_op("PadV2", shape=_pad_shape, dtype=same_as_input(0), grad=_pad_grad,
-            lower=lambda a, x, p, c: jnp.pad(x, _pad_widths(p), constant_values=c))
-register_op("MirrorPad", shape=_pad_shape, dtype=same_as_input(0),
+            lower=lambda a, x, p, c: jnp.pad(x, _pad_widths(p), constant_values=c), dynamic_shape=_paddings_at_run_time)
+register_op("MirrorPad", shape=_pad_shape, dtype=same_as_input(0), dynamic_shape=_paddings_at_run_time,
             grad=lambda op, g: [make_op("MirrorPadGrad", [g, op.inputs[1]], {"mode": op.attrs["mode"]}), None],
             lower=lambda a, x, p: jnp.pad(x, _pad_widths(p), mode=a["mode"].lower()))
 

@@ -2,8 +2,9 @@
 unsorted_segment_sum, where/select and boolean_mask. Each op: one register_op with all its rules,
 next to its TF-style builder (split out of array_ops.py, whose helpers these ops share).
 
-tf.where(c) and boolean_mask have an output shape that depends on input values, so those values
-must be known at compile time (XLA has no dynamic shapes); a run-time tensor index (x[i]) is fine:
+tf.where(c), boolean_mask and slices with run-time bounds have an output shape that depends on
+input values: registered with `dynamic_shape`, they run on concrete values between jitted segments
+(lower/segments.py, docs/dynamic_shapes.md). A run-time tensor index (x[i]) stays inside one jit:
 it becomes a dynamic index.
 """
 import jax
@@ -75,7 +76,13 @@ def _slice_grad(op, g):
     return [pad(g, stack([begin, after], axis=1)), None, None]
 
 
-register_op("Slice", fold=True, shape=_slice_shape, dtype=same_as_input(0), grad=_slice_grad, lower=_slice_lower)
+def _slice_dynamic(op, known):
+    """A run-time size decides the output shape (a run-time begin with constant sizes is a dynamic_slice)."""
+    return not known[2]
+
+
+register_op("Slice", fold=True, shape=_slice_shape, dtype=same_as_input(0), grad=_slice_grad, lower=_slice_lower,
+            dynamic_shape=_slice_dynamic)
 
 
 def slice(input_, begin, size, name=None):
@@ -186,7 +193,23 @@ def _ss_fold(op, values):
     return np.asarray(x)[_ss_index(np.ndim(x), begin, end, strides, op.attrs)]
 
 
-register_op("StridedSlice", fold=_ss_fold, shape=_ss_shape, dtype=same_as_input(0), grad=_ss_grad, lower=_ss_lower)
+def _ss_dynamic(op, known):
+    """A run-time bound of a real slice axis (x[i:i + 2]) decides the output shape; a run-time
+    single index (x[i]) does not (it is a dynamic index inside jit)."""
+    n = op.inputs[3].shape.num_elements()
+    if n is None or not known[3]:
+        return True
+    a = op.attrs
+    for i in _pyrange(n):
+        if (a["shrink_axis_mask"] | a["new_axis_mask"] | a["ellipsis_mask"]) >> i & 1:
+            continue
+        if (not known[1] and not a["begin_mask"] >> i & 1) or (not known[2] and not a["end_mask"] >> i & 1):
+            return True
+    return False
+
+
+register_op("StridedSlice", fold=_ss_fold, shape=_ss_shape, dtype=same_as_input(0), grad=_ss_grad, lower=_ss_lower,
+            dynamic_shape=_ss_dynamic)
 
 
 def _ss_grad_shape(shapes, attrs, values):
@@ -205,8 +228,10 @@ def _ss_grad_grad(op, g):
     return [None, None, None, None, make_op("StridedSlice", [g, *op.inputs[1:4]], attrs)]
 
 
+# its output shape is x's, but the scatter into it needs the slice's bounds while tracing: with run-time
+# bounds it runs between segments like the slice itself
 register_op("StridedSliceGrad", shape=_ss_grad_shape, dtype=same_as_input(4), grad=_ss_grad_grad,
-            lower=_ss_grad_lower)
+            lower=_ss_grad_lower, dynamic_shape=_ss_dynamic)
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
@@ -401,8 +426,14 @@ def gather_drop_negatives(x, ids):
     return math_ops.where_v2(keep, rows, zeros_like(rows))
 
 
+def segments_at_run_time(op, known):
+    """A run-time num_segments (input 2) decides the output shape (segment ops' dynamic_shape)."""
+    return len(known) > 2 and not known[2]
+
+
 register_op("UnsortedSegmentSum", shape=_segment_shape, dtype=same_as_input(0), lower=_segment_lower,
-            grad=lambda op, g: [gather_drop_negatives(g, op.inputs[1]), None, None])
+            grad=lambda op, g: [gather_drop_negatives(g, op.inputs[1]), None, None],
+            dynamic_shape=segments_at_run_time)
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
@@ -474,14 +505,14 @@ def scatter_nd(indices, updates, shape, name=None):
 # ---- where / select -------------------------------------------------------------------------------
 def _where_lower(a, c):
     if not _is_concrete(c):
-        raise ValueError("tf.where(condition) has a shape that depends on the values of `condition`; "
-                         "tinyflow needs `condition` known at compile time (computed from constants and "
-                         "shapes only). tf.where(condition, x, y) works on any values.")
+        raise ValueError("tf.where(condition) has a shape that depends on the values of `condition`; inside "
+                         "tf.cond / tf.while_loop bodies tinyflow needs `condition` known at compile time "
+                         "(computed from constants and shapes only). tf.where(condition, x, y) works on any values.")
     return np.argwhere(np.asarray(c)).astype(np.int64)
 
 
 register_op("Where", shape=lambda s, a, v: [TensorShape([None, s[0].ndims])], dtype=lambda d, a: [dt.int64],
-            grad=None, lower=_where_lower)
+            grad=None, lower=_where_lower, dynamic_shape=True)
 
 
 def _select_shape(shapes, attrs, values):
@@ -520,7 +551,7 @@ register_op("Select", fold=True, shape=_select_shape, dtype=same_as_input(1), gr
 def where(condition, x=None, y=None, name=None):
     """tf.where (TF1): with x and y, picks x where condition is true, else y (condition has their
     shape, or is a vector over their first dimension); alone, the int64 coordinates [N, rank] of
-    the true entries of condition (which must then be known at compile time in tinyflow)."""
+    the true entries of condition (its length is a run-time value: docs/dynamic_shapes.md)."""
     if x is None and y is None:
         with _scope(name or "Where") as scope:
             c = convert_to_tensor(condition, preferred_dtype=dt.bool_, name="condition")
@@ -547,7 +578,7 @@ def _prod(dims):
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
     """The entries of `tensor` where `mask` (over dimensions axis..axis+mask.ndims) is true, flattened
-    over the masked dimensions. In tinyflow `mask` must be known at compile time (see tf.where)."""
+    over the masked dimensions (a Where and a gather: the length is a run-time value)."""
     with _scope(name):
         tensor = convert_to_tensor(tensor, name="tensor")
         mask = convert_to_tensor(mask, dtype=dt.bool_, name="mask")

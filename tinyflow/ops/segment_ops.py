@@ -2,9 +2,10 @@
 unsorted_segment_max/min/prod/mean (unsorted_segment_sum lives in indexing_ops.py), bincount and
 confusion_matrix. Each op: one register_op with all its rules, next to its TF-style builder.
 
-XLA has no dynamic shapes, so every output length here must be known at compile time: the sorted
-segment ops take it from a constant `segment_ids` tensor (its last id + 1), bincount from a
-constant input or from minlength >= maxlength, confusion_matrix from num_classes or constant inputs.
+Output lengths: the sorted segment ops take theirs from `segment_ids` (its last id + 1),
+bincount from max(arr) + 1, the unsorted ones from num_segments, confusion_matrix from num_classes
+or constant inputs. When such a length is only known at run time the op runs between jitted
+segments (OpDef.dynamic_shape, docs/dynamic_shapes.md); otherwise it is known at compile time.
 """
 import jax
 import jax.numpy as jnp
@@ -18,7 +19,8 @@ from ..graph.shapes import TensorShape
 from . import math_ops as M
 from .array_ops import _int_tensor, _scope, concat, ones_like, reshape, shape, stack, zeros_like
 from .base import constant, constant_value_of, convert_to_tensor, make_op
-from .indexing_ops import _segment_shape, gather, gather_drop_negatives, scatter_nd, unsorted_segment_sum, where
+from .indexing_ops import (_segment_shape, gather, gather_drop_negatives, scatter_nd, segments_at_run_time,
+                           unsorted_segment_sum, where)
 
 __all__ = [
     'bincount',
@@ -127,21 +129,42 @@ _UNSORTED_EMPTY = {"Max": _lowest, "Min": _highest, "Prod": lambda dtype: 1}
 
 
 # ---- sorted segment ops: SegmentSum, SegmentMean, SegmentMax, SegmentMin, SegmentProd ---------------
+# With constant ids the number of segments is the attr num_segments; with run-time ids it is a third
+# input (ids[-1] + 1, computed when the graph runs) and the op runs between jitted segments, its
+# ids then concrete: TF's run-time checks of them happen in its rule.
 def _sorted_shape(shapes, attrs, values):
     data, ids, known = shapes[0], shapes[1], values[1]
     if ids.ndims is not None and ids.ndims != 1:
         raise ShapeError("Shape must be rank 1 but is rank %d" % ids.ndims)
+    if len(shapes) > 2:
+        return _segment_shape(shapes, attrs, values)
     n = None if known is None else (int(np.asarray(known)[-1]) + 1 if np.size(known) else 0)
     return _segment_shape([data, ids], attrs, [None, None, n])
 
 
+def _sorted_lower(kind):
+    def lower(a, data, ids, *n):
+        if not n:
+            return _reduce_segments(kind, data, ids, a["num_segments"], lambda dtype: _SORTED_EMPTY[kind])
+        _check_sorted_ids(np.asarray(ids))
+        return _reduce_segments(kind, data, ids, int(n[0]), lambda dtype: _SORTED_EMPTY[kind])
+    return lower
+
+
+def _check_sorted_ids(ids):
+    if np.any(ids < 0):
+        raise errors.InvalidArgumentError(None, None, "segment ids must be >= 0")
+    if np.any(np.diff(ids) < 0):
+        raise errors.InvalidArgumentError(None, None, "segment ids are not increasing")
+
+
 for _kind in ("Sum", "Mean", "Max", "Min", "Prod"):
     register_op("Segment" + _kind, shape=_sorted_shape, dtype=same_as_input(0), grad=_GRADS[_kind],
-                lower=lambda a, d, i, _k=_kind: _reduce_segments(_k, d, i, a["num_segments"],
-                                                                 lambda dtype: _SORTED_EMPTY[_k]))
+                lower=_sorted_lower(_kind), dynamic_shape=segments_at_run_time)
 for _kind in ("Max", "Min", "Prod"):  # UnsortedSegmentSum is indexing_ops'; unsorted mean is built from sums
     register_op("UnsortedSegment" + _kind, shape=_segment_shape, dtype=same_as_input(0), grad=_GRADS[_kind],
-                lower=lambda a, d, i, n, _k=_kind: _reduce_segments(_k, d, i, int(n), _UNSORTED_EMPTY[_k]))
+                lower=lambda a, d, i, n, _k=_kind: _reduce_segments(_k, d, i, int(n), _UNSORTED_EMPTY[_k]),
+                dynamic_shape=segments_at_run_time)
 
 
 def _sorted_segment(kind, data, segment_ids, name):
@@ -150,11 +173,10 @@ def _sorted_segment(kind, data, segment_ids, name):
         d = convert_to_tensor(data, name="data")
         ids = _int_tensor(segment_ids, "segment_ids")
         known = constant_value_of(ids)
-        if known is None:
-            raise errors.UnimplementedError(
-                None, None, "tinyflow: tf.segment_%s needs segment_ids known at compile time (a constant): its "
-                "output has ids[-1] + 1 rows and XLA has no dynamic shapes. Use tf.unsorted_segment_%s with a "
-                "num_segments instead." % (kind.lower(), kind.lower()))
+        if known is None:   # ids[-1] + 1 rows (0 for no ids), computed when the graph runs
+            n = M.multiply(M.cast(M.greater(M.reduce_prod(shape(ids)), 0), ids.dtype),
+                           M.add(M.reduce_max(ids), M.scalar_like(1, ids)))
+            return make_op(op_type, [d, ids, n], {"num_segments": -1}, name=scope)
         known = np.asarray(known).reshape(-1)
         if np.any(known < 0):
             raise errors.InvalidArgumentError(None, None, "segment ids must be >= 0")
@@ -237,13 +259,14 @@ def _bincount_lower(a, arr, size, weights):
 
 register_op("Bincount", shape=lambda s, a, v: [TensorShape([None if v[1] is None else int(v[1])])],
             dtype=same_as_input(2), grad=None, lower=_bincount_lower,
+            dynamic_shape=lambda op, known: not known[1],   # a run-time length: runs between segments
             check=lambda a, arr, size, w: (jnp.all(arr >= 0),),
             check_message=lambda op: "Input arr must be non-negative!")
 
 
-def _static_length(arr, minlength, maxlength, what):
-    """TF's output length max(max(arr) + 1, minlength) capped at maxlength, as a Python int: it is
-    the output's shape, so it must be known while building the graph."""
+def _static_length(arr, minlength, maxlength):
+    """TF's output length max(max(arr) + 1, minlength) capped at maxlength, as a Python int when it
+    is known while building the graph, else None (computed at run time: _run_time_length)."""
     minlength = None if minlength is None else constant_value_of(minlength)
     maxlength = None if maxlength is None else constant_value_of(maxlength)
     values = constant_value_of(arr)
@@ -255,23 +278,34 @@ def _static_length(arr, minlength, maxlength, what):
         return n if maxlength is None else min(n, int(maxlength))
     if minlength is not None and maxlength is not None and int(minlength) >= int(maxlength):
         return int(maxlength)  # max(.., minlength) >= maxlength, so the cap decides
-    raise errors.UnimplementedError(
-        None, None, "tinyflow: the output length of %s depends on the values of its input; XLA needs it at "
-        "compile time. Pass constant values, or minlength == maxlength (the length you want)." % what)
+    return None
+
+
+def _run_time_length(arr, minlength, maxlength):
+    """TF's length computation as graph ops (max(arr) + 1, 0 for an empty arr): a run-time value,
+    so the Bincount runs between jitted segments (docs/dynamic_shapes.md)."""
+    nonempty = M.cast(M.greater(M.reduce_prod(shape(arr)), 0), dt.int32)
+    n = M.multiply(nonempty, M.add(M.reduce_max(arr), 1))
+    if minlength is not None:
+        n = M.maximum(n, M.cast(convert_to_tensor(minlength), dt.int32))
+    if maxlength is not None:
+        n = M.minimum(n, M.cast(convert_to_tensor(maxlength), dt.int32))
+    return n
 
 
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dt.int32):
     """Counts of each value in the non-negative int32 `arr` (or the sums of `weights` at each value).
-    The length is max(max(arr) + 1, minlength) capped at maxlength; tinyflow needs it at compile time
-    (a constant `arr`, or minlength == maxlength)."""
+    The length is max(max(arr) + 1, minlength) capped at maxlength: known while building for a
+    constant `arr` (or minlength >= maxlength), else computed when the graph runs."""
     with _scope("bincount"):
         arr = convert_to_tensor(arr, dtype=dt.int32, name="arr")
-        n = _static_length(arr, minlength, maxlength, "tf.bincount")
+        n = _static_length(arr, minlength, maxlength)
+        size = constant(n, dt.int32, name="size") if n is not None else _run_time_length(arr, minlength, maxlength)
         if weights is None:
             weights = constant(np.zeros([0], dt.as_dtype(dtype).np))
         else:
             weights = convert_to_tensor(weights, name="weights")
-        return make_op("Bincount", [arr, constant(n, dt.int32, name="size"), weights])
+        return make_op("Bincount", [arr, size, weights])
 
 
 def confusion_matrix(labels, predictions, num_classes=None, dtype=dt.int32, name=None, weights=None):

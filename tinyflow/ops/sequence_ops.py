@@ -2,7 +2,8 @@
 and unique. Each op: one register_op with all its rules, next to its TF-style builder (split out of
 array_ops.py, whose helpers these ops share).
 
-unique's output shape depends on its input's values, so that input must be known at compile time.
+unique's output shape depends on its input's values (so does range's on its limit): with run-time
+values they run between jitted segments (OpDef.dynamic_shape, docs/dynamic_shapes.md).
 """
 import collections
 
@@ -104,7 +105,7 @@ def _fold_range(op, values):
     return np.arange(*(v.item() for v in values), dtype=op.attrs["Tidx"].np)
 
 
-register_op("Range", fold=_fold_range, shape=_range_shape, dtype=from_attr("Tidx"), grad=None,
+register_op("Range", fold=_fold_range, shape=_range_shape, dtype=from_attr("Tidx"), grad=None, dynamic_shape=True,
             lower=lambda a, s, l, d: np.arange(np.asarray(s).item(), np.asarray(l).item(), np.asarray(d).item(),
                                                dtype=a["Tidx"].np))
 
@@ -377,7 +378,8 @@ def meshgrid(*args, **kwargs):
 
 
 def sequence_mask(lengths, maxlen=None, dtype=dt.bool_, name=None):
-    """mask[..., j] = j < lengths[...] for j < maxlen (default max(lengths), needed at compile time)."""
+    """mask[..., j] = j < lengths[...] for j < maxlen (default max(lengths): a run-time length
+    when `lengths` is, see docs/dynamic_shapes.md)."""
     with _scope(name or "SequenceMask"):
         lengths = convert_to_tensor(lengths)
         if maxlen is None:
@@ -393,8 +395,8 @@ def sequence_mask(lengths, maxlen=None, dtype=dt.bool_, name=None):
 # ---- unique ---------------------------------------------------------------------------------------
 def _unique_lower(a, x):
     if not _is_concrete(x):
-        raise ValueError("tf.unique has a shape that depends on the values of its input; tinyflow needs the "
-                         "input known at compile time (computed from constants and shapes only)")
+        raise ValueError("tf.unique has a shape that depends on the values of its input; inside tf.cond / "
+                         "tf.while_loop bodies tinyflow needs the input known at compile time")
     x = np.asarray(x)
     vals, first, inverse = np.unique(x, return_index=True, return_inverse=True)
     order = np.argsort(first)  # TF's order: by first occurrence, not sorted
@@ -404,12 +406,12 @@ def _unique_lower(a, x):
 
 
 register_op("Unique", shape=lambda s, a, v: [TensorShape([None]), s[0]],
-            dtype=lambda d, a: [d[0], a["out_idx"]], grad=None, lower=_unique_lower)
+            dtype=lambda d, a: [d[0], a["out_idx"]], grad=None, lower=_unique_lower, dynamic_shape=True)
 
 
 def unique(x, out_idx=dt.int32, name=None):
     """(y, idx): the distinct values of 1-D `x` in order of first occurrence, and x == gather(y, idx).
-    In tinyflow `x` must be known at compile time."""
+    With a run-time `x` it runs between jitted segments (docs/dynamic_shapes.md)."""
     op = get_default_graph().create_op("Unique", [convert_to_tensor(x)], {"out_idx": dt.as_dtype(out_idx)},
                                        name=name or "Unique")
     return UniqueOutput(*op.outputs)
