@@ -38,7 +38,44 @@ def cnn():
     return x, y, logits, loss, train
 
 
+OPTIMIZERS = {
+    "sgd": lambda: tf.train.GradientDescentOptimizer(0.1), "momentum": lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+    "nesterov": lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    "adam": lambda: tf.train.AdamOptimizer(0.05), "adagrad": lambda: tf.train.AdagradOptimizer(0.1),
+    "rmsprop": lambda: tf.train.RMSPropOptimizer(0.05), "adadelta": lambda: tf.train.AdadeltaOptimizer(1.0),
+}
+
+
+def every_optimizer():
+    """In one process of 4 devices: each optimizer, with tf.metrics and a summary, trained by a
+    plain Session and by a data-parallel one, from the same start; prints their values."""
+    rs = np.random.RandomState(1)
+    xs, ys = rs.randn(8, 6).astype(np.float32), rs.randint(0, 3, 8)
+    out = {}
+    for name, make in OPTIMIZERS.items():
+        for config in (None, tf.distribute.DataParallel()):
+            tf.reset_default_graph()
+            x = tf.placeholder(tf.float32, [None, 6])
+            y = tf.placeholder(tf.int64, [None])
+            logits = tf.layers.dense(x, 3, kernel_initializer=tf.constant_initializer(0.1))
+            loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+            train = make().minimize(loss)
+            acc, acc_up = tf.metrics.accuracy(y, tf.argmax(logits, 1))
+            summary = tf.summary.scalar("loss", loss)
+            sess = tf.Session(config=config)
+            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+            for _ in range(3):
+                sess.run([train, acc_up], {x: xs, y: ys})
+            got = [np.asarray(v).tolist() for v in sess.run(tf.trainable_variables())]
+            got.append(float(sess.run(acc)))
+            got.append(sess.run(summary, {x: xs, y: ys}).hex())
+            out.setdefault(name, []).append(got)
+    print(json.dumps(out))
+
+
 def main():
+    if sys.argv[2] == "every_optimizer":
+        return every_optimizer()
     devices, model = int(sys.argv[1]), sys.argv[2]
     pid, nproc = (int(sys.argv[3]), int(sys.argv[4])) if len(sys.argv) > 4 else (0, 1)
     if nproc > 1:

@@ -35,6 +35,23 @@ def test_four_devices_train_like_one(model):
     assert "3 rows" in four["indivisible"] and "4 devices" in four["indivisible"]
 
 
+def test_every_optimizer_metrics_and_summaries_train_alike_on_four_devices():
+    out = _run(4, "every_optimizer")
+    for name, (one, four) in out.items():
+        for a, b in zip(one[:-2], four[:-2]):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6, err_msg=name)
+        assert one[-2] == four[-2], name      # tf.metrics.accuracy over the global batch
+        assert len(one[-1]) > 0 and len(four[-1]) > 0   # the summary of the loss (its bytes)
+        assert abs(_summary_value(one[-1]) - _summary_value(four[-1])) < 1e-5, name
+
+
+def _summary_value(hex_bytes):
+    summary_pb2 = pytest.importorskip("tensorboard.compat.proto.summary_pb2")   # the tensorboard extra
+    s = summary_pb2.Summary()
+    s.ParseFromString(bytes.fromhex(hex_bytes))
+    return s.value[0].simple_value
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -176,3 +176,21 @@ def test_a_saver_reads_one_consistent_snapshot_while_another_thread_trains(tmp_p
         stop.set()
         t.join()
     assert sess.run(a) == sess.run(b) > 0
+
+
+def test_ctrl_c_inside_a_py_func_is_keyboard_interrupt_and_keeps_the_variables():
+    x, w, loss, train = _model(tf.train.AdamOptimizer(0.1))
+
+    def interrupted(v):
+        raise KeyboardInterrupt()   # what Ctrl-C does to the function while it runs
+    stop = tf.py_func(interrupted, [loss], tf.float32)
+    stop.set_shape([])
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    feed = {x: np.ones((3, 2), np.float32)}
+    before = _state(sess)
+    with pytest.raises(KeyboardInterrupt):
+        sess.run([train, stop], feed)
+    for a, b in zip(before, _state(sess)):
+        np.testing.assert_array_equal(a, b)
+    sess.run(train, feed)   # and the session goes on: the script's `except KeyboardInterrupt: save` works

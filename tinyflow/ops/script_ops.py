@@ -58,6 +58,8 @@ def pending_error():
             return None
         op, exc, text = _failures[0]
         del _failures[:]
+    if isinstance(exc, (KeyboardInterrupt, SystemExit)):   # not an error of the op: the user's stop
+        return exc
     return error_for(op, exc, text)
 
 
@@ -90,8 +92,8 @@ def _py_func_lower(a, *args):
             if len(outs) != len(dtypes):
                 raise ValueError("%s returned %d values, expected %d" % (a["func"], len(outs), len(dtypes)))
             return [np.asarray(o, d).reshape(s) for o, d, s in zip(outs, dtypes, shapes)]
-        except Exception as e:  # recorded for pending_error(); XLA only reports that a callback failed
-            _record_failure(op, e)
+        except BaseException as e:  # recorded for pending_error(); XLA only reports that a callback failed
+            _record_failure(op, e)   # (Ctrl-C while the function runs too: it comes back as KeyboardInterrupt)
             raise
     results = [jax.ShapeDtypeStruct(s, d) for s, d in zip(shapes, dtypes)]
     return tuple(jax.pure_callback(host, results, *args))
