@@ -1,6 +1,7 @@
 """TF1's older names, `tensorflow.python.*` imports under the runner, and bidirectional_dynamic_rnn
 without sequence_length."""
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 import subprocess
 import sys
 
@@ -8,7 +9,8 @@ import numpy as np
 
 import tinyflow as tf
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_ROOT = os.path.dirname(_TESTS)
 
 
 def test_arg_max_arg_min_and_small_aliases():

@@ -2,13 +2,15 @@
 class: tests/fixtures/idioms/losses.json, written by make_losses.py with real TF."""
 import json
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 
 import numpy as np
 import pytest
 
 import tinyflow as tf
 
-_CASES = json.load(open(os.path.join(os.path.dirname(__file__), "fixtures", "idioms", "losses.json")))
+
+_CASES = json.load(open(os.path.join(_TESTS, "fixtures", "idioms", "losses.json")))
 
 
 @pytest.mark.parametrize("case", _CASES, ids=[c["name"] for c in _CASES])

@@ -2,6 +2,7 @@
 (scripts.npz, written by make.py under real TF), and the closed-form answers where there is one."""
 import importlib.util
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 
 import numpy as np
 import pytest
@@ -9,7 +10,8 @@ import pytest
 import tinyflow as tf
 from tinyflow.eager import eager_mode
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "eager")
+
+HERE = os.path.join(_TESTS, "fixtures", "eager")
 _spec = importlib.util.spec_from_file_location("eager_scripts", os.path.join(HERE, "scripts.py"))
 scripts = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(scripts)
@@ -73,7 +75,7 @@ def test_eager_script_under_python_m_tinyflow(tmp_path):
         "    (g, v), = grad(x)\n"
         "    v.assign_sub(0.1 * g)\n"
         "print(w.numpy(), tf.executing_eagerly())\n")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(_TESTS)
     env = dict(os.environ, PYTHONPATH=root)
     p = subprocess.run([sys.executable, "-m", "tinyflow", str(script)], capture_output=True, text=True, env=env,
                        timeout=120)

@@ -2,6 +2,7 @@
 must give the metrics, variables and predictions TF 1.15 gave (estimator.json, written by make.py)."""
 import json
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 import sys
 
 import numpy as np
@@ -9,9 +10,10 @@ import pytest
 
 import tinyflow as tf
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "estimator")
+HERE = os.path.join(_TESTS, "fixtures", "estimator")
 sys.path.insert(0, HERE)
 import scenarios  # noqa: E402
+
 
 with open(os.path.join(HERE, "estimator.json")) as f:
     EXPECTED = json.load(f)

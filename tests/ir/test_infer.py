@@ -1,10 +1,12 @@
 """passes/infer.py: whole-graph shape inference, forward and backward, against the shapes a run gives."""
+from paths import TESTS as _TESTS  # the tests/ folder
 import numpy as np
 import pytest
 
 import tinyflow as tf
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.passes.infer import infer
+
 
 
 def test_feed_shapes_complete_static_shapes_and_match_a_run():
@@ -68,7 +70,7 @@ def test_no_feeds_gives_static_shapes():
 def _example(name):
     import importlib.util
     import os
-    path = os.path.join(os.path.dirname(__file__), "..", "examples", "passes", name + ".py")
+    path = os.path.join(_TESTS, "..", "examples", "passes", name + ".py")
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

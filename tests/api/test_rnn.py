@@ -2,12 +2,14 @@
 TF's variable names, values against numpy written from TF's cell equations, gradients against
 finite differences, and sequence_length semantics."""
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 import subprocess
 import sys
 
 import numpy as np
 
 import tinyflow as tf
+
 
 B, T, D, H = 3, 4, 2, 5
 X = np.random.RandomState(0).randn(B, T, D)
@@ -222,7 +224,7 @@ def test_runner_resolves_tensorflow_contrib(tmp_path):
     script.write_text("import tensorflow as tf\nfrom tensorflow.contrib import rnn\n"
                       "import tensorflow.contrib.layers as layers\nfrom tensorflow.nn import rnn_cell\n"
                       "print(rnn.BasicLSTMCell is rnn_cell.BasicLSTMCell, layers.fully_connected is not None)\n")
-    root = os.path.join(os.path.dirname(__file__), "..")
+    root = os.path.join(_TESTS, "..")
     done = subprocess.run([sys.executable, "-m", "tinyflow", str(script)], capture_output=True, text=True,
                           cwd=root, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -3,10 +3,12 @@ tests/data/tf115_covered.json is missing from tinyflow (the list can only grow; 
 tests/data/update_covered.py)."""
 import json
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 
 from tinyflow import coverage
 
-_COVERED = json.load(open(os.path.join(os.path.dirname(__file__), "data", "tf115_covered.json")))
+
+_COVERED = json.load(open(os.path.join(_TESTS, "data", "tf115_covered.json")))
 
 
 def test_coverage_table_and_no_covered_name_disappears(capsys):

@@ -3,18 +3,20 @@
 import gzip
 import json
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "fixtures", "idioms"))
+sys.path.insert(0, os.path.join(_TESTS, "fixtures", "idioms"))
 import make_mnist  # noqa: E402
 
 from tinyflow.examples.tutorials.mnist import input_data  # noqa: E402
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
+
+_HERE = _TESTS
 _WANT = json.load(open(os.path.join(_HERE, "fixtures", "idioms", "mnist.json")))
 
 

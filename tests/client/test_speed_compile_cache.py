@@ -2,12 +2,13 @@
 a second process loads the step compiled by the first; the settings turn it off or move it."""
 import json
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 import subprocess
 import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(_TESTS)
 
 SCRIPT = r'''
 import json, jax
@@ -16,6 +17,7 @@ jax.monitoring.register_event_listener(lambda name, **kw: events.append(name))
 import numpy as np
 import tinyflow as tf
 from tinyflow.client import compile_cache
+
 x = tf.placeholder(tf.float32, [None, 8])
 w = tf.Variable(np.ones((8, 3), np.float32))
 y = tf.reduce_sum(tf.nn.relu(tf.matmul(x, w) - 2.0))

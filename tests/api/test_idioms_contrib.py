@@ -2,6 +2,7 @@
 (tests/fixtures/idioms/batch_norm.json, written by make_batch_norm.py)."""
 import json
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 import sys
 
 import numpy as np
@@ -9,10 +10,11 @@ import pytest
 
 import tinyflow as tf
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "fixtures", "idioms"))
+sys.path.insert(0, os.path.join(_TESTS, "fixtures", "idioms"))
 import make_batch_norm  # noqa: E402
 
-_BN = json.load(open(os.path.join(os.path.dirname(__file__), "fixtures", "idioms", "batch_norm.json")))
+
+_BN = json.load(open(os.path.join(_TESTS, "fixtures", "idioms", "batch_norm.json")))
 
 
 def _np_sequence_loss(logits, targets, weights, avg_t, avg_b, sum_t, sum_b):

@@ -3,6 +3,7 @@ read MNIST's IDX format (plain and gzipped) and split the digits."""
 import gzip
 import importlib.util
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 import re
 import struct
 import subprocess
@@ -11,7 +12,8 @@ import sys
 import numpy as np
 import pytest
 
-EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+
+EXAMPLES = os.path.join(os.path.dirname(_TESTS), "examples")
 sklearn = pytest.importorskip("sklearn")  # the examples extra
 _spec = importlib.util.spec_from_file_location("tinyflow_examples_data", os.path.join(EXAMPLES, "data.py"))
 data = importlib.util.module_from_spec(_spec)

@@ -4,13 +4,15 @@ tests/fixtures/strings/ holds a TFRecord file real TF 1.15 wrote and what TF par
 (expected.json), made by tests/fixtures/strings/make.py."""
 import json
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 
 import numpy as np
 import pytest
 
 import tinyflow as tf
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "strings")
+
+HERE = os.path.join(_TESTS, "fixtures", "strings")
 RECORDS = os.path.join(HERE, "examples.tfrecord")
 with open(os.path.join(HERE, "expected.json")) as _f:
     EXPECTED = json.load(_f)

@@ -3,6 +3,7 @@ tensorboard protos and with the JSON fallback, against TF 1.15 (tests/fixtures/i
 written by make_summaries.py)."""
 import json
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 import struct
 import sys
 import zlib
@@ -13,10 +14,11 @@ import pytest
 import tinyflow as tf
 from tinyflow import summary as summary_module
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "fixtures", "idioms"))
+sys.path.insert(0, os.path.join(_TESTS, "fixtures", "idioms"))
 import make_summaries  # noqa: E402
 
-_WANT = json.load(open(os.path.join(os.path.dirname(__file__), "fixtures", "idioms", "summaries.json")))
+
+_WANT = json.load(open(os.path.join(_TESTS, "fixtures", "idioms", "summaries.json")))
 
 
 @pytest.fixture(params=["protos", "json"])

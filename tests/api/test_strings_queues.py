@@ -5,6 +5,7 @@ calls; the CSV pipeline is the classic script (string_input_producer -> TextLine
 decode_csv -> shuffle_batch -> linear model), whose step count and solution TF 1.15 matches
 (120 steps, w = [2, -3], b = 0.5)."""
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 import threading
 import time
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
+
 
 
 @pytest.fixture
@@ -234,7 +236,7 @@ def test_reader_keys_and_whole_file_reader(graph, tmp_path):
 
 
 def test_tfrecord_reader_with_parse_example(graph):
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "strings", "examples.tfrecord")
+    path = os.path.join(_TESTS, "fixtures", "strings", "examples.tfrecord")
     q = tf.train.string_input_producer([path], num_epochs=1, shuffle=False)
     _, serialized = tf.TFRecordReader().read(q)
     batch = tf.train.batch([serialized], 3)

@@ -2,13 +2,15 @@
 by make_dtypes.py with real TF), and every dtype= argument goes through it ("float" is float32)."""
 import json
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 
 import numpy as np
 import pytest
 
 import tinyflow as tf
 
-_TABLE = json.load(open(os.path.join(os.path.dirname(__file__), "fixtures", "idioms", "dtypes.json")))
+
+_TABLE = json.load(open(os.path.join(_TESTS, "fixtures", "idioms", "dtypes.json")))
 _PY = {"float": float, "int": int, "bool": bool, "str": str, "bytes": bytes, "complex": complex, "object": object}
 
 

@@ -1,6 +1,7 @@
 """Eager execution: eager tensors (TF 1.15's printed forms and Python interop), variables, the
 kernel cache, GradientTape (checked against numpy and finite differences), tfe, mode switching."""
 import os
+from paths import TESTS as _TESTS  # the tests/ folder
 import subprocess
 import sys
 
@@ -10,6 +11,7 @@ import pytest
 import tinyflow as tf
 from tinyflow.eager import eager_mode, execute
 from tinyflow.eager.tensor import EagerTensor
+
 
 
 @pytest.fixture
@@ -292,7 +294,7 @@ def test_enable_at_startup_and_the_late_error():
             "tf.constant(1.0)\n"
             "try:\n    tf.enable_eager_execution()\n"
             "except ValueError as e:\n    print(type(e).__name__, e)\n")
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(_TESTS))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [

@@ -1,8 +1,10 @@
 """TinyFlow's API: automatic variable shapes, its layers beside TF's, tf.normal, tf.pad(dim=, pad=)."""
+from paths import TESTS as _TESTS  # the tests/ folder
 import numpy as np
 import pytest
 
 import tinyflow as tf
+
 
 
 def _digits(n=300, image=False):
@@ -183,7 +185,7 @@ def test_mlp_example_script_runs(capsys):
     import importlib.util
     import os
     import sys
-    here = os.path.join(os.path.dirname(__file__), "..", "examples", "tinyflow_api")
+    here = os.path.join(_TESTS, "..", "examples", "tinyflow_api")
     sys.path.insert(0, here)
     try:
         spec = importlib.util.spec_from_file_location("mlp_auto_shape", os.path.join(here, "mlp_auto_shape.py"))
