@@ -109,34 +109,15 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
     gd = as_graph_def(graph_or_graph_def) if isinstance(graph_or_graph_def, Graph) else graph_or_graph_def
     os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, name)
-    if as_text:
-        from google.protobuf import text_format
-        data = text_format.MessageToString(gd).encode()
-    else:
-        data = gd.SerializeToString(deterministic=True)
-    from ..train.checkpoint import _atomic_write
-    _atomic_write(path, data)
+    from .protos import write_message
+    write_message(path, gd, as_text)
     return path
 
 
 def read_graph_def(path):
     """A GraphDef from a .pb (binary) or .pbtxt (text) file; DataLossError naming the file if neither."""
-    from google.protobuf import text_format
-    from .protos import graph_pb2
-    with open(path, "rb") as f:
-        data = f.read()
-    gd = graph_pb2().GraphDef()
-    try:
-        gd.ParseFromString(data)
-        return gd
-    except Exception:
-        pass
-    try:
-        text_format.Parse(data.decode("utf-8"), gd)
-        return gd
-    except Exception as e:
-        raise errors.DataLossError(None, None, "Unable to parse GraphDef %s: neither binary nor text protobuf (%s)"
-                                   % (path, str(e)[:200])) from None
+    from .protos import graph_pb2, read_message
+    return read_message(path, lambda: graph_pb2().GraphDef(), "GraphDef")
 
 
 def _graph_as_graph_def(self, from_version=None, add_shapes=False):

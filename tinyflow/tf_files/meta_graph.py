@@ -19,23 +19,9 @@ _VARIABLE_COLLECTIONS = ("variables", "trainable_variables", "global_step", "loc
 
 def read_meta_graph(path):
     """The MetaGraphDef in a binary (or text) .meta file; DataLossError naming the file if it is neither."""
-    from google.protobuf import text_format
-    with open(path, "rb") as f:
-        data = f.read()
-    meta = meta_graph_pb2().MetaGraphDef()
-    try:
-        meta.ParseFromString(data)
-        if meta.graph_def.node or meta.meta_info_def.tensorflow_version or not data:
-            return meta
-    except Exception:
-        pass
-    meta = meta_graph_pb2().MetaGraphDef()
-    try:
-        text_format.Parse(data.decode("utf-8"), meta)
-        return meta
-    except Exception as e:
-        raise errors.DataLossError(None, None, "Unable to parse MetaGraphDef %s: not a binary or text protobuf (%s)"
-                                   % (path, str(e)[:200])) from None
+    from .protos import read_message
+    return read_message(path, lambda: meta_graph_pb2().MetaGraphDef(), "MetaGraphDef",
+                        lambda meta, data: meta.graph_def.node or meta.meta_info_def.tensorflow_version or not data)
 
 
 def _saver_scope(meta):
@@ -183,18 +169,6 @@ def meta_graph_def(graph, saver=None):
     return meta
 
 
-def write_meta_graph(filename, graph, saver=None, as_text=False):
-    from ..train.checkpoint import _atomic_write
-    meta = meta_graph_def(graph, saver)
-    if as_text:
-        from google.protobuf import text_format
-        data = text_format.MessageToString(meta).encode()
-    else:
-        data = meta.SerializeToString(deterministic=True)
-    _atomic_write(filename, data)
-    return meta
-
-
 
 
 JSON_KEY = "tinyflow_graph_json"
@@ -217,13 +191,8 @@ def export(filename, graph, saver=None, as_text=False):
     else:   # (reading a protobuf map's key makes the entry: only once there is something to put in it)
         meta.collection_def[JSON_KEY].bytes_list.value.append(text)
     if filename:
-        from ..train.checkpoint import _atomic_write
-        if as_text:
-            from google.protobuf import text_format
-            data = text_format.MessageToString(meta).encode()
-        else:
-            data = meta.SerializeToString(deterministic=True)
-        _atomic_write(filename, data)
+        from .protos import write_message
+        write_message(filename, meta, as_text)
     return meta
 
 

@@ -100,3 +100,39 @@ def bundle():
                else message_factory.MessageFactory(pool).GetPrototype(desc))
         setattr(ns, name, cls)
     return ns
+
+
+def write_message(path, message, as_text=False):
+    """Writes a protobuf message to `path` (text format or binary) through an atomic write."""
+    from ..train.checkpoint import _atomic_write
+    if as_text:
+        from google.protobuf import text_format
+        data = text_format.MessageToString(message).encode()
+    else:
+        data = message.SerializeToString(deterministic=True)
+    _atomic_write(path, data)
+
+
+def read_message(path, make, what, binary_ok=lambda message, data: True):
+    """The message in `path`, binary or text protobuf (make() gives an empty one; binary_ok says
+    whether a binary parse is believable); DataLossError naming the file if it is neither."""
+    from google.protobuf import text_format
+
+    from .. import errors
+    with open(path, "rb") as f:
+        data = f.read()
+    message = make()
+    try:
+        message.ParseFromString(data)
+        if binary_ok(message, data):
+            return message
+    except Exception:  # not binary: text, or neither
+        pass
+    message = make()
+    try:
+        text_format.Parse(data.decode("utf-8"), message)
+        return message
+    except Exception as e:
+        raise errors.DataLossError(None, None, "Unable to parse %s %s: neither binary nor text protobuf (%s)"
+                                   % (what, path, str(e)[:200])) from None
+
