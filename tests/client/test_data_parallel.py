@@ -45,6 +45,16 @@ def test_every_optimizer_metrics_and_summaries_train_alike_on_four_devices():
         assert abs(_summary_value(one[-1]) - _summary_value(four[-1])) < 1e-5, name
 
 
+def test_sharded_variables_train_alike_and_hold_fewer_bytes_per_device():
+    out = _run(4, "sharded_variables")
+    for name in ("replicated", "sharded"):
+        for a, b in zip(out["one"]["values"], out[name]["values"]):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6, err_msg=name)
+    # the 1 MiB kernel and its momentum slot live a quarter on each device
+    saved = out["replicated"]["bytes_per_device"] - out["sharded"]["bytes_per_device"]
+    assert saved == 2 * 512 * 512 * 4 * 3 // 4
+
+
 def _summary_value(hex_bytes):
     summary_pb2 = pytest.importorskip("tensorboard.compat.proto.summary_pb2")   # the tensorboard extra
     s = summary_pb2.Summary()
