@@ -268,6 +268,7 @@ class Session:
         """The jitted call; the new variable values are ready (the step finished) when it returns. A
         failure after dispatch raises TF's error for it, every variable as it was."""
         jitted = low.jitted if self._placement is None else self._placement.jitted(low)
+        finals = ()
         try:
             if self._device is not None:
                 with jax.default_device(self._device):
@@ -280,8 +281,8 @@ class Session:
         except errors.OpError:
             raise
         except KeyboardInterrupt:
-            if low.donate:   # the old buffers are gone; the step runs on and its results stand
-                for v, val in zip(low.updated, locals().get("finals", ())):
+            if low.donate:   # Ctrl-C while waiting: the old buffers are gone; the step runs on, its results stand
+                for v, val in zip(low.updated, finals):
                     self._values[v] = val
             raise
         except Exception as e:
