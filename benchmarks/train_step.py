@@ -13,7 +13,6 @@ Target (issue 3): tinyflow / jax <= 1.10x on the CPU. A TF 1.15 column is added 
 import argparse
 import os
 import sys
-import time
 
 import jax
 import jax.numpy as jnp
@@ -22,6 +21,7 @@ import optax
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import tinyflow as tf  # noqa: E402
+import _common  # noqa: E402 (benchmarks/ is the script's folder)
 
 SIZES = [784, 256, 256, 10]
 BATCH = 64
@@ -42,19 +42,9 @@ OPTIMIZERS = {
 
 
 def step_times(fns, n):
-    """Per-call seconds of each fn over n calls, the calls of the functions interleaved one by one,
-    so a noisy neighbour on the machine hits them alike. Returns (fastest, median) per fn: on a
-    loaded machine the fastest call is the best estimate of the unloaded cost."""
-    for fn in fns:
-        for _ in range(5):
-            fn()
-    times = [[] for _ in fns]
-    for _ in range(n):
-        for fn, ts in zip(fns, times):
-            t0 = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t0)
-    return [(min(ts), float(np.median(ts))) for ts in times]
+    """Per-call seconds of each fn, interleaved (_common.step_times) with 5 warm-up calls: on a loaded
+    machine the fastest call is the best estimate of the unloaded cost."""
+    return _common.step_times(fns, n, warmup=5)
 
 
 def data():

@@ -22,7 +22,28 @@ def _device_name(value):
     return "/job:localhost/replica:0/task:0/device:%s:0" % kind
 
 
-class EagerTensor(Tensor):
+class ValueInterop:
+    """numpy and Python conversions of a value held as `self._value` (an eager tensor's, an eager
+    variable's)."""
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self._value)
+        return a if dtype is None else a.astype(dtype)
+
+    def __float__(self):
+        return float(np.asarray(self._value))
+
+    def __int__(self):
+        return int(np.asarray(self._value))
+
+    def __bool__(self):
+        return bool(np.asarray(self._value))
+
+    def __format__(self, spec):
+        return self.numpy().__format__(spec)
+
+
+class EagerTensor(ValueInterop, Tensor):
     """The result of an op run eagerly (TF's EagerTensor)."""
 
     _consumers = ()  # eager ops are not linked into a graph
@@ -87,21 +108,8 @@ class EagerTensor(Tensor):
                                   "you're looking for?")
 
     # ---- numpy and Python interop -------------------------------------------------------------
-    def __array__(self, dtype=None, copy=None):
-        a = np.asarray(self._value)
-        return a if dtype is None else a.astype(dtype)
-
-    def __float__(self):
-        return float(np.asarray(self._value))
-
-    def __int__(self):
-        return int(np.asarray(self._value))
-
     def __index__(self):
         return int(np.asarray(self._value).__index__())
-
-    def __bool__(self):
-        return bool(np.asarray(self._value))
 
     def __len__(self):
         if not self._value.shape:
@@ -112,9 +120,6 @@ class EagerTensor(Tensor):
         if not self._value.shape:
             raise TypeError("Cannot iterate over a scalar tensor.")
         return (self[i] for i in range(self._value.shape[0]))
-
-    def __format__(self, spec):
-        return self.numpy().__format__(spec)
 
     def __copy__(self):
         return self

@@ -14,10 +14,10 @@ from ..ops import state_ops
 from ..ops.base import convert_to_tensor
 from . import tape as _tape
 from .execute import EagerOp
-from .tensor import EagerTensor
+from .tensor import EagerTensor, ValueInterop
 
 
-class EagerVariable(state_ops.Variable):
+class EagerVariable(ValueInterop, state_ops.Variable):
     """A variable of eager mode: `tf.Variable(...)` (or `tfe.Variable`) while executing eagerly."""
 
     def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
@@ -94,22 +94,6 @@ class EagerVariable(state_ops.Variable):
         raise NotImplementedError("Variable.set_shape is not supported when eager execution is enabled.")
 
     # ---- numpy and Python interop -------------------------------------------------------------
-    def __array__(self, dtype=None, copy=None):
-        a = np.asarray(self._value)
-        return a if dtype is None else a.astype(dtype)
-
-    def __float__(self):
-        return float(np.asarray(self._value))
-
-    def __int__(self):
-        return int(np.asarray(self._value))
-
-    def __bool__(self):
-        return bool(np.asarray(self._value))
-
-    def __format__(self, spec):
-        return self.numpy().__format__(spec)
-
     def __repr__(self):
         a = self.numpy()
         text = repr(a) if isinstance(a, np.ndarray) else str(a)
