@@ -175,8 +175,7 @@ def build(program, donate=False):
     else:
         source, lines = render_mod.render(program)
     where = {(filename, n): step for n, step in lines.items()}
-    ns = {"A": {render_mod.table_key(s.op, k): v for s in program.steps for k, v in s.op.attrs.items()
-                if render_mod.literal(v) is None or "\n" in render_mod.literal(v)},
+    ns = {"A": render_mod.attr_table(program.steps),
           "tf": _TF, "np": np, "all_ok": _all_ok, "keep": _keep}
     ns.update({s.op.type: OpCall(s.op.type, where) for s in program.steps})
     exec(compile(source, filename, "exec"), ns)

@@ -73,11 +73,16 @@ def table_key(op, attr):
     return "%s:%s" % (op.name, attr)
 
 
+def attr_table(steps):
+    """The table `A` the rendered source reads: every attr of these steps without a literal form."""
+    return {table_key(s.op, k): v for s in steps for k, v in s.op.attrs.items() if literal(v) is None}
+
+
 def _attrs(op):
     parts, extra = [], {}
     for k, v in op.attrs.items():
         src = literal(v)
-        if src is None or "\n" in src:
+        if src is None:
             src = "A[%r]" % table_key(op, k)
         if k.isidentifier():
             parts.append("%s=%s" % (k, src))
