@@ -226,7 +226,7 @@ class Session:
     def _call(self, plan, feed_dict):
         low = plan.lowered
         if low is None:
-            feeds = self._feed_values(plan, feed_dict)
+            self._feed_values(plan, feed_dict)   # the feeds are checked even when nothing is jitted
             return plan.rebuild([self._host_value(op) for op in plan.host] if plan.host else [None] * len(plan.kinds))
         with self._lock:
             values = self._values
@@ -290,8 +290,7 @@ class Session:
 
     def _dispatch_error(self, low, rw, e):
         from ..ops import script_ops
-        pending = getattr(script_ops, "pending_error", None)
-        err = pending() if pending is not None else None
+        err = script_ops.pending_error()   # a py_func that raised: its TF error (or KeyboardInterrupt)
         if err is not None:
             return err
         lost = [v.name for v, a in zip(low.rw_vars, rw) if low.donate and a.is_deleted()]
