@@ -77,6 +77,8 @@ def test_who_donates_cpu_steps_yes_py_func_steps_and_accelerators_no():
     sess.donate = "never"
     sess.run(tf.global_variables_initializer())
     assert not sess.lowered(train, {x: np.ones((1, 2), np.float32)}).function.donate
+    with pytest.raises(ValueError, match="donate must be 'auto', 'always' or 'never'"):
+        pipeline.compile_fetch_set([], [x], [train], donate="yes")
     with_callback = tf.group(train, tf.py_func(lambda v: v, [loss], tf.float32).op)
     assert not sess.lowered(with_callback, {x: np.ones((1, 2), np.float32)}).function.donate
 

@@ -72,6 +72,9 @@ def _donates(program, donate, platform):
         return True
     if donate in ("never", False):
         return False
+    if donate != "auto":
+        raise ValueError("tinyflow: donate must be 'auto', 'always' or 'never' ($TINYFLOW_DONATE or "
+                         "Session.donate), got %r" % (donate,))
     return platform == "cpu"
 
 
