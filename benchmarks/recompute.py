@@ -82,7 +82,7 @@ def step(build, checkpoints, seed=0):
         sess.run(tf.global_variables_initializer())
         report = sess.memory_report([loss, train], feeds, verify=False)
         bound = sess.lowered([loss, train], feeds)
-        hlo = bound.function.jitted.lower(*bound.args).compile().as_text()
+        hlo = bound.function.lower(*bound.args).compile().as_text()
         losses = [sess.run([loss, train], feeds)[0] for _ in range(3)]
 
     def run():

@@ -49,7 +49,7 @@ def main():
     with tf.Session() as sess:
         sess.run(w.initializer)
         args = jax_backend.example_args(low, sess._values, [np.ones((8, 4), np.float32)])
-        _, (value,) = low.jitted(*args)
+        _, (value,) = low.call(*args)
     print("y =", value)
     return source, float(value)
 

@@ -156,7 +156,7 @@ def test_recompute_survives_into_xla():
     for ck in (None, "sqrt"):
         g, sess, x, loss, train, xv = _train_step(16, 64, 256, ck)
         bound = sess.lowered([loss, train], {x: xv})
-        compiled = bound.function.jitted.lower(*bound.args).compile()
+        compiled = bound.function.lower(*bound.args).compile()
         dots[ck] = len(re.findall(r" dot\(", compiled.as_text()))
         temp[ck] = compiled.memory_analysis().temp_size_in_bytes
         sess.close()

@@ -175,7 +175,7 @@ def xla_memory(lowered, args, buffers=False, jitted=None):
     figures come from the executable the Session runs (JAX's cache: no second compile); XLA's
     buffer assignment, with the TF ops of its values, only when `buffers` (it needs a compile of
     its own, with XLA's dump options)."""
-    traced = (jitted or lowered.jitted).lower(*args)
+    traced = (jitted or lowered.jitted).lower(*lowered.flat_args(*args))
     if not buffers:
         stats = traced.compile().memory_analysis()
         return {f: int(getattr(stats, f, 0) or 0) for f in _XLA_FIELDS}, None

@@ -71,7 +71,8 @@ class DataPlacement:
 
     # ---- the function -----------------------------------------------------------------------------
     def jitted(self, lowered):
-        """lowered.fn jitted for the mesh: new variable values keep their variables' shardings."""
+        """lowered.jitted for the mesh (the same flat arguments and results): new variable values keep
+        their variables' shardings."""
         fn = self._jitted.get(lowered)
         if fn is None:
             if lowered.program.dynamic:   # its main function runs ops on concrete values: no one jit
@@ -79,13 +80,13 @@ class DataPlacement:
                 raise errors.UnimplementedError(None, None, "tinyflow: a fetch set with value-dependent "
                                                 "shapes (tf.boolean_mask, tf.unique, ...) cannot run data-parallel")
             shardings = [self._static_sharding(v) for v in lowered.updated]
-            raw = lowered.jitted_fn
+            raw = lowered.flat_fn
 
-            def step(rw, ro, feeds, key):
-                finals, fetches = raw(rw, ro, feeds, key)
-                finals = tuple(jax.lax.with_sharding_constraint(f, s) for f, s in zip(finals, shardings))
-                return finals, fetches
-            donate = (0,) if lowered.donate and lowered.rw_vars else ()
+            def step(*args):   # Lowered.jitted's flat convention: (*finals, *fetches)
+                out = raw(*args)
+                n = len(shardings)
+                return tuple(jax.lax.with_sharding_constraint(f, s) for f, s in zip(out[:n], shardings)) + out[n:]
+            donate = tuple(range(len(lowered.rw_vars))) if lowered.donate else ()
             fn = self._jitted[lowered] = jax.jit(step, donate_argnums=donate)
         return fn
 

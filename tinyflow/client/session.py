@@ -89,6 +89,7 @@ class FetchPlan:
     after: list = field(default_factory=list)   # host_compute ops run for their effect after the step
     single: bool = False             # the fetch is one tensor: return its value bare
     plain_feeds: bool = True         # the feed_dict's values are the function's feeds, in order
+    stateless: object = None         # feed_dict -> results, for a fetch set that touches no state
 
 
 def _cache_size():
@@ -199,7 +200,7 @@ class Session:
         """Session.run without the host stage: every fetch and feed is numeric (or a host op)."""
         plans = self._plans
         try:
-            key = (fetch_util.structure_key(fetches), tuple(feed_dict))
+            key = (fetches if type(fetches) is Tensor else fetch_util.structure_key(fetches), tuple(feed_dict))
             plan = _ODict.get(plans, key)   # the C methods: this is the hot path
         except TypeError:  # unhashable fetch or feed key: the slow path explains
             key, plan = None, None
@@ -209,11 +210,18 @@ class Session:
                 plans.put(key, plan)
         else:
             plans.move_to_end(key)
+        if plan.stateless is not None:
+            return plan.stateless(feed_dict)
         return self._call(plan, feed_dict)
 
     def _feed_values(self, plan, feed_dict):
         """The fed values in the function's order: the caller's, then those the Session makes."""
-        feeds = [_convert_feed(value, *spec) for value, spec in zip(feed_dict.values(), plan.feed_specs)]
+        feeds = []
+        for value, spec in zip(feed_dict.values(), plan.feed_specs):
+            # the common case is checked inline (the hot path): numpy of the tensor's dtype and shape
+            if type(value) is not np.ndarray or value.dtype is not spec[1] or value.shape != spec[2]:
+                value = _convert_feed(value, *spec)
+            feeds.append(value)
         if plan.plain_feeds:
             return tuple(feeds)
         if plan.order is not None:
@@ -228,6 +236,7 @@ class Session:
         if low is None:
             self._feed_values(plan, feed_dict)   # the feeds are checked even when nothing is jitted
             return plan.rebuild([self._host_value(op) for op in plan.host] if plan.host else [None] * len(plan.kinds))
+        placement = self._placement
         with self._lock:
             values = self._values
             try:
@@ -236,19 +245,27 @@ class Session:
             except KeyError:
                 raise self._uninitialized(low) from None
             feeds = self._feed_values(plan, feed_dict)
-            if self._placement is not None:
-                feeds = self._placement.put_feeds(low.sub.feeds, feeds)
+            if placement is not None:
+                feeds = placement.put_feeds(low.sub.feeds, feeds)
             key = None
             if low.needs_key:
                 self._counter += 1
                 key = np.uint32(self._counter)
-            finals, outs = self._dispatch(low, rw, ro, feeds, key)
-            if low.checks and not outs[-1]:
-                raise self._failed_check(low, finals, ro, feeds, key)
-            for v, val in zip(low.updated, finals):
-                values[v] = val
-        if self._placement is not None:
-            outs = [self._placement.fetch(o) for o in outs]
+            outs = self._dispatch(low, rw + ro + feeds if key is None else rw + ro + feeds + (key,))
+            n = len(low.updated)
+            if n:
+                finals, outs = outs[:n], outs[n:]
+                if low.checks and not outs[-1]:
+                    raise self._failed_check(low, finals, ro, feeds, key)
+                for v, val in zip(low.updated, finals):
+                    values[v] = val
+            elif low.checks and not outs[-1]:
+                raise self._failed_check(low, (), ro, feeds, key)
+        if plan.single and placement is None:
+            a = np.array(outs[0])   # _to_numpy, inline: the hot path
+            return a[()] if a.ndim == 0 else a
+        if placement is not None:
+            outs = [placement.fetch(o) for o in outs]
         if plan.single:
             return _to_numpy(outs[0])
         results = [None] * len(plan.kinds)
@@ -264,29 +281,31 @@ class Session:
             compute(outs)
         return plan.rebuild(results)
 
-    def _dispatch(self, low, rw, ro, feeds, key):
-        """The jitted call; the new variable values are ready (the step finished) when it returns. A
-        failure after dispatch raises TF's error for it, every variable as it was."""
-        jitted = low.jitted if self._placement is None else self._placement.jitted(low)
-        finals = ()
+    def _dispatch(self, low, args):
+        """The jitted call (Lowered.jitted: flat arguments, (*finals, *fetches) back); the new variable
+        values are ready (the step finished) when it returns. A failure after dispatch raises TF's
+        error for it, every variable as it was."""
+        outs = ()
         try:
-            if self._device is not None:
+            if self._placement is not None:
+                outs = self._placement.jitted(low)(*args)
+            elif self._device is not None:
                 with jax.default_device(self._device):
-                    finals, outs = jitted(rw, ro, feeds, key)
+                    outs = low.jitted(*args)
             else:
-                finals, outs = jitted(rw, ro, feeds, key)
-            if finals:
-                jax.block_until_ready(finals)
-            return finals, outs
+                outs = low.jitted(*args)
+            if low.updated:
+                jax.block_until_ready(outs[:len(low.updated)])
+            return outs
         except errors.OpError:
             raise
         except KeyboardInterrupt:
             if low.donate:   # Ctrl-C while waiting: the old buffers are gone; the step runs on, its results stand
-                for v, val in zip(low.updated, finals):
+                for v, val in zip(low.updated, outs):
                     self._values[v] = val
             raise
         except Exception as e:
-            raise self._dispatch_error(low, rw, e) from e
+            raise self._dispatch_error(low, args[:len(low.rw_vars)], e) from e
 
     def _dispatch_error(self, low, rw, e):
         from ..ops import script_ops
@@ -300,6 +319,34 @@ class Session:
         if isinstance(e, jax.errors.JaxRuntimeError):
             return errors.UnknownError(None, None, msg)
         return e
+
+    def _stateless_call(self, plan):
+        """Session.run of `plan` when its fetch set reads no variable, draws no random key, has no
+        run-time check and runs on the default device, fetching only tensors: `_call` without the
+        lock or any variable (nothing to keep consistent), one closure over what it needs. Why: on a
+        tiny graph Session.run's own Python is most of the cost of a call."""
+        low, specs, rebuild, kinds, single = plan.lowered, plan.feed_specs, plan.rebuild, plan.kinds, plan.single
+        jitted, array, ndarray, convert = low.jitted, np.array, np.ndarray, _convert_feed
+        dispatch_error = self._dispatch_error
+        expected = [spec[1:] for spec in specs]   # (dtype, static dims) per feed
+
+        def call(feed_dict):
+            feeds = tuple(feed_dict.values())
+            for value, (dtype, dims) in zip(feeds, expected):   # the common case, inline (numpy's dtypes
+                if type(value) is not ndarray or value.dtype is not dtype or value.shape != dims:  # are singletons)
+                    feeds = tuple([convert(value, *spec) for value, spec in zip(feeds, specs)])
+                    break
+            try:
+                outs = jitted(*feeds)
+            except errors.OpError:
+                raise
+            except Exception as e:
+                raise dispatch_error(low, (), e) from e
+            if single:
+                a = array(outs[0])
+                return a[()] if a.ndim == 0 else a
+            return rebuild([_to_numpy(outs[i]) for _, i in kinds])
+        return call
 
     def _uninitialized(self, low):
         for v in list(low.rw_vars) + list(low.ro_vars):
@@ -374,6 +421,11 @@ class Session:
             plan.lowered = low = self.compiled(fetch_tensors, targets, canonical)
         plan.single = (not isinstance(fetches, (list, tuple, dict)) and kinds[0][0] is Kind.TENSOR
                        and not plan.after)
+        if (plan.plain_feeds and not (low.updated or low.rw_vars or low.ro_vars or low.needs_key or low.checks
+                                      or plan.after)
+                and self._placement is None and self._device is None
+                and all(k is Kind.TENSOR for k, _ in kinds)):
+            plan.stateless = self._stateless_call(plan)
         return plan
 
     def _host_plan(self, e, fetched):
@@ -490,7 +542,7 @@ class _BoundLowered:
 
     source = property(lambda self: self._lowered.source)
     jaxpr = property(lambda self: self._lowered.jaxpr(*self._args))
-    hlo = property(lambda self: self._jitted.lower(*self._args).compile().as_text())
+    hlo = property(lambda self: self._jitted.lower(*self._lowered.flat_args(*self._args)).compile().as_text())
     function = property(lambda self: self._lowered)
     args = property(lambda self: self._args)
     jitted = property(lambda self: self._jitted)

@@ -126,7 +126,7 @@ def run_jitted(lowered, args):
     """The jitted function's results for `args`, without donating the caller's variable buffers."""
     rw, ro, feeds, key = args
     rw = tuple(jnp.array(v, copy=True) for v in rw)
-    finals, fetches = lowered.jitted(rw, ro, feeds, key)
+    finals, fetches = lowered.call(rw, ro, feeds, key)
     fetches = fetches[:len(lowered.sub.fetches)]   # without the trailing "all checks hold"
     return tuple(np.array(v) for v in finals), tuple(np.array(v) for v in fetches)
 
