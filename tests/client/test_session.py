@@ -220,3 +220,29 @@ def test_runner_aliases_tensorflow(tmp_path):
     out = subprocess.run([sys.executable, "-m", "tinyflow", str(script), "arg"], capture_output=True, text=True,
                          check=True)
     assert out.stdout.split() == ["6", "arg"]
+
+
+def test_stateless_fetch_sets_take_the_short_path_with_every_check():
+    """A fetch set that reads no variable runs through one closure (plan.stateless) without the
+    lock: it still converts and checks feeds, returns fresh writable arrays and TF's errors."""
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    y = x * 2.0
+    s = tf.reduce_sum(y)
+    v = tf.Variable(1.0, name="v")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        feed = np.ones((3, 2), np.float32)
+        first = sess.run(y, {x: feed})
+        plans = {p.single: p for p in sess._plans.values()}
+        assert plans[True].stateless is not None
+        first[0, 0] = 99.0                                  # writable, and not the next call's buffer
+        np.testing.assert_array_equal(sess.run(y, {x: feed}), np.full((3, 2), 2.0, np.float32))
+        got = sess.run({"y": y, "s": [s]}, {x: [[1, 2], [3, 4]]})   # lists converted; structures rebuilt
+        np.testing.assert_array_equal(got["y"], [[2, 4], [6, 8]])
+        assert got["s"][0] == 20.0 and got["s"][0].dtype == np.float32
+        assert sess.run(y, {x: np.ones((1, 2), np.float64)}).dtype == np.float32
+        with pytest.raises(ValueError, match=r"Cannot feed value of shape \(2, 3\) for Tensor 'x:0'"):
+            sess.run(y, {x: np.ones((2, 3), np.float32)})
+        assert sess.run(v + 1.0) == 2.0
+        with_var = [p for p in sess._plans.values() if p.lowered is not None and p.lowered.ro_vars]
+        assert with_var and with_var[0].stateless is None     # variables: the locked path
