@@ -1,4 +1,4 @@
-"""lower/reference.py: the plan executed op by op in one arena must give the jitted results."""
+"""lower/reference.py: the plan executed (or replayed) in one arena must give the jitted results."""
 import numpy as np
 import pytest
 
@@ -88,8 +88,28 @@ def test_a_plan_sharing_live_storage_is_caught():
     _, want = reference.run_jitted(lowered, args)
     assert not np.allclose(got[0], want[0])
     assert reference.verify(lowered, plan, args) is False
+    assert reference.verify(lowered, plan, args, execute_ops=True) is False
+    assert reference.replay(lowered, plan, reference.all_values(lowered, args)) is False
     lowered, args, good, _ = _broken(None)
     assert reference.verify(lowered, good, args) is True
+    assert reference.verify(lowered, good, args, execute_ops=True) is True
+    assert reference.replay(lowered, good, reference.all_values(lowered, args)) is True
+
+
+def test_all_values_are_what_the_ops_give_one_by_one():
+    """The replay's values (one jitted function returning every value) equal the values the
+    reference executor computes op by op with every value in its own bytes."""
+    x = tf.placeholder(tf.float32, [3, 3])
+    y = tf.reduce_sum(tf.matmul(tf.tanh(x), tf.exp(x)), axis=1)
+    with tf.Session() as sess:
+        lowered, args = _bound(sess, y, {x: np.arange(9, dtype=np.float32).reshape(3, 3) / 9})
+    values = reference.all_values(lowered, args)
+    name = {s.op.type: s.outs[0] for s in lowered.program.steps}
+    assert {name["Tanh"], name["Exp"], name["MatMul"]} <= set(values)
+    np.testing.assert_allclose(values[name["Tanh"]], np.tanh(np.arange(9).reshape(3, 3) / 9), rtol=1e-6)
+    np.testing.assert_allclose(values[name["MatMul"]], values[name["Tanh"]] @ values[name["Exp"]], rtol=1e-5)
+    _, fetches = reference.interpret(lowered.program, args)
+    np.testing.assert_allclose(values[lowered.program.fetch_names[0]], fetches[0], rtol=1e-6)
 
 
 def test_a_buffer_too_small_raises():
@@ -97,4 +117,6 @@ def test_a_buffer_too_small_raises():
     plan.buffer_of(b).size = 4
     with pytest.raises(ValueError, match="does not fit its planned buffer"):
         reference.execute(lowered, plan, args)
+    with pytest.raises(ValueError, match="does not fit its planned buffer"):
+        reference.replay(lowered, plan, reference.all_values(lowered, args))
     assert reference.verify(lowered, plan, args) is False

@@ -1,8 +1,8 @@
 """sess.memory_report(fetches, feed_dict): tinyflow's memory plan and XLA's, side by side.
 
 For one fetch set and its feeds: the concrete shape of every value (traced the way jit traces
-it), the MemoryPlan of passes/memory.py, the plan executed by lower/reference.py and compared with
-the jitted function (`verified`), and what XLA did with the same function: the fields of
+it), the MemoryPlan of passes/memory.py, the plan proved in one arena by lower/reference.py
+(`replay`) and compared with the jitted function (`verified`), and what XLA did with the same function: the fields of
 `compiled.memory_analysis()` and its buffer assignment (allocations with their sizes and the TF ops
 whose values they hold), read from XLA's dump.
 """
@@ -29,7 +29,7 @@ class MemoryReport:
     plan: the MemoryPlan; xla: memory_analysis() fields (None if not compiled; on the CPU XLA's
     peak_memory_in_bytes leaves temp out, see xla_total_bytes); xla_allocations: XLA's
     buffer assignment ([{'index', 'size', 'kind', 'values': [(hlo name, tf op, size, offset)]}]) when
-    its dump could be read; verified: True once the reference executor ran the plan and matched the
+    its dump could be read; verified: True once the reference executor proved the plan and matched the
     jitted result (None when not checked).
     """
 
@@ -198,7 +198,8 @@ def xla_memory(lowered, args, buffers=False, jitted=None):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-# Verification runs every op on its own (one small compile each): on by default up to this many ops.
+# Verification compiles one function returning every value (about the step's own compile, with XLA's
+# slow optimizations off) and holds them all at once: on by default up to this many ops.
 VERIFY_MAX_OPS = 2000
 
 

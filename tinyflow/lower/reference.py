@@ -1,11 +1,14 @@
-"""reference: a fetch set run op by op inside a memory plan's arena -- the plan, executed.
+"""reference: a fetch set run op by op inside a memory plan's arena -- the plan, executed or replayed.
 
 It runs the fetch set's Program (lower/program.py), the records the jitted function was rendered
 from, with a small interpreter: each step calls the op's own lowering rule eagerly (the same
 `apply` the generated source calls) and copies its result into the plan's arena, one numpy byte
 buffer, at the planned offset; the next ops read their inputs from those views. If a plan lets two
 live values share bytes, a later op reads overwritten data and the fetches differ from the jitted
-function's (`verify`). Feeds and variables stay outside the arena, as in the plan.
+function's. Feeds and variables stay outside the arena, as in the plan. `replay` reaches the same
+verdict without running an op: it writes each value, as one jitted function computed it
+(`all_values`), at its offset in program order and checks that every read finds, bit for bit, what
+was written; `verify` uses it (one compile instead of one per op).
 
 `concrete_shapes` runs the same records under `jax.eval_shape` (the way jit traces them) and records
 each op's output shapes and dtypes for the given arguments: the sizes the planner needs.
@@ -22,6 +25,12 @@ def interpret(program, args, call=None):
     """Runs the Program's steps in order on `args` (rw, ro, feeds, key) -> (finals, fetches), the
     structure of the generated function without its check entry. `call(step, args)` runs one step
     (default: its rule); it returns the step's result, one value per name in step.outs."""
+    env = _run_steps(program, args, call)
+    return tuple(env[n] for n in program.final_names), tuple(env[n] for n in program.fetch_names)
+
+
+def _run_steps(program, args, call=None):
+    """{name: value} of every argument and every step's result (interpret's environment)."""
     call = call or (lambda step, a: apply(step, step.op.attrs, a))
     rw, ro, feeds, key = args
     env = {"None": None, "key": key}
@@ -33,7 +42,7 @@ def interpret(program, args, call=None):
         if step.check:
             continue
         env.update(zip(step.outs, out if len(step.outs) > 1 else [out]))
-    return tuple(env[n] for n in program.final_names), tuple(env[n] for n in program.fetch_names)
+    return env
 
 
 def _outputs(op, out):
@@ -140,12 +149,72 @@ def _same(a, b, rtol, atol):
     return bool(np.array_equal(a, b))
 
 
-def verify(lowered, plan, args, rtol=1e-4, atol=1e-5, expected=None):
+def all_values(lowered, args):
+    """{name: numpy value} of every argument and every value the fetch set computes for `args`,
+    from one jitted function that returns them all. It runs once, so XLA compiles it without its
+    slow optimizations where the backend allows."""
+    program = lowered.program
+
+    def every(*a):
+        env = _run_steps(program, a)
+        return {n: v for n, v in env.items() if n not in ("None", "key")}
+    traced = jax.jit(every).lower(*args)
+    try:
+        compiled = traced.compile({"xla_backend_optimization_level": 0})
+    except Exception:  # a backend without this option
+        compiled = traced.compile()
+    return {n: np.asarray(v) for n, v in compiled(*args).items()}
+
+
+def replay(lowered, plan, values):
+    """Whether `plan` keeps every value intact while it is needed. The steps are replayed in one
+    arena: each op's result (from `values`, see all_values) is written at its planned offset, and
+    every value an op, or the caller at the end, reads from the arena is compared bit for bit with
+    the op's result. Ops are deterministic, so the plan executed (`execute`) gives what every value
+    in its own bytes gives exactly when every read matches; this proves it without running an op.
+    Raises ValueError for a result that does not fit its planned buffer."""
+    program = lowered.program
+    arena = np.zeros(plan.planned_bytes, np.uint8)
+    planned = {n: t for s in program.steps if not (s.check or s.opdef.ref_inputs)
+               for t, n in zip(s.op.outputs, s.outs) if t in plan.live}
+
+    def in_arena(name):   # (the arena's bytes, the value's bytes)
+        v = np.ascontiguousarray(values[name]).reshape(-1)
+        offset = plan.buffer_of(planned[name]).offset
+        return _view(arena, offset, (v.nbytes,), np.dtype(np.uint8)), v.view(np.uint8)
+
+    def intact(names):
+        return all(np.array_equal(*in_arena(n)) for n in names if n in planned)
+
+    for step in program.steps:
+        if not intact(step.args):
+            return False
+        for n in step.outs:
+            if n in planned:
+                t, v = planned[n], values[n]
+                if v.nbytes > plan.buffer_of(t).size or v.dtype != t.dtype.np:
+                    raise ValueError("%s: result %s %s does not fit its planned buffer of %d bytes"
+                                     % (t.name, v.dtype, v.shape, plan.buffer_of(t).size))
+                np.copyto(*in_arena(n))
+    return intact(program.final_names) and intact(program.fetch_names)
+
+
+def verify(lowered, plan, args, rtol=1e-4, atol=1e-5, expected=None, execute_ops=False):
     """True when the plan, executed, gives exactly what the same ops give with every value in its own
     bytes (a plan that shares live storage changes some result), and that agrees with the jitted
     function within rtol/atol (fusion may round differently). A result that does not fit its
-    planned buffer counts as not verified."""
+    planned buffer counts as not verified. The proof is `replay` (one compile for all the values);
+    `execute_ops` (and a fetch set with value-dependent shapes) runs the ops in the arena instead."""
     expected = expected if expected is not None else run_jitted(lowered, args)
+    if not (execute_ops or lowered.program.dynamic):
+        values = all_values(lowered, args)
+        try:
+            if not replay(lowered, plan, values):
+                return False
+        except ValueError:
+            return False
+        got = ([values[n] for n in lowered.program.final_names], [values[n] for n in lowered.program.fetch_names])
+        return all(_same(g, e, rtol, atol) for gs, es in zip(got, expected) for g, e in zip(gs, es))
     naive = memory_pass.plan_memory(lowered.sub, plan.sizes(), planner=memory_pass.side_by_side, inplace=False)
     try:
         got = execute(lowered, plan, args)
