@@ -4,7 +4,9 @@ in JAX (the first call of jax.jit(jax.value_and_grad(f))), in one process, persi
 cache off. Graph building and tf.gradients are timed apart. A TF 1.15 column (its first run of the
 same graph) comes from benchmarks/tf1/big_graph_tf1.py under a TF 1.x python when one exists.
 
-Targets (issue 17, item 3): K=5k first run <= 1.3x hand JAX; K=20k <= 5x K=5k (linear).
+Targets (issue 17, item 3): K=5k first run <= 1.3x hand JAX; K=20k <= 5x K=5k (linear). Over
+$TINYFLOW_SPLIT_STEPS steps (K=20k) tinyflow compiles jitted segments (lower/pipeline.py): the
+step-time columns show what that costs once compiled.
 
     python benchmarks/big_graph.py [--k 1000,5000,20000] [--quick] [--no-tf1]
 """
@@ -46,8 +48,20 @@ def tinyflow_first_run(k, xv):
         t2 = time.perf_counter()
         with tf.Session(graph=g) as sess:
             lv, gv = sess.run([loss, gx], {x: xv})
-        t3 = time.perf_counter()
-    return {"build": t1 - t0, "gradients": t2 - t1, "first_run": t3 - t2, "loss": float(lv), "g0": float(gv[0])}
+            t3 = time.perf_counter()
+            step = _fastest(lambda: sess.run([loss, gx], {x: xv}))
+    return {"build": t1 - t0, "gradients": t2 - t1, "first_run": t3 - t2, "loss": float(lv), "g0": float(gv[0]),
+            "step": step}
+
+
+def _fastest(call, n=5):
+    """Seconds of the fastest of n calls (the steady state after the first run)."""
+    best = float("inf")
+    for _ in range(n):
+        t0 = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - t0)
+    return best
 
 
 def jax_first_run(k, xv):
@@ -55,7 +69,9 @@ def jax_first_run(k, xv):
     f = jax.jit(jax.value_and_grad(lambda x: jnp.sum(chain(k, jnp.sin, jnp.tanh, x))))
     lv, gv = f(xv)
     lv, gv = float(lv), np.asarray(gv)
-    return {"first_run": time.perf_counter() - t0, "loss": lv, "g0": float(gv[0])}
+    first = time.perf_counter() - t0
+    step = _fastest(lambda: np.asarray(f(xv)[1]))
+    return {"first_run": first, "loss": lv, "g0": float(gv[0]), "step": step}
 
 
 def main():
@@ -68,16 +84,17 @@ def main():
     xv = np.linspace(-1, 1, N).astype(np.float32)
     print("device: %s; chain of K elementwise ops on a [%d] vector + its gradient; first Session.run "
           "(tinyflow) vs first jit call (jax), seconds" % (jax.devices()[0].device_kind, N))
-    print("%7s %9s %9s %11s %11s %8s %11s" % ("K", "build", "grads", "tf 1st run", "jax 1st", "ratio", "TF 1.15"))
+    print("%7s %9s %9s %11s %11s %8s %11s %12s %12s" % ("K", "build", "grads", "tf 1st run", "jax 1st", "ratio",
+                                                     "TF 1.15", "tf step ms", "jax step ms"))
     prev = None
     for k in ks:
         a = tinyflow_first_run(k, xv)
         b = jax_first_run(k, xv)
         assert np.isclose(a["loss"], b["loss"], rtol=1e-4) and np.isclose(a["g0"], b["g0"], rtol=1e-3, atol=1e-6)
         r = None if args.no_tf1 else tf1_run("big_graph_tf1.py", k, N)
-        print("%7d %9.2f %9.2f %11.2f %11.2f %7.2fx %11s" % (
+        print("%7d %9.2f %9.2f %11.2f %11.2f %7.2fx %11s %12.2f %12.2f" % (
             k, a["build"], a["gradients"], a["first_run"], b["first_run"], a["first_run"] / b["first_run"],
-            "%.2f" % r["first_run"] if r else "-"), flush=True)
+            "%.2f" % r["first_run"] if r else "-", a["step"] * 1e3, b["step"] * 1e3), flush=True)
         if prev:
             print("        tinyflow first run K=%d / K=%d: %.2fx (linear: %.2fx)" % (
                 k, prev[0], a["first_run"] / prev[1], k / prev[0]))

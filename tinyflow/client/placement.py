@@ -75,10 +75,12 @@ class DataPlacement:
         their variables' shardings."""
         fn = self._jitted.get(lowered)
         if fn is None:
-            if lowered.program.dynamic:   # its main function runs ops on concrete values: no one jit
+            if lowered.program.segmented:   # its main function calls segments: no one jit
                 from .. import errors
-                raise errors.UnimplementedError(None, None, "tinyflow: a fetch set with value-dependent "
-                                                "shapes (tf.boolean_mask, tf.unique, ...) cannot run data-parallel")
+                why = ("with value-dependent shapes (tf.boolean_mask, tf.unique, ...)" if lowered.program.dynamic
+                       else "of more steps than $TINYFLOW_SPLIT_STEPS (raise it)")
+                raise errors.UnimplementedError(None, None, "tinyflow: a fetch set %s cannot run data-parallel"
+                                                % why)
             shardings = [self._static_sharding(v) for v in lowered.updated]
             raw = lowered.flat_fn
 

@@ -146,7 +146,7 @@ class Lowered:
         self.segments = tuple(segments)
         self.jitted_fn = _only_ok(fn) if self.checks else fn   # what is jitted (the check data left out)
         self.flat_fn = _flat(self.jitted_fn, len(self.rw_vars), len(self.ro_vars), self.needs_key)
-        if program.dynamic:   # each segment is jitted already; the ops between them need concrete values
+        if program.segmented:   # each segment is jitted already; the ops between them need concrete values
             self.jitted = self.flat_fn
             return
         with warnings.catch_warnings():
@@ -173,7 +173,7 @@ class Lowered:
         jitted function hands back only whether all checks held; this one, compiled on the first
         failure, recomputes the data from the same arguments."""
         if self._diagnose is None:
-            self._diagnose = self.fn if self.program.dynamic else jax.jit(self.fn)
+            self._diagnose = self.fn if self.program.segmented else jax.jit(self.fn)
         return self._diagnose(*args)[1][-1][1]
 
     def jaxpr(self, *args):
@@ -187,11 +187,12 @@ class Lowered:
         return self.lower(*args).compile().as_text()
 
     def _one_function(self, what):
-        if self.program.dynamic:
+        if self.program.segmented:
+            why = ("has ops whose output shapes depend on run-time values" if self.program.dynamic else
+                   "has %d steps, over $TINYFLOW_SPLIT_STEPS" % len(self.program.steps))
             raise errors.UnimplementedError(
-                None, None, "This fetch set has ops whose output shapes depend on run-time values: it runs as "
-                "%d jitted segments (%s), so it has no single %s; see .source" % (len(self.segments),
-                                                                                 ", ".join(self.segments), what))
+                None, None, "This fetch set %s: it runs as %d jitted segments (%s), so it has no single %s; "
+                "see .source" % (why, len(self.segments), ", ".join(self.segments), what))
 
     def __repr__(self):
         return "<Lowered %d ops>\n%s" % (len(self.sub.ops), self.source)
@@ -201,7 +202,7 @@ def build(program, donate=False):
     """Renders `program`, executes the source into a function and jits it: a Lowered."""
     filename = "<tinyflow %d>" % next(_COUNTER)
     segments = ()
-    if program.dynamic:
+    if program.segmented:
         source, lines, segments = segments_mod.render(program)
     else:
         source, lines = render_mod.render(program)

@@ -13,8 +13,9 @@
 
 A fetch set with an op whose output shape depends on run-time values (OpDef.dynamic_shape:
 tf.boolean_mask's Where, tf.unique, ...) renders instead as jitted segments around those ops, which
-run on concrete values in between (lower/segments.py, docs/dynamic_shapes.md); every other fetch
-set is one jitted function.
+run on concrete values in between (lower/segments.py, docs/dynamic_shapes.md), and a huge one
+(over SPLIT_STEPS steps) as jitted segments of equal size; every other fetch set is one jitted
+function.
 
 Bodies of tf.cond / tf.while_loop take the same path with checks=False (lower/subgraph.py), and
 the reference executor (lower/reference.py) runs the Program of step 4 op by op.
@@ -36,6 +37,14 @@ from . import program as program_mod
 # Not donating costs one more copy of the updated variables, and time (tinyflow's benchmarks).
 DONATE = os.environ.get("TINYFLOW_DONATE", "auto")
 
+# A fetch set of more steps than this compiles as jitted segments of equal size, at most a fifth
+# of it each, called in turn by a function that is not jitted. Why: XLA's compile time grows faster
+# than the program (a chain of 5,000 ops and its gradient, 16k steps: 9 s; 20,000 ops: 129 s, as
+# for the same chain hand-written in JAX; segments of 16k steps still took 99 s, of 4k steps 46 s).
+# The price: no fusion across a cut, no donation, and each value crossing a cut is an argument of
+# a call. 0: never split ($TINYFLOW_SPLIT_STEPS).
+SPLIT_STEPS = int(os.environ.get("TINYFLOW_SPLIT_STEPS", "20000"))
+
 
 def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, platform="cpu", segments=True):
     """Lowers the fetch set (fetched Tensors, fed Tensors, target Operations) to a Lowered function.
@@ -44,6 +53,9 @@ def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, p
     check_feeds(sub)                                                      # 2
     analysis = state_pass.analyze(sub)                                   # 3
     program = program_mod.plan(sub, analysis, checks=checks, segments=segments)   # 4
+    if segments and SPLIT_STEPS and len(program.steps) > SPLIT_STEPS:   # huge: equal segments
+        parts = -(-len(program.steps) // max(1, SPLIT_STEPS // 5))
+        program.split = -(-len(program.steps) // parts)
     return jax_backend.build(program, donate=_donates(program, donate, platform))   # 5, 6
 
 
@@ -65,7 +77,7 @@ def check_feeds(sub):
 def _donates(program, donate, platform):
     """Whether the step donates its updated variables' buffers (see DONATE)."""
     # segments: a later segment can fail (a dynamic op's error) after an earlier one ran
-    if not program.rw_vars or program.callbacks or program.dynamic:
+    if not program.rw_vars or program.callbacks or program.segmented:
         return False
     donate = DONATE if donate is None else donate
     if donate in ("always", True):

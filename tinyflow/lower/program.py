@@ -61,6 +61,7 @@ class Program:
     checks: list = field(default_factory=list)      # ops whose check runs, in step order
     needs_key: bool = False
     callbacks: bool = False          # some op calls back into Python (py_func, Print), maybe in a body
+    split: int = 0                   # > 0: a huge fetch set, run as jitted segments of at most this many steps
 
     @property
     def feeds(self):
@@ -70,6 +71,11 @@ class Program:
     def dynamic(self):
         """Whether some op's output shape depends on run-time values (lower/segments.py runs it)."""
         return any(s.dynamic for s in self.steps)
+
+    @property
+    def segmented(self):
+        """Whether it runs as jitted segments (lower/segments.py) rather than one jitted function."""
+        return self.split > 0 or self.dynamic
 
 
 class Names:

@@ -204,9 +204,9 @@ def verify(lowered, plan, args, rtol=1e-4, atol=1e-5, expected=None, execute_ops
     bytes (a plan that shares live storage changes some result), and that agrees with the jitted
     function within rtol/atol (fusion may round differently). A result that does not fit its
     planned buffer counts as not verified. The proof is `replay` (one compile for all the values);
-    `execute_ops` (and a fetch set with value-dependent shapes) runs the ops in the arena instead."""
+    `execute_ops` (and a fetch set run as segments) runs the ops in the arena instead."""
     expected = expected if expected is not None else run_jitted(lowered, args)
-    if not (execute_ops or lowered.program.dynamic):
+    if not (execute_ops or lowered.program.segmented):
         values = all_values(lowered, args)
         try:
             if not replay(lowered, plan, values):

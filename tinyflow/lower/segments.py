@@ -1,5 +1,8 @@
 """segments: a Program with ops of value-dependent shape -> jitted segments around those ops.
 
+(A huge Program, over pipeline.SPLIT_STEPS steps, is cut the same way into segments of equal size:
+XLA's compile time grows faster than the program, see pipeline.py.)
+
 XLA compiles static shapes only, so an op whose output shape depends on run-time values
 (OpDef.dynamic_shape: Where of boolean_mask, Unique, a slice with run-time bounds, ...) cannot be
 traced. Such a fetch set renders as a main function that is NOT jitted and calls, in program
@@ -30,7 +33,8 @@ from . import render as render_mod
 
 
 def split(prog):
-    """The steps in program order as items: a list of Steps (one segment) or one dynamic Step."""
+    """The steps in program order as items: a list of Steps (one segment) or one dynamic Step. A
+    segment holds at most `prog.split` steps when that is set (a huge fetch set, see SPLIT_STEPS)."""
     items, current = [], []
     for step in prog.steps:
         if step.dynamic:
@@ -40,6 +44,9 @@ def split(prog):
             items.append(step)
         else:
             current.append(step)
+            if len(current) == prog.split:
+                items.append(current)
+                current = []
     if current:
         items.append(current)
     return _with_static_inputs(items)
@@ -84,11 +91,14 @@ def render(prog, name="fetch_set"):
         items.append([])
     # the values each item must hand on: those read by later items and by the return line
     wanted = render_mod.tail_reads(prog)
-    later = [None] * len(items)
+    by_main = set(wanted)   # of those, what the main function's own lines read (dynamic ops, return)
+    later, later_main = [None] * len(items), [None] * len(items)
     for k in range(len(items) - 1, -1, -1):
-        later[k] = set(wanted)
+        later[k], later_main[k] = set(wanted), set(by_main)
         for s in items[k] if isinstance(items[k], list) else [items[k]]:
             wanted |= set(s.args)
+            if not isinstance(items[k], list):
+                by_main |= set(s.args)
     defined = set(prog.arg_names.values())
     body, parts, names = [], [], []
     for k, item in enumerate(items):
@@ -98,7 +108,10 @@ def render(prog, name="fetch_set"):
             continue
         last = k == len(items) - 1
         made = {n for s in item for n in s.outs}
-        out = list(dict.fromkeys(n for s in item for n in s.outs if n in later[k] and n not in defined))
+        # what a later item reads; a static value only when the main function reads it (a later
+        # segment recomputes its own: a jit argument is never known while tracing)
+        out = list(dict.fromkeys(n for s in item for n in s.outs if n in later[k] and n not in defined
+                                 and (not s.static or s.check or n in later_main[k])))
         if not out and not last:      # nothing it computes is read later
             continue
         reads = {a for s in item for a in s.args} | (render_mod.tail_reads(prog) if last else set())
