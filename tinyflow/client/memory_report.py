@@ -208,7 +208,8 @@ def build_report(lowered, args, planner=None, verify="auto", xla=True, name="", 
     (prove the plan by executing it when the fetch set has at most VERIFY_MAX_OPS ops); xla: True
     (XLA's figures), "buffers" (also XLA's buffer assignment, one more compile) or False."""
     plan = plan_for(lowered, args, planner)
-    xla = xla and not lowered.program.segmented   # segments: no one XLA program to report on
+    if lowered.program.segmented:   # segments: no one XLA program to report on
+        xla = False
     fields, allocs = xla_memory(lowered, args, xla == "buffers", jitted) if xla else (None, None)
     if verify == "auto":
         verify = len(lowered.program.steps) <= VERIFY_MAX_OPS
