@@ -29,6 +29,10 @@ SCRIPT = os.path.join(HERE, "cold_start_cnn.py")
 
 def start(python, env_extra, tf1=False):
     env = dict(os.environ, PYTHONPATH=ROOT, **env_extra)
+    # Python's default: imported modules' bytecode is cached (__pycache__), as pip did for TF's at
+    # install. A PYTHONDONTWRITEBYTECODE in this shell would make every tinyflow start compile
+    # tinyflow's 30k lines of source again, which no user's second run does.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     t0 = time.perf_counter()
     out = subprocess.run([python, SCRIPT] + (["--tf1"] if tf1 else []), env=env, capture_output=True,
                          text=True, timeout=900)

@@ -4,7 +4,15 @@ This file only re-exports: the `tf.` namespace. The layers are graph/ (IR), ops/
 passes/ (prune, state, gradients, memory), lower/ (JAX) and client/ (Session). Each op-family
 module lists what it exports in its `__all__`.
 """
-import jax as _jax
+import gc as _gc
+
+# Importing builds many long-lived objects (JAX's and the op registry): the cyclic collector would
+# scan them again and again meanwhile (~50 ms of a start) and at every later full collection.
+# Paused for the import; what the import made is then frozen (gc.freeze: never scanned again).
+_gc_enabled = _gc.isenabled()
+_gc.disable()
+
+import jax as _jax  # noqa: E402
 
 _jax.config.update("jax_enable_x64", True)  # TF's dtypes: float64 and int64 must stay themselves
 
@@ -95,3 +103,7 @@ from .ops.recompute_ops import recompute_grad  # noqa: E402,F401 (and the Recomp
 # release is TINYFLOW_VERSION.
 VERSION = __version__ = "1.15.5"
 TINYFLOW_VERSION = "0.1.0"
+
+if _gc_enabled:
+    _gc.enable()
+_gc.freeze()
