@@ -119,6 +119,7 @@ def _flat(fn, n_rw, n_ro, with_key):
         end = len(args) - 1 if with_key else len(args)
         finals, fetches = fn(args[:a], args[a:b], args[b:end], args[end] if with_key else None)
         return tuple(finals) + tuple(fetches)
+    flat.__name__ = flat.__qualname__ = "fetch_set"   # XLA's metadata: jit(fetch_set)/MatMul/...
     return flat
 
 
