@@ -9,8 +9,10 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tinyflow")
 # Set when the compile pipeline landed, then once for what came with it in the same change (the host
 # stage for strings and queues, data-parallel placement, the compilation cache, value-dependent
-# shapes, checkpointed gradients); a later rise needs its reason in the commit.
-BUDGET = {"graph": 1900, "passes": 1300, "lower": 1100, "client": 1450, "ops": 11500}
+# shapes, checkpointed gradients); a later rise needs its reason in the commit. lower: 1100 -> 1200
+# for issue 17 (the plan proved by replay beside execution, the flat calling convention of the
+# jitted function, huge fetch sets in segments).
+BUDGET = {"graph": 1900, "passes": 1300, "lower": 1200, "client": 1450, "ops": 11500}
 
 
 def count(layer):
