@@ -71,8 +71,11 @@ def test_who_donates_cpu_steps_yes_py_func_steps_and_accelerators_no():
     sess.run(tf.global_variables_initializer())
     low = sess.lowered(train, {x: np.ones((1, 2), np.float32)}).function
     assert low.rw_vars and low.donate          # the CPU: nothing can fail after dispatch
+    assert not low.waits                       # ... so the new values are stored without waiting
     assert not pipeline.compile_fetch_set([], [x], [train], platform="gpu").donate   # out of memory can
-    assert pipeline.compile_fetch_set([], [x], [train], platform="gpu", donate="always").donate
+    gpu_always = pipeline.compile_fetch_set([], [x], [train], platform="gpu", donate="always")
+    assert gpu_always.donate and gpu_always.waits   # an accelerator's error is raised by its own run
+    assert pipeline.compile_fetch_set([], [x], [train], donate="never").waits
     sess = tf.Session()
     sess.donate = "never"
     sess.run(tf.global_variables_initializer())

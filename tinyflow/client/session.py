@@ -4,10 +4,10 @@ Session.run's hot path: one dict lookup keyed by the fetch structure and the fee
 FetchPlan), the feed conversions and shape checks, the jitted call, the numpy results. Everything
 else (resolving names, the compile pipeline of lower/pipeline.py) happens once per fetch set.
 
-State is never lost: a step's new variable values are stored only once the step has finished (or,
-for a step that donates its variables' buffers, at once: it donates only where nothing can fail
-after dispatch, see pipeline.DONATE); a step that fails after dispatch (a py_func raising, out of
-memory, Ctrl-C) leaves every variable as it was. Runs from several threads
+State is never lost: a step's new variable values are stored only once the step has finished (a
+step donating its buffers on the CPU, where nothing can fail after dispatch, stores them at once);
+a step that fails after dispatch (a py_func raising, out of memory, Ctrl-C) leaves every variable
+as it was. Runs from several threads
 are safe: a lock covers reading the variables, dispatch and storing the new values, so runs that
 write variables are serialized and lose no update.
 """
@@ -295,10 +295,7 @@ class Session:
                     outs = low.jitted(*args)
             else:
                 outs = low.jitted(*args)
-            if low.updated and not low.donate:
-                # kept buffers: wait, so that a failure leaves the old values in place. A donating
-                # step has given its old buffers away already (so waiting could save nothing) and
-                # stores its new values at once: the next step is prepared while this one ends.
+            if low.updated and low.waits:   # (not a donating step on the CPU: see pipeline.py)
                 jax.block_until_ready(outs[:len(low.updated)])
             return outs
         except errors.OpError:

@@ -140,6 +140,7 @@ class Lowered:
         self.source = source
         self.fn = fn
         self.donate = donate
+        self.waits = True   # whether Session.run waits for the new values (set by the pipeline)
         self.rw_vars, self.ro_vars, self.updated = program.rw_vars, program.ro_vars, program.updated
         self.needs_key = program.needs_key
         self.checks = program.checks

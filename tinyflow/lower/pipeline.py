@@ -56,7 +56,13 @@ def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, p
     if segments and SPLIT_STEPS and len(program.steps) > SPLIT_STEPS:   # huge: equal segments
         parts = -(-len(program.steps) // max(1, SPLIT_STEPS // 5))
         program.split = -(-len(program.steps) // parts)
-    return jax_backend.build(program, donate=_donates(program, donate, platform))   # 5, 6
+    lowered = jax_backend.build(program, donate=_donates(program, donate, platform))   # 5, 6
+    # The Session waits for a step's new values before storing them, so that a failure after
+    # dispatch leaves the old ones, except for a donating step on the CPU: its old buffers are
+    # gone at dispatch and nothing can fail there after it (see DONATE), so waiting would only
+    # keep the host from preparing the next step.
+    lowered.waits = not (lowered.donate and platform == "cpu")
+    return lowered
 
 
 def check_feeds(sub):
