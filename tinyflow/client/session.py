@@ -7,9 +7,9 @@ else (resolving names, the compile pipeline of lower/pipeline.py) happens once p
 State is never lost: a step's new variable values are stored only once the step has finished (a
 step donating its buffers on the CPU, where nothing can fail after dispatch, stores them at once);
 a step that fails after dispatch (a py_func raising, out of memory, Ctrl-C) leaves every variable
-as it was. Runs from several threads
-are safe: a lock covers reading the variables, dispatch and storing the new values, so runs that
-write variables are serialized and lose no update.
+as it was. Runs from several threads are safe: a lock covers reading the variables, dispatch and
+storing the new values, so runs that write variables are serialized and lose no update. A fetch
+set that touches no variable runs through a closure without the lock (`_stateless_call`).
 """
 import collections
 import enum
@@ -254,17 +254,11 @@ class Session:
                 key = np.uint32(self._counter)
             outs = self._dispatch(low, rw + ro + feeds if key is None else rw + ro + feeds + (key,))
             n = len(low.updated)
-            if n:
-                finals, outs = outs[:n], outs[n:]
-                if low.checks and not outs[-1]:
-                    raise self._failed_check(low, finals, ro, feeds, key)
-                for v, val in zip(low.updated, finals):
-                    values[v] = val
-            elif low.checks and not outs[-1]:
-                raise self._failed_check(low, (), ro, feeds, key)
-        if plan.single and placement is None:
-            a = np.array(outs[0])   # _to_numpy, inline: the hot path
-            return a[()] if a.ndim == 0 else a
+            finals, outs = outs[:n], outs[n:]
+            if low.checks and not outs[-1]:
+                raise self._failed_check(low, finals, ro, feeds, key)
+            for v, val in zip(low.updated, finals):
+                values[v] = val
         if placement is not None:
             outs = [placement.fetch(o) for o in outs]
         if plan.single:
@@ -333,8 +327,10 @@ class Session:
 
         def call(feed_dict):
             feeds = tuple(feed_dict.values())
-            for value, (dtype, dims) in zip(feeds, expected):   # the common case, inline (numpy's dtypes
-                if type(value) is not ndarray or value.dtype is not dtype or value.shape != dims:  # are singletons)
+            # the common case inline: numpy arrays of the tensors' dtypes (numpy's dtypes are
+            # singletons) and static shapes; anything else goes through _convert_feed
+            for value, (dtype, dims) in zip(feeds, expected):
+                if type(value) is not ndarray or value.dtype is not dtype or value.shape != dims:
                     feeds = tuple([convert(value, *spec) for value, spec in zip(feeds, specs)])
                     break
             try:
