@@ -52,3 +52,24 @@ def test_graph_and_passes_run_without_jax():
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_import_leaves_the_garbage_collector_as_it_found_it():
+    """`import tinyflow` pauses the cyclic GC while it runs and freezes what it built; the
+    process's own setting (on or off) comes back, also when the import fails."""
+    code = ("import gc, sys\n"
+            "gc.disable() if sys.argv[1] == 'off' else None\n"
+            "if sys.argv[2] == 'fail':\n"
+            "    sys.modules['tinyflow.estimator'] = None   # an import that fails halfway\n"
+            "try:\n"
+            "    import tinyflow\n"
+            "except ImportError:\n"
+            "    assert sys.argv[2] == 'fail'\n"
+            "else:\n"
+            "    assert sys.argv[2] == 'ok' and gc.get_freeze_count() > 10000\n"
+            "print(gc.isenabled())\n")
+    for setting, want in (("on", "True"), ("off", "False")):
+        for mode in ("ok", "fail"):
+            out = subprocess.run([sys.executable, "-c", code, setting, mode], capture_output=True, text=True,
+                                 cwd=ROOT, check=True).stdout.split()
+            assert out[-1] == want, (setting, mode, out)
