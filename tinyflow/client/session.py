@@ -217,12 +217,7 @@ class Session:
 
     def _feed_values(self, plan, feed_dict):
         """The fed values in the function's order: the caller's, then those the Session makes."""
-        feeds = []
-        for value, spec in zip(feed_dict.values(), plan.feed_specs):
-            # the common case is checked inline (the hot path): numpy of the tensor's dtype and shape
-            if type(value) is not np.ndarray or value.dtype is not spec[1] or value.shape != spec[2]:
-                value = _convert_feed(value, *spec)
-            feeds.append(value)
+        feeds = _checked_feeds(feed_dict.values(), plan.feed_specs)
         if plan.plain_feeds:
             return tuple(feeds)
         if plan.order is not None:
@@ -252,7 +247,7 @@ class Session:
             if low.needs_key:
                 self._counter += 1
                 key = np.uint32(self._counter)
-            outs = self._dispatch(low, rw + ro + feeds if key is None else rw + ro + feeds + (key,))
+            outs = self._dispatch(low, low.flat_args(rw, ro, feeds, key))
             n = len(low.updated)
             finals, outs = outs[:n], outs[n:]
             if low.checks and not outs[-1]:
@@ -321,18 +316,11 @@ class Session:
         lock or any variable (nothing to keep consistent), one closure over what it needs. Why: on a
         tiny graph Session.run's own Python is most of the cost of a call."""
         low, specs, rebuild, kinds, single = plan.lowered, plan.feed_specs, plan.rebuild, plan.kinds, plan.single
-        jitted, array, ndarray, convert = low.jitted, np.array, np.ndarray, _convert_feed
+        jitted, array, checked_feeds = low.jitted, np.array, _checked_feeds
         dispatch_error = self._dispatch_error
-        expected = [spec[1:] for spec in specs]   # (dtype, static dims) per feed
 
         def call(feed_dict):
-            feeds = tuple(feed_dict.values())
-            # the common case inline: numpy arrays of the tensors' dtypes (numpy's dtypes are
-            # singletons) and static shapes; anything else goes through _convert_feed
-            for value, (dtype, dims) in zip(feeds, expected):
-                if type(value) is not ndarray or value.dtype is not dtype or value.shape != dims:
-                    feeds = tuple([convert(value, *spec) for value, spec in zip(feeds, specs)])
-                    break
+            feeds = checked_feeds(feed_dict.values(), specs)
             try:
                 outs = jitted(*feeds)
             except errors.OpError:
@@ -565,6 +553,18 @@ def _short(value, limit=120):
     """A value's repr for an error message, cut short (a feed can be megabytes)."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "...(%d characters)" % len(text)
+
+
+def _checked_feeds(values, specs):
+    """The fed values as numpy of their tensors' dtypes, shapes checked (_convert_feed). The common
+    case is tested inline first, on Session.run's hot path: a numpy array of the tensor's dtype
+    (numpy's builtin dtypes are singletons) and static shape."""
+    feeds = []
+    for value, spec in zip(values, specs):
+        if type(value) is not np.ndarray or value.dtype is not spec[1] or value.shape != spec[2]:
+            value = _convert_feed(value, *spec)
+        feeds.append(value)
+    return feeds
 
 
 def _convert_feed(value, tensor, np_dtype, dims):

@@ -9,7 +9,7 @@ becomes InvalidArgumentError naming the op, before anything runs.
 
 Run-time checks (OpDef.check): when a fetch set has them, each updated variable it reads is kept
 as it was unless all of them hold (`keep`, a select XLA fuses into the update); the jitted form
-returns only "all ok" (`Lowered.jitted_fn`), and on a failure `check_results` recomputes the data
+returns only "all ok" (`Lowered.flat_fn`), and on a failure `check_results` recomputes the data
 for the message.
 """
 import itertools
@@ -146,8 +146,9 @@ class Lowered:
         self.checks = program.checks
         self._diagnose = None
         self.segments = tuple(segments)
-        self.jitted_fn = _only_ok(fn) if self.checks else fn   # what is jitted (the check data left out)
-        self.flat_fn = _flat(self.jitted_fn, len(self.rw_vars), len(self.ro_vars), self.needs_key)
+        # what is jitted: fn with the check data left out, flat (see _flat)
+        self.flat_fn = _flat(_only_ok(fn) if self.checks else fn, len(self.rw_vars), len(self.ro_vars),
+                             self.needs_key)
         if program.segmented:   # each segment is jitted already; the ops between them need concrete values
             self.jitted = self.flat_fn
             return

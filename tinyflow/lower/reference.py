@@ -177,11 +177,11 @@ def replay(lowered, plan, values):
     arena = np.zeros(plan.planned_bytes, np.uint8)
     planned = {n: t for s in program.steps if not (s.check or s.opdef.ref_inputs)
                for t, n in zip(s.op.outputs, s.outs) if t in plan.live}
+    value_bytes = {n: np.ascontiguousarray(values[n]).reshape(-1).view(np.uint8) for n in planned}
 
     def in_arena(name):   # (the arena's bytes, the value's bytes)
-        v = np.ascontiguousarray(values[name]).reshape(-1)
-        offset = plan.buffer_of(planned[name]).offset
-        return _view(arena, offset, (v.nbytes,), np.dtype(np.uint8)), v.view(np.uint8)
+        v = value_bytes[name]
+        return _view(arena, plan.buffer_of(planned[name]).offset, v.shape, v.dtype), v
 
     def intact(names):
         return all(np.array_equal(*in_arena(n)) for n in names if n in planned)
