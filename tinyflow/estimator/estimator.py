@@ -94,29 +94,23 @@ class Estimator:
     def _call_input_fn(self, input_fn, mode):
         if not callable(input_fn):
             raise TypeError("input_fn must be callable, given: {}".format(input_fn))
-        args, kwargs = _fn_args(input_fn), {}
-        if "mode" in args:
-            kwargs["mode"] = mode
-        if "params" in args:
-            kwargs["params"] = self._params
-        if "config" in args:
-            kwargs["config"] = self._config
+        kwargs = self._optional_args(_fn_args(input_fn), mode)
         from .inputs import string_columns
         with string_columns(self._feature_columns_for_strings, self._label_vocabulary):
             return _features_labels(input_fn(**kwargs))
 
+    def _optional_args(self, args, mode):
+        """The keyword arguments TF passes to an input_fn or model_fn that names them."""
+        given = {"mode": mode, "params": self._params, "config": self._config}
+        return {k: v for k, v in given.items() if k in args}
+
     def _call_model_fn(self, features, labels, mode):
-        args, kwargs = _fn_args(self._model_fn), {}
+        args = _fn_args(self._model_fn)
+        kwargs = self._optional_args(args, mode)
         if "labels" in args:
             kwargs["labels"] = labels
         elif labels is not None:
             raise ValueError("model_fn does not take labels, but input_fn returns labels.")
-        if "mode" in args:
-            kwargs["mode"] = mode
-        if "params" in args:
-            kwargs["params"] = self._params
-        if "config" in args:
-            kwargs["config"] = self._config
         spec = self._model_fn(features=features, **kwargs)
         if not isinstance(spec, EstimatorSpec):
             raise ValueError("model_fn should return an EstimatorSpec. Given: {}".format(type(spec)))
