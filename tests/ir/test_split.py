@@ -63,3 +63,14 @@ def test_equal_parts_and_what_a_split_fetch_set_cannot_give(monkeypatch):
             bound.function.jaxpr(*bound.args)
         report = sess.memory_report(y, {x: [0.3, -0.2]}, verify=True)
         assert report.xla is None and report.verified is True   # no one XLA program; the plan still proved
+
+
+def test_a_bad_setting_is_named(monkeypatch):
+    monkeypatch.setenv("TINYFLOW_SPLIT_STEPS", "lots")
+    with pytest.raises(ValueError, match=r"\$TINYFLOW_SPLIT_STEPS must be an integer, got 'lots'"):
+        pipeline.env_int("TINYFLOW_SPLIT_STEPS", 20000)
+    monkeypatch.setenv("TINYFLOW_CACHE_SIZE", "2x")
+    with pytest.raises(ValueError, match="TINYFLOW_CACHE_SIZE"):
+        tf.Session()
+    monkeypatch.setenv("TINYFLOW_CACHE_SIZE", " 7 ")
+    assert tf.Session().executable_cache_size == 7

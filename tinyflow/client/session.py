@@ -13,7 +13,6 @@ set that touches no variable runs through a closure without the lock (`_stateles
 """
 import collections
 import enum
-import os
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -94,7 +93,7 @@ class FetchPlan:
 
 
 def _cache_size():
-    return int(os.environ.get("TINYFLOW_CACHE_SIZE", "128"))
+    return pipeline.env_int("TINYFLOW_CACHE_SIZE", 128)
 
 
 _ODict = collections.OrderedDict

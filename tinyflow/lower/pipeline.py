@@ -37,13 +37,22 @@ from . import program as program_mod
 # Not donating costs one more copy of the updated variables, and time (tinyflow's benchmarks).
 DONATE = os.environ.get("TINYFLOW_DONATE", "auto")
 
+
+def env_int(name, default):
+    """The integer setting $name (default when unset); ValueError naming it for anything else."""
+    text = os.environ.get(name, "").strip()
+    try:
+        return int(text) if text else default
+    except ValueError:
+        raise ValueError("tinyflow: $%s must be an integer, got %r" % (name, text)) from None
+
 # A fetch set of more steps than this compiles as jitted segments of equal size, at most a fifth
 # of it each, called in turn by a function that is not jitted. Why: XLA's compile time grows faster
 # than the program (a chain of 5,000 ops and its gradient, 16k steps: 9 s; 20,000 ops: 129 s, as
 # for the same chain hand-written in JAX; segments of 16k steps still took 99 s, of 4k steps 46 s).
 # The price: no fusion across a cut, no donation, and each value crossing a cut is an argument of
 # a call. 0: never split ($TINYFLOW_SPLIT_STEPS).
-SPLIT_STEPS = int(os.environ.get("TINYFLOW_SPLIT_STEPS", "20000"))
+SPLIT_STEPS = env_int("TINYFLOW_SPLIT_STEPS", 20000)
 
 
 def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, platform="cpu", segments=True):
