@@ -73,6 +73,7 @@ LAZY_NAMES = {
     "py_func": ("tinyflow.ops.script_ops", "py_func"),
     "import_graph_def": ("tinyflow.api.tf_files.graph_util", "import_graph_def"),
     "recompute_grad": ("tinyflow.ops.recompute_ops", "recompute_grad"),
+    "random_crop": ("tinyflow.api.image_adjust", "random_crop"),
     "start_queue_runners": ("tinyflow.api.train.queue_runner", "start_queue_runners"),
     "GradientTape": ("tinyflow.api.eager", "GradientTape"),
     "custom_gradient": ("tinyflow.api.eager", "custom_gradient"),
