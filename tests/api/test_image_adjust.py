@@ -170,3 +170,27 @@ def test_hue_and_saturation_gradients_match_finite_differences():
             lo[i] -= eps
             num[i] = (sess.run(y, {x: hi}) - sess.run(y, {x: lo})) / (2 * eps)
     np.testing.assert_allclose(grad, num, rtol=2e-2, atol=2e-2)
+
+
+with open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "image", "crop_and_resize.json")) as _f:
+    CROP = json.load(_f)
+
+
+@pytest.mark.parametrize("key", ["bilinear_3x4", "bilinear_1x1", "nearest_3x4", "nearest_1x1"])
+def test_crop_and_resize_and_its_gradients_match_tf(key):
+    tf.reset_default_graph()
+    method, crop = key.split("_")
+    crop = [int(v) for v in crop.split("x")]
+    image = tf.constant(np.array(CROP["image"], np.float32))
+    boxes = tf.constant(np.array(CROP["boxes"], np.float32))
+    y = tf.image.crop_and_resize(image, boxes, CROP["ind"], crop, method=method, extrapolation_value=-1.0)
+    want = CROP[key]
+    assert y.shape.as_list() == [5] + crop + [3]
+    loss = tf.reduce_sum(y * np.array(want["w"], np.float32))
+    gi, gb = tf.gradients(loss, [image, boxes])
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(y), want["y"], rtol=1e-5, atol=1e-6)
+        if want["gi"] is not None:
+            got_gi, got_gb = sess.run([gi, gb])
+            np.testing.assert_allclose(got_gi, want["gi"], rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(got_gb, want["gb"], rtol=1e-4, atol=1e-4)

@@ -261,3 +261,106 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=N
         if attrs["max_attempts"] <= 0:
             raise ValueError("max_attempts must be > 0, got %d" % attrs["max_attempts"])
         return tuple(make_op("SampleDistortedBoundingBoxV2", [size, boxes, cover], attrs, name=scope))
+
+
+# ---- CropAndResize: TF's kernel (bilinear or nearest samples of boxes), gradients through jax.vjp ----------
+def _crop_and_resize(image, boxes, ind, crop, method, extrapolation, ratio_form=False):
+    """[num_boxes, crop_h, crop_w, depth] float32 samples, computed as TF's CropAndResize kernel does
+    (ratio_form: the step as TF's box-gradient kernel computes it, (hi - lo) * ((size - 1) / (n - 1)),
+    which can differ in the last bit and so in which pixels a coordinate falls between)."""
+    h, w = image.shape[1], image.shape[2]
+    image = image.astype(jnp.float32)[ind]
+    boxes = boxes.astype(jnp.float32)
+
+    def coords(lo, hi, n, size):
+        if n > 1:
+            scale = ((hi - lo) * (np.float32(size - 1) / np.float32(n - 1)) if ratio_form
+                     else (hi - lo) * np.float32(size - 1) / np.float32(n - 1))
+            at = lo[:, None] * np.float32(size - 1) + jnp.arange(n, dtype=jnp.float32)[None, :] * scale[:, None]
+        else:
+            at = (np.float32(0.5) * (lo + hi) * np.float32(size - 1))[:, None]
+        return at, (at >= 0) & (at <= size - 1)
+    in_y, ok_y = coords(boxes[:, 0], boxes[:, 2], crop[0], h)
+    in_x, ok_x = coords(boxes[:, 1], boxes[:, 3], crop[1], w)
+    rows = jnp.arange(image.shape[0])[:, None, None]
+
+    def at(iy, ix):
+        iy = jnp.clip(iy, 0, h - 1).astype(jnp.int32)[:, :, None]
+        ix = jnp.clip(ix, 0, w - 1).astype(jnp.int32)[:, None, :]
+        return image[rows, iy, ix]
+    if method == "nearest":
+        out = at(jnp.floor(in_y + 0.5), jnp.floor(in_x + 0.5))   # roundf on coordinates >= 0
+    else:
+        top, left = jnp.floor(in_y), jnp.floor(in_x)
+        y_lerp, x_lerp = (in_y - top)[:, :, None, None], (in_x - left)[:, None, :, None]
+        bottom, right = jnp.ceil(in_y), jnp.ceil(in_x)
+        upper = at(top, left) + (at(top, right) - at(top, left)) * x_lerp
+        lower = at(bottom, left) + (at(bottom, right) - at(bottom, left)) * x_lerp
+        out = upper + (lower - upper) * y_lerp
+    inside = ok_y[:, :, None, None] & ok_x[:, None, :, None]
+    return jnp.where(inside, out, np.float32(extrapolation))
+
+
+def _crop_attrs(a):
+    return a["method"], a["extrapolation_value"]
+
+
+def _crop_shape(shapes, attrs, values):
+    image, boxes, crop = shapes[0], shapes[1], values[3]
+    if image.ndims is not None and image.ndims != 4:
+        raise ShapeError("input image must be 4-D, got shape %s" % image.as_proto_str())
+    if boxes.ndims is not None and not boxes.is_compatible_with([None, 4]):
+        raise ShapeError("boxes must be 2-D [num_boxes, 4], got shape %s" % boxes.as_proto_str())
+    hw = [None, None] if crop is None else _ints(crop)
+    if any(d is not None and d <= 0 for d in hw):
+        raise ShapeError("crop dimensions must be positive")
+    depth = image[3].value if image.ndims is not None else None
+    return [TensorShape([boxes[0].value if boxes.ndims else None] + hw + [depth])]
+
+
+def _crop_lower(a, image, boxes, ind, crop):
+    return _crop_and_resize(image, boxes, ind, _ints(crop), *_crop_attrs(a))
+
+
+def _crop_grad(op, g):
+    image, boxes, ind, crop = op.inputs
+    gi = make_op("CropAndResizeGradImage", [g, boxes, ind, shape(image)],
+                 dict(op.attrs, T=image.dtype)) if op.attrs["method"] == "bilinear" else None
+    gb = make_op("CropAndResizeGradBoxes", [g, image, boxes, ind], dict(op.attrs))
+    return [gi, gb, None, None]
+
+
+def _grad_image_lower(a, g, boxes, ind, image_size):
+    size = _ints(image_size)
+    zeros = jnp.zeros(size, jnp.float32)
+    _, vjp = jax.vjp(lambda im: _crop_and_resize(im, boxes, ind, g.shape[1:3], *_crop_attrs(a)), zeros)
+    return vjp(g.astype(jnp.float32))[0].astype(a["T"].np)
+
+
+def _grad_boxes_lower(a, g, image, boxes, ind):
+    _, vjp = jax.vjp(lambda b: _crop_and_resize(image, b, ind, g.shape[1:3], *_crop_attrs(a), ratio_form=True),
+                     boxes)
+    return vjp(g.astype(jnp.float32))[0].astype(boxes.dtype)
+
+
+register_op("CropAndResize", shape=_crop_shape, dtype=lambda d, a: [dt.float32], grad=_crop_grad, lower=_crop_lower)
+register_op("CropAndResizeGradImage", shape=lambda s, a, v: [TensorShape(None if v[3] is None else _ints(v[3]))],
+            dtype=lambda d, a: [a["T"]], grad=None, lower=_grad_image_lower)
+register_op("CropAndResizeGradBoxes", shape=lambda s, a, v: [s[2]], dtype=same_as_input(2), grad=None,
+            lower=_grad_boxes_lower)
+
+
+def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear", extrapolation_value=0.0,
+                    name=None, box_indices=None):
+    """Crops boxes ([num_boxes, 4] of normalized [y1, x1, y2, x2]; y1 > y2 flips) out of the images
+    `box_ind` names and resizes each to `crop_size` = [crop_height, crop_width]: float32
+    [num_boxes, crop_height, crop_width, depth]; samples outside the image are extrapolation_value."""
+    if method not in ("bilinear", "nearest"):
+        raise ValueError("method must be 'bilinear' or 'nearest', got %r" % method)
+    with _scope(name or "CropAndResize") as scope:
+        ind = box_ind if box_ind is not None else box_indices
+        inputs = [convert_to_tensor(image, name="image"), convert_to_tensor(boxes, dtype=dt.float32, name="boxes"),
+                  convert_to_tensor(ind, dtype=dt.int32, name="box_ind"),
+                  convert_to_tensor(crop_size, dtype=dt.int32, name="crop_size")]
+        return make_op("CropAndResize", inputs, {"method": method, "extrapolation_value": float(extrapolation_value)},
+                       name=scope)
