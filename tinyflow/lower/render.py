@@ -191,8 +191,8 @@ def split(prog, name="fetch_set"):
     `keep` of each variable): one jitted call rather than a few small ops run one by one. A
     segmented Program's functions are `segment_k`, jitted one by one (jax_backend.build); the
     others are `part_k`, traced into the one jitted function."""
-    prefix = "segment" if prog.segmented else "part"
-    items = segments.cut(prog.steps, prog.split if prog.segmented else MAX_LINES)
+    jitted = prog.segmented
+    items = segments.cut(prog.steps, prog.split if jitted else MAX_LINES, jitted)
     if not isinstance(items[-1], list):
         items.append([])
     # the values each item must hand on: those read by later items and by the return line
@@ -214,15 +214,15 @@ def split(prog, name="fetch_set"):
             continue
         last = k == len(items) - 1
         made = {n for s in item for n in s.outs}
-        # what a later item reads; a static value only when the main function reads it (a later
-        # function recomputes its own: a jit argument is never known while tracing)
+        # what a later item reads; from a jitted function a static value only when the main function
+        # reads it (a later one recomputes its own: a jit argument is never known while tracing)
         out = list(dict.fromkeys(n for s in item for n in s.outs if n in later[k] and n not in defined
-                                 and (not s.static or s.check or n in later_main[k])))
+                                 and (not jitted or not s.static or s.check or n in later_main[k])))
         if not out and not last and not any(s.opdef.callback for s in item):   # nothing it does is needed
             continue
         reads = {a for s in item for a in s.args} | (tail_reads(prog) if last else set())
         k_fn += 1
-        fn = "%s_%d" % (prefix, k_fn)
+        fn = "%s_%d" % ("segment" if jitted else "part", k_fn)
         args = ", ".join(["key"] + sorted(reads & defined - made))
         call = "%s(%s)" % (fn, args)
         body.append((None, "    return " + call if last else "    %s = %s" % (_tuple(out), call)))

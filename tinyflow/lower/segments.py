@@ -33,9 +33,10 @@ the Session stores them once the last segment has succeeded.
 """
 
 
-def cut(steps, size=0):
+def cut(steps, size=0, jitted=True):
     """The steps in program order as items: a list of Steps (one function) or one dynamic Step. A
-    list holds at most `size` steps when size > 0 (Program.split, or render.MAX_LINES)."""
+    list holds at most `size` steps when size > 0 (Program.split, or render.MAX_LINES). Functions
+    jitted one by one recompute the static values they read (see the module docstring)."""
     items, current = [], []
     for step in steps:
         if step.dynamic:
@@ -50,7 +51,7 @@ def cut(steps, size=0):
                 current = []
     if current or not items:
         items.append(current)
-    return _with_static_inputs(items)
+    return _with_static_inputs(items) if jitted else items
 
 
 def _with_static_inputs(items):
