@@ -15,8 +15,8 @@ for the message.
 """
 import itertools
 import linecache
-import sys
 import re
+import sys
 import types
 import warnings
 import weakref
