@@ -14,8 +14,8 @@ import keyword
 import re
 from dataclasses import dataclass, field
 
-from ..graph.core import Graph, Operation
-from ..graph.registry import get_op_def
+from tinyflow.graph.core import Graph, Operation
+from tinyflow.graph.registry import get_op_def
 
 # Names the generated function uses itself: no value may be called one of these.
 RESERVED = {"rw", "ro", "feeds", "key", "A", "op", "tf", "np", "all_ok", "keep", "ok", "fetch_set", "static"}

@@ -27,9 +27,9 @@ import math
 
 import numpy as np
 
-from ..graph import dtypes as _dt
-from ..graph.shapes import TensorShape
-from . import segments
+from tinyflow.graph import dtypes as _dt
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.lower import segments
 
 MAX_LINES = 200
 

@@ -26,7 +26,7 @@ import heapq
 
 import numpy as np
 
-from ..graph.registry import get_op_def
+from tinyflow.graph.registry import get_op_def
 
 
 class Buffer:
