@@ -73,7 +73,6 @@ try:
                                  string_join, string_split, string_to_number, substr)
     from .ops.parsing_ops import (FixedLenFeature, VarLenFeature, decode_csv, decode_raw, parse_example,  # noqa: E402,F401
                                   parse_single_example)
-    from .summary import Summary  # noqa: E402,F401
     from .template import make_template  # noqa: E402,F401
     from .ops.script_ops import numpy_function, py_func  # noqa: E402,F401
     from . import graph_util  # noqa: E402,F401 (tf.graph_util; also installs Graph.as_graph_def)
@@ -81,15 +80,13 @@ try:
 
 
     def __getattr__(name):
-        """tf.GraphDef, tf.NodeDef, tf.MetaGraphDef...: TF's protobuf messages, loaded on first use
-        (from tensorboard.compat.proto, the `tensorboard` extra)."""
-        from .tf_files import protos
-        where = {"GraphDef": protos.graph_pb2, "NodeDef": lambda: protos._tensorboard("node_def_pb2"),
-                 "MetaGraphDef": protos.meta_graph_pb2, "AttrValue": protos.attr_value_pb2,
-                 "TensorProto": protos.tensor_pb2, "TensorShapeProto": protos.tensor_shape_pb2,
-                 "Event": protos.event_pb2, "SaverDef": protos.saver_pb2}
-        if name in where:
-            return getattr(where[name](), name)
+        """tf.GraphDef, tf.NodeDef, tf.MetaGraphDef, tf.Event, ...: TF's protobuf messages, built on first use
+        (tinyflow.formats.tf_protos)."""
+        if name in ("GraphDef", "NodeDef", "MetaGraphDef", "AttrValue", "TensorProto", "TensorShapeProto", "Event",
+                    "SaverDef", "SessionLog", "LogMessage", "HistogramProto", "NameAttrList",
+                    "VariableDef", "OpDef", "Summary", "SummaryMetadata", "TensorInfo"):
+            from .formats import tf_protos
+            return getattr(tf_protos, name)
         raise AttributeError("module 'tinyflow' has no attribute %r" % name)
     from .eager import (GradientTape, custom_gradient, disable_eager_execution, enable_eager_execution,  # noqa: E402,F401
                         executing_eagerly)

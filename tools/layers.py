@@ -27,7 +27,7 @@ def layer_of(module):
         return None
     if module in ROOT_MODULES:
         return "root"
-    if parts[1] in ("errors", "io_ops"):   # leaves: TF's error classes, TF's file formats (no graph, no JAX)
+    if parts[1] in ("errors", "io_ops", "formats"):   # leaves: TF's error classes, TF's file formats (no graph, no JAX)
         return "base"
     if parts[1] in ("graph", "ops", "passes", "lower", "client"):
         return parts[1]

@@ -1,6 +1,5 @@
-"""tf.summary.histogram (TF's compact buckets, errors on NaN/Inf) and tf.summary.image, with the
-tensorboard protos and with the JSON fallback, against TF 1.15 (tests/fixtures/idioms/summaries.json,
-written by make_summaries.py)."""
+"""tf.summary.histogram (TF's compact buckets, errors on NaN/Inf) and tf.summary.image, against TF 1.15
+(tests/fixtures/idioms/summaries.json, written by make_summaries.py)."""
 import json
 import os
 from paths import TESTS as _TESTS  # the tests/ folder
@@ -12,22 +11,12 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-from tinyflow import summary as summary_module
 
 sys.path.insert(0, os.path.join(_TESTS, "fixtures", "idioms"))
 import make_summaries  # noqa: E402
 
 
 _WANT = json.load(open(os.path.join(_TESTS, "fixtures", "idioms", "summaries.json")))
-
-
-@pytest.fixture(params=["protos", "json"])
-def mode(request, monkeypatch):
-    if request.param == "protos":
-        pytest.importorskip("tensorboard")
-    else:
-        monkeypatch.setattr(summary_module, "_protos", lambda: None)
-    return request.param
 
 
 def _decode_png(data):
@@ -50,20 +39,20 @@ def _decode_png(data):
     return raw[:, 1:].reshape(h, w, c)
 
 
-def test_histograms_match_tf115(mode):
+def test_histograms_match_tf115():
     tf.reset_default_graph()
     with tf.Session() as sess:
         for name, values in make_summaries.HISTOGRAMS.items():
             data = sess.run(tf.summary.histogram(name, tf.constant(values, tf.float64)))
             got = tf.Summary.FromString(data).value[0].histo
             want = _WANT["histograms"][name]
-            assert got["bucket"] == want["bucket"], name
-            np.testing.assert_allclose(got["bucket_limit"], want["bucket_limit"], rtol=1e-12)
+            assert list(got.bucket) == want["bucket"], name
+            np.testing.assert_allclose(got.bucket_limit, want["bucket_limit"], rtol=1e-12)
             for key in ("min", "max", "num", "sum", "sum_squares"):
-                assert got[key] == pytest.approx(want[key], rel=1e-9), (name, key)
+                assert getattr(got, key) == pytest.approx(want[key], rel=1e-9), (name, key)
 
 
-def test_histogram_of_nan_or_inf_raises_like_tf(mode):
+def test_histogram_of_nan_or_inf_raises_like_tf():
     tf.reset_default_graph()
     x = tf.placeholder(tf.float32)
     with tf.name_scope("layer1"):
@@ -75,7 +64,7 @@ def test_histogram_of_nan_or_inf_raises_like_tf(mode):
             sess.run(h, {x: [1.0, -np.inf]})
 
 
-def test_histogram_is_compact_in_both_modes(mode, tmp_path):
+def test_histogram_is_compact(tmp_path):
     tf.reset_default_graph()
     x = tf.constant(np.random.RandomState(0).normal(size=100000))
     summ = tf.summary.merge([tf.summary.histogram("w", x), tf.summary.scalar("s", tf.reduce_mean(x))])
@@ -88,7 +77,7 @@ def test_histogram_is_compact_in_both_modes(mode, tmp_path):
     assert sum(os.path.getsize(os.path.join(tmp_path, f)) for f in os.listdir(tmp_path)) < 3 * 40000
 
 
-def test_images_match_tf115(mode, tmp_path):
+def test_images_match_tf115(tmp_path):
     tf.reset_default_graph()
     with tf.Session() as sess:
         for name, (array, max_outputs) in make_summaries.IMAGES.items():
@@ -97,9 +86,8 @@ def test_images_match_tf115(mode, tmp_path):
             want = _WANT["images"][name]
             assert [v.tag for v in got] == [w["tag"] for w in want]
             for v, w in zip(got, want):
-                assert (v.image["height"], v.image["width"], v.image["colorspace"]) == \
-                    (w["height"], w["width"], w["colorspace"])
-                np.testing.assert_array_equal(_decode_png(v.image["encoded_image_string"]), np.array(w["pixels"]))
+                assert (v.image.height, v.image.width, v.image.colorspace) == (w["height"], w["width"], w["colorspace"])
+                np.testing.assert_array_equal(_decode_png(v.image.encoded_image_string), np.array(w["pixels"]))
         with tf.summary.FileWriter(str(tmp_path)) as writer:
             writer.add_summary(data, 1)
 
@@ -115,5 +103,5 @@ def test_image_errors():
     with tf.Session() as sess:
         got = tf.Summary.FromString(sess.run(s, {x: np.array([[[[np.nan], [1.0]], [[2.0], [4.0]]]])})).value
     assert len(got) == 1  # fewer images than max_outputs
-    px = _decode_png(got[0].image["encoded_image_string"])
+    px = _decode_png(got[0].image.encoded_image_string)
     assert px[0, 0, 0] == 255 and px[1, 1, 0] == 255 and px[0, 1, 0] == 63  # NaN is "red" (255 in gray)

@@ -12,7 +12,6 @@ from tinyflow.tf_files.bundle import BundleReader, bundle_files
 from tinyflow.tf_files.protos import bundle
 
 hypothesis = pytest.importorskip("hypothesis")
-pytest.importorskip("tensorboard")
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 BARE = os.path.join(FIX, "bare", "bare")
