@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from . import errors
+from .formats import png
 from .graph import dtypes as dt
 from .graph.core import GraphKeys, get_default_graph
 from .graph.registry import register_op
@@ -93,20 +94,6 @@ def _histogram_value(session, op, values):
     return [_summary([dict(tag=op.attrs["tag"], histo=HistogramProto(**_histogram(values[0])))])]
 
 
-def _png(pixels):
-    """PNG bytes of a uint8 [height, width, channels] array (channels 1, 3 or 4), written with zlib."""
-    import struct
-    import zlib
-    h, w, c = pixels.shape
-    color_type = {1: 0, 3: 2, 4: 6}[c]
-    raw = b"".join(b"\x00" + pixels[row].tobytes() for row in range(h))  # filter type 0 on every row
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, color_type, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
-
-
 def _to_uint8(image):
     """TF's ImageSummary normalization of one float image: non-negative images scaled so the largest
     value is 255; with negatives, 0 goes to 128 and the largest magnitude to 128 +- 127; non-finite
@@ -137,7 +124,7 @@ def _image_value(session, op, values):
         pixels = images[i] if images.dtype == np.uint8 else _to_uint8(images[i].astype(np.float64))
         tag = op.attrs["tag"] + ("/image" if op.attrs["max_images"] == 1 else "/image/%d" % i)
         out.append(dict(tag=tag, image=dict(height=pixels.shape[0], width=pixels.shape[1], colorspace=pixels.shape[2],
-                                            encoded_image_string=_png(pixels))))
+                                            encoded_image_string=png.encode(pixels))))
     return [_summary(out)]
 
 
