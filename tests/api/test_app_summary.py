@@ -107,8 +107,8 @@ def test_summaries_give_values_and_the_event_file_holds_them(tmp_path):
 
 
 def test_tensorboard_reads_the_event_file(tmp_path):
-    EventAccumulator = pytest.importorskip(
-        "tensorboard.backend.event_processing.event_accumulator").EventAccumulator   # the tensorboard extra
+    EventAccumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator",
+                                           reason="TensorBoard's own reader: the tensorboard extra").EventAccumulator
     x, loss, merged = _training_summaries()
     sess = tf.Session()
     writer = tf.summary.FileWriter(str(tmp_path), sess.graph)

@@ -106,7 +106,7 @@ def _repeated(field):
 def test_messages_agree_with_tensorboards_copy():
     """Where tensorboard (a newer TF's protos, package `tensorboard`) is installed: every field declared here
     is there with the same number, type and label."""
-    pytest.importorskip("tensorboard")   # the tensorboard extra
+    pytest.importorskip("tensorboard", reason="compared with tensorboard's copy: the tensorboard extra")
     import importlib
 
     from google.protobuf import descriptor_pool

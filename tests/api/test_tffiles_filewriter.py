@@ -39,8 +39,8 @@ def test_file_writer_writes_the_graph(tmp_path):
 
 
 def test_tensorboard_reads_the_graph(tmp_path):
-    EventAccumulator = pytest.importorskip(
-        "tensorboard.backend.event_processing.event_accumulator").EventAccumulator   # the tensorboard extra
+    EventAccumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator",
+                                           reason="TensorBoard's own reader: the tensorboard extra").EventAccumulator
     _train_graph()
     with tf.Session() as sess:
         tf.summary.FileWriter(str(tmp_path), sess.graph).close()
