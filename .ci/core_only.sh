@@ -29,7 +29,7 @@ echo "core_only: clean venv + pip install . pytest: $((SECONDS - start)) s"
 # nothing beyond the core dependencies came in (an extra would hide what a plain install lacks)
 "$VENV/bin/python" - <<'EOF'
 import importlib.util
-extras = [m for m in ("tensorboard", "tensorflow", "sklearn", "hypothesis", "PIL", "pandas", "matplotlib", "scipy")
+extras = [m for m in ("tensorboard", "tensorflow", "sklearn", "hypothesis", "PIL", "pandas", "matplotlib")
           if importlib.util.find_spec(m) is not None]
 assert not extras, "the core-only virtualenv holds extras: %s" % extras
 EOF
@@ -61,6 +61,20 @@ for prefix, n in (("train", 600), ("t10k", 100)):
 EOF
 "$VENV/bin/python" examples/mlp.py --data_dir "$WORK/idx" --epochs 2 --checkpoint_dir "$WORK/mlp"
 "$VENV/bin/python" examples/estimator.py --data_dir "$WORK/idx" --epochs 1 --model_dir "$WORK/est"
-ls "$WORK/mlp" | grep -q '\.index$' && ls "$WORK/est" | grep -q '\.meta$'
+# what they left: TF's checkpoints and meta graphs, and event files holding the Estimator's summaries
+"$VENV/bin/python" - "$WORK" <<'EOF'
+import glob, os, sys
+import tinyflow as tf
+work = sys.argv[1]
+assert glob.glob(os.path.join(work, "mlp", "*.index")), "examples/mlp.py left no checkpoint"
+for model in ("premade", "custom"):
+    d = os.path.join(work, "est", model)
+    assert tf.train.latest_checkpoint(d) and glob.glob(os.path.join(d, "*.meta")), d
+    tags = set()
+    for path in glob.glob(os.path.join(d, "**", "events.out.tfevents.*"), recursive=True):
+        tags |= {v.tag for e in tf.train.summary_iterator(path) for v in e.summary.value}
+    assert {"loss", "accuracy"} <= tags, (d, sorted(tags))
+print("core_only: checkpoints, meta graphs and event files (%s) of the examples read back" % sorted(tags))
+EOF
 echo "core_only: examples/mlp.py and examples/estimator.py: $((SECONDS - t)) s"
 echo "core_only: all passed in $((SECONDS - start)) s"
