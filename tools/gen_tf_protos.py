@@ -54,7 +54,7 @@ Each TF file gives one module-like namespace, as its _pb2 module would: `graph_p
 `types_pb2.DT_FLOAT`, ... Every message class is also an attribute of this module (`tf_protos.GraphDef`).
 They live in a private descriptor pool: importing tensorboard or TensorFlow beside tinyflow is fine.
 """
-from .proto_builder import build, enum, message, proto_file
+from tinyflow.formats.proto_builder import build, enum, message, proto_file
 
 '''
 
@@ -196,7 +196,7 @@ def main():
     sys.path.insert(0, os.path.join(ROOT, "tinyflow", "formats"))
     import proto_builder  # noqa: E402
     namespace = {}
-    source = open(OUT).read().replace("from .proto_builder import", "from proto_builder import")
+    source = open(OUT).read().replace("from tinyflow.formats.proto_builder import", "from proto_builder import")
     exec(compile(source.split("\n_MODULES = ")[0], OUT, "exec"), namespace)
     enums = set()
     for pf, fdp in zip(namespace["FILES"], files):

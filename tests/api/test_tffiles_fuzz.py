@@ -7,7 +7,7 @@ import pytest
 import tinyflow as tf
 from test_tffiles_untrusted import DATA, _copy
 from tffiles_model import FIX
-from tinyflow.tf_files.bundle import BundleReader, bundle_files
+from tinyflow.formats.bundle import BundleReader, bundle_files
 
 pytest.importorskip("hypothesis", reason="the fuzz tests need hypothesis (the test extra)")
 from hypothesis import given, settings, strategies as st  # noqa: E402

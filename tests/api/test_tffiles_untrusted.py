@@ -8,8 +8,8 @@ import pytest
 
 import tinyflow as tf
 from tffiles_model import FIX
-from tinyflow.tf_files import table
-from tinyflow.tf_files.protos import bundle
+from tinyflow.formats import table
+from tinyflow.formats.protos import bundle
 
 BARE = os.path.join(FIX, "bare", "bare")
 DATA = ".data-00000-of-00001"

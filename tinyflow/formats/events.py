@@ -8,7 +8,7 @@ import os
 import socket
 import time
 
-from ..io_ops.tfrecord import frame, read_records
+from tinyflow.formats.tfrecord import frame, read_records
 
 FILE_VERSION = "brain.Event:2"
 
@@ -27,7 +27,7 @@ class EventFileWriter:
     wait, `flush_secs` have passed since the last write, or on flush() / close()."""
 
     def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=""):
-        from .tf_protos import Event  # TF's messages are built on first use, not at `import tinyflow`
+        from tinyflow.formats.tf_protos import Event  # TF's messages are built on first use, not at `import tinyflow`
         os.makedirs(logdir, exist_ok=True)
         self.path = event_file_name(logdir, filename_suffix or "")
         self._file = open(self.path, "wb")
@@ -67,8 +67,8 @@ def summary_iterator(path):
     file on a corrupted or truncated record)."""
     from google.protobuf.message import DecodeError
 
-    from .. import errors
-    from .tf_protos import Event
+    from tinyflow.graph import errors
+    from tinyflow.formats.tf_protos import Event
     for i, record in enumerate(read_records(path)):
         try:
             yield Event.FromString(record)

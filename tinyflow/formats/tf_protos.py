@@ -8,7 +8,7 @@ Each TF file gives one module-like namespace, as its _pb2 module would: `graph_p
 `types_pb2.DT_FLOAT`, ... Every message class is also an attribute of this module (`tf_protos.GraphDef`).
 They live in a private descriptor pool: importing tensorboard or TensorFlow beside tinyflow is fine.
 """
-from .proto_builder import build, enum, message, proto_file
+from tinyflow.formats.proto_builder import build, enum, message, proto_file
 
 FILES = (
     proto_file("tensorflow/core/framework/types.proto", [],
