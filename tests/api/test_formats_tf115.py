@@ -58,6 +58,16 @@ def test_tinyflow_reads_tfs_event_file():
     assert loss.simple_value == 0.25 and events[3].wall_time > 1.7e9
 
 
+def test_tinyflow_imports_and_runs_tfs_summary_graph():
+    """TF's graph from its event file (every summary op, the tags as Const inputs) imports; its merged
+    summary gives TF's bytes."""
+    events = list(tf.train.summary_iterator(os.path.join(EVENTS, "events.out.tfevents.tf115")))
+    tf.import_graph_def(tf.GraphDef.FromString(events[1].graph_def), name="")
+    with tf.Session() as sess:
+        assert _digest(sess.run("Merge/MergeSummary:0")) == WANT["merged"]
+        assert _digest(sess.run("note:0")) == WANT["summaries"]["note"]
+
+
 def test_tinyflows_event_file_holds_tfs_events(tmp_path):
     merged = tf.summary.merge([op for _, op in sorted(build(tf).items())])
     with tf.Session() as sess:

@@ -270,6 +270,11 @@ def merge(inputs, collections=None, name=None):
     return out
 
 
+def imported(op_type, name, inputs, attrs):
+    """A summary op of an imported GraphDef (tf_files/ops_table.py), named as its node, in no collection."""
+    return make_op(op_type, list(inputs), attrs, name=name)
+
+
 def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
     """merge() of every summary in collection `key`, or None when it is empty."""
     summaries = get_default_graph().get_collection(key, scope)
