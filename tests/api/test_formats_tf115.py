@@ -145,9 +145,19 @@ def test_messages_agree_with_tensorboards_copy():
 
 
 def test_messages_live_beside_tensorboards_and_tensorflows():
-    """The private pool: tinyflow's tensorflow.GraphDef does not clash with another copy in the default pool."""
-    from google.protobuf import descriptor_pool
-    from tinyflow.formats import tf_protos
-    assert tf_protos.GraphDef.DESCRIPTOR.file.pool is not descriptor_pool.Default()
+    """The private pool: another tensorflow.GraphDef (TensorFlow's own, say) already in the default pool
+    clashes with nothing; the wire format is TF's."""
+    import subprocess
+    code = ("from google.protobuf import descriptor_pb2, descriptor_pool\n"
+            "f = descriptor_pb2.FileDescriptorProto(name='tensorflow/core/framework/graph.proto', "
+            "package='tensorflow', syntax='proto3')\n"
+            "f.message_type.add(name='GraphDef').field.add(name='other', number=1, type=9, label=1)\n"
+            "descriptor_pool.Default().Add(f)\n"
+            "from tinyflow.formats import tf_protos\n"
+            "print(tf_protos.GraphDef.DESCRIPTOR.fields[0].name, tf_protos.GraphDef.DESCRIPTOR.file.pool is "
+            "descriptor_pool.Default())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(tf.__file__))))
+    assert out.stdout.split() == ["node", "False"]
     data = tf.GraphDef(node=[tf.NodeDef(name="a", op="NoOp")]).SerializeToString()
     assert data == b"\x0a\x09" + b"\x0a\x01a" + b"\x12\x04NoOp"   # node (1) { name (1): "a", op (2): "NoOp" }
