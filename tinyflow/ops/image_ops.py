@@ -1,4 +1,5 @@
-"""Image resize kernels: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic and their gradients.
+"""Image kernels: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic and their gradients;
+SampleDistortedBoundingBoxV2.
 Everything else in tf.image (tinyflow/image.py) is built from existing graph ops.
 
 Each resize samples the input at TF's source coordinates: TF 1.x's legacy `in = out * scale`
@@ -8,6 +9,7 @@ resize is linear and separable, so it is one interpolation matrix per spatial ax
 while tracing; sizes are static): out = Wh . image . Ww^T, and its gradient is the transpose,
 Wh^T . grad . Ww. Nearest neighbour is a gather in the forward direction, to keep its dtype exact.
 """
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -18,6 +20,7 @@ from tinyflow.graph.registry import register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.array_ops import _ints, _scope, shape
 from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.random_ops import _key, _seed_attrs
 
 _TABLE = 1024  # TF's bicubic kernel reads its weights from a table of 1024 + 1 steps
 
@@ -173,3 +176,88 @@ def resize(op_type, images, size, align_corners=False, half_pixel_centers=False,
         size = convert_to_tensor(size, dtype=dt.int32, name="size")
         return make_op(op_type, [x, size], {"align_corners": bool(align_corners),
                                             "half_pixel_centers": bool(half_pixel_centers)}, name=scope)
+
+
+# ---- SampleDistortedBoundingBoxV2: TF's kernel, its max_attempts tries drawn at once --------------------
+def _sdbb_lower(attrs, key, image_size, boxes, min_covered):
+    """TF's GenerateRandomCrop + SatisfiesOverlapConstraints for every attempt at once; the first
+    attempt that gives a crop covering enough of some box wins, else the whole image."""
+    n = int(attrs["max_attempts"])
+    k_aspect, k_height, k_y, k_x = jax.random.split(_key(attrs, key), 4)
+    h_img, w_img = image_size[0].astype(jnp.int32), image_size[1].astype(jnp.int32)
+    hf, wf = h_img.astype(jnp.float32), w_img.astype(jnp.float32)
+    lo_a, hi_a = (np.float32(v) for v in attrs["aspect_ratio_range"])
+    aspect = jax.random.uniform(k_aspect, (n,), jnp.float32) * (hi_a - lo_a) + lo_a
+    min_area = np.float32(attrs["area_range"][0]) * wf * hf
+    max_area = np.float32(attrs["area_range"][1]) * wf * hf
+    rint = lambda v: jnp.round(v).astype(jnp.int32)   # lrintf: round half to even, as jnp.round
+    height = rint(jnp.sqrt(min_area / aspect))
+    max_h = rint(jnp.sqrt(max_area / aspect))
+    max_h = jnp.where(rint(max_h * aspect) > w_img, ((wf + 0.5 - 1e-7) / aspect).astype(jnp.int32), max_h)
+    max_h = jnp.minimum(max_h, h_img)
+    height = jnp.minimum(height, max_h)
+    extra = jnp.floor(jax.random.uniform(k_height, (n,)) * (max_h - height + 1).astype(jnp.float32))
+    height = height + jnp.where(height < max_h, extra.astype(jnp.int32), 0)
+    width = rint(height * aspect)
+    area = (width * height).astype(jnp.float32)
+    height = jnp.where(area < min_area, height + 1, height)
+    width = rint(height * aspect)
+    area2 = (width * height).astype(jnp.float32)
+    ok = area2 >= min_area
+    over = area2 > max_area
+    height = jnp.where(over, height - 1, height)
+    width = rint(height * aspect)
+    area = (width * height).astype(jnp.float32)
+    ok &= (area >= min_area) & (area <= max_area) & (width <= w_img) & (height <= h_img) & (width > 0) & (height > 0)
+    y = jnp.where(height < h_img, jnp.floor(jax.random.uniform(k_y, (n,)) * (h_img - height)), 0).astype(jnp.int32)
+    x = jnp.where(width < w_img, jnp.floor(jax.random.uniform(k_x, (n,)) * (w_img - width)), 0).astype(jnp.int32)
+    b = boxes.reshape(-1, 4).astype(jnp.float32)
+    if b.shape[0] == 0:   # no boxes: the whole image (use_image_if_no_bounding_boxes, checked when built)
+        b = jnp.array([[0.0, 0.0, 1.0, 1.0]], jnp.float32)
+    by0, bx0 = (b[:, 0] * hf).astype(jnp.int32), (b[:, 1] * wf).astype(jnp.int32)
+    by1, bx1 = (b[:, 2] * hf).astype(jnp.int32), (b[:, 3] * wf).astype(jnp.int32)
+    ix = jnp.maximum(0, jnp.minimum(x[:, None] + width[:, None], bx1) - jnp.maximum(x[:, None], bx0))
+    iy = jnp.maximum(0, jnp.minimum(y[:, None] + height[:, None], by1) - jnp.maximum(y[:, None], by0))
+    box_area = ((bx1 - bx0) * (by1 - by0)).astype(jnp.float32)
+    covered = (box_area > 0) & ((ix * iy).astype(jnp.float32) / jnp.where(box_area > 0, box_area, 1.0)
+                                >= min_covered.astype(jnp.float32))
+    good = ok & jnp.any(covered, axis=1)
+    first = jnp.argmax(good)
+    found = jnp.any(good)
+    y0, x0 = jnp.where(found, y[first], 0), jnp.where(found, x[first], 0)
+    hh, ww = jnp.where(found, height[first], h_img), jnp.where(found, width[first], w_img)
+    out_t = image_size.dtype
+    begin = jnp.stack([y0, x0, 0]).astype(out_t)
+    size = jnp.stack([hh, ww, -1]).astype(out_t)
+    bbox = jnp.stack([y0 / hf, x0 / wf, (y0 + hh) / hf, (x0 + ww) / wf]).astype(jnp.float32).reshape(1, 1, 4)
+    return begin, size, bbox
+
+
+register_op("SampleDistortedBoundingBoxV2",
+            shape=lambda s, a, v: [TensorShape([3]), TensorShape([3]), TensorShape([1, 1, 4])],
+            dtype=lambda d, a: [d[0], d[0], dt.float32], grad=None, needs_key=True, lower=_sdbb_lower)
+
+
+def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=None, min_object_covered=0.1,
+                                  aspect_ratio_range=None, area_range=None, max_attempts=None,
+                                  use_image_if_no_bounding_boxes=None, name=None):
+    """A random crop of an image of `image_size` ([height, width, channels]) covering at least
+    `min_object_covered` of one of `bounding_boxes` ([batch, N, 4] of [y_min, x_min, y_max, x_max]
+    in [0, 1]): (begin, size, bboxes) for tf.slice and draw_bounding_boxes."""
+    with _scope(name or "sample_distorted_bounding_box") as scope:
+        size = convert_to_tensor(image_size, name="image_size")
+        boxes = convert_to_tensor(bounding_boxes, dtype=dt.float32, name="bounding_boxes")
+        if boxes.shape.ndims is not None and boxes.shape.ndims != 3 or boxes.shape[-1].value not in (None, 4):
+            raise ValueError("bounding_boxes must be 3-dimensional [batch, num_boxes, 4], got %s" % boxes.shape)
+        if boxes.shape.num_elements() == 0 and not use_image_if_no_bounding_boxes:
+            raise ValueError("No bounding boxes provided as input. One must enable "
+                             "use_image_if_no_bounding_boxes if you wish to not provide any bounding boxes.")
+        cover = convert_to_tensor(min_object_covered, dtype=dt.float32, name="min_object_covered")
+        attrs = dict(_seed_attrs(seed) if seed2 is None else {"seed": seed or 0, "seed2": seed2},
+                     aspect_ratio_range=[float(v) for v in (aspect_ratio_range or [0.75, 1.33])],
+                     area_range=[float(v) for v in (area_range or [0.05, 1.0])],
+                     max_attempts=int(max_attempts or 100),
+                     use_image_if_no_bounding_boxes=bool(use_image_if_no_bounding_boxes))
+        if attrs["max_attempts"] <= 0:
+            raise ValueError("max_attempts must be > 0, got %d" % attrs["max_attempts"])
+        return tuple(make_op("SampleDistortedBoundingBoxV2", [size, boxes, cover], attrs, name=scope))
