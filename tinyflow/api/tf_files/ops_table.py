@@ -418,12 +418,11 @@ def _fused_batch_norm_grad(b, node):
 
 def _summary_node(b, op_type, inputs, **attrs):
     """A summary op of TF's GraphDef (its tag a string Const input 0) as tinyflow's (the tag an attr)."""
-    from tinyflow.api import summary
     tag = np.asarray(b.const(0), object).reshape(-1)
     if tag.size != 1:
         raise ValueError("tinyflow needs one tag (a scalar string Const), not %d" % tag.size)
     attrs["tag"] = tag[0].decode() if isinstance(tag[0], bytes) else str(tag[0])
-    return [summary.imported(op_type, b.name, inputs, attrs)]
+    return [_tf().summary.imported(op_type, b.name, inputs, attrs)]
 
 
 @converts("ScalarSummary")
@@ -461,8 +460,7 @@ def _range(b, node):
 
 @converts("MergeSummary")
 def _merge_summary(b, node):
-    from tinyflow.api import summary
-    return [summary.imported("MergeSummary", b.name, [b.x(i) for i in range(b.num_inputs)], {})]
+    return [_tf().summary.imported("MergeSummary", b.name, [b.x(i) for i in range(b.num_inputs)], {})]
 
 
 @converts("BroadcastTo")
