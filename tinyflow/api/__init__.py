@@ -72,7 +72,6 @@ LAZY_NAMES = {
     "print_graph": ("tinyflow.passes.visualize", "print_graph"),
     "to_dot": ("tinyflow.passes.visualize", "to_dot"),
     "make_template": ("tinyflow.api.template", "make_template"),
-    "Summary": ("tinyflow.api.summary", "Summary"),
     "numpy_function": ("tinyflow.ops.script_ops", "numpy_function"),
     "py_func": ("tinyflow.ops.script_ops", "py_func"),
     "import_graph_def": ("tinyflow.api.tf_files.graph_util", "import_graph_def"),
@@ -98,10 +97,11 @@ for _name in ("as_string", "decode_base64", "encode_base64", "reduce_join", "reg
 for _name in ("FixedLenFeature", "VarLenFeature", "decode_csv", "decode_raw", "parse_example",
               "parse_single_example"):
     LAZY_NAMES[_name] = ("tinyflow.ops.parsing_ops", _name)
-# tf.GraphDef, tf.NodeDef, ...: TF's protobuf messages
+# tf.GraphDef, tf.NodeDef, tf.Summary, ...: TF's protobuf messages (built on first use)
 for _name in ("GraphDef", "NodeDef", "MetaGraphDef", "AttrValue", "TensorProto", "TensorShapeProto", "Event",
-              "SaverDef"):
-    LAZY_NAMES[_name] = ("tinyflow.formats.protos", _name)
+              "SaverDef", "Summary", "SummaryMetadata", "SessionLog", "LogMessage", "HistogramProto", "NameAttrList",
+              "TensorInfo"):
+    LAZY_NAMES[_name] = ("tinyflow.formats.tf_protos", _name)
 del _name
 
 
@@ -111,22 +111,11 @@ def lazy(name):
         return importlib.import_module(LAZY_MODULES[name])
     if name in LAZY_NAMES:
         module, attr = LAZY_NAMES[name]
-        if module == "tinyflow.formats.protos":
-            return _message(attr)
         return getattr(importlib.import_module(module), attr)
     raise AttributeError("module 'tinyflow' has no attribute %r" % name)
 
 
 __getattr__ = lazy   # tinyflow.api.<name> too: the frontend's own modules read the namespace here
-
-
-def _message(name):
-    from tinyflow.formats import protos
-    where = {"GraphDef": protos.graph_pb2, "NodeDef": lambda: protos._tensorboard("node_def_pb2"),
-             "MetaGraphDef": protos.meta_graph_pb2, "AttrValue": protos.attr_value_pb2,
-             "TensorProto": protos.tensor_pb2, "TensorShapeProto": protos.tensor_shape_pb2,
-             "Event": protos.event_pb2, "SaverDef": protos.saver_pb2}
-    return getattr(where[name](), name)
 
 
 # What `from tinyflow.api import *` gives the package root: the tf. names above, not this module's
