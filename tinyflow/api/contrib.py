@@ -126,6 +126,10 @@ def __getattr__(name):
     if name == "tpu":
         from tinyflow.api import tpu
         return tpu.module(__name__ + ".tpu")
+    if name == "training":
+        from tinyflow.api import contrib_training
+        sys.modules[__name__ + ".training"] = contrib_training
+        return contrib_training
     if name == "cluster_resolver":
         from tinyflow.api import cluster_resolver
         sys.modules[__name__ + ".cluster_resolver"] = cluster_resolver
