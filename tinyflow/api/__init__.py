@@ -39,6 +39,7 @@ from tinyflow.ops.check_ops import *  # noqa: E402,F403 (tf.assert_equal, ...)
 from tinyflow.ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402 (also at tf.nn)
 from tinyflow.ops.sequence_ops import reverse_sequence  # noqa: E402
 from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)
+from tinyflow.ops import recompute_ops as _recompute_ops  # noqa: E402,F401 (the op tf.gradients(checkpoints=) makes)
 from tinyflow.passes.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians  # noqa: E402
 from tinyflow.runtime.session import ConfigProto, InteractiveSession, Session, get_default_session  # noqa: E402
 from tinyflow.runtime.eager.context import disable_eager_execution, executing_eagerly  # noqa: E402

@@ -113,7 +113,7 @@ def _forward(op, state):
     ins = [state.shapes.get(t, t.shape) for t in op.inputs]
     vals = [state.value(t) for t in op.inputs]
     try:
-        outs = opdef.shape(ins, op.attrs, vals)
+        outs = (opdef.infer_shape or opdef.shape)(ins, op.attrs, vals)
     except ValueError as e:  # ShapeError is a ValueError
         raise ValueError("Shape inference failed for '%s' (op: '%s') with input shapes: %s: %s" % (
             op.name, op.type, ", ".join(_shape_str(s) for s in ins), str(e).rstrip("."))) from None
