@@ -20,9 +20,8 @@ after. docs/recompute.md has the measurements.
 """
 import functools
 
-from tinyflow.graph.core import Tensor, constant_value, get_default_graph
+from tinyflow.graph.core import Tensor, get_default_graph
 from tinyflow.graph.registry import get_op_def, register_op
-from tinyflow.graph.shapes import as_shape
 from tinyflow.passes.recompute import RECOMPUTE_GRAD_KEY  # graph collection of tf.recompute_grad's block values
 
 
@@ -31,20 +30,16 @@ def _static_shapes(shapes, attrs, values):
 
 
 def _shapes(shapes, attrs, values):
-    """The segment's own shape rules on the shapes known for its inputs (shape inference with fed
-    shapes reaches through a Recompute op), merged with the forward values' static shapes."""
-    known = dict(zip(attrs["inputs"], shapes[1:]))
-    consts = dict(zip(attrs["inputs"], values[1:]))
-    for op in attrs["ops"]:
-        ins = [known.get(t, t.shape) for t in op.inputs]
-        vals = [consts[t] if consts.get(t) is not None else constant_value(t) for t in op.inputs]
-        try:
-            outs = get_op_def(op.type).shape(ins, op.attrs, vals)
-        except ValueError:   # (the static shapes then)
-            outs = [t.shape for t in op.outputs]
-        for t, s in zip(op.outputs, outs):
-            known[t] = as_shape(s).merge_with(t.shape) if as_shape(s).is_compatible_with(t.shape) else t.shape
-    return [known.get(t, s) for t, s in zip(attrs["outputs"], attrs["output_shapes"])]
+    """The segment's shapes for the shapes (and constant values) known for its inputs: shape inference
+    with fed shapes (passes/infer.py) reaches through a Recompute op."""
+    from tinyflow.passes.infer import infer_ops
+    inputs, outputs = attrs["inputs"], attrs["outputs"]
+    try:
+        found = infer_ops(attrs["ops"], dict(zip(inputs, shapes[1:])), dict(zip(inputs, values[1:])))
+    except ValueError:   # (the forward values' static shapes then)
+        return list(attrs["output_shapes"])
+    return [found[t].merge_with(s) if t in found and found[t].is_compatible_with(s) else s
+            for t, s in zip(outputs, attrs["output_shapes"])]
 
 
 def _dtypes(dtypes, attrs):

@@ -73,7 +73,7 @@ def _parse_shape(s, i=0):
     n = 1
     for d in m.group(2).replace("<=", "").split(","):
         n *= int(d) if d.strip() else 1
-    return n * _BYTES.get(m.group(1), 4), m.end()
+    return n * _BYTES.get(m.group(1), 1 if m.group(1).startswith("f8") else 4), m.end()
 
 
 def _split_call(s, i):
@@ -171,9 +171,9 @@ class HloPlan:
 def plan_hlo(text, planner=None, align=1):
     """The HloPlan of the entry computation of an optimized, scheduled HLO module (text); `planner` as
     for memory_pass.plan_memory; sizes are rounded up to `align` bytes."""
-    comps, entry = parse_module(text)
+    comps, entry = _read(parse_module, text)
     if entry is None:
-        raise ValueError("hlo_memory: no ENTRY computation in the HLO text")
+        raise HloReadError("hlo_memory: no ENTRY computation in the HLO text")
     head = re.search(r"input_output_alias=\{(.*?)\}\s*(,\s*\w+=|$)", text.split("\n", 1)[0])
     donated = {int(o): int(p) for o, p in re.findall(r"\{(\d+)\}: \((\d+), \{\}", head.group(1))} if head else {}
     return _plan(comps, entry, planner, align, donated)
@@ -201,6 +201,9 @@ def _walk(comps, body, align, last_use=None, outputs=()):
 
     for s, ins in enumerate(body):
         ops = [struct.get(o) for o in ins.operands]
+        if None in ops:
+            raise HloReadError("hlo_memory: %s reads %s before it is defined"
+                               % (ins.name, ins.operands[ops.index(None)]))
         if ins.opcode not in _ALIAS or ins.opcode == "while":
             for b in (b for x in ops if x is not None for b in _leaves(x)):
                 b.end = s
@@ -234,15 +237,28 @@ def _walk(comps, body, align, last_use=None, outputs=()):
     return bufs, struct, inplace
 
 
+class HloReadError(ValueError):
+    """HLO text this pass cannot read (an instruction or shape it does not know)."""
+
+
+def _read(fn, *args):
+    try:
+        return fn(*args)
+    except HloReadError:
+        raise
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as e:
+        raise HloReadError("hlo_memory: cannot read the HLO module (%s: %s)" % (type(e).__name__, e)) from None
+
+
 def _plan(comps, name, planner, align, donated=None):
     body = comps[name]
     root = next((i for i in body if i.root), body[-1] if body else None)
-    bufs, struct, _ = _walk(comps, body, align)
+    bufs, struct, _ = _read(_walk, comps, body, align)
     last_use = {}
     for b in bufs:
         last_use[b.names[0]] = max(b.end, last_use.get(b.names[0], -1))
     outputs = {b.names[0] for b in _leaves(struct[root.name])} if root is not None else set()
-    bufs, struct, inplace = _walk(comps, body, align, last_use, outputs)
+    bufs, struct, inplace = _read(_walk, comps, body, align, last_use, outputs)
     out = set(map(id, _leaves(struct[root.name]))) if root is not None else set()
     temps = [b for b in bufs if b.kind == "temp" and id(b) not in out]
     reused = _reuse_donated(temps, struct, body, root, donated, comps) if donated else []

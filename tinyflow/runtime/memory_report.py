@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -90,11 +91,11 @@ class MemoryReport:
                             len(self.fused.in_arguments)))
         if self.planners:
             temp = (self.xla or {}).get("temp_size_in_bytes")
-            lines.append("%-22s %12s %9s %12s %12s" % ("planner", "TF-op MiB", "verified", "fused MiB", "/ XLA temp"))
+            lines.append("%-28s %10s %9s %10s %11s" % ("planner", "TF-op MiB", "verified", "fused MiB", "/ XLA temp"))
             for label, plan, ok, fused in [("tinyflow (" + self.plan.strategy + ")", self.plan, self.verified,
                                             self.fused)] + self.planners:
                 ratio = "%.3f" % (fused.planned_bytes / temp) if fused is not None and temp else ""
-                lines.append("%-22s %12s %9s %12s %12s" % (label[:22], mib(plan.planned_bytes), ok,
+                lines.append("%-28s %10s %9s %10s %11s" % (label[:28], mib(plan.planned_bytes), ok,
                                                            mib(fused and fused.planned_bytes), ratio))
         if self.recompute_flops:
             lines.append("recompute: %d segments, %.4g extra GFLOPs (gradient checkpointing)"
@@ -233,7 +234,11 @@ def build_report(lowered, args, planner=None, verify="auto", xla=True, name="", 
     if lowered.program.segmented:   # segments: no one XLA program to report on
         xla = False
     fields, allocs, hlo = xla_memory(lowered, args, xla == "buffers", jitted) if xla else (None, None, None)
-    fused = hlo_memory.plan_hlo(hlo, planner) if hlo else None
+    try:
+        fused = hlo_memory.plan_hlo(hlo, planner) if hlo else None
+    except hlo_memory.HloReadError as e:   # a program this reader does not know: the other figures stand
+        fused, hlo = None, None
+        warnings.warn(str(e))
     if verify == "auto":
         verify = len(lowered.program.steps) <= VERIFY_MAX_OPS
     planners = memory_pass.PLANNERS if planners is None else planners
