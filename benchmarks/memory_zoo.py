@@ -5,6 +5,7 @@
     python benchmarks/memory_zoo.py --plot DIR          # also DIR/<model>.png (needs matplotlib)
     python benchmarks/memory_zoo.py --planner examples/passes/best_fit_planner.py   # a researcher's planner
     JAX_PLATFORMS=cuda python benchmarks/memory_zoo.py --quick       # the same table for the GPU
+    python benchmarks/memory_zoo.py --quick --platforms cpu,cuda     # one table per platform
 
 Models (one plain SGD training step each, float32, small batches): MLP (784-512-512-10), CNN (two 3x3
 convs, 28x28), ResNet-18-style (8 basic blocks with batch norm, 16-128 channels, 32x32), LSTM
@@ -22,6 +23,7 @@ tinyflow's prediction, XLA's temp of the step with those checkpoints and its rat
 import argparse
 import os
 import runpy
+import subprocess
 import sys
 import time
 
@@ -173,6 +175,7 @@ def measure(name, build, quick, recompute=True, plot_dir=None):
 def _plot(report, plot_dir, name):
     path = os.path.join(plot_dir, "".join(c if c.isalnum() else "_" for c in name).strip("_") + ".png")
     try:
+        report.name = name
         report.plot(path)
         print("  plot: %s" % path, file=sys.stderr)
     except ImportError as e:
@@ -223,7 +226,18 @@ def main(argv=None):
     ap.add_argument("--planner", metavar="FILE", action="append", default=[],
                     help="a Python file that registers a planner (tinyflow.memory.register_planner)")
     ap.add_argument("--models", help="comma-separated names (default: all)")
+    ap.add_argument("--platforms", help="comma-separated JAX platforms (cpu,cuda): one run and one table each")
     args = ap.parse_args(argv)
+    if args.platforms:    # each platform in a process of its own (JAX_PLATFORMS is read once, at start)
+        rest = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("--platforms=")]
+        if "--platforms" in rest:
+            del rest[rest.index("--platforms"):rest.index("--platforms") + 2]
+        for platform in args.platforms.split(","):
+            env = dict(os.environ, JAX_PLATFORMS=platform.strip())
+            code = subprocess.run([sys.executable, os.path.abspath(__file__)] + rest, env=env).returncode
+            if code:
+                print("\n### %s: the run failed (exit status %d)" % (platform, code))
+        return None
     for path in args.planner:
         runpy.run_path(path)
     if args.plot:

@@ -152,3 +152,24 @@ def test_unfed_placeholder_is_named():
 def test_tinyflow_memory_is_an_attribute():
     import tinyflow
     assert tinyflow.memory.plan_recompute is tm.plan_recompute
+
+
+def test_recomputed_segment_with_a_shape_computation_runs():
+    """A segment that computes a shape (tf.shape -> strided slice -> stack -> reshape) keeps it known while
+    the branch is traced, as the step's own static values are (the BERT-tiny zoo model's embeddings)."""
+    rng = np.random.RandomState(0)
+    x = tf.placeholder(tf.float32, [None, 4, 8])
+    w = tf.Variable(rng.randn(32, 32).astype(np.float32))
+    h = tf.tanh(tf.matmul(tf.reshape(tf.sin(x), [-1, 32]), w))
+    n = tf.shape(h)[0]     # between the variable and the loss
+    h = tf.reshape(tf.tanh(tf.reshape(h, [n, 4, 8]) * 2.0), [n, 32])
+    loss = tf.reduce_sum(tf.matmul(h, w))
+    plain = tf.gradients(loss, [w])[0]
+    checkpointed = tf.gradients(loss, [w], checkpoints=[])[0]
+    segments = [op for op in tf.get_default_graph().get_operations() if op.type == "Recompute"]
+    # (Shape itself is static, never recomputed: the slice and the stack of its value are)
+    assert any(op.type == "Pack" for r in segments for op in r.attrs["ops"])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        a, b = sess.run([plain, checkpointed], {x: rng.randn(3, 4, 8)})
+    np.testing.assert_allclose(a, b, rtol=1e-5)

@@ -49,9 +49,17 @@ def _dtypes(dtypes, attrs):
 def _run_segment(attrs, *values):
     """The segment's ops, in order, each by its own lowering rule (no graph copy: the op keeps the
     forward ops themselves in its attrs, as the gradient pass chose them)."""
+    import jax
     env = dict(zip(attrs["inputs"], values))
     for op in attrs["ops"]:
-        out = get_op_def(op.type).lower(op.attrs, *[env[t] for t in op.inputs])
+        opdef, args = get_op_def(op.type), [env[t] for t in op.inputs]
+        # as lower/program.py's static steps: a shape computation (Shape, or pure ops on values known
+        # while tracing) stays known inside the branch, where a Reshape needs its shape as a value
+        if opdef.static or not (opdef.stateful or any(isinstance(a, jax.core.Tracer) for a in args)):
+            with jax.ensure_compile_time_eval():
+                out = opdef.lower(op.attrs, *args)
+        else:
+            out = opdef.lower(op.attrs, *args)
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
         env.update(zip(op.outputs, outs))
     return tuple(env[t] for t in attrs["outputs"])
