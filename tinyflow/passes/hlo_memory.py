@@ -110,10 +110,6 @@ def _leaves(x):
     return [x] if not isinstance(x, list) else [b for e in x for b in _leaves(e)]
 
 
-def _bytes(shape):
-    return sum(_leaves(shape))
-
-
 def _called(ins):
     out = []
     for a, b in _CALLS.findall(ins.attrs):
@@ -145,10 +141,11 @@ def _inplace_operands(ins, comps):
         for o in i.operands:
             users.setdefault(o, []).append(i)
 
-    def elementwise(name):
-        return all(u.opcode in _ELEMENTWISE and u.shape == by_name[name].shape and elementwise(u.name)
-                   for u in users.get(name, []))
-    return [(k, False) for name, k in params.items() if elementwise(name)]
+    ok = {}     # instruction -> every path from it to the root is elementwise, shape kept (reverse order)
+    for i in reversed(body):
+        ok[i.name] = all(u.opcode in _ELEMENTWISE and u.shape == i.shape and ok.get(u.name, False)
+                         for u in users.get(i.name, []))
+    return [(k, False) for name, k in params.items() if ok[name]]
 
 
 class HloPlan:
