@@ -270,3 +270,34 @@ def test_python_m_tinyflow_memory_plot_and_planner(tmp_path, capsys, monkeypatch
 def test_unreadable_hlo_is_a_clear_error():
     with pytest.raises(hlo_memory.HloReadError, match="x reads nowhere before it is defined"):
         hlo_memory.plan_hlo("HloModule m\n\nENTRY %main () -> f32[] {\n  ROOT %x = f32[] add(%nowhere, %y)\n}\n")
+
+
+CALL = """HloModule c, is_scheduled=true
+
+%inner (x: f32[256]) -> f32[256] {
+  %x = f32[256]{0} parameter(0)
+  %e = f32[256]{0} exponential(%x)
+  %f = f32[256]{0} sine(%x)
+  ROOT %g = f32[256]{0} multiply(%e, %f)
+}
+
+ENTRY %main (a: f32[256]) -> f32[] {
+  %a = f32[256]{0} parameter(0)
+  %b = f32[256]{0} negate(%a)
+  %c = f32[256]{0} call(%b), to_apply=%inner
+  %d = f32[256]{0} cosine(%c)
+  ROOT %r = f32[] reduce(%d, %d), dimensions={0}, to_apply=%inner
+}
+"""
+
+
+def test_a_call_runs_inline_among_the_callers_buffers():
+    """(XLA GPU outlines runs of kernels into called computations, command buffers.) The callee's
+    instructions take the call's place in the schedule; its parameter is the caller's operand, its root is
+    the call's result."""
+    plan = hlo_memory.plan_hlo(CALL)
+    assert plan.steps == ["a", "b", "e", "f", "g", "d", "r"]
+    names = {b.values[0]: [str(v) for v in b.values] for b in plan.buffers}
+    # b dies at f (its last reader, inside the callee): f writes over it; g over e, d over g
+    assert names == {"b": ["b", "f"], "e": ["e", "g", "d"]}
+    assert plan.lower_bound_bytes == plan.planned_bytes == 2 * 1024

@@ -181,9 +181,10 @@ class _Buf:
 
 
 def _walk(comps, body, align, last_use=None, outputs=()):
-    """(buffers, {instruction: its buffers, nested like its shape}, inplace pairs) of one computation.
-    Without last_use nothing is shared (the pass that finds each value's last use)."""
-    bufs, struct, inplace = [], {}, []
+    """(buffers, {instruction: its buffers, nested like its shape}, inplace pairs, steps) of one
+    computation; steps: the instructions in run order, a `call`'s computation inlined. Without
+    last_use nothing is shared (the pass that finds each value's last use)."""
+    bufs, struct, inplace, steps = [], {}, [], []
 
     def new(size, step, what, kind="temp"):
         b = _Buf()
@@ -196,42 +197,58 @@ def _walk(comps, body, align, last_use=None, outputs=()):
             return [new(POINTER_BYTES * len(shape), step, what, kind)] + [define(s, step, what, kind) for s in shape]
         return new(shape, step, what, kind)
 
-    for s, ins in enumerate(body):
-        ops = [struct.get(o) for o in ins.operands]
-        if None in ops:
-            raise HloReadError("hlo_memory: %s reads %s before it is defined"
-                               % (ins.name, ins.operands[ops.index(None)]))
-        if ins.opcode not in _ALIAS or ins.opcode == "while":
-            for b in (b for x in ops if x is not None for b in _leaves(x)):
-                b.end = s
-        if ins.opcode in ("parameter", "constant"):
-            struct[ins.name] = define(ins.shape, s, ins.name, "argument" if ins.opcode == "parameter" else "constant")
-        elif ins.opcode == "get-tuple-element":
-            struct[ins.name] = ops[0][1 + int(re.search(r"index=(\d+)", ins.attrs).group(1))]
-        elif ins.opcode == "tuple":
-            struct[ins.name] = [new(POINTER_BYTES * len(ops), s, ins.name)] + ops
-        elif ins.opcode in _ALIAS:            # bitcast, while, opt-barrier, ...: the operand's buffers
-            struct[ins.name] = ops[0]
-        else:
-            shared = None
-            for k, always in (_inplace_operands(ins, comps) if last_use and ins.name not in outputs else ()):
-                x = ops[k] if k < len(ops) else None
-                if (isinstance(x, _Buf) and x.kind == "temp" and not isinstance(ins.shape, list)
-                        and x.size == -(-ins.shape // align) * align and (always or last_use[x.names[-1]] == s)
-                        and ins.operands.count(ins.operands[k]) == 1):
-                    shared = x
-                    break
-            if shared is not None:
-                shared.names.append(ins.name)
-                inplace.append((ins.name, ins.operands[k]))
-                struct[ins.name] = shared
+    def shared_operand(ins, ops, s):
+        """The operand buffer `ins` may write its result into, and that operand's index."""
+        for k, always in (_inplace_operands(ins, comps) if last_use and ins.name not in outputs else ()):
+            x = ops[k] if k < len(ops) else None
+            if (isinstance(x, _Buf) and x.kind == "temp" and not isinstance(ins.shape, list)
+                    and x.size == -(-ins.shape // align) * align and (always or last_use[x.names[-1]] == s)
+                    and ins.operands.count(ins.operands[k]) == 1):
+                return x, k
+        return None, None
+
+    def run(instrs, params=None):
+        for ins in instrs:
+            ops = [struct.get(o) for o in ins.operands]
+            if None in ops:
+                raise HloReadError("hlo_memory: %s reads %s before it is defined"
+                                   % (ins.name, ins.operands[ops.index(None)]))
+            if ins.opcode == "parameter" and params is not None:   # a called computation's: the caller's
+                struct[ins.name] = params[int(ins.args)]
+                continue
+            callee = comps.get(_called(ins)[0]) if ins.opcode == "call" and _called(ins) else None
+            if callee:             # runs in place of the call: its buffers among the caller's
+                run(callee, ops)
+                struct[ins.name] = struct[next((i for i in callee if i.root), callee[-1]).name]
+                continue
+            s = len(steps)
+            steps.append(ins.name)
+            if ins.opcode not in _ALIAS or ins.opcode == "while":
+                for b in (b for x in ops for b in _leaves(x)):
+                    b.end = s
+            if ins.opcode in ("parameter", "constant"):
+                kind = "argument" if ins.opcode == "parameter" else "constant"
+                struct[ins.name] = define(ins.shape, s, ins.name, kind)
+            elif ins.opcode == "get-tuple-element":
+                struct[ins.name] = ops[0][1 + int(re.search(r"index=(\d+)", ins.attrs).group(1))]
+            elif ins.opcode == "tuple":
+                struct[ins.name] = [new(POINTER_BYTES * len(ops), s, ins.name)] + ops
+            elif ins.opcode in _ALIAS:            # bitcast, while, opt-barrier, ...: the operand's buffers
+                struct[ins.name] = ops[0]
             else:
-                struct[ins.name] = define(ins.shape, s, ins.name, "temp")
-        scratch = max([_plan(comps, c, None, align).planned_bytes for c in _called(ins)
-                       if ins.opcode in ("while", "conditional", "call") and c in comps], default=0)
-        if scratch:
-            new(scratch, s, ins.name + " (called computations)")
-    return bufs, struct, inplace
+                x, k = shared_operand(ins, ops, s)
+                if x is not None:
+                    x.names.append(ins.name)
+                    inplace.append((ins.name, ins.operands[k]))
+                    struct[ins.name] = x
+                else:
+                    struct[ins.name] = define(ins.shape, s, ins.name, "temp")
+            scratch = max([_plan(comps, c, None, align).planned_bytes for c in _called(ins)
+                           if ins.opcode in ("while", "conditional") and c in comps], default=0)
+            if scratch:
+                new(scratch, s, ins.name + " (called computations)")
+    run(body)
+    return bufs, struct, inplace, steps
 
 
 class HloReadError(ValueError):
@@ -250,12 +267,12 @@ def _read(fn, *args):
 def _plan(comps, name, planner, align, donated=None):
     body = comps[name]
     root = next((i for i in body if i.root), body[-1] if body else None)
-    bufs, struct, _ = _read(_walk, comps, body, align)
+    bufs, struct, _, _ = _read(_walk, comps, body, align)
     last_use = {}
     for b in bufs:
         last_use[b.names[0]] = max(b.end, last_use.get(b.names[0], -1))
     outputs = {b.names[0] for b in _leaves(struct[root.name])} if root is not None else set()
-    bufs, struct, inplace = _read(_walk, comps, body, align, last_use, outputs)
+    bufs, struct, inplace, steps = _read(_walk, comps, body, align, last_use, outputs)
     out = set(map(id, _leaves(struct[root.name]))) if root is not None else set()
     temps = [b for b in bufs if b.kind == "temp" and id(b) not in out]
     reused = _reuse_donated(temps, struct, body, root, donated, comps) if donated else []
@@ -263,9 +280,9 @@ def _plan(comps, name, planner, align, donated=None):
     args = sum(b.size for b in bufs if b.kind == "argument")
     outputs = sum(b.size for b in bufs if id(b) in out and b.kind == "temp")
     buffers = [memory_pass.Buffer(i, b.size, b.start, b.end, [_Name(n) for n in b.names]) for i, b in enumerate(temps)]
-    timeline = [int(x) for x in memory_pass.live_bytes(buffers, len(body))]
+    timeline = [int(x) for x in memory_pass.live_bytes(buffers, len(steps))]
     arena, strategy = memory_pass.place(buffers, planner, max(timeline, default=0))
-    plan = HloPlan([i.name for i in body], buffers, timeline, arena, strategy, args, outputs, inplace)
+    plan = HloPlan(steps, buffers, timeline, arena, strategy, args, outputs, inplace)
     plan.in_arguments = [(b.names[0], b.size) for b in reused]
     return plan
 

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 import warnings
 
+import jax
 import numpy as np
 
 from tinyflow.lower import reference
@@ -219,6 +220,10 @@ def xla_memory(lowered, args, buffers=False, jitted=None):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+# Bytes each buffer of XLA's program is rounded up to when tinyflow plans it: XLA GPU aligns its
+# buffers to 256 bytes (kXlaAllocatedBufferAlignBytes); on the CPU the plans match without padding.
+HLO_ALIGN = {"gpu": 256, "cuda": 256, "rocm": 256}
+
 # Verification compiles one function returning every value (about the step's own compile, with XLA's
 # slow optimizations off) and holds them all at once: on by default up to this many ops.
 VERIFY_MAX_OPS = 2000
@@ -234,8 +239,9 @@ def build_report(lowered, args, planner=None, verify="auto", xla=True, name="", 
     if lowered.program.segmented:   # segments: no one XLA program to report on
         xla = False
     fields, allocs, hlo = xla_memory(lowered, args, xla == "buffers", jitted) if xla else (None, None, None)
+    align = HLO_ALIGN.get(jax.default_backend(), 1)
     try:
-        fused = hlo_memory.plan_hlo(hlo, planner) if hlo else None
+        fused = hlo_memory.plan_hlo(hlo, planner, align) if hlo else None
     except hlo_memory.HloReadError as e:   # a program this reader does not know: the other figures stand
         fused, hlo = None, None
         warnings.warn(str(e))
@@ -250,7 +256,7 @@ def build_report(lowered, args, planner=None, verify="auto", xla=True, name="", 
     for label in planners:
         mine = plan_for(lowered, args, label)
         rows.append((label, mine, reference.verify(lowered, mine, args, **check) if verify else None,
-                     hlo_memory.plan_hlo(hlo, label) if hlo else None))
+                     hlo_memory.plan_hlo(hlo, label, align) if hlo else None))
     report = MemoryReport(plan, fields, allocs, verified, name, fused, rows)
     report.recompute_flops = recompute_flops(lowered, args)
     return report
