@@ -41,7 +41,9 @@ from tinyflow.ops.sequence_ops import reverse_sequence  # noqa: E402
 from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)
 from tinyflow.ops import recompute_ops as _recompute_ops  # noqa: E402,F401 (the op tf.gradients(checkpoints=) makes)
 from tinyflow.passes.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians  # noqa: E402
-from tinyflow.runtime.session import ConfigProto, InteractiveSession, Session, get_default_session  # noqa: E402
+from tinyflow.runtime.config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,  # noqa: E402
+                                     RunOptions)
+from tinyflow.runtime.session import InteractiveSession, Session, get_default_session  # noqa: E402
 from tinyflow.runtime.eager.context import disable_eager_execution, executing_eagerly  # noqa: E402
 from tinyflow.api.tinyflow_api import *  # noqa: E402,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
 from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ... TF1's other names)
@@ -60,7 +62,8 @@ LAZY_MODULES = {
     "gfile": "tinyflow.api.gfile", "io": "tinyflow.api.io", "logging": "tinyflow.api.logging",
     "metrics": "tinyflow.api.metrics", "summary": "tinyflow.api.summary", "sparse": "tinyflow.api.sparse",
     "strings": "tinyflow.api.strings", "compat": "tinyflow.api.compat", "feature_column": "tinyflow.api.feature_column",
-    "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util"}
+    "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util",
+    "test": "tinyflow.api.test"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
@@ -74,6 +77,7 @@ LAZY_NAMES = {
     "py_func": ("tinyflow.ops.script_ops", "py_func"),
     "import_graph_def": ("tinyflow.api.tf_files.graph_util", "import_graph_def"),
     "recompute_grad": ("tinyflow.ops.recompute_ops", "recompute_grad"),
+    "random_crop": ("tinyflow.api.image_adjust", "random_crop"),
     "start_queue_runners": ("tinyflow.api.train.queue_runner", "start_queue_runners"),
     "GradientTape": ("tinyflow.api.eager", "GradientTape"),
     "custom_gradient": ("tinyflow.api.eager", "custom_gradient"),

@@ -25,18 +25,8 @@ from tinyflow.graph.core import (Operation, Tensor, _default_sessions, get_defau
 from tinyflow.graph.registry import get_op_def
 from tinyflow.lower import jax_backend, pipeline
 from tinyflow.runtime import compile_cache
+from tinyflow.runtime.config import ConfigProto
 from tinyflow.runtime import fetches as fetch_util
-
-
-class ConfigProto:
-    """The parts of TF's ConfigProto tinyflow reads: device_count ({'GPU': 0} forces the CPU)."""
-
-    def __init__(self, device_count=None, allow_soft_placement=True, log_device_placement=False, **kwargs):
-        self.device_count = dict(device_count or {})
-        self.allow_soft_placement = allow_soft_placement
-        self.log_device_placement = log_device_placement
-        self.gpu_options = kwargs.get("gpu_options")
-        self.extra = kwargs
 
 
 def _pick_device(config):
