@@ -2,6 +2,7 @@
 (memory_pass.register_planner): hand-written HLO modules whose plans are worked out by hand, and XLA's own
 executables, whose temp bytes the fused plan must reach."""
 import importlib.util
+import os
 import sys
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 import tinyflow as tf
 from tinyflow.passes import hlo_memory
 from tinyflow.passes import memory as memory_pass
+from paths import ROOT  # the repository
 
 # f32[256] is 1 KiB; the schedule is the text's order
 CHAIN = """HloModule m, is_scheduled=true
@@ -228,7 +230,8 @@ def test_planner_interface_errors(monkeypatch):
 
 
 def test_example_best_fit_planner_beats_nothing_worse_than_naive():
-    spec = importlib.util.spec_from_file_location("best_fit_planner", "examples/passes/best_fit_planner.py")
+    spec = importlib.util.spec_from_file_location("best_fit_planner",
+                                                  os.path.join(ROOT, "examples", "passes", "best_fit_planner.py"))
     mod = importlib.util.module_from_spec(spec)
     saved = dict(memory_pass.PLANNERS)
     try:
