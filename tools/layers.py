@@ -29,7 +29,8 @@ API_ORDER = [
     ("input", ["data"]),
     ("eager", ["eager"]),
     ("models", ["metrics", "metrics_curves", "feature_column", "estimator", "tf_names", "contrib",
-                "contrib_batch_norm", "contrib_layers_more", "contrib_learn", "tpu", "contrib_training", "contrib_layers_extra"]),
+                "contrib_batch_norm", "contrib_layers_more", "contrib_learn", "tpu", "contrib_training",
+                "contrib_layers_extra"]),
 ]
 API_RANK = {name: i for i, (_, names) in enumerate(API_ORDER) for name in names}
 
