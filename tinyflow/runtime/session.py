@@ -24,7 +24,7 @@ from tinyflow.graph import errors
 from tinyflow.graph.core import (Operation, Tensor, _default_sessions, get_default_graph, get_default_session)  # noqa: F401
 from tinyflow.graph.registry import get_op_def
 from tinyflow.lower import jax_backend, pipeline
-from tinyflow.runtime import compile_cache
+from tinyflow.runtime import compile_cache, executables
 from tinyflow.runtime import fetches as fetch_util
 
 
@@ -94,6 +94,10 @@ class FetchPlan:
 
 def _cache_size():
     return pipeline.env_int("TINYFLOW_CACHE_SIZE", 128)
+
+
+def _shape_cache_size():
+    return pipeline.env_int("TINYFLOW_SHAPE_CACHE_SIZE", 8)
 
 
 _ODict = collections.OrderedDict
@@ -274,27 +278,49 @@ class Session:
         """The jitted call (Lowered.jitted: flat arguments, (*finals, *fetches) back); the new variable
         values are ready (the step finished) when it returns. A failure after dispatch raises TF's
         error for it, every variable as it was."""
-        outs = ()
+        outs, donates, waits = (), low.donate, low.waits
         try:
             if self._placement is not None:
                 outs = self._placement.jitted(low)(*args)
-            elif self._device is not None:
-                with jax.default_device(self._device):
-                    outs = low.jitted(*args)
-            else:
+            elif low.program.segmented:
                 outs = low.jitted(*args)
-            if low.updated and low.waits:   # (not a donating step on the CPU: see pipeline.py)
+            else:   # one program per shape of the feeds (runtime/executables.py): it says whether it donates
+                if self._device is not None:
+                    with jax.default_device(self._device):
+                        outs, donates, waits = self._executable_call(low, args)
+                else:
+                    outs, donates, waits = self._executable_call(low, args)
+            if low.updated and waits:   # (not a donating step on the CPU: see executables.py)
                 jax.block_until_ready(outs[:len(low.updated)])
             return outs
         except errors.OpError:
             raise
         except KeyboardInterrupt:
-            if low.donate:   # Ctrl-C while waiting: the old buffers are gone; the step runs on, its results stand
+            if donates:   # Ctrl-C while waiting: the old buffers are gone; the step runs on, its results stand
                 for v, val in zip(low.updated, outs):
                     self._values[v] = val
             raise
         except Exception as e:
             raise self._dispatch_error(low, args[:len(low.rw_vars)], e) from e
+
+    def _executable_call(self, low, args):
+        """Calls the program (runtime/executables.py) of this fetch set for the shapes of these feeds,
+        compiled and checked against the memory there is for a new shape: (outs, donates, waits)."""
+        table = self._table(low)
+        key = tuple([a.shape for a in args[len(low.rw_vars) + len(low.ro_vars):]])
+        entry = table.get(key, args)
+        try:
+            return entry.call(*args), entry.donates, entry.waits
+        except TypeError:   # a variable changed shape (validate_shape=False): compiled again (nothing ran)
+            table.forget(key)
+            entry = table.get(key, args)
+            return entry.call(*args), entry.donates, entry.waits
+
+    def _table(self, low):
+        table = low.__dict__.get("executables")
+        if table is None:
+            table = low.executables = executables.Executables(low, _shape_cache_size(), self._platform())
+        return table
 
     def _dispatch_error(self, low, rw, e):
         from tinyflow.ops import script_ops
@@ -315,13 +341,16 @@ class Session:
         lock or any variable (nothing to keep consistent), one closure over what it needs. Why: on a
         tiny graph Session.run's own Python is most of the cost of a call."""
         low, specs, rebuild, kinds, single = plan.lowered, plan.feed_specs, plan.rebuild, plan.kinds, plan.single
-        jitted, array, checked_feeds = low.jitted, np.array, _checked_feeds
+        array, checked_feeds = np.array, _checked_feeds
         dispatch_error = self._dispatch_error
+        table = None if low.program.segmented else self._table(low)
+        jitted = low.jitted
 
         def call(feed_dict):
             feeds = checked_feeds(feed_dict.values(), specs)
-            try:
-                outs = jitted(*feeds)
+            try:   # one program per shape of the feeds (runtime/executables.py)
+                fn = jitted if table is None else table.get(tuple([f.shape for f in feeds]), feeds).call
+                outs = fn(*feeds)
             except errors.OpError:
                 raise
             except Exception as e:
