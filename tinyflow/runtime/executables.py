@@ -50,7 +50,7 @@ def out_of_memory(low, what):
 
 class Entry:
     """One shape's program: `call(*flat args)`, whether it donates, and whether the Session waits."""
-    __slots__ = ("call", "donates", "waits", "need")
+    __slots__ = ("call", "donates", "waits", "need", "__weakref__")
 
     def __init__(self, call, donates, waits, need):
         self.call, self.donates, self.waits, self.need = call, donates, waits, need

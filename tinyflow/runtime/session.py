@@ -5,7 +5,8 @@ FetchPlan), the feed conversions and shape checks, the jitted call, the numpy re
 else (resolving names, the compile pipeline of lower/pipeline.py) happens once per fetch set.
 
 State is never lost: a step's new variable values are stored only once the step has finished (a
-step donating its buffers on the CPU, where nothing can fail after dispatch, stores them at once);
+step donating its buffers on the CPU stores them at once: it donates only when XLA's memory
+analysis says it fits well in the free memory, runtime/executables.py);
 a step that fails after dispatch (a py_func raising, out of memory, Ctrl-C) leaves every variable
 as it was. Runs from several threads are safe: a lock covers reading the variables, dispatch and
 storing the new values, so runs that write variables are serialized and lose no update. A fetch
@@ -127,7 +128,9 @@ class Session:
 
     tinyflow's own settings: `executable_cache_size` (fetch sets kept compiled, least recently used
     first out; default 128 or $TINYFLOW_CACHE_SIZE), `donate` ("auto", "always" or "never": whether a
-    step updates its variables in place, see pipeline.DONATE)."""
+    step updates its variables in place, see pipeline.DONATE). Memory budget: each fetch set keeps
+    the programs of at most $TINYFLOW_SHAPE_CACHE_SIZE (8) shapes of its feeds, least recently used
+    first out (runtime/executables.py); close() frees them all."""
 
     def __init__(self, target="", graph=None, config=None, device=None):
         # config: a ConfigProto, or TinyFlow's "cpu" / "gpu" / "gpu fusion"; device= is TinyFlow's keyword
