@@ -9,6 +9,7 @@ checkpoint the `checkpoint` state file names complete and restorable:
 
 `fault_point(name, path)` marks the steps; tests set `_fault_hook` to kill the process there.
 """
+import errno
 import glob
 import os
 import re
@@ -72,18 +73,37 @@ def atomic_write(path, data):
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".%s.%s." % (os.path.basename(path), owner()), suffix=_TMP_SUFFIX, dir=folder)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())   # TF's mode (mkstemp's is 0600)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
         fault_point("temp_written", path)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+            from tinyflow.graph import errors
+            raise errors.ResourceExhaustedError(None, None, "%s; %s: writing %d bytes failed, nothing of it was "
+                                                "kept" % (path, e.strerror, len(data))) from e
         raise
     _fsync_dir(folder)
     fault_point("renamed", path)
+
+
+def _umask():
+    """The process's umask, read without changing it (Linux); else set and restored at once."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 # ".<name><ext>.<host>-<pid>.<mkstemp's random part>.tmp" where <ext> is one of a checkpoint's own

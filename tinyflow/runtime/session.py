@@ -195,8 +195,7 @@ class Session:
     # ---- run -----------------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs the ops and evaluates the tensors in `fetches`, with `feed_dict` substituted."""
-        if self._closed:
-            raise RuntimeError("Attempted to use a closed Session.")
+        self._check_open()
         feed_dict = feed_dict or {}
         if self._graph._host_stage:  # string and queue ops run on the host around the jitted step
             from tinyflow.runtime import host_stage
@@ -526,6 +525,7 @@ class Session:
         """[numpy value] of `var_ops`, all from one moment (no step of another thread stores between
         two of them): what a Saver writes. FailedPreconditionError for an uninitialized one."""
         fetch = np.array if self._placement is None else self._placement.fetch
+        self._check_open()
         with self._lock:   # copied out under the lock: the next step may donate these buffers
             arrays = [self._values.get(v) for v in var_ops]
             for v, a in zip(var_ops, arrays):
@@ -534,7 +534,13 @@ class Session:
                                                          % v.name)
             return [fetch(a) for a in arrays]
 
+    def _check_open(self):
+        """TF's error for a closed Session (Variable.load, Saver.save and restore after close())."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+
     def _set_variable(self, var_op, value):
+        self._check_open()
         a = np.asarray(value, var_op.attrs["dtype"].np)
         if self._placement is not None:
             a = self._placement.put_variable(a)
@@ -609,7 +615,9 @@ def _convert_feed(value, tensor, np_dtype, dims):
     else:
         try:
             a = np.asarray(value)
-            if a.dtype.kind in "USO" and np_dtype.kind not in "USO":
+            if a.dtype.kind == "O" and np_dtype.kind not in "USO":   # None, a dict, 2**70: numpy's own error
+                a = np.asarray(value, dtype=np_dtype)                # (TF's: TypeError, OverflowError)
+            if a.dtype.kind in "US" and np_dtype.kind not in "USO":
                 raise ValueError("could not convert string to %s: %s" % (np_dtype.name, _short(value)))
             if a.dtype.kind in "iu" and np_dtype.kind in "iu" and not isinstance(value, (np.ndarray, np.generic)):
                 _check_python_ints(a, value, np_dtype)
@@ -617,13 +625,15 @@ def _convert_feed(value, tensor, np_dtype, dims):
         except (TypeError, ValueError, OverflowError) as e:
             if isinstance(e, TypeError) and str(e).startswith("Type of feed value"):
                 raise
-            raise ValueError("Cannot feed value %s for Tensor %r: %s" % (_short(value), tensor.name, e)) from None
+            raise (ValueError if isinstance(e, ValueError) else type(e))(
+                "Cannot feed value %s (of type %s) for Tensor %r: %s" % (_short(value), type(value).__name__,
+                                                                         tensor.name, e)) from None
     if dims is not None and a.shape != dims:
         shape = a.shape
         if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
             raise ValueError("Cannot feed value of shape %r for Tensor %r, which has shape %r"
-                             % (shape, tensor.name, "(%s)" % ", ".join("?" if d is None else str(d) for d in dims)
-                                + ("," if len(dims) == 1 else "")))
+                             % (shape, tensor.name, "(%s%s)" % (", ".join("?" if d is None else str(d) for d in dims),
+                                                                 "," if len(dims) == 1 else "")))
     return a
 
 
