@@ -22,6 +22,7 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 # The namespace itself (api/__init__.py) may name every api module (it loads them lazily).
 API_ORDER = [
     ("basics", ["aliases", "tinyflow_api", "app", "logging", "gfile", "compat", "template", "dtypes", "sparse",
+                "image_adjust", "test",
                 "strings", "debugging", "linalg", "math", "image", "distribute", "examples"]),
     ("nn", ["nn", "losses", "layers", "layers_conv", "rnn", "rnn_cell", "seq2seq"]),
     ("files", ["tf_files", "train", "summary", "graph_util", "io"]),

@@ -45,7 +45,7 @@ def test_two_processes_saving_into_one_folder(tmp_path, fmt):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for w in (0, 1)]
     outs = []
     for p in procs:
-        out, err = p.communicate(timeout=240)
+        out, err = p.communicate(timeout=400)
         assert p.returncode == 0, err[-3000:]
         outs.append(json.loads(out.strip().splitlines()[-1]))
     for w, out in enumerate(outs):
