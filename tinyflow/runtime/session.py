@@ -88,6 +88,10 @@ def _cache_size():
     return pipeline.env_int("TINYFLOW_CACHE_SIZE", 128)
 
 
+# What a collective says when a process of the job is gone (gloo on the CPU, the coordination service)
+_PEER_LOST = ("Gloo", "Connection reset by peer", "Connection closed by peer", "heartbeat", "UNAVAILABLE")
+
+
 def _shape_cache_size():
     return pipeline.env_int("TINYFLOW_SHAPE_CACHE_SIZE", 8)
 
@@ -324,6 +328,10 @@ class Session:
         msg = str(e) + ("\n\tVariables lost with their donated buffers: %s" % ", ".join(lost) if lost else "")
         if "RESOURCE_EXHAUSTED" in msg or "Out of memory" in msg or "out of memory" in msg:
             return errors.ResourceExhaustedError(None, None, msg)
+        if self._placement is not None and any(m in msg for m in _PEER_LOST):
+            return errors.UnavailableError(None, None, "tinyflow: process %d of the data-parallel job could not "
+                                           "finish the step: another process failed or died (%s)"
+                                           % (jax.process_index(), msg))
         if isinstance(e, jax.errors.JaxRuntimeError):
             return errors.UnknownError(None, None, msg)
         return e
