@@ -10,6 +10,7 @@ as it was (on the CPU too: Linux refuses an allocation larger than the machine, 
 """
 import collections
 import threading
+import warnings
 
 import jax
 
@@ -100,7 +101,9 @@ class Executables:
             return flat(*a)
         try:
             jitted = jax.jit(step, donate_argnums=tuple(range(len(self.low.rw_vars))) if donate else ())
-            compiled = jitted.lower(*args).compile()
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "Some donated buffers were not usable")   # harmless
+                compiled = jitted.lower(*args).compile()
         except MemoryError as e:
             raise out_of_memory(self.low, "out of memory while compiling it (%s)" % e) from e
         except jax.errors.JaxRuntimeError as e:
