@@ -64,7 +64,7 @@ LAZY_MODULES = {
     "strings": "tinyflow.api.strings", "compat": "tinyflow.api.compat", "feature_column": "tinyflow.api.feature_column",
     "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util",
     "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu",
-    "nest": "tinyflow.api.nest"}
+    "nest": "tinyflow.api.nest", "bitwise": "tinyflow.ops.bitwise_ops"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
