@@ -202,8 +202,8 @@ def _image_value(session, op, values):
 
 def _merge_value(session, op, values):
     merged = []
-    for data in values:
-        merged.extend(Summary.FromString(data).value)
+    for data in values:  # bytes, or a 0-d array of bytes when the host stage computed it
+        merged.extend(Summary.FromString(data.item() if isinstance(data, np.ndarray) else data).value)
     return [Summary(merged).SerializeToString()]
 
 

@@ -427,3 +427,37 @@ def _scalar_summary(b, node):
 def _broadcast_to(b, node):
     shape = b.const(1, required=False)
     return [_tf().broadcast_to(b.x(0), shape.tolist() if shape is not None else b.x(1), name=b.name)]
+
+
+# ---- what tf.summary and TF's losses put in training graphs ----------------------------------------
+def _tag(b):
+    tag = np.asarray(b.const(0)).reshape(-1)
+    if tag.size != 1:
+        raise ValueError("tinyflow imports summaries with one tag, this one has %d" % tag.size)
+    return tag[0].decode("utf-8", "replace") if isinstance(tag[0], bytes) else str(tag[0])
+
+
+@converts("ScalarSummary", "HistogramSummary")
+def _summary(b, node):
+    from ..ops.base import make_op
+    from .. import summary  # noqa: F401 (registers the summary ops)
+    return [make_op(node.op, [b.x(1)], {"tag": _tag(b)}, name=b.name)]
+
+
+@converts("MergeSummary")
+def _merge_summary(b, node):
+    from ..ops.base import make_op
+    from .. import summary  # noqa: F401
+    return [make_op("MergeSummary", [b.x(i) for i in range(b.num_inputs)], {}, name=b.name)]
+
+
+@converts("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_xent(b, node):
+    from ..ops.base import make_op
+    return list(make_op("SparseSoftmaxCrossEntropyWithLogits", [b.x(0), b.x(1)], name=b.name))
+
+
+@converts("PreventGradient")
+def _prevent_gradient(b, node):
+    from .tf_ops import prevent_gradient
+    return [prevent_gradient(b.x(0), b.attr("message", ""), name=b.name)]
