@@ -461,3 +461,52 @@ def _sparse_xent(b, node):
 def _prevent_gradient(b, node):
     from .tf_ops import prevent_gradient
     return [prevent_gradient(b.x(0), b.attr("message", ""), name=b.name)]
+
+
+# ---- TF1 control flow: frames become tf.while_loop / tf.cond (import_loops.py), never single nodes ---
+def _structural(b, node):
+    raise ValueError("a %s node must be part of a while loop or tf.cond frame" % node.op)
+
+
+for _t in ("Enter", "Exit", "NextIteration", "LoopCond", "Switch", "Merge"):
+    CONVERTERS[_t] = _structural
+
+
+def _tensor_arrays():
+    from . import tensor_arrays
+    return tensor_arrays
+
+
+for _t, _f in (("TensorArrayV3", "new"), ("TensorArrayReadV3", "read"), ("TensorArrayWriteV3", "write"),
+               ("TensorArrayScatterV3", "scatter"), ("TensorArrayGatherV3", "gather"),
+               ("TensorArraySizeV3", "size"), ("TensorArrayCloseV3", "close")):
+    CONVERTERS[_t] = (lambda f: lambda b, node: getattr(_tensor_arrays(), f)(b, node))(_f)
+
+
+@converts("Range")
+def _range(b, node):
+    vals = [b.const(i, required=False) for i in range(3)]
+    args = [v.item() if v is not None else b.x(i) for i, v in enumerate(vals)]
+    return [_tf().range(args[0], args[1], args[2], dtype=b.attr("Tidx", None), name=b.name)]
+
+
+@converts("Split")
+def _split(b, node):
+    return list(_tf().split(b.x(1), b.attr("num_split"), axis=int(b.const(0)), name=b.name))
+
+
+@converts("SplitV")
+def _split_v(b, node):
+    return list(_tf().split(b.x(0), [int(s) for s in b.const(1)], axis=int(b.const(2)), name=b.name))
+
+
+@converts("Assert")
+def _assert(b, node):
+    data = []
+    for i in range(1, b.num_inputs):
+        c = b.const(i, required=False)
+        if c is not None and np.asarray(c).dtype.kind in "SOU":  # TF's message pieces: kept as text
+            data.append(b"".join(np.asarray(c).reshape(-1)[:1]).decode("utf-8", "replace"))
+        else:
+            data.append(b.x(i))
+    return [_tf().Assert(b.x(0), data, summarize=b.attr("summarize", 3), name=b.name)]

@@ -1,0 +1,151 @@
+"""The catalogue of tests/fixtures/tf_graphs (TF 1.15 wrote it): frozen tf.cond, while_loop and
+dynamic_rnn graphs import as tinyflow's own If/While ops and give TF's numbers; the MNIST-style
+training .meta files resume with TF's losses for four optimizers; bad frames get errors naming a node."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import tinyflow as tf
+from paths import TESTS
+
+pytest.importorskip("tensorboard")
+from tinyflow.tf_files.graph_util import read_graph_def  # noqa: E402
+
+FIX = os.path.join(TESTS, "fixtures", "tf_graphs")
+with open(os.path.join(FIX, "expected.json")) as _f:
+    WANT = json.load(_f)
+
+
+def _import(name):
+    gd = read_graph_def(os.path.join(FIX, name + ".pb"))
+    tf.import_graph_def(gd, name="")
+    types = {op.type for op in tf.get_default_graph().get_operations()}
+    assert not types & {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"}
+    return gd, types
+
+
+def test_frozen_cond_batch_norm_and_dropout():
+    gd, types = _import("cond_bn")
+    assert {"Switch", "Merge"} <= {n.op for n in gd.node}
+    assert "StatelessIf" in types or "If" in types  # tinyflow's own cond: still one jitted function
+    x = np.array(WANT["cond_bn"]["x"], np.float32)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run("out/BiasAdd:0", {"x:0": x}), WANT["cond_bn"]["out_infer"],
+                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(sess.run("bn_relu:0", {"x:0": x, "is_training:0": True}),
+                                   WANT["cond_bn"]["relu_train"], rtol=1e-5, atol=1e-6)
+
+
+def test_frozen_while_loop():
+    _, types = _import("while")
+    assert types & {"While", "StatelessWhile"}
+    want = WANT["while"]
+    with tf.Session() as sess:
+        for n, (x, acc) in want["runs"].items():
+            got = sess.run(["x_out:0", "acc_out:0"], {"n:0": int(n), "x0:0": want["x0"]})
+            np.testing.assert_allclose(got[0], x, rtol=1e-6)
+            np.testing.assert_allclose(got[1], acc, rtol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_frozen_dynamic_rnn(kind):
+    gd, types = _import(kind)
+    assert {"TensorArrayV3", "TensorArrayScatterV3", "TensorArrayReadV3", "TensorArrayWriteV3",
+            "TensorArrayGatherV3", "Enter", "LoopCond"} <= {n.op for n in gd.node}
+    assert types & {"While", "StatelessWhile"}
+    want = WANT[kind]
+    feed = {"x:0": np.array(want["x"], np.float32)}
+    if kind == "lstm":
+        feed["lens:0"] = np.array(want["lens"], np.int32)
+    with tf.Session() as sess:
+        for name, value in want["outputs"].items():
+            np.testing.assert_allclose(sess.run(name + ":0", feed), value, rtol=1e-5, atol=1e-6)
+        # another batch size: the TensorArray's zeros take the batch from the fed input
+        feed["x:0"] = np.concatenate([feed["x:0"], feed["x:0"]])
+        if kind == "lstm":
+            feed["lens:0"] = np.concatenate([feed["lens:0"], feed["lens:0"]])
+        name, value = next(iter(want["outputs"].items()))
+        got = sess.run(name + ":0", feed)
+        np.testing.assert_allclose(got[:len(value)], value, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got[len(value):], value, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("opt", ["adam", "sgd", "momentum", "rmsprop"])
+def test_training_meta_resumes_with_tfs_losses(opt):
+    want = WANT[opt]
+    assert {"HistogramSummary", "MergeSummary", "PreventGradient", "SparseSoftmaxCrossEntropyWithLogits"} <= set(
+        want["ops"])
+    saver = tf.train.import_meta_graph(os.path.join(FIX, opt, "model-3.meta"))
+    graph = tf.get_default_graph()
+    train_op = tf.get_collection("train_op")[0]
+    loss = graph.get_tensor_by_name("sparse_softmax_cross_entropy_loss/value:0")
+    data = WANT["mnist_data"]
+    feed = {"x:0": np.array(data["x"], np.float32), "y:0": np.array(data["y"], np.int64), "keep_prob:0": 1.0}
+    merged = graph.get_tensor_by_name("Merge/MergeSummary:0")
+    with tf.Session() as sess:
+        saver.restore(sess, tf.train.latest_checkpoint(os.path.join(FIX, opt)))
+        losses = [sess.run([train_op, loss], feed)[1] for _ in range(4)]
+        summary = tf.Summary.FromString(sess.run(merged, feed))
+        final = sess.run(loss, feed)
+    np.testing.assert_allclose(losses, want["next_losses"], rtol=1e-5)
+    assert [v.tag for v in summary.value] == ["loss", "accuracy_1", "logits_1"]
+    assert summary.value[0].simple_value == pytest.approx(float(final), rel=1e-6)
+    assert summary.value[2].histo["num"] == 16 * 10
+
+
+def test_prevent_gradient_raises_tfs_lookup_error():
+    saver = tf.train.import_meta_graph(os.path.join(FIX, "sgd", "model-3.meta"))
+    assert saver is not None
+    backprop = tf.get_default_graph().get_tensor_by_name(
+        "sparse_softmax_cross_entropy_loss/xentropy/xentropy:1")
+    assert backprop.op.type == "SparseSoftmaxCrossEntropyWithLogits"
+    prevent = [op for op in tf.get_default_graph().get_operations() if op.type == "PreventGradient"]
+    assert prevent
+    with pytest.raises(LookupError, match="Gradient explicitly disabled"):
+        tf.gradients(prevent[0].outputs[0], prevent[0].inputs[0])
+
+
+def _while_graph():
+    return read_graph_def(os.path.join(FIX, "while.pb"))
+
+
+def _node(gd, name):
+    return [n for n in gd.node if n.name == name][0]
+
+
+def test_loop_without_loop_cond_names_the_frame():
+    gd = _while_graph()
+    lc = _node(gd, "while/LoopCond")
+    lc.op = "Identity"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="LoopCond"):
+        tf.import_graph_def(gd, name="")
+
+
+def test_exit_outside_a_loop_and_merge_of_one_branch_name_the_node():
+    gd = _while_graph()
+    _node(gd, "x_out").op = "Exit"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="x_out"):
+        tf.import_graph_def(gd, name="")
+    gd = read_graph_def(os.path.join(FIX, "cond_bn.pb"))
+    merge = [n for n in gd.node if n.op == "Merge"][0]
+    merge.input[1] = merge.input[0]  # both inputs from one branch
+    with pytest.raises(tf.errors.InvalidArgumentError, match=merge.name):
+        tf.import_graph_def(gd, name="")
+
+
+def test_cycle_that_is_not_a_loop_is_an_error():
+    gd = _while_graph()
+    _node(gd, "while/NextIteration").op = "Identity"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="cycle"):
+        tf.import_graph_def(gd, name="")
+
+
+def test_failed_import_leaves_the_graph_as_it_was():
+    gd = _while_graph()
+    _node(gd, "while/Less/Enter").attr["is_constant"].b = False
+    n_ops = len(tf.get_default_graph().get_operations())
+    with pytest.raises(tf.errors.InvalidArgumentError, match="while/Less/Enter"):
+        tf.import_graph_def(gd, name="")
+    assert len(tf.get_default_graph().get_operations()) == n_ops
