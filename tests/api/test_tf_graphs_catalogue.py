@@ -149,3 +149,32 @@ def test_failed_import_leaves_the_graph_as_it_was():
     with pytest.raises(tf.errors.InvalidArgumentError, match="while/Less/Enter"):
         tf.import_graph_def(gd, name="")
     assert len(tf.get_default_graph().get_operations()) == n_ops
+
+
+def test_exported_summaries_carry_tfs_inputs_and_attrs():
+    """TF 1.15 imports these (tests/fixtures/tf_graphs/check_tf_reads_summaries.log): the tag is a
+    string Const input, the attrs are exactly TF's op definition's."""
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    tf.summary.scalar("loss", tf.reduce_mean(x))
+    tf.summary.histogram("x", x)
+    tf.summary.image("img", tf.reshape(x, [-1, 1, 3, 1]), max_outputs=2)
+    tf.summary.merge_all()
+    gd = tf.get_default_graph().as_graph_def()
+    nodes = {n.name: n for n in gd.node}
+    want = {"ScalarSummary": {"T"}, "HistogramSummary": {"T"}, "ImageSummary": {"T", "max_images"},
+            "MergeSummary": {"N"}}
+    seen = set()
+    for n in gd.node:
+        if n.op in want:
+            seen.add(n.op)
+            assert set(n.attr) == want[n.op], n
+            if n.op != "MergeSummary":
+                tag = nodes[n.input[0]]
+                assert tag.op == "Const" and tag.attr["dtype"].type == 7 and len(n.input) == 2
+    assert seen == set(want)
+    assert list(nodes["Merge/MergeSummary"].input) == ["loss", "x_1", "img"]
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="")
+        with tf.Session() as sess:
+            summary = tf.Summary.FromString(sess.run("Merge/MergeSummary:0", {"x:0": np.ones([2, 3], np.float32)}))
+        assert [v.tag for v in summary.value] == ["loss", "x_1", "img/image/0", "img/image/1"]

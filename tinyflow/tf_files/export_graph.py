@@ -96,6 +96,16 @@ def _unreduce(op, gd):
 
 
 _COMPOSITE = {"SumToShape": _sum_to_shape, "Unreduce": _unreduce}
+_SUMMARIES = {"ScalarSummary": "tags", "HistogramSummary": "tag", "ImageSummary": "tag"}
+
+
+def _tags_node(op, gd):
+    """The string Const TF's summary op takes as its tag input (named as TF names it)."""
+    name = "%s/%s" % (op.name, _SUMMARIES[op.type])
+    n = gd.node.add(name=name, op="Const")
+    convert.from_numpy(np.array(op.attrs["tag"].encode(), dtype=object), n.attr["value"].tensor)
+    n.attr["dtype"].type = 7  # DT_STRING
+    return name
 
 
 def node_def(op, gd):
@@ -105,10 +115,17 @@ def node_def(op, gd):
         n = gd.node[-1]
         n.input.extend("^" + c.name for c in op.control_inputs)
         return n
+    tag = _tags_node(op, gd) if op.type in _SUMMARIES else None
     n = gd.node.add(name=op.name, op=op.type)
-    n.input.extend(_input_name(t) for t in op.inputs)
+    n.input.extend(([tag] if tag else []) + [_input_name(t) for t in op.inputs])
     attrs = {k: v for k, v in op.attrs.items() if not k.startswith("_") and k not in _DROP.get(op.type, ())}
-    if op.type in _REDUCTIONS:
+    if op.type in _SUMMARIES:  # TF's summary ops take the tag as an input, not an attr
+        attrs = {"T": op.inputs[0].dtype}
+        if op.type == "ImageSummary":
+            attrs["max_images"] = int(op.attrs.get("max_images", 3))
+    elif op.type == "MergeSummary":
+        attrs = {"N": len(op.inputs)}
+    elif op.type in _REDUCTIONS:
         n.input.append(_const_node(gd, op.name + "/reduction_indices", _axis_value(op, "axis")))
         attrs = {"keep_dims": bool(attrs.get("keep_dims", False)), "Tidx": convert.BY_ENUM[3]}
     elif op.type in ("ArgMax", "ArgMin"):

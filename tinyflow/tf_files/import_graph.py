@@ -4,8 +4,8 @@ Everything that can be checked is checked before any op is built: every op type 
 error lists all the unknown ones), every input names an existing node and output, the graph has no
 cycle but TF1 while loops (NextIteration -> Merge), attrs have the right kinds. TF1 control-flow
 frames (Enter/Exit/Switch/Merge/NextIteration/LoopCond) are checked by import_frames.py and built as
-tinyflow's own tf.while_loop and tf.cond by import_build.py and import_loops.py. If building still fails, the ops added so far are removed, so
-a failed import leaves the graph as it was.
+tinyflow's own tf.while_loop and tf.cond by import_build.py and import_loops.py. If building still
+fails, the ops added so far are removed, so a failed import leaves the graph as it was.
 """
 import contextlib
 

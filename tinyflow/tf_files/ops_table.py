@@ -416,13 +416,6 @@ def _fused_batch_norm_grad(b, node):
     return [dx, dscale, doffset, zero, zero]
 
 
-@converts("ScalarSummary")
-def _scalar_summary(b, node):
-    tag = b.const(0)
-    return [_tf().summary.scalar(tag.reshape(-1)[0].decode() if isinstance(tag.reshape(-1)[0], bytes)
-                                 else str(tag.reshape(-1)[0]), b.x(1), collections=[])]
-
-
 @converts("BroadcastTo")
 def _broadcast_to(b, node):
     shape = b.const(1, required=False)
@@ -437,11 +430,14 @@ def _tag(b):
     return tag[0].decode("utf-8", "replace") if isinstance(tag[0], bytes) else str(tag[0])
 
 
-@converts("ScalarSummary", "HistogramSummary")
+@converts("ScalarSummary", "HistogramSummary", "ImageSummary")
 def _summary(b, node):
     from ..ops.base import make_op
     from .. import summary  # noqa: F401 (registers the summary ops)
-    return [make_op(node.op, [b.x(1)], {"tag": _tag(b)}, name=b.name)]
+    attrs = {"tag": _tag(b)}
+    if node.op == "ImageSummary":
+        attrs["max_images"] = b.attr("max_images", 3)
+    return [make_op(node.op, [b.x(1)], attrs, name=b.name)]
 
 
 @converts("MergeSummary")
