@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-import tinyflow.summary as summary_module
+import tinyflow.api.summary as summary_module
 
 
 def test_flags_parse_known_arguments_and_app_run_passes_the_rest(monkeypatch):

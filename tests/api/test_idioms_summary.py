@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-from tinyflow import summary as summary_module
+from tinyflow.api import summary as summary_module
 
 sys.path.insert(0, os.path.join(_TESTS, "fixtures", "idioms"))
 import make_summaries  # noqa: E402

@@ -11,7 +11,7 @@ import tinyflow as tf
 from paths import TESTS
 
 pytest.importorskip("tensorboard")
-from tinyflow.tf_files.graph_util import read_graph_def  # noqa: E402
+from tinyflow.api.tf_files.graph_util import read_graph_def  # noqa: E402
 
 FIX = os.path.join(TESTS, "fixtures", "tf_graphs")
 with open(os.path.join(FIX, "expected.json")) as _f:

@@ -7,9 +7,9 @@ import pytest
 
 import tinyflow as tf
 from tffiles_model import FIX
-from tinyflow.tf_files import table
-from tinyflow.tf_files.bundle import BundleReader, bundle_files
-from tinyflow.tf_files.protos import bundle
+from tinyflow.formats import table
+from tinyflow.formats.bundle import BundleReader, bundle_files
+from tinyflow.formats.protos import bundle
 
 hypothesis = pytest.importorskip("hypothesis")
 pytest.importorskip("tensorboard")

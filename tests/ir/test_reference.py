@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-from tinyflow.client.memory_report import plan_for
+from tinyflow.runtime.memory_report import plan_for
 from tinyflow.lower import reference
 
 

@@ -26,10 +26,10 @@ import warnings
 
 import numpy as np
 
-from . import dtypes as _dt
-from .core import _VALID_NAME, Graph, Operation, Tensor, constant_value
-from .registry import get_op_def
-from .shapes import TensorShape
+from tinyflow.graph import dtypes as _dt
+from tinyflow.graph.core import _VALID_NAME, Graph, Operation, Tensor, constant_value
+from tinyflow.graph.registry import get_op_def
+from tinyflow.graph.shapes import TensorShape
 
 FORMAT = "tinyflow.graph/1"
 _GRAPH_FIELDS = ("_ops", "_by_name", "_names_in_use", "_control_stack", "_collections", "_finalized",
@@ -156,6 +156,20 @@ def _class_path(cls):
     return "%s:%s" % (cls.__module__, cls.__qualname__)
 
 
+def _safe_class(path):
+    """The registered class a file names, or None. A file written before the modules moved into layer
+    folders names a class by its old module path (tinyflow.train.queue_runner:QueueRunner): the
+    registered class with the same module file name and qualname is the one meant."""
+    if not isinstance(path, str):
+        return None
+    if path in _SAFE_CLASSES:
+        return _SAFE_CLASSES[path]
+    module, _, qualname = path.partition(":")
+    same = [c for p, c in _SAFE_CLASSES.items()
+            if p.partition(":")[2] == qualname and p.partition(":")[0].rpartition(".")[2] == module.rpartition(".")[2]]
+    return same[0] if len(same) == 1 and module.startswith("tinyflow.") else None
+
+
 def _shape(s):
     return None if s.ndims is None else s.as_list()
 
@@ -264,7 +278,7 @@ class _Decoder:
         if gid == 0 and self.into is not None:
             g = self.into
         else:
-            cls = _SAFE_CLASSES.get(d["class"]) if isinstance(d["class"], str) else None
+            cls = _safe_class(d["class"])
             _expect(isinstance(cls, type) and issubclass(cls, Graph), "graph class %r is not one a graph file "
                     "may describe", d["class"])
             g = cls.__new__(cls)
@@ -392,7 +406,7 @@ class _Decoder:
                     "a slice is [start, stop, step] of integers")
             return slice(*x)
         if tag == "obj":
-            cls = _SAFE_CLASSES.get(x["obj"]) if isinstance(x["obj"], str) else None
+            cls = _safe_class(x["obj"])
             _expect(cls is not None and not issubclass(cls, Graph), "class %r is not one a graph file may describe "
                     "(nothing is built from a name in the file)", x["obj"])
             _expect(isinstance(x["state"], dict), "an object's state must be an object")

@@ -21,12 +21,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import errors
-from ..graph import dtypes as _dt
-from ..graph.registry import get_op_def
-from ..graph.shapes import TensorShape
-from . import render as render_mod
-from . import segments as segments_mod
+from tinyflow.graph import errors
+from tinyflow.graph import dtypes as _dt
+from tinyflow.graph.registry import get_op_def
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.lower import render as render_mod
+from tinyflow.lower import segments as segments_mod
 
 _COUNTER = itertools.count(1)
 _TF = types.SimpleNamespace(TensorShape=TensorShape,

@@ -22,11 +22,11 @@ the reference executor (lower/reference.py) runs the Program of step 4 op by op.
 """
 import os
 
-from .. import errors
-from ..passes import prune as prune_pass
-from ..passes import state as state_pass
-from . import jax_backend
-from . import program as program_mod
+from tinyflow.graph import errors
+from tinyflow.passes import prune as prune_pass
+from tinyflow.passes import state as state_pass
+from tinyflow.lower import jax_backend
+from tinyflow.lower import program as program_mod
 
 # Donating the buffers of the variables a step updates (an update in place on the device) is safe
 # only when nothing can fail after dispatch that the Session could survive: a step calling back into

@@ -13,10 +13,10 @@ import keyword
 import re
 from dataclasses import dataclass, field
 
-from ..graph.core import Graph, Operation
-from ..graph.registry import get_op_def
-from ..passes import prune as prune_pass
-from ..passes import state as state_pass
+from tinyflow.graph.core import Graph, Operation
+from tinyflow.graph.registry import get_op_def
+from tinyflow.passes import prune as prune_pass
+from tinyflow.passes import state as state_pass
 
 # Names the generated function uses itself: no value may be called one of these.
 RESERVED = {"rw", "ro", "feeds", "key", "A", "tf", "np", "all_ok", "keep", "ok", "fetch_set", "static"}

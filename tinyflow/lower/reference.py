@@ -17,8 +17,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..passes import memory as memory_pass
-from .jax_backend import apply
+from tinyflow.passes import memory as memory_pass
+from tinyflow.lower.jax_backend import apply
 
 
 def interpret(program, args, call=None):

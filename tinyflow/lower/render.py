@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from ..graph import dtypes as _dt
-from ..graph.shapes import TensorShape
+from tinyflow.graph import dtypes as _dt
+from tinyflow.graph.shapes import TensorShape
 
 MAX_LINES = 200
 

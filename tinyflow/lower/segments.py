@@ -29,7 +29,7 @@ argument is never known while tracing. Variables follow the same names as in one
 DESIGN.md's rule holds across segments, and the new values are returned only by the main function:
 the Session stores them once the last segment has succeeded.
 """
-from . import render as render_mod
+from tinyflow.lower import render as render_mod
 
 
 def split(prog):

@@ -30,14 +30,14 @@ import weakref
 
 import numpy as np
 
-from ..graph import dtypes as dt
-from ..graph.backend import backend
-from ..graph.core import Graph, Operation, Tensor, get_default_graph
-from ..graph.nest import flatten, pack_as
-from ..graph.registry import get_op_def, register_op
-from ..graph.serialize import register_serializable
-from ..graph.shapes import TensorShape, as_shape
-from .base import constant_value_of, convert_to_tensor, graph_of
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.backend import backend
+from tinyflow.graph.core import Graph, Operation, Tensor, get_default_graph
+from tinyflow.graph.nest import flatten, pack_as
+from tinyflow.graph.registry import get_op_def, register_op
+from tinyflow.graph.serialize import register_serializable
+from tinyflow.graph.shapes import TensorShape, as_shape
+from tinyflow.ops.base import constant_value_of, convert_to_tensor, graph_of
 
 __all__ = ['case', 'cond', 'switch_case', 'while_loop']
 
@@ -290,7 +290,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         if not index.dtype.is_integer:
             raise TypeError("branch_index must be an integer tensor, got %s" % index.dtype.name)
         if index.dtype != dt.int32:
-            from .math_ops import cast
+            from tinyflow.ops.math_ops import cast
             index = cast(index, dt.int32)
         return _branches_op("Case", scope, index, fns, ["branch %d" % i for i in range(len(fns))], False)
 
@@ -316,8 +316,8 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         if not pairs:
             raise ValueError("Must provide at least one item in pred_fn_pairs")
         pairs, default = pairs[:-1], pairs[-1][1]
-    from .array_ops import stack
-    from .math_ops import argmax, cast
+    from tinyflow.ops.array_ops import stack
+    from tinyflow.ops.math_ops import argmax, cast
     graph = graph_of(*[p for p, _ in pairs])
     with graph.as_default(), graph.name_scope(name) as scope:
         preds = [convert_to_tensor(p) for p, _ in pairs]
@@ -414,8 +414,8 @@ def _branch_grad(op, *grads):
 
 def grad_fn(subfn, ys, xs):
     """A SubFn computing d(outputs[ys] . g)/d(inputs[xs]) in subfn's own graph; inputs + one g per y."""
-    from ..passes.gradients import gradients
-    from .array_ops import zeros_like
+    from tinyflow.passes.gradients import gradients
+    from tinyflow.ops.array_ops import zeros_like
     g = subfn.graph
     with g.as_default(), g.name_scope(None):
         gys = [g.create_op("Placeholder", [], {"dtype": subfn.outputs[k].dtype, "shape": subfn.outputs[k].shape},
@@ -624,7 +624,7 @@ def _no_second_order(op, *grads):
                               "(op '%s')" % op.name)
 
 
-from . import while_grad  # noqa: E402  (it uses this module's SubFn and grad_fn)
+from tinyflow.ops import while_grad  # noqa: E402  (it uses this module's SubFn and grad_fn)
 
 register_op("StatelessWhile", shape=_attr_shapes, dtype=_attr_dtypes, grad=while_grad.while_grad,
             lower=_while_lower(False))

@@ -12,12 +12,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..graph import dtypes as dt
-from ..graph.core import ShapeError
-from ..graph.registry import register_op, same_as_input
-from ..graph.shapes import TensorShape
-from .array_ops import _ints, _scope, shape
-from .base import convert_to_tensor, make_op
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError
+from tinyflow.graph.registry import register_op, same_as_input
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.array_ops import _ints, _scope, shape
+from tinyflow.ops.base import convert_to_tensor, make_op
 
 _TABLE = 1024  # TF's bicubic kernel reads its weights from a table of 1024 + 1 steps
 
@@ -166,7 +166,7 @@ for _t in ("ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic"):
 def resize(op_type, images, size, align_corners=False, half_pixel_centers=False, name=None):
     """The resize op `op_type` on a 4-D NHWC batch to `size` = [new_height, new_width]."""
     if align_corners and half_pixel_centers:
-        from ..errors import InvalidArgumentError
+        from tinyflow.graph.errors import InvalidArgumentError
         raise InvalidArgumentError(None, None, "If half_pixel_centers is True, align_corners must be False.")
     with _scope(name or op_type) as scope:
         x = convert_to_tensor(images, name="images")

@@ -12,15 +12,15 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..graph import dtypes as dt
-from ..graph.core import ShapeError, Tensor, constant_value
-from ..graph.registry import register_op, same_as_input
-from ..graph.shapes import Dimension, TensorShape
-from . import math_ops
-from .array_ops import (_convert_same, _fill_shape, _int_tensor, _ints, _is_concrete, _pyrange,
-                        _pyslice, _scope, _vector_len, concat, pad, reshape, shape, squeeze, stack, transpose,
-                        zeros_like)
-from .base import constant, convert_to_tensor, make_op, normalize_axis
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError, Tensor, constant_value
+from tinyflow.graph.registry import register_op, same_as_input
+from tinyflow.graph.shapes import Dimension, TensorShape
+from tinyflow.ops import math_ops
+from tinyflow.ops.array_ops import (_convert_same, _fill_shape, _int_tensor, _ints, _is_concrete, _pyrange, _pyslice,
+                                    _scope, _vector_len, concat, pad, reshape, shape, squeeze, stack, transpose,
+                                    zeros_like)
+from tinyflow.ops.base import constant, convert_to_tensor, make_op, normalize_axis
 
 __all__ = [
     'boolean_mask',

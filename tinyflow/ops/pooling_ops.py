@@ -10,13 +10,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..graph.core import ShapeError
-from ..graph.registry import register_op, same_as_input
-from ..graph.shapes import TensorShape
-from . import math_ops as M
-from .base import convert_to_tensor, make_op
-from .conv_ops import (_channel_axis, _check_padding, _get_sequence, _jax_padding, _one_d, _one_d_seq, _out_size,
-                       _pads, _shape, _sizes, _sizes_shape, _spatial_axes, _window_shape)
+from tinyflow.graph.core import ShapeError
+from tinyflow.graph.registry import register_op, same_as_input
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops import math_ops as M
+from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.conv_ops import (_channel_axis, _check_padding, _get_sequence, _jax_padding, _one_d, _one_d_seq,
+                                   _out_size, _pads, _shape, _sizes, _sizes_shape, _spatial_axes, _window_shape)
 
 __all__ = ["max_pool", "avg_pool", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d", "max_pool_v2",
            "avg_pool_v2", "pool", "local_response_normalization", "lrn", "space_to_depth", "depth_to_space"]

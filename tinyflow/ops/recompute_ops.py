@@ -20,9 +20,9 @@ after. docs/recompute.md has the measurements.
 """
 import functools
 
-from ..graph.core import Tensor, get_default_graph
-from ..graph.registry import get_op_def, register_op
-from ..passes.recompute import RECOMPUTE_GRAD_KEY   # graph collection of tf.recompute_grad's block values
+from tinyflow.graph.core import Tensor, get_default_graph
+from tinyflow.graph.registry import get_op_def, register_op
+from tinyflow.passes.recompute import RECOMPUTE_GRAD_KEY  # graph collection of tf.recompute_grad's block values
 
 
 def _shapes(shapes, attrs, values):
@@ -68,7 +68,7 @@ def _lower(attrs, gate, *inputs):
 def _grad(op, *grads):
     """A second derivative through checkpointed gradients: the recomputed values are the forward
     values, so their gradient is the forward ops' own (built on the forward tensors)."""
-    from ..passes.gradients import gradients
+    from tinyflow.passes.gradients import gradients
     ins = op.inputs[1:]
     xs = [i for i, t in enumerate(ins) if t.dtype.is_floating]
     ys = [k for k, t in enumerate(op.outputs) if t.dtype.is_floating]

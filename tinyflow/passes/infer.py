@@ -21,11 +21,11 @@ it saw.
 """
 import numpy as np
 
-from ..graph.backend import NotFoldable, backend
-from ..graph.core import Operation, Tensor, constant_value
-from ..graph.registry import get_op_def
-from ..graph.shapes import TensorShape, as_shape
-from .prune import prune
+from tinyflow.graph.backend import NotFoldable, backend
+from tinyflow.graph.core import Operation, Tensor, constant_value
+from tinyflow.graph.registry import get_op_def
+from tinyflow.graph.shapes import TensorShape, as_shape
+from tinyflow.passes.prune import prune
 
 
 def _shape_str(s):

@@ -26,8 +26,8 @@ import heapq
 
 import numpy as np
 
-from ..graph.registry import get_op_def
-from . import prune as prune_pass
+from tinyflow.graph.registry import get_op_def
+from tinyflow.passes import prune as prune_pass
 
 
 class Buffer:

@@ -4,7 +4,7 @@ Walks back from the fetched tensors and target ops through data and control inpu
 fed tensors (a fed tensor's producer does not run unless something else needs it). The result is
 in creation order (Operation.index), which is a topological order.
 """
-from ..graph.registry import get_op_def
+from tinyflow.graph.registry import get_op_def
 
 
 class Subgraph:

@@ -7,7 +7,7 @@ update before it in the run's order, as TF's in-place kernels do.
 
 A variable is the output of a VariableV2 op; assigns take it as a reference input.
 """
-from ..graph.registry import get_op_def
+from tinyflow.graph.registry import get_op_def
 
 
 class StateAnalysis:
