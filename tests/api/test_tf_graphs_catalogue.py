@@ -49,22 +49,36 @@ def test_frozen_while_loop():
             np.testing.assert_allclose(got[1], acc, rtol=1e-6)
 
 
-@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_frozen_nested_cond_and_while_and_case():
+    _, types = _import("nested")
+    assert types & {"While", "StatelessWhile"} and types & {"If", "StatelessIf"}
+    want = WANT["nested"]
+    with tf.Session() as sess:
+        for key, values in want["runs"].items():
+            n, flag = key.split("_")
+            got = sess.run(["loop_of_cond:0", "cond_of_loop:0", "case_out:0"],
+                           {"n:0": int(n), "x0:0": want["x0"], "flag:0": flag == "1"})
+            for g, w in zip(got, values):
+                np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru", "birnn"])
 def test_frozen_dynamic_rnn(kind):
     gd, types = _import(kind)
     assert {"TensorArrayV3", "TensorArrayScatterV3", "TensorArrayReadV3", "TensorArrayWriteV3",
             "TensorArrayGatherV3", "Enter", "LoopCond"} <= {n.op for n in gd.node}
+    assert kind != "birnn" or "ReverseSequence" in {n.op for n in gd.node}
     assert types & {"While", "StatelessWhile"}
     want = WANT[kind]
     feed = {"x:0": np.array(want["x"], np.float32)}
-    if kind == "lstm":
+    if kind != "gru":
         feed["lens:0"] = np.array(want["lens"], np.int32)
     with tf.Session() as sess:
         for name, value in want["outputs"].items():
             np.testing.assert_allclose(sess.run(name + ":0", feed), value, rtol=1e-5, atol=1e-6)
         # another batch size: the TensorArray's zeros take the batch from the fed input
         feed["x:0"] = np.concatenate([feed["x:0"], feed["x:0"]])
-        if kind == "lstm":
+        if kind != "gru":
             feed["lens:0"] = np.concatenate([feed["lens:0"], feed["lens:0"]])
         name, value = next(iter(want["outputs"].items()))
         got = sess.run(name + ":0", feed)

@@ -495,3 +495,9 @@ def _assert(b, node):
         else:
             data.append(b.x(i))
     return [_tf().Assert(b.x(0), data, summarize=b.attr("summarize", 3), name=b.name)]
+
+
+@converts("ReverseSequence")
+def _reverse_sequence(b, node):
+    return [_tf().reverse_sequence(b.x(0), b.x(1), seq_axis=b.attr("seq_dim"), batch_axis=b.attr("batch_dim", 0),
+                                   name=b.name)]
