@@ -109,6 +109,53 @@ def test_training_meta_resumes_with_tfs_losses(opt):
     assert summary.value[2].histo["num"] == 16 * 10
 
 
+def test_rnn_training_meta_resumes_with_tfs_losses():
+    """TF's gradient of the dynamic_rnn loop (a second frame popping stacks the forward loop pushed)
+    becomes tinyflow's own gradient of the imported While op, fed the same incoming gradients."""
+    want = WANT["rnn_train"]
+    assert {"StackV2", "StackPushV2", "StackPopV2", "TanhGrad", "SigmoidGrad", "ConcatOffset"} <= set(want["ops"])
+    saver = tf.train.import_meta_graph(os.path.join(FIX, "rnn_train", "model.meta"))
+    graph = tf.get_default_graph()
+    types = {op.type for op in graph.get_operations()}
+    assert types & {"WhileGrad", "StatelessWhileGrad"} and not types & {"Enter", "StackPopV2"}
+    train_op = tf.get_collection("train_op")[0]
+    loss = graph.get_tensor_by_name("sparse_softmax_cross_entropy_loss/value:0")
+    feed = {"x:0": np.array(WANT["lstm"]["x"], np.float32), "y:0": np.array(want["y"], np.int64)}
+    with tf.Session() as sess:
+        saver.restore(sess, os.path.join(FIX, "rnn_train", "model"))
+        losses = [sess.run([train_op, loss], feed)[1] for _ in range(3)]
+    np.testing.assert_allclose(losses, want["next_losses"], rtol=1e-5)
+
+
+def test_sigmoid_tanh_grad_and_concat_offset_match_numpy():
+    from tinyflow.formats import convert
+    y = np.array([0.2, 0.7], np.float32)
+    dy = np.array([1.5, -2.0], np.float32)
+    with tf.Graph().as_default():
+        tf.constant(y, name="y"), tf.constant(dy, name="dy")
+        s = tf.concat([tf.zeros([2, 3]), tf.zeros([2, 5]), tf.zeros([2, 1])], 1)
+        gd = tf.get_default_graph().as_graph_def()
+    for op, inputs in (("SigmoidGrad", ["y", "dy"]), ("TanhGrad", ["y", "dy"])):
+        n = gd.node.add(name=op, op=op)
+        n.input.extend(inputs)
+        n.attr["T"].type = 1
+    n = gd.node.add(name="offsets", op="ConcatOffset")
+    n.input.extend([s.op.inputs[-1].op.name] + ["shape%d" % i for i in range(3)])
+    n.attr["N"].i = 3
+    for i, dims in enumerate([[2, 3], [2, 5], [2, 1]]):
+        c = gd.node.add(name="shape%d" % i, op="Const")
+        c.attr["dtype"].type = 3
+        convert.from_numpy(np.array(dims, np.int32), c.attr["value"].tensor)
+    with tf.Graph().as_default():
+        sig, tanh, o0, o1, o2 = tf.import_graph_def(
+            gd, return_elements=["SigmoidGrad:0", "TanhGrad:0", "offsets:0", "offsets:1", "offsets:2"], name="")
+        with tf.Session() as sess:
+            got = sess.run([sig, tanh, o0, o1, o2])
+    np.testing.assert_allclose(got[0], dy * y * (1 - y), rtol=1e-6)
+    np.testing.assert_allclose(got[1], dy * (1 - y * y), rtol=1e-6)
+    assert [g.tolist() for g in got[2:]] == [[0, 0], [0, 3], [0, 8]]
+
+
 def test_prevent_gradient_raises_tfs_lookup_error():
     saver = tf.train.import_meta_graph(os.path.join(FIX, "sgd", "model-3.meta"))
     assert saver is not None

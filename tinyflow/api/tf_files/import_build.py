@@ -9,7 +9,7 @@ FuncGraph tinyflow traces). A TensorArray (tensor_arrays.py) is a Python value o
 from tinyflow.graph import errors
 from tinyflow.graph.core import Tensor, get_default_graph
 from tinyflow.api.tf_files.import_frames import Scope, err, is_back_edge, parse_input
-from tinyflow.api.tf_files.import_loops import build_cond, build_loop
+from tinyflow.api.tf_files.import_loops import build_cond, build_grad_loop, build_loop, grad_loop_inputs
 from tinyflow.api.tf_files.ops_table import CONVERTERS
 from tinyflow.api.tf_files.tensor_arrays import ImportedTensorArray
 
@@ -20,6 +20,7 @@ class Builder:
         self.node_class = node_class
         self.consts = {}  # Const node name -> its value (converters read constant inputs)
         self.top = Scope("", ())
+        self.loops = {}  # frame -> what build_loop made of it (a gradient loop needs it)
         self._members = {}
 
     # ---- values ----------------------------------------------------------------------------------
@@ -49,6 +50,9 @@ class Builder:
         return self._members[unit]
 
     def _deps(self, scope, unit):
+        if unit[0] == "loop" and unit[1] in self.a.grad_of:  # replaced by tinyflow's gradient of the forward loop
+            return [("loop", self.a.grad_of[unit[1]])] + [
+                u for n in grad_loop_inputs(self, unit) for u in self._deps(scope, ("node", n.name))]
         nodes = [self.a.by_name[unit[1]]] if unit[0] == "node" else self.members(unit)
         inside = {n.name for n in nodes}
         out = []
@@ -100,6 +104,8 @@ class Builder:
         for u in order:
             if u[0] == "node":
                 self.build_node(scope, self.a.by_name[u[1]])
+            elif u[0] == "loop" and u[1] in self.a.grad_of:
+                build_grad_loop(self, scope, u)
             elif u[0] == "loop":
                 build_loop(self, scope, u)
             else:

@@ -50,10 +50,16 @@ class Analysis:
         self.frame_ctx = {}     # frame -> the context its loop runs in
         self._components = {}   # cond key -> {node: its part}
         self.has_frames = any(n.op in LOOP_STRUCTURE for n in order)
+        self.grad_of = {}       # a frame of TF's while-loop gradient (it pops stacks) -> the forward frame
         if self.has_frames:
             for n in order:
                 self._frame_of(n)
                 self._ctx_of(n)
+            for g in {self.frame[n.name] for n in order if n.op == "StackPopV2"} - {""}:
+                forward = [f for f in self.parent if f and f != g and g.endswith("/" + f)
+                           and self.parent[f] == self.parent[g]]
+                if forward:
+                    self.grad_of[g] = max(forward, key=len)
 
     # ---- frames ----------------------------------------------------------------------------------
     def _srcs(self, n, data_only=False):

@@ -39,6 +39,8 @@ def _loop_parts(builder, unit):
     var_enters = {v[1].name for v in loop_vars}
     invariants = []
     for n in direct:
+        if n.op == "Enter" and a.by_name[parse_input(n.input[0])[0]].op == "StackV2":
+            continue  # a gradient's stack (its pushes are never built: see build_grad_loop)
         if n.op == "Enter" and n.name not in var_enters:
             if not (n.attr["is_constant"].b if "is_constant" in n.attr else False):
                 raise err(n, "Enter node that is not constant and feeds no loop variable (Merge) of frame '%s'"
@@ -120,6 +122,67 @@ def build_loop(builder, scope, unit):
     for (m, _, _, _, ex), o in zip(loop_vars, outs):
         if ex is not None:
             scope.env[ex.name] = ([o], op)
+    builder.loops[frame] = {"op": op, "exits": {ex.name: k for k, (_, _, _, _, ex) in enumerate(loop_vars) if ex},
+                            "enters": {e.name: k for k, (_, e, _, _, _) in enumerate(loop_vars)},
+                            "fixed": fixed, "is_ta": [isinstance(v, ImportedTensorArray) for v in inits]}
+
+
+# ---- TF's gradient of a while loop: tinyflow's own ---------------------------------------------------
+def _named_after(name, names):
+    """The name in `names` that TF's gradient code named `name` after ('.../<that>_grad/...')."""
+    hits = [x for x in names if "/%s_grad/" % x in "/" + name]
+    return max(hits, key=len) if hits else None
+
+
+def grad_loop_inputs(builder, unit):
+    """The Enter nodes of TF's gradient loop that bring in the gradients of the forward loop's Exits."""
+    a = builder.a
+    return [n for n in builder.members(unit) if a.frame[n.name] == unit[1] and n.op == "Enter"
+            and n.name.endswith("_grad/b_exit")]
+
+
+def build_grad_loop(builder, scope, unit):
+    """TF's gradient frame of a while loop (stacks pushed in the forward loop, popped here) is not run
+    as it is: its Exits are the gradients, with respect to the forward loop's inputs, that tinyflow's
+    own gradient rule of the forward While op computes from the same incoming gradients."""
+    tf, a = _tf(), builder.a
+    fwd = builder.loops.get(a.grad_of[unit[1]])
+    if fwd is None or fwd["op"] is None:
+        raise err(builder.members(unit)[0], "the forward loop of gradient frame '%s' was not imported" % unit[1])
+    op = fwd["op"]
+    grads = [None] * len(op.outputs)
+    for e in grad_loop_inputs(builder, unit):
+        exit_name = _named_after(e.name, fwd["exits"])
+        if exit_name is None:
+            raise err(e, "cannot tell which Exit of the forward loop this gradient enters for")
+        k = fwd["exits"][exit_name]
+        g = builder.value(scope, e.input[0], e)
+        if fwd["is_ta"][k]:  # TF's gradient of a TensorArray's flow: zeros unless TensorArrayGrad is used
+            if g.op.type not in ("Const", "Fill", "ZerosLike"):
+                raise err(e, "a gradient through a TensorArray loop variable is not supported by tinyflow's importer")
+            continue
+        grads[k] = g
+    grads = [tf.zeros_like(o) if g is None and o.dtype.is_floating else g for g, o in zip(grads, op.outputs)]
+    from tinyflow.graph.registry import get_op_def
+    gin = get_op_def(op.type).grad(op, *grads)
+    n = op.attrs["n_vars"]
+    captured = list(op.inputs[n:n + op.attrs["n_captured"]])
+    for ex in builder.members(unit):
+        if a.frame[ex.name] != unit[1] or ex.op != "Exit":
+            continue
+        enter = _named_after(ex.name, list(fwd["enters"]) + list(fwd["fixed"]))
+        if enter is None:
+            continue  # TF's own bookkeeping (the loop counter): nothing outside reads it
+        if enter in fwd["enters"]:
+            i = fwd["enters"][enter]
+        else:
+            t = fwd["fixed"][enter]
+            i = next((n + j for j, c in enumerate(captured) if c is t), None)
+        g = gin[i] if i is not None else None
+        if g is None:
+            like = op.inputs[i] if i is not None else fwd["fixed"][enter]
+            g = tf.zeros_like(like)
+        scope.env[ex.name] = ([g], g.op)
 
 
 def build_cond(builder, scope, unit):

@@ -501,3 +501,47 @@ def _assert(b, node):
 def _reverse_sequence(b, node):
     return [_tf().reverse_sequence(b.x(0), b.x(1), seq_axis=b.attr("seq_dim"), batch_axis=b.attr("batch_dim", 0),
                                    name=b.name)]
+
+
+@converts("SigmoidGrad", "TanhGrad")
+def _activation_grad(b, node):
+    tf = _tf()
+    y, dy = b.x(0), b.x(1)
+    with b.scope():
+        local = y * (1 - y) if node.op == "SigmoidGrad" else 1 - y * y
+    return [tf.multiply(dy, local, name=b.name)]
+
+
+@converts("ConcatOffset")
+def _concat_offset(b, node):
+    """The offset of each input of a ConcatV2 along its axis (TF's gradient of concat slices with them)."""
+    tf = _tf()
+    axis, shapes = int(b.const(0)), [b.x(i) for i in range(1, b.num_inputs)]
+    rank = shapes[0].shape.as_list()[0]
+    if rank is None:
+        raise ValueError("ConcatOffset needs shapes of known length")
+    mask = np.eye(rank, dtype=np.int32)[axis % rank]
+    out, total = [], None
+    with b.scope():
+        for s in shapes:
+            out.append(tf.zeros_like(s) if total is None else total * mask)
+            size = s[axis % rank]
+            total = size if total is None else total + size
+    return out
+
+
+@converts("ControlTrigger")
+def _control_trigger(b, node):
+    return [_tf().no_op(name=b.name)]
+
+
+@converts("StackV2")
+def _stack(b, node):
+    """TF's while-loop gradients push forward values on stacks and pop them in the gradient loop;
+    tinyflow replaces that gradient loop by its own (import_loops.build_grad_loop): the stack stays unused."""
+    return [_tf().no_op(name=b.name)]
+
+
+@converts("StackPushV2", "StackPopV2")
+def _stack_op(b, node):
+    raise ValueError("tinyflow imports stacks only as the accumulators of TF's while-loop gradients")
