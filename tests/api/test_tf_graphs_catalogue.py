@@ -127,6 +127,23 @@ def test_rnn_training_meta_resumes_with_tfs_losses():
     np.testing.assert_allclose(losses, want["next_losses"], rtol=1e-5)
 
 
+def test_batch_norm_training_meta_resumes_with_tfs_losses_and_moving_averages():
+    want = WANT["bn_train"]
+    assert {"FusedBatchNormV3", "FusedBatchNormGradV3", "AssignSub", "ApplyMomentum"} <= set(want["ops"])
+    saver = tf.train.import_meta_graph(os.path.join(FIX, "bn_train", "model.meta"))
+    graph = tf.get_default_graph()
+    train_op = tf.get_collection("train_op")[0]
+    loss = graph.get_tensor_by_name("sparse_softmax_cross_entropy_loss/value:0")
+    feed = {"x:0": np.array(want["x"], np.float32), "y:0": np.array(want["y"], np.int64)}
+    with tf.Session() as sess:
+        saver.restore(sess, os.path.join(FIX, "bn_train", "model"))
+        losses = [sess.run([train_op, loss], feed)[1] for _ in range(3)]
+        mean, var = sess.run(["bn/moving_mean:0", "bn/moving_variance:0"])
+    np.testing.assert_allclose(losses, want["next_losses"], rtol=1e-5)
+    np.testing.assert_allclose(mean, want["moving_mean"], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(var, want["moving_variance"], rtol=1e-5)
+
+
 def test_sigmoid_tanh_grad_and_concat_offset_match_numpy():
     from tinyflow.formats import convert
     y = np.array([0.2, 0.7], np.float32)

@@ -400,19 +400,27 @@ def _conv_backprop(b, node):
 
 @converts("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3")
 def _fused_batch_norm_grad(b, node):
-    """Inference-mode gradients (is_training=False): the statistics are constants."""
+    """The gradients of FusedBatchNorm. Inference mode (is_training=False): the statistics are the
+    inputs, constants. Training mode: they are the batch's (recomputed here from x, the biased
+    variance the forward pass normalized with), so dx has the two extra terms of their gradient."""
     tf = _tf()
-    if b.attr("is_training", True):
-        raise ValueError("FusedBatchNormGrad with is_training=True is not supported by tinyflow's importer")
     if b.attr("data_format", "NHWC") != "NHWC":
         raise ValueError("FusedBatchNormGrad supports data_format NHWC only")
     dy, x, scale, mean, var = (b.x(i) for i in range(5))
+    axes = [0, 1, 2]
     with b.scope():
+        if b.attr("is_training", True):
+            mean = tf.reduce_mean(x, axis=axes)
+            var = tf.reduce_mean(tf.square(x - mean), axis=axes)
         inv = tf.rsqrt(var + max(b.attr("epsilon", 1e-4), 1.001e-5))
-        dx = dy * (scale * inv)
-        dscale = tf.reduce_sum(dy * (x - mean) * inv, axis=[0, 1, 2])
-        doffset = tf.reduce_sum(dy, axis=[0, 1, 2])
-        zero = tf.zeros_like(mean)
+        x_hat = (x - mean) * inv
+        dscale = tf.reduce_sum(dy * x_hat, axis=axes)
+        doffset = tf.reduce_sum(dy, axis=axes)
+        if b.attr("is_training", True):
+            dx = (scale * inv) * (dy - tf.reduce_mean(dy, axis=axes) - x_hat * tf.reduce_mean(dy * x_hat, axis=axes))
+        else:
+            dx = dy * (scale * inv)
+        zero = tf.zeros_like(scale)
     return [dx, dscale, doffset, zero, zero]
 
 
