@@ -256,3 +256,30 @@ def test_exported_summaries_carry_tfs_inputs_and_attrs():
         with tf.Session() as sess:
             summary = tf.Summary.FromString(sess.run("Merge/MergeSummary:0", {"x:0": np.ones([2, 3], np.float32)}))
         assert [v.tag for v in summary.value] == ["loss", "x_1", "img/image/0", "img/image/1"]
+
+
+def test_cond_and_while_export_as_tf1_frames_and_read_back(tmp_path):
+    """tinyflow's dynamic_rnn, tf.cond and tf.while_loop are written as TF1 frames (TF 1.15 runs them
+    with tinyflow's numbers: tests/fixtures/tf_graphs/check_tf_reads_frames.log); the importer reads
+    them back into tinyflow's own ops, with the same numbers."""
+    import sys
+    sys.path.insert(0, FIX)
+    try:
+        import tinyflow_writes_frames as writer
+    finally:
+        sys.path.remove(FIX)
+    frozen, values = writer.main(str(tmp_path))
+    ops = {n.op for n in frozen.node}
+    assert {"Enter", "Exit", "Switch", "Merge", "LoopCond", "NextIteration", "TensorScatterUpdate"} <= ops
+    assert not ops & {"StatelessWhile", "While", "StatelessIf", "If", "TensorListSetItem", "TensorListGetItem"}
+    enters = [n for n in frozen.node if n.op == "Enter"]
+    assert all(set(n.attr) == {"T", "frame_name", "is_constant", "parallel_iterations"} for n in enters)
+    xv, lv = writer.feeds()
+    with tf.Graph().as_default():
+        tf.import_graph_def(read_graph_def(str(tmp_path / "frozen.pb")), name="")
+        with tf.Session() as sess:
+            feed = {"x:0": xv, "lens:0": lv, "n:0": 6}
+            for k in writer.OUTPUTS:
+                np.testing.assert_allclose(sess.run(k + ":0", feed), values[k], rtol=1e-5, atol=1e-6)
+            feed["flag:0"] = True
+            np.testing.assert_allclose(sess.run("cond_c:0", feed), values["cond_c_true"], rtol=1e-5, atol=1e-6)

@@ -70,7 +70,7 @@ _ATTR_KINDS = {"T": "type", "dtype": "type", "DstT": "type", "SrcT": "type", "va
                "axis": "i", "N": "i"}
 
 
-_LIST_T = {"Assert", "Print"}  # ops whose "T" is a list of types
+_LIST_T = {"Assert", "Print", "IdentityN"}  # ops whose "T" is a list of types
 _FLOW_OPS = {"Enter", "Exit", "Switch", "Merge", "NextIteration", "Identity"}  # may carry a TensorArray handle
 _RESOURCE = 20  # DT_RESOURCE
 

@@ -553,3 +553,21 @@ def _stack(b, node):
 @converts("StackPushV2", "StackPopV2")
 def _stack_op(b, node):
     raise ValueError("tinyflow imports stacks only as the accumulators of TF's while-loop gradients")
+
+
+@converts("IdentityN")
+def _identity_n(b, node):
+    tf = _tf()
+    with b.scope():
+        return [tf.identity(b.x(i)) for i in range(b.num_inputs)]
+
+
+@converts("TensorScatterUpdate")
+def _tensor_scatter_update(b, node):
+    """tensor with the slices at indices replaced by updates (unique indices: TF's rule for a defined result)."""
+    tf = _tf()
+    x, indices, updates = b.x(0), b.x(1), b.x(2)
+    with b.scope():
+        shape = tf.shape(x, out_type=indices.dtype)
+        covered = tf.scatter_nd(indices, tf.ones_like(updates), shape)
+        return [tf.add(x * (1 - covered), tf.scatter_nd(indices, updates, shape), name=b.name)]
