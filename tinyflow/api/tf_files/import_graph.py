@@ -178,6 +178,8 @@ def build(graph_def, input_map=None, name="import", graph=None):
     {node name: Operation}, for the nodes built at the top level (not inside a loop or cond)."""
     graph = graph or get_default_graph()
     input_map = {(k if ":" in k or k.startswith("^") else k + ":0"): v for k, v in (input_map or {}).items()}
+    if any(n.op in _REF_OPS for n in graph_def.node):  # TF1's control flow of variables: the same frames
+        graph_def = _without_ref_ops(graph_def)
     order = check_graph_def(graph_def, input_map)
     analysis = Analysis(order, {n.name: n for n in order})
     builder = Builder(graph, analysis, name + "/" if name else "", input_map, _Node)
@@ -186,6 +188,19 @@ def build(graph_def, input_map=None, name="import", graph=None):
     built = {k: v[0] for k, v in builder.top.env.items()}
     ops = {k: v[1] for k, v in builder.top.env.items() if v[1] is not None}
     return built, ops
+
+
+_REF_OPS = {"RefSwitch": "Switch", "RefEnter": "Enter", "RefExit": "Exit", "RefMerge": "Merge",
+            "RefNextIteration": "NextIteration", "RefIdentity": "Identity"}
+
+
+def _without_ref_ops(graph_def):
+    """A copy of graph_def with TF1's Ref* control-flow ops as their plain forms (tinyflow has no refs)."""
+    copy = type(graph_def)()
+    copy.CopyFrom(graph_def)
+    for n in copy.node:
+        n.op = _REF_OPS.get(n.op, n.op)
+    return copy
 
 
 def _convert(value):

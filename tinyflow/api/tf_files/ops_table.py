@@ -571,3 +571,18 @@ def _tensor_scatter_update(b, node):
         shape = tf.shape(x, out_type=indices.dtype)
         covered = tf.scatter_nd(indices, tf.ones_like(updates), shape)
         return [tf.add(x * (1 - covered), tf.scatter_nd(indices, updates, shape), name=b.name)]
+
+
+@converts("RsqrtGrad")
+def _rsqrt_grad(b, node):
+    tf = _tf()
+    y, dy = b.x(0), b.x(1)
+    with b.scope():
+        local = -0.5 * y * y * y
+    return [tf.multiply(dy, local, name=b.name)]
+
+
+@converts("DynamicStitch", "ParallelDynamicStitch")
+def _dynamic_stitch(b, node):
+    n = b.attr("N")
+    return [_tf().dynamic_stitch([b.x(i) for i in range(n)], [b.x(n + i) for i in range(n)], name=b.name)]
