@@ -106,7 +106,7 @@ def test_training_meta_resumes_with_tfs_losses(opt):
     np.testing.assert_allclose(losses, want["next_losses"], rtol=1e-5)
     assert [v.tag for v in summary.value] == ["loss", "accuracy_1", "logits_1"]
     assert summary.value[0].simple_value == pytest.approx(float(final), rel=1e-6)
-    assert summary.value[2].histo["num"] == 16 * 10
+    assert summary.value[2].histo.num == 16 * 10
 
 
 def test_rnn_training_meta_resumes_with_tfs_losses():

@@ -11,6 +11,7 @@ import numpy as np
 
 from tinyflow.formats import convert
 from tinyflow.formats.protos import graph_pb2
+from tinyflow.graph import dtypes as dt
 
 # ops with no "T" attr in TF (their dtypes are in other attrs)
 _NO_T = {"Const", "Placeholder", "VariableV2", "NoOp", "Cast", "ScalarSummary", "HistogramSummary", "MergeSummary",
@@ -19,7 +20,8 @@ _DROP = {"MaxPool": ("dilations",), "AvgPool": ("dilations",), "MaxPoolGrad": ("
          "Softmax": ("axis",), "LogSoftmax": ("axis",), "SoftmaxCrossEntropyWithLogits": ("axis",),
          "SparseSoftmaxCrossEntropyWithLogits": ("axis",), "AssignAdd": ("validate_shape",),
          "AssignSub": ("validate_shape",)}
-_T_FROM = {"Select": 1, "SelectV2": 1, "Conv2DBackpropInput": 1, "ScalarSummary": 1, "HistogramSummary": 1, "Split": 1}
+_T_FROM = {"Select": 1, "SelectV2": 1, "Conv2DBackpropInput": 1, "ScalarSummary": 1, "HistogramSummary": 1,
+           "StridedSliceGrad": 4, "Split": 1}
 _REDUCTIONS = {"Sum", "Mean", "Max", "Min", "Prod", "All", "Any"}
 
 
@@ -95,6 +97,27 @@ def _unreduce(op, gd):
     return gd.node[-1], _add(gd, n, "RealDiv", [tiled, count], T=T)
 
 
+def _string_const(gd, name, value):
+    n = gd.node.add(name=name, op="Const")
+    convert.from_numpy(np.array(value, object), n.attr["value"].tensor, dt.string)
+    n.attr["dtype"].type = dt.string.as_datatype_enum
+    return name
+
+
+def _summary(op, gd):
+    """A summary op as TF's graph has it: the tag (and a text summary's metadata) as string Const inputs."""
+    inputs = [_string_const(gd, op.name + "/tag", op.attrs["tag"])] + [_input_name(t) for t in op.inputs]
+    attrs = {"T": op.inputs[0].dtype}
+    if op.type == "ImageSummary":
+        attrs["max_images"] = op.attrs["max_images"]
+    elif op.type == "AudioSummaryV2":
+        attrs = {"max_outputs": op.attrs["max_outputs"]}
+    elif op.type == "TensorSummaryV2":
+        inputs.append(_string_const(gd, op.name + "/serialized_summary_metadata", op.attrs["metadata"]))
+    _add(gd, op.name, op.type, inputs, **attrs)
+    gd.node[-1].attr["_output_shapes"].list.shape.add()   # a scalar string
+
+
 def _frames(kind):
     def export(op, gd):
         from tinyflow.api.tf_files import export_frames
@@ -106,19 +129,11 @@ def _frames(kind):
     return export
 
 
-_COMPOSITE = {"SumToShape": _sum_to_shape, "Unreduce": _unreduce, "StatelessIf": _frames("if"), "If": _frames("if"),
+_COMPOSITE = {"SumToShape": _sum_to_shape, "Unreduce": _unreduce, "ScalarSummary": _summary,
+              "HistogramSummary": _summary, "ImageSummary": _summary, "AudioSummaryV2": _summary,
+              "TensorSummaryV2": _summary, "StatelessIf": _frames("if"), "If": _frames("if"),
               "StatelessWhile": _frames("while"), "While": _frames("while"),
               "TensorListGetItem": _frames("get_item"), "TensorListSetItem": _frames("set_item")}
-_SUMMARIES = {"ScalarSummary": "tags", "HistogramSummary": "tag", "ImageSummary": "tag"}
-
-
-def _tags_node(op, gd):
-    """The string Const TF's summary op takes as its tag input (named as TF names it)."""
-    name = "%s/%s" % (op.name, _SUMMARIES[op.type])
-    n = gd.node.add(name=name, op="Const")
-    convert.from_numpy(np.array(op.attrs["tag"].encode(), dtype=object), n.attr["value"].tensor)
-    n.attr["dtype"].type = 7  # DT_STRING
-    return name
 
 
 def node_def(op, gd):
@@ -128,17 +143,10 @@ def node_def(op, gd):
         n = gd.node[-1]
         n.input.extend("^" + c.name for c in op.control_inputs)
         return n
-    tag = _tags_node(op, gd) if op.type in _SUMMARIES else None
     n = gd.node.add(name=op.name, op=op.type)
-    n.input.extend(([tag] if tag else []) + [_input_name(t) for t in op.inputs])
+    n.input.extend(_input_name(t) for t in op.inputs)
     attrs = {k: v for k, v in op.attrs.items() if not k.startswith("_") and k not in _DROP.get(op.type, ())}
-    if op.type in _SUMMARIES:  # TF's summary ops take the tag as an input, not an attr
-        attrs = {"T": op.inputs[0].dtype}
-        if op.type == "ImageSummary":
-            attrs["max_images"] = int(op.attrs.get("max_images", 3))
-    elif op.type == "MergeSummary":
-        attrs = {"N": len(op.inputs)}
-    elif op.type in _REDUCTIONS:
+    if op.type in _REDUCTIONS:
         n.input.append(_const_node(gd, op.name + "/reduction_indices", _axis_value(op, "axis")))
         attrs = {"keep_dims": bool(attrs.get("keep_dims", False)), "Tidx": convert.BY_ENUM[3]}
     elif op.type in ("ArgMax", "ArgMin"):
@@ -159,7 +167,9 @@ def node_def(op, gd):
             attrs["Tparams"], attrs["Tindices"] = op.inputs[0].dtype, op.inputs[1].dtype
     elif op.type == "SplitV":
         attrs["Tlen"] = op.inputs[1].dtype
-    elif op.type in ("Pack", "AddN"):
+    elif op.type == "StridedSliceGrad":  # (shape, begin, end, strides: Index; dy: T)
+        attrs["Index"] = op.inputs[0].dtype
+    elif op.type in ("Pack", "AddN", "MergeSummary"):
         attrs["N"] = len(op.inputs)
     elif op.type == "Fill":
         attrs = {"T": op.inputs[1].dtype, "index_type": op.inputs[0].dtype}

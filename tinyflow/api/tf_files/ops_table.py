@@ -424,37 +424,60 @@ def _fused_batch_norm_grad(b, node):
     return [dx, dscale, doffset, zero, zero]
 
 
+def _summary_node(b, op_type, inputs, **attrs):
+    """A summary op of TF's GraphDef (its tag a string Const input 0) as tinyflow's (the tag an attr)."""
+    tag = np.asarray(b.const(0), object).reshape(-1)
+    if tag.size != 1:
+        raise ValueError("tinyflow needs one tag (a scalar string Const), not %d" % tag.size)
+    attrs["tag"] = tag[0].decode() if isinstance(tag[0], bytes) else str(tag[0])
+    return [_tf().summary.imported(op_type, b.name, inputs, attrs)]
+
+
+@converts("ScalarSummary")
+def _scalar_summary(b, node):
+    return _summary_node(b, "ScalarSummary", [b.x(1)])
+
+
+@converts("HistogramSummary")
+def _histogram_summary(b, node):
+    return _summary_node(b, "HistogramSummary", [b.x(1)])
+
+
+@converts("ImageSummary")
+def _image_summary(b, node):
+    return _summary_node(b, "ImageSummary", [b.x(1)], max_images=int(b.attr("max_images", 3)))
+
+
+@converts("AudioSummaryV2")
+def _audio_summary(b, node):
+    return _summary_node(b, "AudioSummaryV2", [b.x(1), b.x(2)], max_outputs=int(b.attr("max_outputs", 3)))
+
+
+@converts("TensorSummaryV2")
+def _tensor_summary(b, node):
+    metadata = np.asarray(b.const(2), object).reshape(-1)[0]
+    return _summary_node(b, "TensorSummaryV2", [b.x(1)], metadata=bytes(metadata))
+
+
+@converts("Range")
+def _range(b, node):
+    args = [b.const(i, required=False) for i in range(3)]
+    args = [b.x(i) if a is None else a.item() for i, a in enumerate(args)]
+    return [_tf().range(*args, dtype=b.attr("Tidx", None), name=b.name)]
+
+
+@converts("MergeSummary")
+def _merge_summary(b, node):
+    return [_tf().summary.imported("MergeSummary", b.name, [b.x(i) for i in range(b.num_inputs)], {})]
+
+
 @converts("BroadcastTo")
 def _broadcast_to(b, node):
     shape = b.const(1, required=False)
     return [_tf().broadcast_to(b.x(0), shape.tolist() if shape is not None else b.x(1), name=b.name)]
 
 
-# ---- what tf.summary and TF's losses put in training graphs ----------------------------------------
-def _tag(b):
-    tag = np.asarray(b.const(0)).reshape(-1)
-    if tag.size != 1:
-        raise ValueError("tinyflow imports summaries with one tag, this one has %d" % tag.size)
-    return tag[0].decode("utf-8", "replace") if isinstance(tag[0], bytes) else str(tag[0])
-
-
-@converts("ScalarSummary", "HistogramSummary", "ImageSummary")
-def _summary(b, node):
-    from tinyflow.ops.base import make_op
-    _tf().summary  # noqa: B018 (loads tf.summary, which registers the summary ops)
-    attrs = {"tag": _tag(b)}
-    if node.op == "ImageSummary":
-        attrs["max_images"] = b.attr("max_images", 3)
-    return [make_op(node.op, [b.x(1)], attrs, name=b.name)]
-
-
-@converts("MergeSummary")
-def _merge_summary(b, node):
-    from tinyflow.ops.base import make_op
-    _tf().summary  # noqa: B018
-    return [make_op("MergeSummary", [b.x(i) for i in range(b.num_inputs)], {}, name=b.name)]
-
-
+# ---- what TF's losses put in training graphs ------------------------------------------------------
 @converts("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_xent(b, node):
     from tinyflow.ops.base import make_op
@@ -474,13 +497,6 @@ def _structural(b, node):
 
 for _t in ("Enter", "Exit", "NextIteration", "LoopCond", "Switch", "Merge"):
     CONVERTERS[_t] = _structural
-
-
-@converts("Range")
-def _range(b, node):
-    vals = [b.const(i, required=False) for i in range(3)]
-    args = [v.item() if v is not None else b.x(i) for i, v in enumerate(vals)]
-    return [_tf().range(args[0], args[1], args[2], dtype=b.attr("Tidx", None), name=b.name)]
 
 
 @converts("Split")
