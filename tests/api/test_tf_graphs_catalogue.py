@@ -175,11 +175,10 @@ def test_sigmoid_tanh_grad_and_concat_offset_match_numpy():
     np.testing.assert_allclose(got[5], dy * -0.5 * y ** 3, rtol=1e-6)  # d rsqrt(x) = -rsqrt(x)^3 / 2
 
 
-@pytest.mark.xfail(strict=True, reason="TF's gradient of a tf.cond (a second Switch/Merge structure with tuple "
-                   "control dependencies on both branches) and variable updates inside a branch are not imported yet")
-def test_cond_training_meta_resumes_with_tfs_losses():
+def _cond_training():
+    """The batch-norm-under-is_training .meta, resumed 3 steps: (losses, eval loss, moving mean)."""
     want = WANT["cond_train"]
-    assert {"RefSwitch", "DynamicStitch", "RsqrtGrad", "Switch", "Merge"} <= set(want["ops"])
+    assert {"RefSwitch", "DynamicStitch", "RsqrtGrad", "Switch", "Merge", "AssignSub"} <= set(want["ops"])
     saver = tf.train.import_meta_graph(os.path.join(FIX, "cond_train", "model.meta"))
     loss = tf.get_default_graph().get_tensor_by_name("sparse_softmax_cross_entropy_loss/value:0")
     data = WANT["mnist_data"]
@@ -187,7 +186,23 @@ def test_cond_training_meta_resumes_with_tfs_losses():
     with tf.Session() as sess:
         saver.restore(sess, os.path.join(FIX, "cond_train", "model"))
         losses = [sess.run([tf.get_collection("train_op")[0], loss], feed)[1] for _ in range(3)]
-    np.testing.assert_allclose(losses, want["next_losses"], rtol=1e-5)
+        del feed["is_training:0"]
+        return losses, sess.run(loss, feed), sess.run("bn/moving_mean:0")
+
+
+def test_cond_training_meta_resumes_with_tfs_losses():
+    """TF's gradient of a tf.cond (a second Switch/Merge on the same predicate, tuple control edges on
+    the Switch) imports as a tf.cond; the moving-average updates inside a branch run in select form."""
+    losses, eval_loss, _ = _cond_training()
+    np.testing.assert_allclose(losses, WANT["cond_train"]["next_losses"], rtol=1e-5)
+    np.testing.assert_allclose(eval_loss, WANT["cond_train"]["eval_loss"], rtol=1e-4)
+
+
+@pytest.mark.xfail(strict=True, reason="measured: the moving mean after 3 resumed steps is 3e-4 (relative) off TF's; "
+                   "the losses match to 1e-7 (not found yet)")
+def test_cond_training_moving_mean_matches_tf():
+    _, _, mean = _cond_training()
+    np.testing.assert_allclose(mean, WANT["cond_train"]["moving_mean"], rtol=1e-5)
 
 
 def test_prevent_gradient_raises_tfs_lookup_error():

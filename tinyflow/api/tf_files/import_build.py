@@ -9,7 +9,8 @@ FuncGraph tinyflow traces). A TensorArray (tensor_arrays.py) is a Python value o
 from tinyflow.graph import errors
 from tinyflow.graph.core import Tensor, get_default_graph
 from tinyflow.api.tf_files.import_frames import Scope, err, is_back_edge, parse_input
-from tinyflow.api.tf_files.import_loops import build_cond, build_grad_loop, build_loop, grad_loop_inputs
+from tinyflow.api.tf_files.import_loops import (build_cond, build_grad_loop, build_loop, conditional_update,
+                                                grad_loop_inputs)
 from tinyflow.api.tf_files.ops_table import CONVERTERS
 from tinyflow.api.tf_files.tensor_arrays import ImportedTensorArray
 
@@ -131,9 +132,13 @@ class Builder:
             scope.env[node.name] = ([inputs[0]], None)  # a TensorArray's flow passing through
             return
         b = self.node_class(node, inputs, consts, self.prefix, graph)
+        select = _select_of(scope)
         try:
             with graph.control_dependencies(controls):
-                outs = CONVERTERS[node.op](b, node)
+                if select is not None and node.op in ("Assign", "AssignAdd", "AssignSub"):
+                    outs = [conditional_update(node, select, inputs[0], inputs[1])]
+                else:
+                    outs = CONVERTERS[node.op](b, node)
         except errors.OpError:
             raise
         except Exception as e:  # a builder's complaint about this node's inputs or attrs
@@ -154,3 +159,12 @@ class Builder:
         if node.op == "Const":
             self.consts[node.name] = b.attr("value")
         scope.env[node.name] = (outs, op)
+
+
+def _select_of(scope):
+    """The predicate of the innermost branch built in select form (import_loops._select_form), if any."""
+    while scope is not None:
+        if getattr(scope, "select", None) is not None:
+            return scope.select
+        scope = scope.parent
+    return None

@@ -119,7 +119,7 @@ class Analysis:
 
     def input_ctx(self, src, idx):
         c = self.ctx[src.name]
-        if src.op == "Switch" and not self.is_loop_switch(src):
+        if src.op == "Switch" and not self.is_loop_switch(src):  # idx -1: a control edge, either branch
             c = c + ((self.pred_of(src), idx),)
         return c
 
@@ -142,6 +142,9 @@ class Analysis:
         for s, i, _ in srcs:
             c = self.input_ctx(s, i)
             short, long_ = (c, longest) if len(c) <= len(longest) else (longest, c)
+            if short and short[-1][1] == -1 and long_[len(short) - 1:len(short)] and \
+                    long_[len(short) - 1][0] == short[-1][0]:
+                short = short[:-1] + (long_[len(short) - 1],)  # after a Switch ran: either branch fits
             if long_[:len(short)] != short:
                 raise err(n, "it takes inputs from both branches of a tf.cond (%s and %s)" % (_show(c), _show(longest)))
             longest = long_
@@ -189,8 +192,8 @@ class Analysis:
         for n in nodes:
             for inp in n.input:
                 src = parse_input(inp)[0]
-                if src in root:
-                    root[find(src)] = find(n.name)
+                if src in root and not (self.by_name[src].op == "Merge" and self.ctx[src] == key[2]):
+                    root[find(src)] = find(n.name)  # (a cond's Merge is its output: what reads it comes after)
         return {n.name: find(n.name) for n in nodes}
 
     def _unit_key(self, frame, ctx, n):
@@ -206,7 +209,8 @@ class Analysis:
                 return None
             return ("loop", chain) if c == ctx else ("cond", frame, ctx, c[len(ctx)][0])
         c = self.member_ctx(n)
-        if c == ctx:
+        if c == ctx or (n.op != "Switch" and c and c[-1][1] == -1 and ctx and c[:-1] == ctx[:-1]
+                        and c[-1][0] == ctx[-1][0]):  # waits on a Switch only (TF's tuple): built in each branch
             return ("node", n.name)
         if len(c) > len(ctx) and c[:len(ctx)] == ctx:
             return ("cond", frame, ctx, c[len(ctx)][0])

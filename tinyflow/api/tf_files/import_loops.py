@@ -205,9 +205,11 @@ def build_cond(builder, scope, unit):
                 return inp
         raise err(m, "no input from the %s branch" % ("true" if b else "false"))
 
-    def branch(b):
+    def branch(b, select=False):
         def fn():
             s = Scope(frame, ctx + ((pred_inp, b),), scope)
+            if select:
+                s.select = tf.logical_not(pred) if b == 0 else pred
             for sw in switches:
                 d = builder.value(scope, sw.input[0], sw)
                 if isinstance(d, ImportedTensorArray):
@@ -222,13 +224,38 @@ def build_cond(builder, scope, unit):
             return outs
         return fn
 
-    name = builder.prefix + merges[0].name.rsplit("/", 1)[0] if "/" in merges[0].name else None
-    outs = tf.cond(pred, branch(1), branch(0), strict=True, name=name)
-    op = outs[0].op
+    if any(n.op in _UPDATES for n in members):  # tinyflow updates no variable inside a branch: select form
+        outs = _select_form(builder, pred, branch)
+        op = None
+    else:
+        name = builder.prefix + merges[0].name.rsplit("/", 1)[0] if "/" in merges[0].name else None
+        outs = tf.cond(pred, branch(1), branch(0), strict=True, name=name)
+        op = outs[0].op
     for m, o in zip(merges, outs):
+        op = op if op is not None else o.op
         first_true = a.input_ctx(*_src(a, m.input[0]))[len(ctx)][1] == 1
         index = tf.cast(tf.logical_not(pred) if first_true else pred, tf.int32)
         scope.env[m.name] = ([o, index], op)
+
+
+_UPDATES = ("Assign", "AssignAdd", "AssignSub")
+
+
+def _select_form(builder, pred, branch):
+    """A cond whose branches update variables (TF's batch norm moving averages under `is_training`):
+    both branches' ops run, each update writes its new value only where its branch is taken
+    (import_build.build_node reads Scope.select), and each Merge selects by the predicate."""
+    tf = _tf()
+    ones, zeros = branch(1, True)(), branch(0, True)()
+    return [tf.where_v2(pred, t, f) for t, f in zip(ones, zeros)]
+
+
+def conditional_update(node, select, ref, value):
+    """An Assign/AssignAdd/AssignSub of a branch in select form: the variable keeps its value unless
+    the branch is taken."""
+    tf = _tf()
+    new = {"Assign": lambda: value, "AssignAdd": lambda: ref + value, "AssignSub": lambda: ref - value}[node.op]()
+    return tf.assign(ref, tf.where_v2(select, new, ref))
 
 
 def _src(a, inp):
