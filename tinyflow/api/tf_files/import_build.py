@@ -156,8 +156,8 @@ class Builder:
             with graph.control_dependencies(None):
                 first = identity(first, name=b.name)
             outs[0], op = first, first.op
-        if node.op == "Const":
-            self.consts[node.name] = b.attr("value")
+        if node.op == "Const":  # the value made once (the op's own when it is a Const)
+            self.consts[node.name] = op.attrs["value"] if op is not None and op.type == "Const" else b.attr("value")
         scope.env[node.name] = (outs, op)
 
 

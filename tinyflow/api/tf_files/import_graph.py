@@ -83,7 +83,7 @@ def _check_attrs(node):
                 raise _err(node, "attr '%s' has type %s, expected %s" % (name, got, kind))
     if "value" in node.attr:
         try:
-            convert.to_numpy(node.attr["value"].tensor)
+            convert.check_tensor(node.attr["value"].tensor)   # checked, not yet materialized
         except convert.BadAttr as e:
             raise _err(node, "attr 'value': %s" % e) from None
     for name in ("dtype", "T", "DstT"):
