@@ -154,16 +154,22 @@ def test_mean_sparse_xent_flatten_and_normal():
 
 def test_tinyflow_pad_and_tf_pad():
     x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    xs = np.arange(6.).reshape(2, 3)
     sess = tf.Session()
     right = sess.run(tf.pad(x, dim=1, pad=2))
-    crop = sess.run(tf.pad(x, dim=1, pad=-1))
-    np.testing.assert_array_equal(right, np.pad(np.arange(6.).reshape(2, 3), [(0, 0), (0, 2)]))
-    np.testing.assert_array_equal(crop, np.arange(6.).reshape(2, 3)[:, :2])  # negative pad crops
+    left = sess.run(tf.pad(x, dim=1, pad=-1))
+    np.testing.assert_array_equal(right, np.pad(xs, [(0, 0), (0, 2)]))
+    np.testing.assert_array_equal(left, np.pad(xs, [(0, 0), (1, 0)]))  # a negative pad adds zeros at the start
+    # TinyFlow's test_pad: a negative then a positive pad puts zeros on both sides
+    both_sides = sess.run(tf.pad(tf.pad(x, dim=1, pad=-3), dim=1, pad=3))
+    np.testing.assert_array_equal(both_sides, np.pad(xs, [(0, 0), (3, 3)]))
     p = tf.placeholder(tf.float32, [None, 3])
-    np.testing.assert_array_equal(sess.run(tf.pad(tf.pad(p, dim=0, pad=2), dim=0, pad=-2), {p: np.ones((4, 3))}),
-                                  np.ones((4, 3)))  # a crop undoes a pad, also with an unknown dimension
-    with pytest.raises(ValueError, match="cannot crop 3"):
-        tf.pad(x, dim=0, pad=-3)
+    both = tf.pad(tf.pad(p, dim=0, pad=-2), dim=0, pad=2)
+    assert both.shape.as_list() == [None, 3]
+    np.testing.assert_array_equal(sess.run(both, {p: np.ones((4, 3))}), np.pad(np.ones((4, 3)), [(2, 2), (0, 0)]))
+    assert tf.pad(x, dim=0, pad=-3).shape.as_list() == [5, 3]
+    with pytest.raises(ValueError, match="rank 2"):
+        tf.pad(x, dim=2, pad=1)
     np.testing.assert_array_equal(sess.run(tf.pad(x, [[1, 1], [0, 0]])), np.pad(np.arange(6.).reshape(2, 3),
                                                                                  [(1, 1), (0, 0)]))
 
