@@ -3,7 +3,7 @@
 A summary op is computed by the Session on the host from its input's value, which the jitted
 function fetches (OpDef.host_compute): fetching it gives the serialized Summary, as in TF, ready
 for FileWriter.add_summary. With the `tensorboard` extra installed (pip install
-"tinyflow[tensorboard]") summaries are TensorBoard's protobufs and FileWriter writes real event
+tensorboard) summaries are TensorBoard's protobufs and FileWriter writes real event
 files; without it a summary is JSON and FileWriter appends one JSON line per event to
 `<logdir>/events.tinyflow.jsonl`, so a script runs unchanged either way.
 """
@@ -285,7 +285,7 @@ class FileWriter:
             if not FileWriter._warned:
                 FileWriter._warned = True
                 warnings.warn("tinyflow: TensorBoard is not installed; summaries go to %s as JSON lines "
-                              "(pip install 'tinyflow[tensorboard]' for event files)." % self._file.name,
+                              "(pip install tensorboard for event files)." % self._file.name,
                               RuntimeWarning, stacklevel=2)
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)

@@ -13,7 +13,7 @@ def _tensorboard(module):
         return importlib.import_module("tensorboard.compat.proto." + module)
     except ImportError as e:
         raise ImportError("tinyflow: reading or writing TensorFlow's files needs the TF protobuf messages that "
-                          "the `tensorboard` package ships: pip install 'tinyflow[tensorboard]' (%s)" % e) from None
+                          "the `tensorboard` package ships: pip install tensorboard (%s)" % e) from None
 
 
 def graph_pb2():
