@@ -112,6 +112,8 @@ def test_entry_points_answer_help_and_version_as_processes():
             out = _python("-m", module, option)
             assert out.returncode == 0 and "Traceback" not in out.stderr, (module, option, out.stderr)
             assert ("usage:" in out.stdout) if option == "--help" else VERSION_LINE.fullmatch(out.stdout.strip())
+    table = _python("-m", "tinyflow.coverage")   # the old path runs the module with its own __file__
+    assert table.returncode == 0 and "| `tf.flags` |" in table.stdout, table.stderr
 
 
 @pytest.mark.slow
