@@ -22,6 +22,7 @@ def _run(code_or_args, *, env=None):
                           timeout=300)
 
 
+@pytest.mark.slow
 def test_logging_writes_tf_lines_to_stderr_from_info_after_set_verbosity():
     out = _run("import tinyflow as tf\n"
                "tf.logging.info('hidden %d', 1)\n"          # Python's default level: WARN
@@ -37,6 +38,7 @@ def test_logging_writes_tf_lines_to_stderr_from_info_after_set_verbosity():
     assert out.stdout.split() == [str(tf.logging.INFO), "tensorflow"]
 
 
+@pytest.mark.slow
 def test_logging_leaves_a_configured_root_logger_to_print():
     out = _run("import logging, tinyflow as tf\n"
                "logging.basicConfig(format='root %(name)s %(message)s')\n"

@@ -209,6 +209,7 @@ def _train_graph():
     return w, step, train
 
 
+@pytest.mark.slow
 def test_monitored_training_session_stops_saves_and_restores(tmp_path):
     w, step, train = _train_graph()
     d = str(tmp_path)
@@ -281,6 +282,7 @@ def test_logging_tensor_hook(caplog):
     assert all(line.endswith(" sec)") for line in lines[1:])   # TF's: the seconds since the last line
 
 
+@pytest.mark.slow
 def test_meta_graph_rebuilds_the_graph_for_restore(tmp_path):
     x = tf.placeholder(tf.float32, [None, 3], name="x")
     w = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2) / 10, name="w")
