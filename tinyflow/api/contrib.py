@@ -123,4 +123,15 @@ def __getattr__(name):
     if name == "eager":
         from tinyflow.api.eager import tfe
         return tfe.install(sys.modules[__name__])
+    if name == "tpu":
+        from tinyflow.api import tpu
+        return tpu.module(__name__ + ".tpu")
+    if name == "training":
+        from tinyflow.api import contrib_training
+        sys.modules[__name__ + ".training"] = contrib_training
+        return contrib_training
+    if name == "cluster_resolver":
+        from tinyflow.api import cluster_resolver
+        sys.modules[__name__ + ".cluster_resolver"] = cluster_resolver
+        return cluster_resolver
     raise AttributeError("module 'tinyflow.contrib' has no attribute %r" % name)

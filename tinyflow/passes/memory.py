@@ -27,7 +27,6 @@ import heapq
 import numpy as np
 
 from tinyflow.graph.registry import get_op_def
-from tinyflow.passes import prune as prune_pass
 
 
 class Buffer:
@@ -102,8 +101,7 @@ class MemoryPlan:
 # ---- 0. which ops run, which values live in the arena ---------------------------------------------
 def executed_ops(sub):
     """The ops whose lowering rule runs, in run order (the rule lower/jax_backend.py follows)."""
-    fed = set(sub.feeds)
-    return [op for op in sub.ops if prune_pass.runs_rule(op, fed)]
+    return [op for op in sub.ops if op in sub.rule_ops]
 
 
 def arena_values(op, fed):

@@ -24,19 +24,10 @@ from tinyflow.graph import errors
 from tinyflow.graph.core import (Operation, Tensor, _default_sessions, get_default_graph, get_default_session)  # noqa: F401
 from tinyflow.graph.registry import get_op_def
 from tinyflow.lower import jax_backend, pipeline
+from tinyflow.passes import prune as prune_pass
 from tinyflow.runtime import compile_cache
+from tinyflow.runtime.config import ConfigProto
 from tinyflow.runtime import fetches as fetch_util
-
-
-class ConfigProto:
-    """The parts of TF's ConfigProto tinyflow reads: device_count ({'GPU': 0} forces the CPU)."""
-
-    def __init__(self, device_count=None, allow_soft_placement=True, log_device_placement=False, **kwargs):
-        self.device_count = dict(device_count or {})
-        self.allow_soft_placement = allow_soft_placement
-        self.log_device_placement = log_device_placement
-        self.gpu_options = kwargs.get("gpu_options")
-        self.extra = kwargs
 
 
 def _pick_device(config):
@@ -394,15 +385,14 @@ class Session:
         canonical = sorted(set(feed_tensors), key=lambda t: (t.op.index, t.value_index))
         if canonical != feed_tensors:
             plan.order = tuple(feed_tensors.index(t) for t in canonical)
+        # host-computed ops reached through control dependencies (tf.group(..., iterator.initializer))
+        # run after the call, for their effect; what they read is fetched too, so they are found
+        # before the fetch set compiles (once)
+        planned = {e for (k, _), e in zip(kinds, elements) if k is Kind.HOST_COMPUTE}
+        plan.after = [self._host_plan(op, fetched) for op in prune_pass.prune(fetch_tensors, canonical, targets).ops
+                      if get_op_def(op.type).host_compute is not None and op not in planned]
         plan.lowered = low = self.compiled(fetch_tensors, targets, canonical)
         plan.plain_feeds = plan.order is None and not low.sub.host_fed
-        # host-computed ops reached through control dependencies (tf.group(..., iterator.initializer))
-        # run after the call, for their effect
-        planned = {e for (k, _), e in zip(kinds, elements) if k is Kind.HOST_COMPUTE}
-        plan.after = [self._host_plan(op, fetched) for op in low.sub.ops
-                      if get_op_def(op.type).host_compute is not None and op not in planned]
-        if plan.after and len(fetch_tensors) != len(low.sub.fetches):   # after-plans fetched more
-            plan.lowered = low = self.compiled(fetch_tensors, targets, canonical)
         plan.single = (not isinstance(fetches, (list, tuple, dict)) and kinds[0][0] is Kind.TENSOR
                        and not plan.after)
         if (plan.plain_feeds and not (low.updated or low.rw_vars or low.ro_vars or low.needs_key or low.checks

@@ -92,7 +92,7 @@ def write_eval_summaries(eval_dir, results):
     values = []
     for key, value in sorted(results.items()):
         if key != "global_step" and getattr(value, "ndim", 0) == 0:
-            values.append(_tf.Summary.Value(key, simple_value=float(value)))
+            values.append(_tf.summary.Summary.Value(tag=key, simple_value=float(value)))
     writer = _tf.summary.FileWriterCache.get(eval_dir)
-    writer.add_summary(_tf.Summary(values), int(results.get("global_step", 0)))
+    writer.add_summary(_tf.summary.Summary(value=values), int(results.get("global_step", 0)))
     writer.flush()

@@ -261,8 +261,8 @@ class StepCounterHook(SessionRunHook):
             from tinyflow.api.summary import FileWriterCache
             writer = FileWriterCache.get(self._output_dir)
         if writer is not None:
-            from tinyflow.api.summary import Summary
-            writer.add_summary(Summary([Summary.Value("global_step/sec", simple_value=rate)]), step)
+            from tinyflow.formats.tf_protos import Summary
+            writer.add_summary(Summary(value=[Summary.Value(tag="global_step/sec", simple_value=rate)]), step)
 
 
 class NanLossDuringTrainingError(RuntimeError):
