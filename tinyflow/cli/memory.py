@@ -1,10 +1,16 @@
-"""`python -m tinyflow.memory SCRIPT.py [args]`: the memory report of every fetch set a script runs.
+"""`python -m tinyflow.memory [--plot DIR] [--planner FILE] SCRIPT.py [args]`: the memory report of every
+fetch set a script runs.
 
 The script runs unchanged (as `__main__`, with `tensorflow`, `tensorflow.compat.v1` and their
 submodules aliased to tinyflow as under `python -m tinyflow`). The first time a
 session runs a fetch set, its report is taken just before that run (the variables as they are
-then; nothing is changed). After the script, the reports are printed, one table per fetch set.
+then; nothing is changed). After the script, the reports are printed, one table per fetch set;
+--plot DIR also draws each (DIR/fetch_set_N.png, needs matplotlib); --planner FILE runs a file that
+registers a planner (register_planner), which every report then shows beside tinyflow's own.
+
+`tinyflow.memory` is this module: plan_recompute, register_planner, Interval, record_reports.
 """
+import os
 import runpy
 import sys
 
@@ -12,6 +18,7 @@ from tinyflow.cli.runner import alias_tensorflow, print_trimmed_traceback, stand
 from tinyflow.runtime import session as session_mod
 from tinyflow.runtime.memory_report import build_report
 from tinyflow.passes.recompute_plan import RecomputePlan, plan_recompute  # noqa: F401 (tinyflow.memory.plan_recompute)
+from tinyflow.passes.memory import PLANNERS, Interval, register_planner  # noqa: F401 (the planner interface)
 
 
 def record_reports(script, argv=(), verify=True, xla=True):
@@ -54,16 +61,17 @@ def record_reports(script, argv=(), verify=True, xla=True):
     return reports
 
 
-USAGE = """usage: python -m tinyflow.memory SCRIPT.py [args...]
+USAGE = """usage: python -m tinyflow.memory [--plot DIR] [--planner FILE] SCRIPT.py [args...]
        python -m tinyflow.memory --version
 
 Runs a TensorFlow 1 script on tinyflow (`import tensorflow` resolving to tinyflow, as under
 `python -m tinyflow`) and prints the memory report of every fetch set it runs: one table per
-fetch set, taken just before its first run. python -m tinyflow --help lists the settings."""
+fetch set, taken just before its first run. --plot DIR also draws each (DIR/fetch_set_N.png, needs
+matplotlib); --planner FILE runs a file that registers a planner (register_planner), which every
+report then shows beside tinyflow's own. python -m tinyflow --help lists the settings."""
 
 
 def main(argv=None):
-    import os
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:
         print(USAGE, file=sys.stderr)
@@ -72,6 +80,16 @@ def main(argv=None):
     if answer:
         print(answer[0])
         return answer[1]
+    plot_dir = None
+    while argv[:1] in (["--plot"], ["--planner"]) and len(argv) > 1:
+        flag, value, argv = argv[0], argv[1], argv[2:]
+        if flag == "--plot":
+            plot_dir = value
+        else:
+            runpy.run_path(value)
+    if not argv:
+        print(USAGE, file=sys.stderr)
+        return 2
     if argv[0].startswith("-") or not os.path.isfile(argv[0]):
         raise SystemExit("tinyflow.memory: %s\n%s" % ("unknown option " + argv[0] if argv[0].startswith("-")
                                                       else "no script " + argv[0], USAGE))
@@ -84,6 +102,12 @@ def main(argv=None):
         return 1
     for i, r in enumerate(reports):
         print("\n[%d] %s" % (i + 1, r))
+        if plot_dir:
+            os.makedirs(plot_dir, exist_ok=True)
+            try:
+                print("plot: %s" % r.plot(os.path.join(plot_dir, "fetch_set_%d.png" % (i + 1))))
+            except ImportError as e:
+                print("no plot: %s" % e)
     return 0
 
 
