@@ -64,6 +64,7 @@ def test_resume_continues_global_step(trained):
     assert trained.latest_checkpoint().endswith("model.ckpt-8")
 
 
+@pytest.mark.slow
 def test_keep_checkpoint_max_and_max_steps(trained):
     state = tf.train.get_checkpoint_state(trained.model_dir)
     # the second call saved at 5 (its start), 7 and 8; earlier ones were deleted, across calls

@@ -20,6 +20,7 @@ def _nonzero_mean(per_elem, w=1.0):
     return (per_elem * w).sum() / (w != 0).sum()
 
 
+@pytest.mark.slow
 def test_regression_losses():
     err = PRED - LAB
     huber = np.where(np.abs(err) <= 1.0, 0.5 * err ** 2, np.abs(err) - 0.5)
@@ -82,6 +83,7 @@ def _xent(labels, logits):
     return -(labels * logp).sum(-1)
 
 
+@pytest.mark.slow
 def test_softmax_losses():
     logits = R.randn(4, 3).astype(np.float32)
     ids = np.array([0, 2, 1, 2], np.int32)

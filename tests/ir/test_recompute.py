@@ -94,6 +94,7 @@ def test_second_order_through_recompute():
         np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_minimize_with_checkpoints_trains_the_same():
     losses = []
     for ck in (None, "sqrt"):

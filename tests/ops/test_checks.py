@@ -190,6 +190,7 @@ def test_sparse_softmax_cross_entropy_label_out_of_range():
         sess.run(loss, {logits: np.zeros((2, 3)), labels: [0, 3]})
 
 
+@pytest.mark.slow
 def test_checks_appear_in_the_generated_source_and_plans_verify():
     table = tf.Variable(np.ones((4, 3), np.float32))
     ids = tf.placeholder(tf.int32, [None])

@@ -266,6 +266,7 @@ def test_resize_gradient_is_the_adjoint(name, np_resize):
 
 
 # ---- the other tf.image helpers -------------------------------------------------------------------
+@pytest.mark.slow
 def test_random_flip_is_seeded_and_per_image():
     x = tf.constant(np.arange(2 * 1 * 3 * 1, dtype=np.float32).reshape(2, 1, 3, 1))
     y = tf.image.random_flip_left_right(x, seed=5)

@@ -160,6 +160,7 @@ def test_reordered_feeds_and_dict_fetches_reuse_one_function():
         assert len(sess._plans) == 3
 
 
+@pytest.mark.slow
 def test_a_saver_reads_one_consistent_snapshot_while_another_thread_trains(tmp_path):
     a = tf.Variable(0, dtype=tf.int64)
     b = tf.Variable(0, dtype=tf.int64)

@@ -41,11 +41,13 @@ SETTINGS = [  # every TINYFLOW_* environment variable the package reads, with wh
     ("TINYFLOW_CACHE_DIR", "the compilation cache's folder (default $XDG_CACHE_HOME/tinyflow/jax)"),
     ("TINYFLOW_CACHE_MIN_COMPILE_SECS", "cache only what took longer than this to compile (default 0)"),
     ("TINYFLOW_CACHE_SIZE", "compiled fetch sets a Session keeps (default 128)"),
+    ("TINYFLOW_SHAPE_CACHE_SIZE", "feed shapes whose programs a fetch set keeps compiled (default 8)"),
     ("TINYFLOW_DONATE", "auto, always or never: whether a step's input buffers are donated (default auto)"),
     ("TINYFLOW_SPLIT_STEPS", "a graph of more steps than this is compiled in parts (default 20000; 0: never)"),
     ("TINYFLOW_COORDINATOR", "HOST:PORT of a multi-process job (as --coordinator)"),
     ("TINYFLOW_NUM_PROCESSES", "the job's number of processes (as --num-processes)"),
     ("TINYFLOW_PROCESS_ID", "this process's index in the job (as --process-id)"),
+    ("TINYFLOW_DISTRIBUTED_TIMEOUT", "seconds a process of the job waits for a dead one (default 30)"),
 ]
 
 _USAGE = """usage: python -m tinyflow [--data-parallel] [--coordinator HOST:PORT --num-processes N --process-id I]
