@@ -130,7 +130,7 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     graph = sess.graph
     with graph.as_default():
         from tinyflow.api.saved_model import serving_ops  # noqa: F401 (TF's serving ops for the importer)
-        saver = import_meta_graph(meta, import_scope=import_scope)
+        saver = import_meta_graph(_without_savers(meta), import_scope=import_scope)
         variables_path = os.path.join(export_dir, C.VARIABLES_DIRECTORY, C.VARIABLES_FILENAME)
         if saver is not None:
             if not os.path.isfile(variables_path + ".index"):
@@ -139,8 +139,40 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
             saver.restore(sess, variables_path)
         init_op = _init_op(graph, meta, import_scope)
         if init_op is not None:
-            sess.run(init_op, feed_dict=get_asset_tensors(export_dir, meta, import_scope) or None)
+            assets = get_asset_tensors(export_dir, meta, import_scope)
+            needed = _ancestors(init_op)  # (only what the op reads is fed: a feed is an argument of its step)
+            sess.run(init_op, feed_dict={k: v for k, v in assets.items() if k.split(":")[0] in needed} or None)
     return meta
+
+
+_SAVER_OPS = {"SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "SaveSlices", "RestoreSlice", "Save",
+              "Restore"}
+
+
+def _without_savers(meta):
+    """The MetaGraphDef without the subgraphs of every Saver in it (TF's builder makes one per
+    add_meta_graph: save/, save_1/, ...); tinyflow's Saver restores without graph ops."""
+    scopes = {n.name.rsplit("/", 1)[0] + "/" for n in meta.graph_def.node if n.op in _SAVER_OPS and "/" in n.name}
+    if not scopes:
+        return meta
+    out = type(meta)()
+    out.CopyFrom(meta)
+    del out.graph_def.node[:]
+    out.graph_def.node.extend(n for n in meta.graph_def.node if not any(n.name.startswith(s) for s in scopes))
+    return out
+
+
+def _ancestors(op):
+    """The names of the ops `op` depends on (data and control inputs), itself included."""
+    seen, todo = set(), [op]
+    while todo:
+        o = todo.pop()
+        if o.name in seen:
+            continue
+        seen.add(o.name)
+        todo.extend(t.op for t in o.inputs)
+        todo.extend(o.control_inputs)
+    return seen
 
 
 class SavedModelLoader:
