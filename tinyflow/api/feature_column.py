@@ -476,12 +476,25 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum", weig
 
 
 def make_parse_example_spec(feature_columns):
-    """{key: what it parses}: tinyflow has no tf.Example parsing; returns each column's raw keys and dtypes."""
+    """{feature key: FixedLenFeature / VarLenFeature}, as TF's: what tf.parse_example needs to give
+    the columns their raw features (a numeric column is fixed-length, a categorical one variable)."""
+    from tinyflow.ops.parsing_ops import FixedLenFeature, VarLenFeature
     spec = {}
     for c in feature_columns:
         for key, dtype in _raw_keys(c):
-            spec[key] = dtype
+            numeric = _numeric_of(c, key)
+            if numeric is not None:
+                spec[key] = FixedLenFeature(numeric.shape, numeric.dtype, numeric.default_value)
+            else:
+                spec[key] = VarLenFeature(dtype)
     return spec
+
+
+def _numeric_of(column, key):
+    """The NumericColumn of `key` that `column` reads (itself, or its bucketized source), or None."""
+    while not isinstance(column, NumericColumn) and hasattr(column, "source_column"):
+        column = column.source_column
+    return column if isinstance(column, NumericColumn) and column.key == key else None
 
 
 def _raw_keys(column):
