@@ -117,6 +117,11 @@ for _name in _MORE:
 layers.__all__ = sorted(layers.__all__ + ["batch_norm"] + _MORE)
 sys.modules[__name__ + ".seq2seq"] = seq2seq
 
+from tinyflow.api.saved_model import predictor as _predictor  # noqa: E402
+
+predictor = _module("predictor", "tf.contrib.predictor: a SavedModel's signature as a callable.", {
+    "from_saved_model": _predictor.from_saved_model})
+
 
 def __getattr__(name):
     """tf.contrib.eager, made on first use (it loads eager execution's machinery)."""
