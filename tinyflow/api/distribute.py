@@ -14,6 +14,7 @@ import os
 
 import jax
 
+from tinyflow.api import cluster_resolver  # noqa: F401 (tf.distribute.cluster_resolver)
 from tinyflow.runtime import placement as _placement
 
 __all__ = ["DataParallel", "initialize", "process_index", "process_count", "set_default"]

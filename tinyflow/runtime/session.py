@@ -471,10 +471,10 @@ class Session:
             jitted = self._placement.jitted(plan.lowered)
         return _BoundLowered(plan.lowered, jax_backend.example_args(plan.lowered, self._values, feeds), jitted)
 
-    def memory_report(self, fetches, feed_dict=None, planner=None, verify="auto", xla=True):
-        """tinyflow's memory plan of this fetch set beside XLA's (see client/memory_report.py)."""
+    def memory_report(self, fetches, feed_dict=None, planner=None, verify="auto", xla=True, planners=None):
+        """tinyflow's memory plan of this fetch set beside XLA's (see runtime/memory_report.py)."""
         from tinyflow.runtime import memory_report
-        return memory_report.memory_report(self, fetches, feed_dict, planner, verify, xla)
+        return memory_report.memory_report(self, fetches, feed_dict, planner, verify, xla, planners)
 
     def _variable_value(self, var_op):
         """The current value of a variable as numpy (FailedPreconditionError if uninitialized)."""
