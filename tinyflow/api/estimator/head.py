@@ -197,7 +197,8 @@ class Head:
             update_ops = _tf.get_collection(_tf.GraphKeys.UPDATE_OPS)
             if update_ops:
                 train_op = _tf.group(train_op, *update_ops)
-        _tf.summary.scalar("loss", training_loss)
-        _tf.summary.scalar("average_loss", _tf.losses.compute_weighted_loss(
-            unreduced, weights, reduction=_tf.losses.Reduction.MEAN, loss_collection=None))
+        with _tf.name_scope(""):  # TF's tags, whatever scope the model_fn calls the head in
+            _tf.summary.scalar("loss", training_loss)
+            _tf.summary.scalar("average_loss", _tf.losses.compute_weighted_loss(
+                unreduced, weights, reduction=_tf.losses.Reduction.MEAN, loss_collection=None))
         return EstimatorSpec(mode, predictions=predictions, loss=training_loss, train_op=train_op)
