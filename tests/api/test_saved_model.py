@@ -189,3 +189,26 @@ def test_estimator_export_raw_receiver_serves_predict(tmp_path):
     want = list(est.predict(tf.estimator.inputs.numpy_input_fn({"f": feats}, shuffle=False)))
     np.testing.assert_allclose(out["predict"]["probabilities"], [p["probabilities"] for p in want], rtol=1e-6)
     assert out["predict"]["classes"].ravel().tolist() == [p["classes"][0] for p in want]
+
+
+def test_train_and_evaluate_exporters(tmp_path):
+    cols = [tf.feature_column.numeric_column("f", shape=[3])]
+    est = tf.estimator.DNNClassifier([3], cols, model_dir=str(tmp_path / "m"),
+                                     config=tf.estimator.RunConfig(tf_random_seed=1, save_checkpoints_steps=2))
+    feats = np.array([[0.1, 0.2, 0.3], [1.0, -1.0, 0.5]], np.float32)
+    input_fn = tf.estimator.inputs.numpy_input_fn({"f": feats}, np.array([0, 1], np.int32), batch_size=2,
+                                                  num_epochs=None, shuffle=False)
+    receiver = tf.estimator.export.build_raw_serving_input_receiver_fn({"f": tf.placeholder(tf.float32, [None, 3])})
+    exporters = [tf.estimator.LatestExporter("latest", receiver, exports_to_keep=1),
+                 tf.estimator.FinalExporter("final", receiver)]
+    _, results = tf.estimator.train_and_evaluate(
+        est, tf.estimator.TrainSpec(input_fn, max_steps=4),
+        tf.estimator.EvalSpec(input_fn, steps=1, exporters=exporters, throttle_secs=0))
+    assert len(results) == 2 and all(r is not None for r in results)
+    assert [os.path.dirname(r.decode()) for r in results] == [str(tmp_path / "m" / "export" / n)
+                                                              for n in ("latest", "final")]
+    assert len(os.listdir(tmp_path / "m" / "export" / "latest")) == 1  # exports_to_keep
+    with pytest.raises(ValueError, match="unique names"):
+        tf.estimator.EvalSpec(input_fn, exporters=[exporters[0], exporters[0]])
+    with pytest.raises(TypeError, match="must be an Exporter"):
+        tf.estimator.EvalSpec(input_fn, exporters=[receiver])

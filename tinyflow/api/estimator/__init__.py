@@ -14,6 +14,7 @@ from tinyflow.api.estimator.hooks import StepCounterHook, SummarySaverHook  # no
 from tinyflow.api.estimator import inputs as _inputs
 
 from tinyflow.api.estimator import export as _export  # noqa: E402
+from tinyflow.api.estimator.export import Exporter, FinalExporter, LatestExporter  # noqa: E402,F401
 
 export = _types.SimpleNamespace(**{n: getattr(_export, n) for n in (
     "ClassificationOutput", "ExportOutput", "PredictOutput", "RegressionOutput", "ServingInputReceiver",

@@ -185,3 +185,80 @@ def _timestamped_dir(export_dir_base):
         if not os.path.exists(path) and not os.path.exists(path + ".tmp"):
             return path
         time.sleep(1)
+
+
+# ---- exporters (EvalSpec(exporters=...)) ----------------------------------------------------------------
+class Exporter:
+    """Exports the model after an evaluation of train_and_evaluate: name, and
+    export(estimator, export_path, checkpoint_path, eval_result, is_the_final_export) -> the export's path."""
+
+    @property
+    def name(self):
+        raise NotImplementedError
+
+    def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        raise NotImplementedError
+
+
+class _SavedModelExporter(Exporter):
+    def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False):
+        if not name:
+            raise ValueError("`name` must be defined.")
+        self._name, self._receiver_fn = name, serving_input_receiver_fn
+        self._assets_extra, self._as_text = assets_extra, as_text
+
+    name = property(lambda self: self._name)
+
+    def _export(self, estimator, export_path, checkpoint_path):
+        return estimator.export_saved_model(export_path, self._receiver_fn, assets_extra=self._assets_extra,
+                                            as_text=self._as_text, checkpoint_path=checkpoint_path)
+
+
+class FinalExporter(_SavedModelExporter):
+    """Exports a SavedModel of the final checkpoint only (to model_dir/export/<name>/<timestamp>)."""
+
+    def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        if not is_the_final_export:
+            return None
+        return self._export(estimator, export_path, checkpoint_path)
+
+
+class LatestExporter(_SavedModelExporter):
+    """Exports a SavedModel after every evaluation, keeping the newest exports_to_keep (None: all)."""
+
+    def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False, exports_to_keep=5):
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
+        if exports_to_keep is not None and exports_to_keep <= 0:
+            raise ValueError("`exports_to_keep`, if provided, must be a positive number. Got %s" % exports_to_keep)
+        self._exports_to_keep = exports_to_keep
+
+    def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        result = self._export(estimator, export_path, checkpoint_path)
+        if self._exports_to_keep is not None:
+            import shutil
+            stamps = sorted(int(d) for d in os.listdir(export_path) if d.isdigit())
+            for old in stamps[:-self._exports_to_keep]:
+                shutil.rmtree(os.path.join(export_path, str(old)), ignore_errors=True)
+        return result
+
+
+def check_exporters(exporters):
+    """EvalSpec's exporters as a tuple of Exporters with unique names (TF's checks and messages)."""
+    if exporters is None:
+        return ()
+    if isinstance(exporters, Exporter):
+        exporters = [exporters]
+    try:
+        exporters = tuple(exporters)
+    except TypeError:
+        raise TypeError("`exporters` must be an Exporter, an iterable of Exporter, or `None`, found %s."
+                        % exporters) from None
+    names = set()
+    for e in exporters:
+        if not isinstance(e, Exporter):
+            raise TypeError("`exporters` must be an Exporter, an iterable of Exporter, or `None`, found %s." % e)
+        if not e.name or e.name in names:
+            raise ValueError("`exporters` must have unique names. Such a name cannot be `None`. %s already exists."
+                             % e.name)
+        names.add(e.name)
+    return exporters
