@@ -42,3 +42,25 @@ def test_run_prints_and_saves(capsys, tmp_path):
     assert saved_model_cli.main(args + ["--outdir", str(tmp_path)]) == 0
     np.testing.assert_allclose(np.load(tmp_path / "probs.npy"), [[0.05161571, 0.9483843]], rtol=1e-6)
     assert saved_model_cli.main(args[:-2] + ["--input_exprs", "x=__import__('os')"]) == 1  # literals only
+
+
+def test_tf1_saved_model_imports_under_the_runner(tmp_path):
+    """A TF1 serving script's imports (tensorflow.python.saved_model.*, tensorflow.contrib.predictor) run."""
+    import subprocess
+    import sys
+    script = tmp_path / "s.py"
+    script.write_text(
+        "from tensorflow.python.saved_model import tag_constants, signature_constants\n"
+        "from tensorflow.python.saved_model import builder as saved_model_builder\n"
+        "from tensorflow.contrib import predictor\n"
+        "import tensorflow as tf\n"
+        "assert saved_model_builder.SavedModelBuilder is tf.saved_model.builder.SavedModelBuilder\n"
+        "p = predictor.from_saved_model(%r, tags=[tag_constants.SERVING],\n"
+        "                               signature_def_key=signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY)\n"
+        "probs = p({'x': [[1.0, 2.0, 3.0]]})['probs']\n"
+        "print('OUT', [[round(float(v), 5) for v in row] for row in probs])\n" % os.path.join(D, "tf_simple"))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, "-m", "tinyflow", str(script)], env=dict(os.environ, PYTHONPATH=root),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "OUT [[0.05162, 0.94838]]" in out.stdout  # TF 1.15's probs for this input

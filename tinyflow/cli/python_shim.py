@@ -24,6 +24,11 @@ MODULES = {
     "summary": "summary", "summary.summary": "summary", "platform": None, "platform.gfile": "gfile",
     "platform.tf_logging": "logging", "platform.flags": "flags", "platform.app": "app", "client": None,
     "client.session": None, "util": None, "util.nest": None,
+    "saved_model": "saved_model", "saved_model.tag_constants": "saved_model.tag_constants",
+    "saved_model.signature_constants": "saved_model.signature_constants",
+    "saved_model.signature_def_utils": "saved_model.signature_def_utils",
+    "saved_model.builder": "saved_model.builder", "saved_model.loader": "saved_model.loader",
+    "saved_model.utils": "saved_model.utils", "saved_model.main_op": "saved_model.main_op",
 }
 
 
