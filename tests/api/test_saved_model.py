@@ -63,9 +63,11 @@ def test_tf_estimator_export_with_parsing_receiver():
         _same(out[key], want)
 
 
-@pytest.mark.parametrize("name", ["tinyflow_simple", "tinyflow_dnn"])
+@pytest.mark.parametrize("name", ["tinyflow_simple", "tinyflow_dnn", "tinyflow_two_tags",
+                                  "tinyflow_two_tags:train,gpu"])
 def test_tinyflow_exports_serve_what_tf_served(name):
-    out = _serve(os.path.join(D, name), ["serve"], SERVED["x"])
+    directory, _, tags = name.partition(":")
+    out = _serve(os.path.join(D, directory), tags.split(",") if tags else ["serve"], SERVED["x"])
     assert set(out) == set(SERVED[name])
     for key, want in SERVED[name].items():
         _same(out[key], want)
