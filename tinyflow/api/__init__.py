@@ -63,12 +63,8 @@ LAZY_MODULES = {
     "metrics": "tinyflow.api.metrics", "summary": "tinyflow.api.summary", "sparse": "tinyflow.api.sparse",
     "strings": "tinyflow.api.strings", "compat": "tinyflow.api.compat", "feature_column": "tinyflow.api.feature_column",
     "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util",
-<<<<<<< HEAD
-    "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu", "saved_model": "tinyflow.api.saved_model"}
-=======
-    "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu",
-    "nest": "tinyflow.api.nest"}
->>>>>>> main
+    "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu", "nest": "tinyflow.api.nest",
+    "saved_model": "tinyflow.api.saved_model"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
