@@ -136,9 +136,12 @@ def test_signature_def_utils_as_tf():
         info = tf.saved_model.utils.build_tensor_info(scores)
         assert info.dtype == 1 and [d.size for d in info.tensor_shape.dim] == [-1, 3]
         assert tf.saved_model.utils.get_tensor_from_tensor_info(info) is scores
+        assert tf.saved_model.main_op.main_op().type == "NoOp"  # a group of the local and table initializers
     assert tf.saved_model.signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY == "serving_default"
     assert (tf.saved_model.tag_constants.SERVING, tf.saved_model.TRAINING, tf.saved_model.GPU) == (
         "serve", "train", "gpu")
+    assert tf.saved_model.load is tf.saved_model.loader.load and tf.saved_model.Builder is \
+        tf.saved_model.builder.SavedModelBuilder
 
 
 def _copy(tmp_path, name="tf_simple"):
