@@ -25,7 +25,7 @@ API_ORDER = [
                 "sparse", "image_adjust", "test", "cluster_resolver", "nest", "device_lib",
                 "strings", "debugging", "linalg", "math", "image", "distribute", "examples"]),
     ("nn", ["nn", "losses", "layers", "layers_conv", "rnn", "rnn_cell", "seq2seq"]),
-    ("files", ["tf_files", "train", "summary", "graph_util", "io"]),
+    ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model"]),
     ("input", ["data"]),
     ("eager", ["eager"]),
     ("models", ["metrics", "metrics_curves", "feature_column", "estimator", "tf_names", "contrib",
