@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from opspecs import OpSpec
-from tinyflow.ops import math_ops as M
+from tinyflow.ops.core import math_ops as M
 
 R = np.random.RandomState(42)
 A = R.randn(3, 4).astype(np.float32)

@@ -18,11 +18,11 @@ from tinyflow.graph.core import (Graph, GraphKeys, Operation, Tensor, add_to_col
                                  add_to_collections, control_dependencies, get_collection, get_collection_ref,
                                  get_default_graph, name_scope, reset_default_graph)
 from tinyflow.graph.shapes import Dimension, TensorShape  # noqa: E402
-from tinyflow.ops.base import constant, convert_to_tensor, register_tensor_conversion_function  # noqa: E402
-from tinyflow.ops.math_ops import *  # noqa: E402,F403
-from tinyflow.ops.array_ops import *  # noqa: E402,F403
-from tinyflow.ops.indexing_ops import *  # noqa: E402,F403
-from tinyflow.ops.sequence_ops import *  # noqa: E402,F403
+from tinyflow.ops.core.base import constant, convert_to_tensor, register_tensor_conversion_function  # noqa: E402
+from tinyflow.ops.core.math_ops import *  # noqa: E402,F403
+from tinyflow.ops.core.array_ops import *  # noqa: E402,F403
+from tinyflow.ops.core.indexing_ops import *  # noqa: E402,F403
+from tinyflow.ops.core.sequence_ops import *  # noqa: E402,F403
 from tinyflow.ops.matrix_ops import *  # noqa: E402,F403
 from tinyflow.ops.state_ops import *  # noqa: E402,F403
 from tinyflow.ops.random_ops import *  # noqa: E402,F403
@@ -37,8 +37,9 @@ from tinyflow.ops.functional_ops import *  # noqa: E402,F403
 from tinyflow.ops.logging_ops import *  # noqa: E402,F403 (tf.Assert, tf.Print, tf.print, tf.check_numerics)
 from tinyflow.ops.check_ops import *  # noqa: E402,F403 (tf.assert_equal, ...)
 from tinyflow.ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402 (also at tf.nn)
-from tinyflow.ops.sequence_ops import reverse_sequence  # noqa: E402
+from tinyflow.ops.core.sequence_ops import reverse_sequence  # noqa: E402
 from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)
+from tinyflow.ops import recompute_ops as _recompute_ops  # noqa: E402,F401 (the op tf.gradients(checkpoints=) makes)
 from tinyflow.passes.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians  # noqa: E402
 from tinyflow.runtime.session import ConfigProto, InteractiveSession, Session, get_default_session  # noqa: E402
 from tinyflow.runtime.eager.context import disable_eager_execution, executing_eagerly  # noqa: E402

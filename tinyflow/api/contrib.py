@@ -13,9 +13,10 @@ from tinyflow.api import layers as _layers
 from tinyflow.api import rnn as _rnn
 from tinyflow.api import rnn_cell as _cells
 from tinyflow.graph import dtypes as dt
-from tinyflow.ops import init_ops, math_ops, nn_ops
+from tinyflow.ops import init_ops, nn_ops
+from tinyflow.ops.core import math_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 
 
 def _module(name, doc, members):

@@ -5,9 +5,9 @@ from tinyflow.graph.core import GraphKeys, add_to_collections, name_scope
 from tinyflow.api.layers import _static_bool
 from tinyflow.ops import init_ops, nn_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import convert_to_tensor
-from tinyflow.ops.indexing_ops import where
-from tinyflow.ops.sequence_ops import one_hot
+from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.ops.core.indexing_ops import where
+from tinyflow.ops.core.sequence_ops import one_hot
 
 
 def _pair(v):

@@ -16,10 +16,11 @@ from tinyflow.api import nn
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, Tensor, get_default_graph
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops import array_ops, math_ops, matrix_ops, state_ops
+from tinyflow.ops import matrix_ops, state_ops
+from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops import init_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import constant_value_of, convert_to_tensor
+from tinyflow.ops.core.base import constant_value_of, convert_to_tensor
 
 __all__ = ["Layer", "Dense", "Conv2D", "MaxPooling2D", "AveragePooling2D", "Dropout", "Flatten",
            "BatchNormalization", "dense", "conv2d", "max_pooling2d", "average_pooling2d", "dropout", "flatten",
@@ -395,7 +396,7 @@ class Dropout(Layer):
         # TF selects with smart_cond, whose output keeps the inputs' static shape; Select (TF1's
         # where) merges its branch shapes too, where SelectV2 would broadcast with a shapeless
         # predicate (a `tf.placeholder(tf.bool)`) and lose the shape.
-        from tinyflow.ops.indexing_ops import where
+        from tinyflow.ops.core.indexing_ops import where
         out = where(training, dropped, inputs)
         out.set_shape(inputs.shape)
         return out

@@ -2,7 +2,8 @@
 ("conv2d_transpose/kernel", "conv1d/kernel") and output sizes. Loaded into tf.layers by layers.py."""
 from tinyflow.api import nn
 from tinyflow.api.layers import Layer, _KernelBiasLayer, _data_format, _padding, _tuple
-from tinyflow.ops import array_ops, init_ops
+from tinyflow.ops import init_ops
+from tinyflow.ops.core import array_ops
 
 __all__ = ["Conv2DTranspose", "Conv1D", "MaxPooling1D", "AveragePooling1D", "conv2d_transpose", "conv1d",
            "max_pooling1d", "average_pooling1d"]

@@ -26,8 +26,9 @@ from tinyflow.graph.core import GraphKeys, Tensor, get_default_graph
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape, as_shape
 from tinyflow.passes import infer as infer_pass
-from tinyflow.ops import array_ops, indexing_ops, math_ops, nn_ops, random_ops, state_ops
-from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops import nn_ops, random_ops, state_ops
+from tinyflow.ops.core import array_ops, indexing_ops, math_ops
+from tinyflow.ops.core.base import convert_to_tensor, make_op
 
 __all__ = ["infer_variable_shapes", "normal", "pad", "equal", "not_equal", "reduce_mean", "reduce_sum"]
 

@@ -37,7 +37,7 @@ from tinyflow.graph.nest import flatten, pack_as
 from tinyflow.graph.registry import get_op_def, register_op
 from tinyflow.graph.serialize import register_serializable
 from tinyflow.graph.shapes import TensorShape, as_shape
-from tinyflow.ops.base import constant_value_of, convert_to_tensor, graph_of
+from tinyflow.ops.core.base import constant_value_of, convert_to_tensor, graph_of
 
 __all__ = ['case', 'cond', 'switch_case', 'while_loop']
 
@@ -290,7 +290,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         if not index.dtype.is_integer:
             raise TypeError("branch_index must be an integer tensor, got %s" % index.dtype.name)
         if index.dtype != dt.int32:
-            from tinyflow.ops.math_ops import cast
+            from tinyflow.ops.core.math_ops import cast
             index = cast(index, dt.int32)
         return _branches_op("Case", scope, index, fns, ["branch %d" % i for i in range(len(fns))], False)
 
@@ -316,8 +316,8 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         if not pairs:
             raise ValueError("Must provide at least one item in pred_fn_pairs")
         pairs, default = pairs[:-1], pairs[-1][1]
-    from tinyflow.ops.array_ops import stack
-    from tinyflow.ops.math_ops import argmax, cast
+    from tinyflow.ops.core.array_ops import stack
+    from tinyflow.ops.core.math_ops import argmax, cast
     graph = graph_of(*[p for p, _ in pairs])
     with graph.as_default(), graph.name_scope(name) as scope:
         preds = [convert_to_tensor(p) for p, _ in pairs]
@@ -415,7 +415,7 @@ def _branch_grad(op, *grads):
 def grad_fn(subfn, ys, xs):
     """A SubFn computing d(outputs[ys] . g)/d(inputs[xs]) in subfn's own graph; inputs + one g per y."""
     from tinyflow.passes.gradients import gradients
-    from tinyflow.ops.array_ops import zeros_like
+    from tinyflow.ops.core.array_ops import zeros_like
     g = subfn.graph
     with g.as_default(), g.name_scope(None):
         gys = [g.create_op("Placeholder", [], {"dtype": subfn.outputs[k].dtype, "shape": subfn.outputs[k].shape},

@@ -16,8 +16,9 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError
 from tinyflow.graph.registry import register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.array_ops import _ints, _scope, shape
-from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.core.array_ops import shape
+from tinyflow.ops.core.util import ints, name_scope
+from tinyflow.ops.core.base import convert_to_tensor, make_op
 
 _TABLE = 1024  # TF's bicubic kernel reads its weights from a table of 1024 + 1 steps
 
@@ -105,7 +106,7 @@ def _apply(wh, x, ww, dtype):
 
 def _resize_lower(op_type):
     def lower(a, x, size):
-        out_hw = _ints(size)
+        out_hw = ints(size)
         if op_type == "ResizeNearestNeighbor":
             hi, wi = (_nearest_index(n_in, n_out, a["align_corners"], a["half_pixel_centers"])
                       for n_in, n_out in zip(x.shape[1:3], out_hw))
@@ -128,7 +129,7 @@ def _resize_shape(shapes, attrs, values):
         raise ShapeError("input must be 4-dimensional, got shape %s" % x.as_proto_str())
     if shapes[1].ndims is not None and not shapes[1].is_compatible_with([2]):
         raise ShapeError("size must be 1-dimensional with 2 elements, got shape %s" % shapes[1].as_proto_str())
-    hw = [None, None] if size is None else _ints(size)
+    hw = [None, None] if size is None else ints(size)
     if any(d is not None and d <= 0 for d in hw):
         raise ShapeError("output dimensions must be positive, got %s" % hw)
     d = x.as_list() if x.ndims is not None else [None] * 4
@@ -168,7 +169,7 @@ def resize(op_type, images, size, align_corners=False, half_pixel_centers=False,
     if align_corners and half_pixel_centers:
         from tinyflow.graph.errors import InvalidArgumentError
         raise InvalidArgumentError(None, None, "If half_pixel_centers is True, align_corners must be False.")
-    with _scope(name or op_type) as scope:
+    with name_scope(name or op_type) as scope:
         x = convert_to_tensor(images, name="images")
         size = convert_to_tensor(size, dtype=dt.int32, name="size")
         return make_op(op_type, [x, size], {"align_corners": bool(align_corners),

@@ -21,7 +21,7 @@ from tinyflow.graph.serialize import register_serializable
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph
 from tinyflow.graph.shapes import TensorShape, as_shape
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op
 from tinyflow.ops.random_ops import get_seed
 

@@ -14,9 +14,9 @@ from tinyflow.graph.core import GraphKeys, ShapeError, Tensor, get_default_graph
 from tinyflow.graph.registry import from_attr, register_op
 from tinyflow.graph.serialize import register_serializable
 from tinyflow.graph.shapes import TensorShape, as_shape
-from tinyflow.ops.base import convert_to_tensor, make_op, register_tensor_conversion_function
-from tinyflow.ops.array_ops import identity, no_op
-from tinyflow.ops.indexing_ops import _first_bad, _position
+from tinyflow.ops.core.base import convert_to_tensor, make_op, register_tensor_conversion_function
+from tinyflow.ops.core.array_ops import identity, no_op
+from tinyflow.ops.core.util import first_bad, position_text
 
 register_op("VariableV2", shape=lambda s, a, v: [a["shape"]], dtype=from_attr("dtype"), grad=None, lower=None,
             stateful=True)
@@ -120,15 +120,15 @@ def _scatter_check(nd):
         if nd:
             k = idx.shape[-1]
             dims = jnp.array(ref.shape[:k], idx.dtype)
-            return (*_first_bad(jnp.any((idx < 0) | (idx >= dims), axis=-1), idx.reshape(-1, k)),
+            return (*first_bad(jnp.any((idx < 0) | (idx >= dims), axis=-1), idx.reshape(-1, k)),
                     jnp.array(ref.shape, np.int64))
-        return (*_first_bad((idx < 0) | (idx >= ref.shape[0]), idx.reshape(-1)), jnp.array(ref.shape, np.int64))
+        return (*first_bad((idx < 0) | (idx >= ref.shape[0]), idx.reshape(-1)), jnp.array(ref.shape, np.int64))
     return check
 
 
 def _scatter_message(nd):
     def message(op, pos, dims, row, shape):
-        where = _position(pos, dims)
+        where = position_text(pos, dims)
         if nd:
             return "indices[%s] = [%s] does not index into shape [%s]" % (
                 where, ", ".join(str(int(v)) for v in np.atleast_1d(row)), ",".join(str(int(d)) for d in shape))
@@ -246,7 +246,7 @@ class Variable:
             else:
                 init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
             if dtype is not None and init.dtype != dt.as_dtype(dtype):
-                from tinyflow.ops.math_ops import cast
+                from tinyflow.ops.core.math_ops import cast
                 init = cast(init, dtype)
             var_shape = as_shape(shape) if shape is not None else init.shape
             if validate_shape and not var_shape.is_fully_defined():

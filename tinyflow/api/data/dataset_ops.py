@@ -12,7 +12,7 @@ from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor, constant_value
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops import base
+from tinyflow.ops.core import base
 from tinyflow.api.data import structure as nest
 
 
@@ -30,7 +30,7 @@ class Run:
 
 def arg(x, dtype=None):
     """A dataset argument known now (numpy), or a Tensor whose value the initializer must fetch."""
-    t = base._as_tensor_or_none(x)
+    t = base.as_tensor_or_none(x)
     if t is None:
         return base.to_numpy(x, dtype)
     value = constant_value(t)

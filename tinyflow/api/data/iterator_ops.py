@@ -17,7 +17,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor, get_default_graph
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.base import constant
+from tinyflow.ops.core.base import constant
 from tinyflow.api.data import structure as nest
 from tinyflow.api.data.dataset_ops import Dataset, Run
 

@@ -203,7 +203,7 @@ def build(graph_def, input_map=None, name="import", graph=None):
             first = outs[0] if isinstance(outs[0], Tensor) else None
             op = first.op if first is not None else outs[0]
             if op.name != b.name and b.name not in graph._by_name and first is not None:
-                from tinyflow.ops.array_ops import identity
+                from tinyflow.ops.core.array_ops import identity
                 with graph.control_dependencies(None):
                     first = identity(first, name=b.name)
                 outs = [first] + list(outs[1:])
@@ -216,7 +216,7 @@ def build(graph_def, input_map=None, name="import", graph=None):
 
 
 def _convert(value):
-    from tinyflow.ops.base import convert_to_tensor
+    from tinyflow.ops.core.base import convert_to_tensor
     return convert_to_tensor(value)
 
 

@@ -87,13 +87,13 @@ register_op("DynamicReduce", shape=_reduce_shape, dtype=lambda d, a: [d[0]], gra
 
 
 def dynamic_reduce(x, axes, reduction, keep_dims, name=None):
-    from tinyflow.ops.base import make_op
+    from tinyflow.ops.core.base import make_op
     return make_op("DynamicReduce", [x, axes], {"reduction": reduction, "keep_dims": bool(keep_dims)},
                    name=name)
 
 
 def bga(s0, s1, name=None):
-    from tinyflow.ops.base import make_op
+    from tinyflow.ops.core.base import make_op
     return make_op("BroadcastGradientArgs", [s0, s1], {"T": s0.dtype}, name=name)
 
 

@@ -9,9 +9,10 @@ The update ops themselves (ApplyAdam, ...) live in training_ops.py.
 """
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
-from tinyflow.ops import array_ops, state_ops
-from tinyflow.ops.base import convert_to_tensor
-from tinyflow.ops.math_ops import cast
+from tinyflow.ops import state_ops
+from tinyflow.ops.core import array_ops
+from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.ops.core.math_ops import cast
 from tinyflow.passes.gradients import gradients as _gradients
 from tinyflow.api.train import training_ops
 

@@ -160,8 +160,8 @@ class GradientTape:
             raise ValueError("Unknown value for unconnected_gradients: %r" % (unconnected_gradients,))
         if self._recording and not self._persistent:
             self._pop()  # TF: a plain tape stops recording once differentiated
-        from tinyflow.ops import array_ops, math_ops
-        from tinyflow.ops.base import convert_to_tensor
+        from tinyflow.ops.core import array_ops, math_ops
+        from tinyflow.ops.core.base import convert_to_tensor
         from tinyflow.runtime.eager.variables import EagerVariable
         targets = [convert_to_tensor(t) for t in _flatten(target)]
         flat_sources = _flatten(sources)
@@ -208,8 +208,8 @@ class GradientTape:
                  experimental_use_pfor=True):
         """d target[i...] / d source, of shape target.shape + source.shape: one gradient per element of
         target, seeded with a one-hot output gradient."""
-        from tinyflow.ops import array_ops
-        from tinyflow.ops.base import convert_to_tensor
+        from tinyflow.ops.core import array_ops
+        from tinyflow.ops.core.base import convert_to_tensor
         target = convert_to_tensor(target)
         shape = target.shape.as_list()
         n = int(np.prod(shape))

@@ -11,7 +11,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
 from tinyflow.graph.shapes import as_shape
 from tinyflow.ops import state_ops
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.runtime.eager import tape as _tape
 from tinyflow.runtime.eager.execute import EagerOp
 from tinyflow.runtime.eager.tensor import EagerTensor, ValueInterop
@@ -31,7 +31,7 @@ class EagerVariable(ValueInterop, state_ops.Variable):
             init = initial_value() if callable(initial_value) else initial_value
             init = convert_to_tensor(init, dtype=None if dtype is None or hasattr(init, "dtype") else dtype)
             if dtype is not None and init.dtype != dt.as_dtype(dtype):
-                from tinyflow.ops.math_ops import cast
+                from tinyflow.ops.core.math_ops import cast
                 init = cast(init, dtype)
         self._name = scope.rstrip("/")
         self._value = init._value
