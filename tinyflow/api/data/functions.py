@@ -24,7 +24,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Graph, Operation, Tensor, get_default_graph
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor
-from tinyflow.ops.control_flow_ops import FuncGraph
+from tinyflow.graph.func_graph import FuncGraph
 from tinyflow.api.data import structure as nest
 
 
