@@ -30,6 +30,8 @@ RENAMES = [
     ("tinyflow.python_shim", "tinyflow.cli.python_shim"),
     ("tinyflow.memory", "tinyflow.cli.memory"),
     ("tinyflow.coverage", "tinyflow.cli.coverage"),
+    ("tinyflow.layers_conv", "tinyflow.api.layers"),   # merged into tf.layers
+    ("tinyflow.api.layers_conv", "tinyflow.api.layers"),
     ("tinyflow.ops.base", "tinyflow.ops.core.base"),
     ("tinyflow.ops.array_ops", "tinyflow.ops.core.array_ops"),
     ("tinyflow.ops.math_ops", "tinyflow.ops.core.math_ops"),
