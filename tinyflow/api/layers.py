@@ -1,5 +1,6 @@
 """tf.layers: TF1's layer classes and functions (dense, conv2d, pooling, dropout, flatten,
-batch_normalization, conv2d_transpose, conv1d, 1-D pooling), with TF's variable names ("dense/kernel", "dense_1/bias", ...).
+batch_normalization, conv2d_transpose, conv1d, 1-D pooling), with TF's variable names ("dense/kernel",
+"dense_1/bias", ...).
 
 A layer owns a VariableScope. The class API picks a unique scope ("dense", "dense_1") on its first
 call; the function API (`tf.layers.dense(x, 10, name="fc")`) opens scope "fc" as given, so calling
