@@ -36,8 +36,7 @@ API_RANK = {name: i for i, (_, names) in enumerate(API_ORDER) for name in names}
 # reshape, array needs math's casts, ...). Every module of a cycle must be in this set.
 ALLOWED_CYCLE = "tinyflow.ops.core."
 # Cycles still to break, each listed by one of its modules (this list only shrinks).
-TO_BREAK = {"tinyflow.api.data.dataset_ops",
-            "tinyflow.api.tf_files.meta_graph", "tinyflow.api.train.hooks"}
+TO_BREAK = {"tinyflow.api.tf_files.meta_graph", "tinyflow.api.train.hooks"}
 
 
 def layer_of(module):

@@ -32,6 +32,8 @@ RENAMES = [
     ("tinyflow.coverage", "tinyflow.cli.coverage"),
     ("tinyflow.layers_conv", "tinyflow.api.layers"),   # merged into tf.layers
     ("tinyflow.api.layers_conv", "tinyflow.api.layers"),
+    ("tinyflow.data.transformations", "tinyflow.api.data.dataset_ops"),   # merged into dataset_ops
+    ("tinyflow.api.data.transformations", "tinyflow.api.data.dataset_ops"),
     ("tinyflow.ops.base", "tinyflow.ops.core.base"),
     ("tinyflow.ops.array_ops", "tinyflow.ops.core.array_ops"),
     ("tinyflow.ops.math_ops", "tinyflow.ops.core.math_ops"),

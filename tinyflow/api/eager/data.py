@@ -4,7 +4,8 @@ import numpy as np
 
 from tinyflow.graph import errors
 from tinyflow.api.data import structure as nest
-from tinyflow.api.data.dataset_ops import Dataset, Run
+from tinyflow.api.data.dataset_ops import Dataset
+from tinyflow.api.data.iterator_ops import Run
 from tinyflow.runtime.eager.context import executing_eagerly
 from tinyflow.runtime.eager.execute import execute
 from tinyflow.graph.core import get_default_graph
