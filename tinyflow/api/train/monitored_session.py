@@ -9,27 +9,12 @@ Unlike TF, the graph is not finalized when the session starts.
 """
 from tinyflow.graph import errors
 from tinyflow.runtime.session import Session
-from tinyflow.graph.core import GraphKeys, get_default_graph
 from tinyflow.ops import state_ops
 from tinyflow.formats.checkpoint import latest_checkpoint
 from tinyflow.api.train.hooks import CheckpointSaverHook, SessionRunArgs, SessionRunContext, SessionRunValues
-from tinyflow.api.train.saver import Saver
+from tinyflow.api.train.saver import default_saver
 
 USE_DEFAULT = object()
-
-
-def default_saver():
-    """The graph's Saver (the SAVERS collection), created over all global variables if there is none."""
-    graph = get_default_graph()
-    savers = graph.get_collection(GraphKeys.SAVERS)
-    if len(savers) > 1:
-        raise RuntimeError("More than one item in collection SAVERS. Please indicate which one to use by passing "
-                           "it to the constructor.")
-    if savers:
-        return savers[0]
-    saver = Saver(allow_empty=True)
-    graph.add_to_collection(GraphKeys.SAVERS, saver)
-    return saver
 
 
 class Scaffold:
