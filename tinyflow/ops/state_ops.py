@@ -215,19 +215,39 @@ def assign_sub(ref, value, use_locking=None, name=None):
     return _update("AssignSub", ref, value, name)
 
 
-# TinyFlow's tf.Variable() with no initial value (tinyflow_api.py sets it): shape filled later by inference.
-deferred_variable = None
-# tinyflow.eager sets this: variable_class(cls) is the class tf.Variable(...) makes now (an eager
-# variable while executing eagerly).
-variable_class = None
+_variable_class = [None]  # register_variable_class's hook
+
+
+def register_variable_class(variable_class):
+    """Eager execution's seam (api/eager calls it): variable_class(cls) is the class tf.Variable(...)
+    makes now (an eager variable while executing eagerly, else cls)."""
+    _variable_class[0] = variable_class
+
+
+def _deferred_variable(var, name, dtype, shape, trainable, collections):
+    """Fills `var` (a new tf.Variable) as TinyFlow's shapeless variable: a VariableV2 of a possibly
+    unknown shape, no initial value, a no-op initializer."""
+    graph = get_default_graph()
+    with graph.control_dependencies(None), graph.name_scope(name or "Variable") as scope:
+        attrs = {"shape": as_shape(shape), "dtype": dt.as_dtype(dtype or dt.float32)}
+        var._variable = graph.create_op("VariableV2", [], attrs, name=scope).outputs[0]
+        var._initial_value = None
+        var._initializer_op = no_op(name="Assign")
+        var._snapshot = None
+    var._trainable = trainable
+    var._constraint = None
+    collections = list(collections if collections is not None else [GraphKeys.GLOBAL_VARIABLES])
+    if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+        collections.append(GraphKeys.TRAINABLE_VARIABLES)
+    graph.add_to_collections(collections, var)
 
 
 class Variable:
     """tf.Variable: a VariableV2 op, its initializer (an Assign of the initial value) and a read."""
 
     def __new__(cls, *args, **kwargs):
-        if cls is Variable and variable_class is not None:
-            cls = variable_class(cls)
+        if cls is Variable and _variable_class[0] is not None:
+            cls = _variable_class[0](cls)
         return object.__new__(cls)
 
     def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
@@ -235,9 +255,7 @@ class Variable:
                  import_scope=None, constraint=None, use_resource=None, synchronization=None, aggregation=None,
                  shape=None):
         if initial_value is None:
-            if deferred_variable is None:
-                raise ValueError("initial_value must be specified.")
-            return deferred_variable(self, name, dtype, shape, trainable, collections)  # TinyFlow's tf.Variable()
+            return _deferred_variable(self, name, dtype, shape, trainable, collections)  # TinyFlow's tf.Variable()
         graph = get_default_graph()
         with graph.control_dependencies(None), graph.name_scope(name or "Variable") as scope:
             if callable(initial_value):

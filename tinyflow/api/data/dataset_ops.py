@@ -16,10 +16,20 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor, constant_value
 from tinyflow.graph.shapes import TensorShape, as_shape
 from tinyflow.ops.random_ops import get_seed
+from tinyflow.runtime.eager.context import executing_eagerly
 from tinyflow.ops.core import base
 from tinyflow.api.data import functions
 from tinyflow.api.data import structure as nest
 from tinyflow.api.data.iterator_ops import Iterator
+
+
+_eager_iterator = [None]  # register_eager's hook
+
+
+def register_eager(iterator_class):
+    """Eager execution's seam (api/eager calls it): iterator_class(dataset) iterates a dataset eagerly
+    (`for x in dataset`, make_one_shot_iterator while executing eagerly)."""
+    _eager_iterator[0] = iterator_class
 
 
 def arg(x, dtype=None):
@@ -72,9 +82,6 @@ class Dataset:
     def _iterate(self, run):
         """Yields the elements of this dataset for one initialization, as flat tuples of numpy arrays."""
         raise NotImplementedError
-
-    def __iter__(self):
-        raise RuntimeError("dataset.__iter__() is only supported when eager execution is enabled.")
 
     def __repr__(self):
         return "<%s shapes: %s, types: %s>" % (type(self).__name__, self._shapes, self._types)
@@ -171,8 +178,17 @@ class Dataset:
 
     # ---- iterators --------------------------------------------------------------------------
     def make_one_shot_iterator(self):
-        """An iterator that needs no initialization; the dataset may only read constants."""
+        """An iterator that needs no initialization; the dataset may only read constants. While
+        executing eagerly: an eager iterator (api/eager/data.py) giving EagerTensors."""
+        if _eager_iterator[0] is not None and executing_eagerly():
+            return _eager_iterator[0](self)
         return Iterator._make_one_shot(self)
+
+    def __iter__(self):
+        """`for element in dataset`: eager execution only (TF 1.15's rule)."""
+        if _eager_iterator[0] is None or not executing_eagerly():
+            raise RuntimeError("dataset.__iter__() is only supported when eager execution is enabled.")
+        return _eager_iterator[0](self)
 
     def make_initializable_iterator(self, shared_name=None):
         """An iterator started (and restarted) by running its `initializer`, with any feeds it needs."""

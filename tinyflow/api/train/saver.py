@@ -24,12 +24,17 @@ from tinyflow.api.train.tf_checkpoint import open_reader, write_bundle
 NPZ = "npz"  # Saver(write_version=NPZ): tinyflow's npz checkpoint instead of TF's V2 format
 
 
-# Set by tinyflow.eager: eager_values() stands for the Session while executing eagerly (else None).
-eager_values = None
+_eager_values = [None]  # register_eager's hook
+
+
+def register_eager(eager_values):
+    """Eager execution's seam (api/eager calls it): eager_values() stands for the Session while
+    executing eagerly (else None)."""
+    _eager_values[0] = eager_values
 
 
 def _eager_session(sess):
-    values = eager_values() if sess is None and eager_values is not None else None
+    values = _eager_values[0]() if sess is None and _eager_values[0] is not None else None
     return (values, True) if values is not None else (sess, False)
 
 
