@@ -11,7 +11,7 @@ import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)  # TF's dtypes: float64 and int64 must stay themselves
 
-from tinyflow.graph import errors  # noqa: E402
+from tinyflow.graph import core as _core, errors  # noqa: E402
 from tinyflow.graph.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16, float32,  # noqa: E402
                                    float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64)
 from tinyflow.graph.core import (Graph, GraphKeys, Operation, Tensor, add_to_collection,  # noqa: E402
@@ -45,6 +45,15 @@ from tinyflow.runtime.session import ConfigProto, InteractiveSession, Session, g
 from tinyflow.runtime.eager.context import disable_eager_execution, executing_eagerly  # noqa: E402
 from tinyflow.api.tinyflow_api import *  # noqa: E402,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
 from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ... TF1's other names)
+
+
+
+def _as_graph_def(graph, from_version=None, add_shapes=False):
+    """Graph.as_graph_def: TF's GraphDef protobuf, made by api/tf_files (loaded on first use)."""
+    return importlib.import_module("tinyflow.api.tf_files.export_graph").as_graph_def(graph, from_version, add_shapes)
+
+
+_core.register_graph_codec("as_graph_def", _as_graph_def)
 
 # The TF API level tinyflow implements (scripts compare tf.__version__ with "1.x"); tinyflow's own
 # release is TINYFLOW_VERSION.

@@ -432,8 +432,39 @@ class Graph:
         finally:
             _stack.remove(self) if _stack[-1] is not self else _stack.pop()
 
+    # ---- the graph as a file: computed by the modules registered for it (register_graph_codec) -----
+    def to_json(self, indent=None):
+        """The whole graph as JSON text (ops, attrs, control deps, collections, variables)."""
+        return _codec("to_json")(self, indent)
+
+    @staticmethod
+    def from_json(text):
+        """A Graph rebuilt from `to_json`'s text."""
+        return _codec("from_json")(text)
+
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """The graph as TF's GraphDef protobuf message."""
+        return _codec("as_graph_def")(self, from_version, add_shapes)
+
     def __repr__(self):
         return "<tinyflow.Graph with %d ops>" % len(self._ops)
+
+
+_CODECS = {}  # name -> function, see register_graph_codec
+
+
+def register_graph_codec(name, fn):
+    """What Graph.to_json / from_json / as_graph_def call. graph/serialize.py registers the JSON pair
+    (graph/__init__.py imports it, so they are always there); the tf. namespace registers
+    as_graph_def, whose GraphDef is TF's protobuf, made by the frontend (api/tf_files/)."""
+    _CODECS[name] = fn
+
+
+def _codec(name):
+    fn = _CODECS.get(name)
+    if fn is None:
+        raise NotImplementedError("tinyflow: Graph.%s is given by tinyflow's frontend; import tinyflow first" % name)
+    return fn
 
 
 _default = [Graph()]

@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 
 from tinyflow.graph import dtypes as _dt
-from tinyflow.graph.core import _VALID_NAME, Graph, Operation, Tensor, constant_value
+from tinyflow.graph.core import _VALID_NAME, Graph, Operation, Tensor, constant_value, register_graph_codec
 from tinyflow.graph.registry import get_op_def
 from tinyflow.graph.shapes import TensorShape
 
@@ -523,13 +523,8 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
     return path
 
 
-def _graph_to_json(self, indent=None):
-    """The whole graph as JSON text (ops, attrs, control deps, collections, variables)."""
-    return to_json(self, indent)
-
-
-Graph.to_json = _graph_to_json
-Graph.from_json = staticmethod(from_json)
+register_graph_codec("to_json", to_json)
+register_graph_codec("from_json", from_json)
 
 
 register_serializable(Graph)
