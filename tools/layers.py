@@ -21,7 +21,7 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 # Inside api/ (the TF1 frontend), an order too: a module may import its own rank and those before it.
 # The namespace itself (api/__init__.py) may name every api module (it loads them lazily).
 API_ORDER = [
-    ("basics", ["aliases", "tinyflow_api", "app", "logging", "gfile", "compat", "template", "dtypes", "sparse",
+    ("basics", ["aliases", "tinyflow_api", "flags", "app", "logging", "gfile", "compat", "template", "dtypes", "sparse",
                 "strings", "debugging", "linalg", "math", "image", "distribute", "examples"]),
     ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "seq2seq"]),
     ("files", ["tf_files", "train", "summary", "graph_util", "io"]),
