@@ -243,9 +243,9 @@ class Graph:
             raise AssertionError("%s: shape rule gave %d outputs, dtype rule %d" % (op_type, len(shapes),
                                                                                     len(out_dtypes)))
         op._outputs = tuple(Tensor(op, i, _dt.as_dtype(d), s) for i, (d, s) in enumerate(zip(out_dtypes, shapes)))
-        if not self._host_stage and opdef.host is None and opdef.host_compute is None and any(
-                t.dtype is _dt.string for t in op._outputs):
-            self._host_stage = True  # XLA has no strings: runs of this graph may need the host stage
+        if not self._host_stage and (opdef.host_stage is not None or (
+                opdef.host is None and opdef.host_compute is None and any(t.dtype is _dt.string for t in op._outputs))):
+            self._host_stage = True  # XLA has no strings, files or queues: runs may need the host stage
         with self._lock:
             op._id = len(self._ops)
             self._ops.append(op)

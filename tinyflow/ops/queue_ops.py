@@ -216,7 +216,6 @@ class QueueBase:
         count = getattr(g, "_queue_count", 0)
         g._queue_count = count + 1
         self._resource = shared_name or "_%d_%s" % (count, self._name)
-        g._host_stage = True
 
     name = property(lambda self: self._name)
     dtypes = property(lambda self: list(self._dtypes))

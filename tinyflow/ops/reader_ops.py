@@ -115,7 +115,6 @@ class ReaderBase:
         g = get_default_graph()
         self._name = g.unique_name(name or self._type)
         self._prefix = self._name.split("/")[-1]
-        g._host_stage = True
 
     reader_ref = property(lambda self: self)
     supports_serialize = False
