@@ -1,4 +1,4 @@
-"""Specs of the math ops (ops/math_ops.py, ops/linalg_ops.py): every op against numpy; every
+"""Specs of the math ops (ops/core/math_ops.py, ops/linalg_ops.py): every op against numpy; every
 differentiable op against finite differences, with broadcasting inputs, and to second order for the
 elementwise ones."""
 import math

@@ -1,4 +1,4 @@
-"""tf.math: TF 1.15's math namespace. The math ops come from ops/math_ops.py; the few names that
+"""tf.math: TF 1.15's math namespace. The math ops come from ops/core/math_ops.py; the few names that
 other op families own (tf.math.softplus, tf.math.cumsum, ...) are looked up on first use."""
 import importlib
 

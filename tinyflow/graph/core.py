@@ -203,7 +203,7 @@ class Graph:
         self.seed = None
         self._lock = threading.Lock()
         self._variable_store = None  # used by variable_scope (nn layer)
-        self._host_stage = False  # holds string or queue ops: Session.run stages them (client/host_stage.py)
+        self._host_stage = False  # holds string or queue ops: Session.run stages them (runtime/host_stage.py)
 
     # ---- ops -----------------------------------------------------------------------------------
     def create_op(self, op_type, inputs, attrs=None, name=None, dtypes=None):

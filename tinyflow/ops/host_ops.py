@@ -11,7 +11,6 @@ Strings are numpy object arrays of `bytes`, as TF 1.15's Session returns them.
 import numpy as np
 
 from tinyflow.graph import errors
-from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph
 from tinyflow.graph.registry import register_op
 
@@ -60,6 +59,3 @@ def bytes_map(fn, a):
     """fn applied to each bytes element of object array `a`, as an object array of its shape."""
     return string_array(a.shape, (fn(v) for v in a.reshape(-1)))
 
-
-def is_string(t):
-    return t.dtype is dt.string

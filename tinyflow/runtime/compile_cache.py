@@ -97,8 +97,3 @@ def _reset_jax_cache_state():
     except Exception:  # a JAX without it: the setting still holds for later processes' first compile
         pass
 
-
-def _reset_for_tests():
-    """Forget the setup (tests that call setup() with other settings)."""
-    global _DONE, _DIR
-    _DONE, _DIR = False, None

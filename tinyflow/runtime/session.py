@@ -482,7 +482,7 @@ class Session:
         return _BoundLowered(plan.lowered, jax_backend.example_args(plan.lowered, self._values, feeds), jitted)
 
     def memory_report(self, fetches, feed_dict=None, planner=None, verify="auto", xla=True):
-        """tinyflow's memory plan of this fetch set beside XLA's (see client/memory_report.py)."""
+        """tinyflow's memory plan of this fetch set beside XLA's (see runtime/memory_report.py)."""
         from tinyflow.runtime import memory_report
         return memory_report.memory_report(self, fetches, feed_dict, planner, verify, xla)
 

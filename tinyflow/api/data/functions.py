@@ -115,7 +115,7 @@ class _TracedFunction:
         the stacked elements when they have equal shapes (per-element results are the same: vmap
         maps the function over the batch, it does not make a batch-level function), else one by one."""
         if self._graph._host_stage:
-            self._vmapped = False  # strings run on the host (client/host_stage.py): element by element
+            self._vmapped = False  # strings run on the host (runtime/host_stage.py): element by element
         if self._vmapped is not False and len({tuple(np.shape(c) for c in e) for e in elements}) == 1:
             try:
                 return self._call_vmapped(elements, run)

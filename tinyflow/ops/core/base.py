@@ -2,7 +2,6 @@
 
 An op family file registers each op once (OpDef with all rules) next to its TF-style builder.
 """
-import numbers
 
 import numpy as np
 
@@ -230,10 +229,6 @@ def normalize_axis(axis, rank, what="axis"):
         raise ShapeError("%s %d out of range for rank %d (must be in [%d, %d))" % (what.capitalize(), axis, rank,
                                                                                   -rank, rank))
     return axis % rank
-
-
-def is_number(x):
-    return isinstance(x, numbers.Number) and not isinstance(x, bool)
 
 
 def constant_value_of(x):

@@ -62,11 +62,6 @@ def dtype_rule(op_type, allowed, out=None, names=("x", "y")):
     return rule
 
 
-def _binary_dtype(dtypes, attrs):
-    """dtype rule of a two-input op whose inputs share one dtype (for other op families)."""
-    return dtype_rule(attrs.get("_type", "binary"), None)(dtypes, attrs)
-
-
 # ---- helpers used by gradient rules ---------------------------------------------------------------
 def sum_to(g, x):
     """g reduced (summed) to the shape of x: undoes broadcasting in a gradient."""
