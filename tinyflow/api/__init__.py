@@ -39,9 +39,11 @@ from tinyflow.ops.check_ops import *  # noqa: E402,F403 (tf.assert_equal, ...)
 from tinyflow.ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402 (also at tf.nn)
 from tinyflow.ops.core.sequence_ops import reverse_sequence  # noqa: E402
 from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)
-from tinyflow.ops import recompute_ops as _recompute_ops  # noqa: E402,F401 (the op tf.gradients(checkpoints=) makes)
+from tinyflow.ops import recompute_ops as _recompute_ops  # noqa: E402,F401 (the Recompute op that checkpointed gradients make)
 from tinyflow.passes.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians  # noqa: E402
-from tinyflow.runtime.session import ConfigProto, InteractiveSession, Session, get_default_session  # noqa: E402
+from tinyflow.runtime.config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,  # noqa: E402
+                                     RunOptions)
+from tinyflow.runtime.session import InteractiveSession, Session, get_default_session  # noqa: E402
 from tinyflow.runtime.eager.context import disable_eager_execution, executing_eagerly  # noqa: E402
 from tinyflow.api.tinyflow_api import *  # noqa: E402,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
 from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ... TF1's other names)
@@ -70,7 +72,9 @@ LAZY_MODULES = {
     "gfile": "tinyflow.api.gfile", "io": "tinyflow.api.io", "logging": "tinyflow.api.logging",
     "metrics": "tinyflow.api.metrics", "summary": "tinyflow.api.summary", "sparse": "tinyflow.api.sparse",
     "strings": "tinyflow.api.strings", "compat": "tinyflow.api.compat", "feature_column": "tinyflow.api.feature_column",
-    "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util"}
+    "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util",
+    "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu",
+    "nest": "tinyflow.api.nest"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
@@ -78,11 +82,11 @@ LAZY_NAMES = {
     "print_graph": ("tinyflow.passes.visualize", "print_graph"),
     "to_dot": ("tinyflow.passes.visualize", "to_dot"),
     "make_template": ("tinyflow.api.template", "make_template"),
-    "Summary": ("tinyflow.api.summary", "Summary"),
     "numpy_function": ("tinyflow.ops.script_ops", "numpy_function"),
     "py_func": ("tinyflow.ops.script_ops", "py_func"),
     "import_graph_def": ("tinyflow.api.tf_files.graph_util", "import_graph_def"),
     "recompute_grad": ("tinyflow.ops.recompute_ops", "recompute_grad"),
+    "random_crop": ("tinyflow.api.image_adjust", "random_crop"),
     "start_queue_runners": ("tinyflow.api.train.queue_runner", "start_queue_runners"),
     "GradientTape": ("tinyflow.api.eager", "GradientTape"),
     "custom_gradient": ("tinyflow.api.eager", "custom_gradient"),
@@ -103,10 +107,11 @@ for _name in ("as_string", "decode_base64", "encode_base64", "reduce_join", "reg
 for _name in ("FixedLenFeature", "VarLenFeature", "decode_csv", "decode_raw", "parse_example",
               "parse_single_example"):
     LAZY_NAMES[_name] = ("tinyflow.ops.parsing_ops", _name)
-# tf.GraphDef, tf.NodeDef, ...: TF's protobuf messages
+# tf.GraphDef, tf.NodeDef, tf.Summary, ...: TF's protobuf messages (built on first use)
 for _name in ("GraphDef", "NodeDef", "MetaGraphDef", "AttrValue", "TensorProto", "TensorShapeProto", "Event",
-              "SaverDef"):
-    LAZY_NAMES[_name] = ("tinyflow.formats.protos", _name)
+              "SaverDef", "Summary", "SummaryMetadata", "SessionLog", "LogMessage", "HistogramProto", "NameAttrList",
+              "TensorInfo"):
+    LAZY_NAMES[_name] = ("tinyflow.formats.tf_protos", _name)
 del _name
 
 
@@ -116,22 +121,11 @@ def lazy(name):
         return importlib.import_module(LAZY_MODULES[name])
     if name in LAZY_NAMES:
         module, attr = LAZY_NAMES[name]
-        if module == "tinyflow.formats.protos":
-            return _message(attr)
         return getattr(importlib.import_module(module), attr)
     raise AttributeError("module 'tinyflow' has no attribute %r" % name)
 
 
 __getattr__ = lazy   # tinyflow.api.<name> too: the frontend's own modules read the namespace here
-
-
-def _message(name):
-    from tinyflow.formats import protos
-    where = {"GraphDef": protos.graph_pb2, "NodeDef": lambda: protos._tensorboard("node_def_pb2"),
-             "MetaGraphDef": protos.meta_graph_pb2, "AttrValue": protos.attr_value_pb2,
-             "TensorProto": protos.tensor_pb2, "TensorShapeProto": protos.tensor_shape_pb2,
-             "Event": protos.event_pb2, "SaverDef": protos.saver_pb2}
-    return getattr(where[name](), name)
 
 
 # What `from tinyflow.api import *` gives the package root: the tf. names above, not this module's

@@ -12,6 +12,7 @@ Both are real modules (`import tensorflow.contrib.rnn` works under `python -m ti
 import sys
 import types
 
+from tinyflow.api import contrib_layers_extra as _extra
 from tinyflow.api import contrib_layers_more as _more
 from tinyflow.api import contrib_learn as learn  # noqa: F401 (tf.contrib.learn.datasets.mnist)
 from tinyflow.api import layers as _layers
@@ -26,10 +27,11 @@ from tinyflow.ops import variable_scope as vs
 from tinyflow.ops.core.base import convert_to_tensor
 
 
-def _module(name, doc, members):
+def _module(name, doc, members, constants=None):
     mod = types.ModuleType(__name__ + "." + name, doc)
     mod.__dict__.update(members)
     mod.__all__ = sorted(members)
+    mod.__dict__.update(constants or {})   # reachable, not in __all__
     sys.modules[mod.__name__] = mod
     return mod
 
@@ -86,13 +88,15 @@ def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_f
 
 
 layers = _module("layers", "tf.contrib.layers: initializers, regularizers, fully_connected, conv2d, pooling, "
-                 "dropout, one_hot_encoding, flatten, batch_norm.", {
+                 "dropout, one_hot_encoding, flatten, batch_norm, optimize_loss, layer_norm.", {
                      "xavier_initializer": xavier_initializer, "xavier_initializer_conv2d": xavier_initializer,
                      "variance_scaling_initializer": variance_scaling_initializer, "l1_regularizer": l1_regularizer,
                      "l2_regularizer": l2_regularizer, "fully_connected": fully_connected, "flatten": _layers.flatten,
                      "batch_norm": _bn.batch_norm, "conv2d": _more.conv2d, "max_pool2d": _more.max_pool2d,
                      "avg_pool2d": _more.avg_pool2d, "dropout": _more.dropout,
-                     "one_hot_encoding": _more.one_hot_encoding})
+                     "one_hot_encoding": _more.one_hot_encoding, "optimize_loss": _extra.optimize_loss,
+                     "layer_norm": _extra.layer_norm},
+                 {"OPTIMIZER_CLS_NAMES": _extra.OPTIMIZER_CLS_NAMES, "OPTIMIZER_SUMMARIES": _extra.OPTIMIZER_SUMMARIES})
 
 rnn = _module("rnn", "tf.contrib.rnn: the RNN cells, static_rnn and static_bidirectional_rnn.", dict(
     {name: getattr(_cells, name) for name in _cells.__all__},
@@ -100,9 +104,25 @@ rnn = _module("rnn", "tf.contrib.rnn: the RNN cells, static_rnn and static_bidir
     LSTMBlockCell=_cells.LSTMCell, GRUBlockCell=_cells.GRUCell))
 sys.modules[__name__ + ".seq2seq"] = seq2seq   # `import tensorflow.contrib.seq2seq` resolves
 
+
 def __getattr__(name):
     """tf.contrib.eager, made on first use (it loads eager execution's machinery)."""
     if name == "eager":
         from tinyflow.api.eager import tfe
         return tfe.install(sys.modules[__name__])
+    if name == "tpu":
+        from tinyflow.api import tpu
+        return tpu.module(__name__ + ".tpu")
+    if name == "summary":
+        from tinyflow.api import contrib_summary
+        sys.modules[__name__ + ".summary"] = contrib_summary
+        return contrib_summary
+    if name == "training":
+        from tinyflow.api import contrib_training
+        sys.modules[__name__ + ".training"] = contrib_training
+        return contrib_training
+    if name == "cluster_resolver":
+        from tinyflow.api import cluster_resolver
+        sys.modules[__name__ + ".cluster_resolver"] = cluster_resolver
+        return cluster_resolver
     raise AttributeError("module 'tinyflow.contrib' has no attribute %r" % name)

@@ -8,13 +8,15 @@ import numpy as np
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor, get_default_graph
 from tinyflow.ops.core import math_ops as M
-from tinyflow.ops.core.array_ops import expand_dims, identity, pad, reshape, shape, squeeze, stack
+from tinyflow.ops.core.array_ops import expand_dims, pad, reshape, shape, squeeze, stack
 from tinyflow.ops.core.base import constant_value_of, convert_to_tensor
-from tinyflow.ops.image_ops import resize as _resize
+from tinyflow.ops.image_ops import crop_and_resize, resize as _resize, sample_distorted_bounding_box  # noqa: F401
 from tinyflow.ops.core.indexing_ops import slice as _slice, where as _where
 from tinyflow.ops.matrix_ops import tensordot
 from tinyflow.ops.random_ops import random_uniform
 from tinyflow.ops.core.sequence_ops import reverse
+from tinyflow.api.image_adjust import *  # noqa: F401,F403 (colour spaces, adjustments, random augmentations)
+from tinyflow.api.image_adjust import __all__ as _adjust_all, convert_image_dtype  # noqa: F401
 from tinyflow.ops.image_codec_ops import decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png  # noqa: F401
 
 __all__ = [
@@ -22,8 +24,8 @@ __all__ = [
     "encode_png", "convert_image_dtype", "crop_to_bounding_box", "flip_left_right",
     "flip_up_down", "pad_to_bounding_box", "per_image_standardization", "random_flip_left_right",
     "random_flip_up_down", "resize", "resize_bicubic", "resize_bilinear", "resize_image_with_crop_or_pad",
-    "resize_images", "resize_nearest_neighbor", "rgb_to_grayscale",
-]
+    "resize_images", "resize_nearest_neighbor", "rgb_to_grayscale", "sample_distorted_bounding_box", "crop_and_resize",
+] + _adjust_all
 
 
 class ResizeMethod:
@@ -146,31 +148,6 @@ def random_flip_up_down(image, seed=None):
 
 
 # ---- dtype and colour -----------------------------------------------------------------------------
-def convert_image_dtype(image, dtype, saturate=False, name=None):
-    """Converts between image dtypes, rescaling: floats span [0, 1), integers [0, dtype.max]."""
-    image = convert_to_tensor(image, name="image")
-    dtype = dt.as_dtype(dtype)
-    if not dtype.is_floating and not dtype.is_integer:
-        raise AttributeError("dtype must be either floating point or integer")
-    if dtype == image.dtype:
-        return identity(image, name=name)
-    cast = M.saturate_cast if saturate else M.cast
-    with get_default_graph().name_scope(name or "convert_image"):
-        src = image.dtype
-        if src.is_integer and dtype.is_integer:
-            if src.max > dtype.max:  # scale down first, then cast: in.max lands just below out.max + 1
-                return cast(M.div(image, M.scalar_like((src.max + 1) // (dtype.max + 1), image)), dtype)
-            up = cast(image, dtype)
-            return M.multiply(up, M.scalar_like((dtype.max + 1) // (src.max + 1), up))
-        if src.is_floating and dtype.is_floating:
-            return M.cast(image, dtype)
-        if src.is_integer:  # to float: cast, then scale
-            flt = M.cast(image, dtype)
-            return M.multiply(flt, M.scalar_like(1.0 / src.max, flt))
-        # from float: scale (by max + 0.5, against rounding down in the cast), then cast
-        return cast(M.multiply(image, M.scalar_like(dtype.max + 0.5, image)), dtype)
-
-
 def rgb_to_grayscale(images, name=None):
     """Luma of RGB images: [..., 3] -> [..., 1] in the same dtype."""
     with get_default_graph().name_scope(name or "rgb_to_grayscale"):

@@ -1,22 +1,18 @@
-"""tf.summary: scalar, histogram and image summaries, merge / merge_all, FileWriter, and tf.Summary.
+"""tf.summary: scalar, histogram, image, audio, text and tensor summaries, merge / merge_all, FileWriter.
 
 A summary op is computed by the Session on the host from its input's value, which the jitted
-function fetches (OpDef.host_compute): fetching it gives the serialized Summary, as in TF, ready
-for FileWriter.add_summary. With the `tensorboard` extra installed (pip install
-"tinyflow[tensorboard]") summaries are TensorBoard's protobufs and FileWriter writes real event
-files; without it a summary is JSON and FileWriter appends one JSON line per event to
-`<logdir>/events.tinyflow.jsonl`, so a script runs unchanged either way.
+function fetches (OpDef.host_compute): fetching it gives the serialized Summary protobuf, as in TF,
+ready for FileWriter.add_summary. FileWriter writes TF's event files (formats/events.py), which
+TensorBoard reads; tf.Summary, tf.Event, ... are TF's messages (formats/tf_protos.py).
 """
-import base64
 import contextlib
-import json
-import os
 import re
 import time
 import warnings
 
 import numpy as np
 
+from tinyflow.formats import png
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
@@ -24,79 +20,24 @@ from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor, make_op
 
-__all__ = ["FileWriter", "FileWriterCache", "Summary", "histogram", "image", "merge", "merge_all", "scalar"]
+__all__ = ["FileWriter", "FileWriterCache", "audio", "histogram", "image", "merge", "merge_all", "scalar",
+           "tensor_summary", "text"]
+_MESSAGES = ("Summary", "Event", "SessionLog", "SummaryDescription", "TaggedRunMetadata", "HistogramProto",
+             "SummaryMetadata")
 
 
-def _protos():
-    """TensorBoard's protobuf modules, or None when the extra is not installed."""
-    try:
-        from tensorboard.compat.proto import event_pb2, summary_pb2
-    except ImportError:
-        return None
-    return summary_pb2, event_pb2
+def __getattr__(name):
+    """tf.summary.Summary, tf.summary.Event, ...: TF's messages, built on first use."""
+    if name in _MESSAGES:
+        from tinyflow.formats import tf_protos
+        return getattr(tf_protos, name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
-# ---- tf.Summary: the value a summary op gives ------------------------------------------------------
-class Summary:
-    """tf.Summary: a list of Summary.Value(tag=, simple_value= | histo=); SerializeToString / FromString
-    give TensorBoard's protobuf bytes (tensorboard extra) or JSON."""
-
-    class Value:
-        def __init__(self, tag="", simple_value=None, histo=None, image=None, **kwargs):
-            self.tag, self.simple_value, self.histo, self.image = tag, simple_value, histo, image
-
-        def to_json(self):
-            out = {"tag": self.tag, "simple_value": self.simple_value, "histo": self.histo}
-            if self.image is not None:  # the PNG as base64 text
-                out["image"] = dict(self.image, encoded_image_string=base64.b64encode(
-                    self.image["encoded_image_string"]).decode("ascii"))
-            return out
-
-        @classmethod
-        def from_json(cls, v):
-            image = v.get("image")
-            if image is not None:
-                image = dict(image, encoded_image_string=base64.b64decode(image["encoded_image_string"]))
-            return cls(v["tag"], simple_value=v.get("simple_value"), histo=v.get("histo"), image=image)
-
-    def __init__(self, value=()):
-        self.value = list(value)
-
-    def SerializeToString(self):
-        protos = _protos()
-        if protos is None:
-            return json.dumps({"value": [v.to_json() for v in self.value]}).encode()
-        proto = protos[0].Summary()
-        for v in self.value:
-            item = proto.value.add(tag=v.tag)
-            if v.histo is not None:
-                item.histo.CopyFrom(protos[0].HistogramProto(**v.histo))
-            elif v.image is not None:
-                item.image.CopyFrom(protos[0].Summary.Image(**v.image))
-            elif v.simple_value is not None:
-                item.simple_value = v.simple_value
-        return proto.SerializeToString()
-
-    @classmethod
-    def FromString(cls, data):
-        protos = _protos()
-        if protos is None:
-            return cls([cls.Value.from_json(v) for v in json.loads(data.decode())["value"]])
-        proto = protos[0].Summary.FromString(data)
-        out = []
-        for v in proto.value:
-            if v.HasField("histo"):
-                h = v.histo
-                out.append(cls.Value(v.tag, histo=dict(min=h.min, max=h.max, num=h.num, sum=h.sum,
-                                                       sum_squares=h.sum_squares, bucket_limit=list(h.bucket_limit),
-                                                       bucket=list(h.bucket))))
-            elif v.HasField("image"):
-                i = v.image
-                out.append(cls.Value(v.tag, image=dict(height=i.height, width=i.width, colorspace=i.colorspace,
-                                                       encoded_image_string=i.encoded_image_string)))
-            else:
-                out.append(cls.Value(v.tag, simple_value=v.simple_value))
-        return cls(out)
+def _summary(values):
+    """The serialized Summary of a list of Summary.Value keyword dicts."""
+    from tinyflow.formats.tf_protos import Summary
+    return Summary(value=[Summary.Value(**v) for v in values]).SerializeToString()
 
 
 def _limits():
@@ -141,7 +82,7 @@ def _scalar_value(session, op, values):
     if value.ndim != 0:
         raise errors.InvalidArgumentError(op.node_def, op, "tags and values not the same shape: [] != %s (tag '%s')"
                                           % (list(value.shape), op.attrs["tag"]))
-    return [Summary([Summary.Value(op.attrs["tag"], simple_value=float(value))]).SerializeToString()]
+    return [_summary([dict(tag=op.attrs["tag"], simple_value=float(value))])]
 
 
 def _histogram_value(session, op, values):
@@ -149,21 +90,8 @@ def _histogram_value(session, op, values):
     if not np.all(np.isfinite(v)):  # TF's messages, naming the summary op
         what = "Nan" if np.isnan(v).any() else "Infinity"
         raise errors.InvalidArgumentError(op.node_def, op, "%s in summary histogram for: %s" % (what, op.name))
-    return [Summary([Summary.Value(op.attrs["tag"], histo=_histogram(values[0]))]).SerializeToString()]
-
-
-def _png(pixels):
-    """PNG bytes of a uint8 [height, width, channels] array (channels 1, 3 or 4), written with zlib."""
-    import struct
-    import zlib
-    h, w, c = pixels.shape
-    color_type = {1: 0, 3: 2, 4: 6}[c]
-    raw = b"".join(b"\x00" + pixels[row].tobytes() for row in range(h))  # filter type 0 on every row
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, color_type, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    from tinyflow.formats.tf_protos import HistogramProto
+    return [_summary([dict(tag=op.attrs["tag"], histo=HistogramProto(**_histogram(values[0])))])]
 
 
 def _to_uint8(image):
@@ -195,32 +123,81 @@ def _image_value(session, op, values):
     for i in range(count):
         pixels = images[i] if images.dtype == np.uint8 else _to_uint8(images[i].astype(np.float64))
         tag = op.attrs["tag"] + ("/image" if op.attrs["max_images"] == 1 else "/image/%d" % i)
-        out.append(Summary.Value(tag, image=dict(height=pixels.shape[0], width=pixels.shape[1],
-                                                 colorspace=pixels.shape[2], encoded_image_string=_png(pixels))))
-    return [Summary(out).SerializeToString()]
+        out.append(dict(tag=tag, image=dict(height=pixels.shape[0], width=pixels.shape[1], colorspace=pixels.shape[2],
+                                            encoded_image_string=png.encode(pixels))))
+    return [_summary(out)]
 
 
 def _merge_value(session, op, values):
-    merged = []
+    from tinyflow.formats.tf_protos import Summary
+    merged, tags = Summary(), set()
     for data in values:
-        merged.extend(Summary.FromString(data).value)
-    return [Summary(merged).SerializeToString()]
+        try:
+            parsed = Summary.FromString(np.asarray(data, object).item())  # bytes, or a 0-d array of them
+        except Exception:  # a string that is no Summary (TF's message)
+            raise errors.InvalidArgumentError(op.node_def, op, "Could not parse one of the summary inputs") from None
+        for v in parsed.value:
+            if v.tag in tags:  # TF's MergeSummary check
+                raise errors.InvalidArgumentError(op.node_def, op, "Duplicate tag %s found in summary inputs" % v.tag)
+            tags.add(v.tag)
+            merged.value.add().CopyFrom(v)
+    return [merged.SerializeToString()]
+
+
+def _wav(samples, sample_rate):
+    """A 16-bit PCM WAV file of float samples [frames, channels] (TF's EncodeWav: clamped to [-1, 1],
+    times 32768, rounded half away from zero, clamped to int16)."""
+    import struct
+    x = np.clip(samples.astype(np.float32), -1.0, 1.0) * np.float32(32768.0)
+    pcm = np.clip(np.sign(x) * np.floor(np.abs(x) + 0.5), -32768, 32767).astype("<i2").tobytes()
+    frames, channels = samples.shape
+    rate = int(sample_rate)
+    return (b"RIFF" + struct.pack("<I", 36 + len(pcm)) + b"WAVEfmt " +
+            struct.pack("<IHHIIHH", 16, 1, channels, rate, rate * channels * 2, channels * 2, 16) +
+            b"data" + struct.pack("<I", len(pcm)) + pcm)
+
+
+def _audio_value(session, op, values):
+    audio, rate = np.asarray(values[0]), np.asarray(values[1])
+    if audio.ndim not in (2, 3) or rate.ndim != 0:
+        raise errors.InvalidArgumentError(op.node_def, op, "sample_rate must be a scalar and the tensor 2-D "
+                                          "[batch_size, frames] or 3-D [batch_size, frames, channels], not %s"
+                                          % (list(audio.shape),))
+    if audio.ndim == 2:
+        audio = audio[:, :, None]
+    out = []
+    for i in range(min(audio.shape[0], op.attrs["max_outputs"])):
+        tag = op.attrs["tag"] + ("/audio" if op.attrs["max_outputs"] == 1 else "/audio/%d" % i)
+        out.append(dict(tag=tag, audio=dict(sample_rate=float(rate), num_channels=audio.shape[2],
+                                            length_frames=audio.shape[1], content_type="audio/wav",
+                                            encoded_audio_string=_wav(audio[i], rate))))
+    return [_summary(out)]
+
+
+def _tensor_value(session, op, values):
+    from tinyflow.formats.tf_protos import SummaryMetadata, TensorProto
+    from tinyflow.formats.convert import from_numpy
+    metadata = SummaryMetadata.FromString(op.attrs["metadata"])
+    return [_summary([dict(tag=op.attrs["tag"], metadata=metadata,
+                           tensor=from_numpy(np.asarray(values[0]), TensorProto(), op.inputs[0].dtype))])]
 
 
 _STRING = lambda d, a: [dt.string]  # noqa: E731
 _SCALAR = lambda s, a, v: [TensorShape([])]  # noqa: E731
 for _type, _rule in (("ScalarSummary", _scalar_value), ("HistogramSummary", _histogram_value),
-                     ("ImageSummary", _image_value), ("MergeSummary", _merge_value)):
+                     ("ImageSummary", _image_value), ("MergeSummary", _merge_value),
+                     ("AudioSummaryV2", _audio_value), ("TensorSummaryV2", _tensor_value)):
     register_op(_type, shape=_SCALAR, dtype=_STRING, grad=None, host_compute=_rule)
 
 
-def _summary_op(op_type, name, tensor, collections, family, **attrs):
+def _summary_op(op_type, name, tensor, collections, family, more_inputs=(), **attrs):
     name = re.sub(r"[^-/\w\.]", "_", name)  # TF's rule for a valid summary name
     graph = get_default_graph()
     with graph.name_scope(family) if family else contextlib.nullcontext():
         with graph.name_scope(name) as scope:
             tag = scope.rstrip("/") if family is None else family + "/" + scope.rstrip("/")
-            out = make_op(op_type, [convert_to_tensor(tensor)], dict(attrs, tag=tag), name=scope)
+            inputs = [convert_to_tensor(tensor)] + [convert_to_tensor(x, dtype=dt.float32) for x in more_inputs]
+            out = make_op(op_type, inputs, dict(attrs, tag=tag), name=scope)
     for key in (collections if collections is not None else [GraphKeys.SUMMARIES]):
         graph.add_to_collection(key, out)
     return out
@@ -250,6 +227,40 @@ def image(name, tensor, max_outputs=3, collections=None, family=None):
     return _summary_op("ImageSummary", name, tensor, collections, family, max_images=int(max_outputs))
 
 
+def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None):
+    """WAV audio summaries of the first `max_outputs` clips of a float [batch, frames] or [batch, frames,
+    channels] tensor in [-1, 1] at `sample_rate` Hz. Tags: NAME/audio/0, ... (NAME/audio when max_outputs is 1)."""
+    tensor = convert_to_tensor(tensor)
+    if tensor.dtype != dt.float32:
+        raise TypeError("Value passed to parameter 'tensor' has DataType %s not in list of allowed values: float32"
+                        % tensor.dtype.name)
+    return _summary_op("AudioSummaryV2", name, tensor, collections, family, more_inputs=[sample_rate],
+                       max_outputs=int(max_outputs))
+
+
+def tensor_summary(name, tensor, summary_description=None, collections=None, summary_metadata=None, family=None,
+                   display_name=None):
+    """A summary holding the whole tensor (a TensorProto), with optional SummaryMetadata."""
+    from tinyflow.formats.tf_protos import SummaryMetadata
+    metadata = SummaryMetadata() if summary_metadata is None else summary_metadata
+    if display_name is not None:
+        metadata.display_name = display_name
+    if summary_description is not None:
+        metadata.summary_description = summary_description
+    return _summary_op("TensorSummaryV2", name, tensor, collections, family,
+                       metadata=metadata.SerializeToString())
+
+
+def text(name, tensor, collections=None):
+    """A text summary (TensorBoard's text tab, markdown) of a string tensor of any shape."""
+    from tinyflow.formats.tf_protos import SummaryMetadata
+    tensor = convert_to_tensor(tensor)
+    if tensor.dtype != dt.string:
+        raise ValueError("Expected tensor %s to have dtype string, got %s" % (tensor.name, tensor.dtype.name))
+    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="text"))
+    return tensor_summary(name, tensor, collections=collections, summary_metadata=metadata)
+
+
 def merge(inputs, collections=None, name=None):
     """One summary holding the values of all the summaries in `inputs`."""
     graph = get_default_graph()
@@ -257,6 +268,11 @@ def merge(inputs, collections=None, name=None):
     for key in collections or []:
         graph.add_to_collection(key, out)
     return out
+
+
+def imported(op_type, name, inputs, attrs):
+    """A summary op of an imported GraphDef (tf_files/ops_table.py), named as its node, in no collection."""
+    return make_op(op_type, list(inputs), attrs, name=name)
 
 
 def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
@@ -267,71 +283,101 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
 
 # ---- FileWriter ------------------------------------------------------------------------------------
 class FileWriter:
-    """Writes summaries for TensorBoard to an event file in `logdir` (see the module docstring)."""
-
-    _warned = False
+    """tf.summary.FileWriter: writes summaries, the graph and session logs to a new event file in `logdir`
+    (events.out.tfevents.<time>.<host>), which TensorBoard reads."""
 
     def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None, filename_suffix=None,
                  session=None):
-        self._logdir = logdir
-        os.makedirs(logdir, exist_ok=True)
-        protos = _protos()
-        if protos is not None:
-            from tensorboard.summary.writer.event_file_writer import EventFileWriter
-            self._writer = EventFileWriter(logdir, max_queue, flush_secs, filename_suffix or "")
-        else:
-            self._writer = None
-            self._file = open(os.path.join(logdir, "events.tinyflow.jsonl"), "a")
-            if not FileWriter._warned:
-                FileWriter._warned = True
-                warnings.warn("tinyflow: TensorBoard is not installed; summaries go to %s as JSON lines "
-                              "(pip install 'tinyflow[tensorboard]' for event files)." % self._file.name,
-                              RuntimeWarning, stacklevel=2)
+        from tinyflow.formats.events import EventFileWriter
+        self._logdir = str(logdir)
+        self._args = (max_queue, flush_secs, filename_suffix)
+        self._writer = EventFileWriter(self._logdir, max_queue, flush_secs, filename_suffix)
+        self._seen_tags = set()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
+            if self._graph_def is not None:  # TF writes the graph again as a meta graph
+                self.add_meta_graph(self._meta_graph(self._graph_def))
 
     def get_logdir(self):
         return self._logdir
 
+    def add_event(self, event):
+        """Writes an Event protobuf."""
+        self._writer.add_event(event)
+
+    def _add(self, global_step, **what):
+        from tinyflow.formats.tf_protos import Event
+        event = Event(wall_time=time.time(), **what)
+        if global_step is not None:
+            event.step = int(global_step)
+        self.add_event(event)
+
     def add_summary(self, summary, global_step=None):
-        """Writes a fetched summary (bytes) or a tf.Summary at step global_step."""
-        data = summary.SerializeToString() if isinstance(summary, Summary) else summary
-        step = int(global_step) if global_step is not None else 0
-        if self._writer is not None:
-            _, event_pb2 = _protos()
-            event = event_pb2.Event(wall_time=time.time(), step=step)
-            event.summary.ParseFromString(data)
-            self._writer.add_event(event)
+        """Writes a fetched summary (bytes) or a tf.Summary at step global_step. As in TF, a tag's
+        SummaryMetadata is written with its first value only."""
+        from tinyflow.formats.tf_protos import Summary
+        if isinstance(summary, (bytes, bytearray, np.bytes_)):
+            try:
+                summary = Summary.FromString(bytes(summary))
+            except Exception:
+                raise errors.InvalidArgumentError(None, None, "add_summary: the bytes given are no Summary protobuf") \
+                    from None
         else:
-            values = [v.to_json() for v in Summary.FromString(data).value]
-            self._file.write(json.dumps({"wall_time": time.time(), "step": step, "summary": values}) + "\n")
+            summary = Summary.FromString(summary.SerializeToString())  # a copy: the caller's keeps its metadata
+        for value in summary.value:
+            if value.HasField("metadata"):
+                if value.tag in self._seen_tags:
+                    value.ClearField("metadata")
+                else:
+                    self._seen_tags.add(value.tag)
+        self._add(global_step, summary=summary)
+
+    def _meta_graph(self, graph_def):
+        from tinyflow.formats.tf_protos import MetaGraphDef
+        meta = MetaGraphDef()
+        meta.meta_info_def.tensorflow_version = "1.15.5"
+        meta.meta_info_def.tensorflow_git_version = "tinyflow"
+        meta.graph_def.CopyFrom(graph_def)
+        return meta
 
     def add_graph(self, graph, global_step=None, graph_def=None):
-        """Writes the graph's GraphDef to the event file, for TensorBoard's graph tab (needs tensorboard)."""
-        if self._writer is None:
-            return
+        """Writes the graph's GraphDef (TensorBoard's graph tab)."""
         from tinyflow.api.tf_files.graph_util import as_graph_def
+        self._graph_def = None
         try:
-            gd = graph_def if graph_def is not None else (graph if hasattr(graph, "node") else as_graph_def(graph))
+            gd = graph_def if graph_def is not None else (graph if hasattr(graph, "node")
+                                                          else as_graph_def(graph, add_shapes=True))
         except (ValueError, TypeError) as e:  # a graph TF's GraphDef cannot say: no graph tab, the rest works
             warnings.warn("tinyflow: the graph was not written for TensorBoard: %s" % e, RuntimeWarning, stacklevel=2)
             return
-        _, event_pb2 = _protos()
-        event = event_pb2.Event(wall_time=time.time(), step=int(global_step or 0),
-                                graph_def=gd.SerializeToString())
-        self._writer.add_event(event)
+        self._graph_def = gd
+        self._add(global_step, graph_def=gd.SerializeToString())
+
+    def add_meta_graph(self, meta_graph_def, global_step=None):
+        """Writes a MetaGraphDef."""
+        self._add(global_step, meta_graph_def=meta_graph_def.SerializeToString())
 
     def add_session_log(self, session_log, global_step=None):
-        """Accepted for compatibility."""
+        """Writes a SessionLog (START / STOP / CHECKPOINT)."""
+        self._add(global_step, session_log=session_log)
+
+    def add_run_metadata(self, run_metadata, tag, global_step=None):
+        """Writes a RunMetadata under `tag` (TensorBoard's per-step stats)."""
+        from tinyflow.formats.tf_protos import TaggedRunMetadata
+        data = run_metadata.SerializeToString() if hasattr(run_metadata, "SerializeToString") else b""
+        self._add(global_step, tagged_run_metadata=TaggedRunMetadata(tag=tag, run_metadata=data))
 
     def flush(self):
-        (self._writer or self._file).flush()
+        self._writer.flush()
 
     def close(self):
-        (self._writer or self._file).close()
+        self._writer.close()
 
     def reopen(self):
-        """Accepted for compatibility."""
+        """After close(): starts a new event file in the same logdir."""
+        if self._writer.closed:
+            from tinyflow.formats.events import EventFileWriter
+            self._writer = EventFileWriter(self._logdir, *self._args)
 
     def __enter__(self):
         return self

@@ -18,4 +18,3 @@ from tinyflow.ops.random_ops import set_random_seed  # noqa: F401
 from tinyflow.ops.core.sequence_ops import one_hot, range  # noqa: F401
 from tinyflow.ops.state_ops import Variable, assign_add, global_variables, group, trainable_variables  # noqa: F401
 from tinyflow.ops.variable_scope import get_variable, get_variable_scope, variable_scope  # noqa: F401
-from tinyflow.api.summary import Summary  # noqa: F401

@@ -86,8 +86,8 @@ class OldPathFinder(importlib.abc.MetaPathFinder):
             return None
         if real is None:
             return None
-        spec = importlib.util.spec_from_loader(fullname, _Alias(new), is_package=real.submodule_search_locations
-                                               is not None)
+        spec = importlib.util.spec_from_loader(fullname, _Alias(new), origin=real.origin,
+                                               is_package=real.submodule_search_locations is not None)
         if real.submodule_search_locations is not None:
             spec.submodule_search_locations = list(real.submodule_search_locations)
         return spec

@@ -72,7 +72,10 @@ def _triggers(op):
 def _on_host(op):
     """In a staged run: computed by this stage (a tf.data iterator's next element included, so it
     is taken once per run however many jitted calls need it)."""
-    return _triggers(op) or get_op_def(op.type).host_feed is not None
+    opdef = get_op_def(op.type)
+    # a summary op (strings out, computed from fetched values) joins the stage when a later host op reads it
+    return (_triggers(op) or opdef.host_feed is not None
+            or (opdef.host_compute is not None and any(_is_string(t) for t in op.outputs)))
 
 
 def _make_plan(session, fetches, feed_dict):

@@ -37,7 +37,8 @@ class StepCounterHook(_tf.train.SessionRunHook):
             rate = (step - self._last[0]) / max(now - self._last[1], 1e-9)
             _tf.logging.info("global_step/sec: %g", rate)
             if self._output_dir:
-                summary = _tf.Summary([_tf.Summary.Value("global_step/sec", simple_value=rate)])
+                Summary = _tf.summary.Summary
+                summary = Summary(value=[Summary.Value(tag="global_step/sec", simple_value=rate)])
                 _tf.summary.FileWriterCache.get(self._output_dir).add_summary(summary, step)
             self._last = (step, now)
 
@@ -115,7 +116,7 @@ def write_eval_summaries(eval_dir, results):
     values = []
     for key, value in sorted(results.items()):
         if key != "global_step" and getattr(value, "ndim", 0) == 0:
-            values.append(_tf.Summary.Value(key, simple_value=float(value)))
+            values.append(_tf.summary.Summary.Value(tag=key, simple_value=float(value)))
     writer = _tf.summary.FileWriterCache.get(eval_dir)
-    writer.add_summary(_tf.Summary(values), int(results.get("global_step", 0)))
+    writer.add_summary(_tf.summary.Summary(value=values), int(results.get("global_step", 0)))
     writer.flush()

@@ -11,6 +11,7 @@ import numpy as np
 
 from tinyflow.formats import convert
 from tinyflow.formats.protos import graph_pb2
+from tinyflow.graph import dtypes as dt
 
 # ops with no "T" attr in TF (their dtypes are in other attrs)
 _NO_T = {"Const", "Placeholder", "VariableV2", "NoOp", "Cast", "ScalarSummary", "HistogramSummary", "MergeSummary",
@@ -19,7 +20,8 @@ _DROP = {"MaxPool": ("dilations",), "AvgPool": ("dilations",), "MaxPoolGrad": ("
          "Softmax": ("axis",), "LogSoftmax": ("axis",), "SoftmaxCrossEntropyWithLogits": ("axis",),
          "SparseSoftmaxCrossEntropyWithLogits": ("axis",), "AssignAdd": ("validate_shape",),
          "AssignSub": ("validate_shape",)}
-_T_FROM = {"Select": 1, "SelectV2": 1, "Conv2DBackpropInput": 1, "ScalarSummary": 1, "HistogramSummary": 1}
+_T_FROM = {"Select": 1, "SelectV2": 1, "Conv2DBackpropInput": 1, "ScalarSummary": 1, "HistogramSummary": 1,
+           "StridedSliceGrad": 4}
 _REDUCTIONS = {"Sum", "Mean", "Max", "Min", "Prod", "All", "Any"}
 
 
@@ -95,7 +97,30 @@ def _unreduce(op, gd):
     return gd.node[-1], _add(gd, n, "RealDiv", [tiled, count], T=T)
 
 
-_COMPOSITE = {"SumToShape": _sum_to_shape, "Unreduce": _unreduce}
+def _string_const(gd, name, value):
+    n = gd.node.add(name=name, op="Const")
+    convert.from_numpy(np.array(value, object), n.attr["value"].tensor, dt.string)
+    n.attr["dtype"].type = dt.string.as_datatype_enum
+    return name
+
+
+def _summary(op, gd):
+    """A summary op as TF's graph has it: the tag (and a text summary's metadata) as string Const inputs."""
+    inputs = [_string_const(gd, op.name + "/tag", op.attrs["tag"])] + [_input_name(t) for t in op.inputs]
+    attrs = {"T": op.inputs[0].dtype}
+    if op.type == "ImageSummary":
+        attrs["max_images"] = op.attrs["max_images"]
+    elif op.type == "AudioSummaryV2":
+        attrs = {"max_outputs": op.attrs["max_outputs"]}
+    elif op.type == "TensorSummaryV2":
+        inputs.append(_string_const(gd, op.name + "/serialized_summary_metadata", op.attrs["metadata"]))
+    _add(gd, op.name, op.type, inputs, **attrs)
+    gd.node[-1].attr["_output_shapes"].list.shape.add()   # a scalar string
+
+
+_COMPOSITE = {"SumToShape": _sum_to_shape, "Unreduce": _unreduce, "ScalarSummary": _summary,
+              "HistogramSummary": _summary, "ImageSummary": _summary, "AudioSummaryV2": _summary,
+              "TensorSummaryV2": _summary}
 
 
 def node_def(op, gd):
@@ -127,7 +152,9 @@ def node_def(op, gd):
             attrs["N"] = len(op.inputs) - 1
         if op.type == "GatherV2":
             attrs["Tparams"], attrs["Tindices"] = op.inputs[0].dtype, op.inputs[1].dtype
-    elif op.type in ("Pack", "AddN"):
+    elif op.type == "StridedSliceGrad":  # (shape, begin, end, strides: Index; dy: T)
+        attrs["Index"] = op.inputs[0].dtype
+    elif op.type in ("Pack", "AddN", "MergeSummary"):
         attrs["N"] = len(op.inputs)
     elif op.type == "Fill":
         attrs = {"T": op.inputs[1].dtype, "index_type": op.inputs[0].dtype}

@@ -110,8 +110,8 @@ def _element(graph, name):
 
 
 def _variable_def(raw):
-    from tinyflow.formats.protos import _tensorboard
-    vdef = _tensorboard("variable_pb2").VariableDef()
+    from tinyflow.formats.protos import variable_pb2
+    vdef = variable_pb2().VariableDef()
     try:
         vdef.ParseFromString(raw)
     except Exception as e:
@@ -120,7 +120,9 @@ def _variable_def(raw):
 
 
 def is_json_meta(path):
-    with open(path, "rb") as f:
+    from tinyflow.formats import files
+    f, _ = files.open_regular(path, "MetaGraph file")   # never a device or FIFO
+    with f:
         return f.read(1) == b"{"
 
 
@@ -129,7 +131,7 @@ def meta_graph_def(graph, saver=None):
     """A MetaGraphDef of a tinyflow graph: its GraphDef, a SaverDef, its collections (variables as
     VariableDefs, ops and tensors by name)."""
     from tinyflow.api.tf_files.export_graph import as_graph_def
-    from tinyflow.formats.protos import _tensorboard
+    from tinyflow.formats.protos import variable_pb2 as variable_module
     from tinyflow.graph.core import Operation, Tensor
     from tinyflow.ops.state_ops import Variable
     meta = meta_graph_pb2().MetaGraphDef()
@@ -138,7 +140,7 @@ def meta_graph_def(graph, saver=None):
     meta.graph_def.CopyFrom(as_graph_def(graph))
     # no SaverDef: tinyflow's graph has no save/restore ops for one to name; TF's import_meta_graph
     # then makes a fresh Saver of the variables, which restores tinyflow's V2 checkpoints
-    variable_pb2 = _tensorboard("variable_pb2")
+    variable_pb2 = variable_module()
     for key, items in graph._collections.items():
         if not isinstance(key, str) or not items:
             continue

@@ -416,11 +416,51 @@ def _fused_batch_norm_grad(b, node):
     return [dx, dscale, doffset, zero, zero]
 
 
+def _summary_node(b, op_type, inputs, **attrs):
+    """A summary op of TF's GraphDef (its tag a string Const input 0) as tinyflow's (the tag an attr)."""
+    tag = np.asarray(b.const(0), object).reshape(-1)
+    if tag.size != 1:
+        raise ValueError("tinyflow needs one tag (a scalar string Const), not %d" % tag.size)
+    attrs["tag"] = tag[0].decode() if isinstance(tag[0], bytes) else str(tag[0])
+    return [_tf().summary.imported(op_type, b.name, inputs, attrs)]
+
+
 @converts("ScalarSummary")
 def _scalar_summary(b, node):
-    tag = b.const(0)
-    return [_tf().summary.scalar(tag.reshape(-1)[0].decode() if isinstance(tag.reshape(-1)[0], bytes)
-                                 else str(tag.reshape(-1)[0]), b.x(1), collections=[])]
+    return _summary_node(b, "ScalarSummary", [b.x(1)])
+
+
+@converts("HistogramSummary")
+def _histogram_summary(b, node):
+    return _summary_node(b, "HistogramSummary", [b.x(1)])
+
+
+@converts("ImageSummary")
+def _image_summary(b, node):
+    return _summary_node(b, "ImageSummary", [b.x(1)], max_images=int(b.attr("max_images", 3)))
+
+
+@converts("AudioSummaryV2")
+def _audio_summary(b, node):
+    return _summary_node(b, "AudioSummaryV2", [b.x(1), b.x(2)], max_outputs=int(b.attr("max_outputs", 3)))
+
+
+@converts("TensorSummaryV2")
+def _tensor_summary(b, node):
+    metadata = np.asarray(b.const(2), object).reshape(-1)[0]
+    return _summary_node(b, "TensorSummaryV2", [b.x(1)], metadata=bytes(metadata))
+
+
+@converts("Range")
+def _range(b, node):
+    args = [b.const(i, required=False) for i in range(3)]
+    args = [b.x(i) if a is None else a.item() for i, a in enumerate(args)]
+    return [_tf().range(*args, dtype=b.attr("Tidx", None), name=b.name)]
+
+
+@converts("MergeSummary")
+def _merge_summary(b, node):
+    return [_tf().summary.imported("MergeSummary", b.name, [b.x(i) for i in range(b.num_inputs)], {})]
 
 
 @converts("BroadcastTo")

@@ -28,6 +28,7 @@ queue_runner = _types.SimpleNamespace(QueueRunner=QueueRunner, add_queue_runner=
                                       start_queue_runners=start_queue_runners)
 from tinyflow.ops.reader_ops import match_filenames_once  # noqa: E402,F401
 from tinyflow.api.tf_files.graph_util import (write_graph)  # noqa: E402,F401 (GraphDef protobuf; "*.json": tinyflow's JSON)
+from tinyflow.formats.events import summary_iterator  # noqa: E402,F401 (the Events of an event file)
 
 
 _EXAMPLE_MESSAGES = {"BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList",

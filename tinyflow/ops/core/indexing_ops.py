@@ -65,6 +65,9 @@ def _slice_lower(a, x, begin, size):
     if not is_concrete(begin):  # run-time start, compile-time size
         if -1 in size:
             raise ValueError("Slice with a run-time begin needs sizes known at compile time, not -1")
+        for i, (s, d) in enumerate(zip(size, x.shape)):
+            if not 0 <= s <= d:   # TF's kernel check (lax would clamp the start, never fail)
+                raise ValueError("Expected size[%d] in [0, %d], but got %d" % (i, d, s))
         return lax.dynamic_slice(x, list(begin), size)
     begin = ints(begin)
     return x[tuple(pyslice(b, x.shape[i] if s == -1 else b + s) for i, (b, s) in enumerate(zip(begin, size)))]
