@@ -44,7 +44,6 @@ from tinyflow.passes.gradients import AggregationMethod, UnconnectedGradients, g
 from tinyflow.runtime.config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,  # noqa: E402
                                      RunOptions)
 from tinyflow.runtime.session import InteractiveSession, Session, get_default_session  # noqa: E402
-from tinyflow.runtime.eager.context import disable_eager_execution, executing_eagerly  # noqa: E402
 from tinyflow.api.tinyflow_api import *  # noqa: E402,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
 from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ... TF1's other names)
 
@@ -78,6 +77,9 @@ LAZY_MODULES = {
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
+    # the mode switch loads the eager executor (runtime/eager/), which graph programs never need
+    "executing_eagerly": ("tinyflow.runtime.eager.context", "executing_eagerly"),
+    "disable_eager_execution": ("tinyflow.runtime.eager.context", "disable_eager_execution"),
     "python_io": ("tinyflow.api.io", "python_io"),
     "print_graph": ("tinyflow.passes.visualize", "print_graph"),
     "to_dot": ("tinyflow.passes.visualize", "to_dot"),
