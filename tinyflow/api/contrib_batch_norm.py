@@ -9,10 +9,11 @@ both. Updates go to `updates_collections` (UPDATE_OPS), or run with the output w
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, add_to_collections, control_dependencies
 from tinyflow.api.layers import _static_bool
-from tinyflow.ops import array_ops, init_ops, math_ops, nn_ops, state_ops
+from tinyflow.ops import init_ops, nn_ops, state_ops
+from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import convert_to_tensor
-from tinyflow.ops.indexing_ops import where
+from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.ops.core.indexing_ops import where
 
 
 def _variable(name, shape, dtype, initializer, regularizer, trainable, collections):

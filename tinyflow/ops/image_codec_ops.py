@@ -11,9 +11,9 @@ import numpy as np
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op
-from tinyflow.ops.string_ops import _strings
+from tinyflow.ops.string_ops import as_strings
 
 _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
 
@@ -70,7 +70,7 @@ register_host_op("DecodeImageHost", lambda s, a, v: [TensorShape([None, None, a[
 def _decode_op(kind, contents, channels, dtype, name):
     if channels not in (0, 1, 3, 4):
         raise ValueError("channels must be 0, 1, 3 or 4, got %r" % (channels,))
-    return make_host_op("DecodeImageHost", [_strings(contents, "contents")],
+    return make_host_op("DecodeImageHost", [as_strings(contents, "contents")],
                         {"kind": kind, "channels": int(channels), "dtype": dt.as_dtype(dtype)},
                         name=name or {"png": "DecodePng", "jpeg": "DecodeJpeg"}.get(kind, "DecodeImage")).outputs[0]
 

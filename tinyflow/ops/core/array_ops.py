@@ -10,7 +10,6 @@ are registered with `dynamic_shape`: with run-time values they run between jitte
 (lower/segments.py, docs/dynamic_shapes.md). A run-time tensor index (x[i]) stays inside one jit:
 it becomes a dynamic index.
 """
-import builtins
 
 import jax
 import jax.numpy as jnp
@@ -20,9 +19,11 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError, Tensor, constant_value, constant_value_as_shape, get_default_graph
 from tinyflow.graph.registry import from_attr, register_op, same_as_input, shape_of_input
 from tinyflow.graph.shapes import TensorShape, as_shape
-from tinyflow.ops import back_shapes, math_ops
-from tinyflow.ops.base import (broadcast_shapes, constant, constant_value_of, convert_n, convert_to_tensor, make_op,
-                               normalize_axis)
+from tinyflow.ops import back_shapes
+from tinyflow.ops.core import math_ops
+from tinyflow.ops.core.base import (broadcast_shapes, constant, constant_value_of, convert_n, convert_to_tensor,
+                                    make_op, normalize_axis)
+from tinyflow.ops.core.util import convert_same, int_tensor, ints, name_scope, pyrange
 
 __all__ = [
     'broadcast_to',
@@ -147,7 +148,7 @@ def rank(input, name=None):
 
 
 # ---- fill, zeros, ones ----------------------------------------------------------------------------
-def _fill_shape(shapes, attrs, values):
+def fill_shape(shapes, attrs, values):
     dims = values[0]
     if dims is None:
         n = shapes[0][0].value if shapes[0].ndims == 1 else None
@@ -155,14 +156,14 @@ def _fill_shape(shapes, attrs, values):
     return [TensorShape([int(d) for d in np.asarray(dims).reshape(-1)])]
 
 
-register_op("Fill", fold=True, shape=_fill_shape, dtype=same_as_input(1),
+register_op("Fill", fold=True, shape=fill_shape, dtype=same_as_input(1),
             grad=lambda op, g: [None, make_op("Sum", [g], {"axis": None, "keep_dims": False})],
             lower=lambda a, dims, value: jnp.full(tuple(int(d) for d in np.asarray(dims)), value, dtype=value.dtype))
 
 
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with scalar `value`."""
-    dims = _shape_tensor(dims)
+    dims = shape_tensor(dims)
     return with_shape_of(make_op("Fill", [dims, convert_to_tensor(value)], name=name or "Fill"), dims)
 
 
@@ -173,7 +174,7 @@ def with_shape_of(out, shape_t):
     return out
 
 
-def _shape_tensor(shape, name=None):
+def shape_tensor(shape, name=None):
     """A shape argument (list, tuple, TensorShape or int tensor) as an int32 tensor."""
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
@@ -229,7 +230,7 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
 
 
 def _cast(x, dtype):
-    from tinyflow.ops.math_ops import cast
+    from tinyflow.ops.core.math_ops import cast
     return cast(x, dtype)
 
 
@@ -273,7 +274,7 @@ register_op("Reshape", shape=_reshape_shape, dtype=same_as_input(0), grad=_resha
 
 def reshape(tensor, shape, name=None):
     """Reshapes to `shape` (one -1 is inferred); ValueError at build time when sizes cannot match."""
-    shape = _shape_tensor(shape)
+    shape = shape_tensor(shape)
     return with_shape_of(make_op("Reshape", [convert_to_tensor(tensor), shape], name=name or "Reshape"), shape)
 
 
@@ -367,7 +368,6 @@ register_op("Pack", fold=_fold_pack, shape=_pack_shape, dtype=same_as_input(0), 
 
 def stack(values, axis=0, name="stack"):
     """Stacks rank-R tensors into one rank-(R+1) tensor along `axis`."""
-    from tinyflow.ops.base import convert_n
     values = convert_n(list(values))
     return make_op("Pack", values, {"axis": int(axis)}, name=name)
 
@@ -408,26 +408,15 @@ def unstack(value, num=None, axis=0, name="unstack"):
 
 # ---- helpers of the ops below ---------------------------------------------------------------------
 newaxis = None
-_pyslice, _pyrange = builtins.slice, builtins.range  # tf.slice and tf.range shadow them where defined
 
 
-def _ints(value):
-    """A constant (numpy or concrete jax) value as a list of Python ints."""
-    return [int(i) for i in np.asarray(value).reshape(-1)]
 
 
-def _is_concrete(x):
-    """False for a JAX tracer (a value only known when the function runs)."""
-    return not isinstance(x, jax.core.Tracer)
 
 
-def _scope(name):
-    """The graph's name scope `name`: inputs made inside are named `name/...`; the op takes `name/`."""
-    return get_default_graph().name_scope(name)
 
 
-def _int_tensor(x, name):
-    return convert_to_tensor(x, preferred_dtype=dt.int32, name=name)
+
 
 
 def _vector_len(shape):
@@ -444,12 +433,12 @@ def _transpose_shape(shapes, attrs, values):
     x, perm = shapes[0], values[1]
     if perm is None:
         return _unknown(x.ndims if x.ndims is not None else _vector_len(shapes[1]))
-    perm = _ints(perm)
+    perm = ints(perm)
     if x.ndims is None:
         return [TensorShape([None] * len(perm))]
     if len(perm) != x.ndims:
         raise ShapeError("Dimension must be %d but is %d" % (x.ndims, len(perm)))
-    if sorted(perm) != list(_pyrange(x.ndims)):
+    if sorted(perm) != list(pyrange(x.ndims)):
         raise ShapeError("%s is not a valid permutation of [0, %d)" % (perm, x.ndims))
     dims = x.as_list()
     return [TensorShape([dims[p] for p in perm])]
@@ -461,7 +450,7 @@ def _fold_invert(op, values):
 
 register_op("Transpose", fold=True, infer_back=back_shapes.transpose, shape=_transpose_shape, dtype=same_as_input(0),
             grad=lambda op, g: [transpose(g, invert_permutation(op.inputs[1])), None],
-            lower=lambda a, x, perm: jnp.transpose(x, tuple(_ints(perm))))
+            lower=lambda a, x, perm: jnp.transpose(x, tuple(ints(perm))))
 register_op("InvertPermutation", fold=_fold_invert, shape=shape_of_input(0), dtype=same_as_input(0), grad=None,
             lower=lambda a, p: jnp.argsort(p).astype(p.dtype))
 
@@ -471,21 +460,21 @@ register_op("InvertPermutation", fold=_fold_invert, shape=shape_of_input(0), dty
 
 def invert_permutation(x, name=None):
     """The inverse permutation of the 1-D int tensor `x`."""
-    return make_op("InvertPermutation", [_int_tensor(x, "x")], name=name or "InvertPermutation")
+    return make_op("InvertPermutation", [int_tensor(x, "x")], name=name or "InvertPermutation")
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
     """Permutes the dimensions of `a` by `perm` (default: reversed, a matrix transpose)."""
-    with _scope(name) as scope:
+    with name_scope(name) as scope:
         x = convert_to_tensor(a, name="a")
         if perm is None:
             if x.shape.ndims is not None:
                 perm = constant(np.arange(x.shape.ndims)[::-1].astype(np.int32), name="perm")
             else:
                 r = rank(x)
-                from tinyflow.ops.sequence_ops import range  # sequence_ops imports this module
+                from tinyflow.ops.core.sequence_ops import range  # sequence_ops imports this module
                 perm = math_ops.subtract(math_ops.subtract(r, 1), range(0, r, 1))
-        return make_op("Transpose", [x, _int_tensor(perm, "perm")], name=scope)
+        return make_op("Transpose", [x, int_tensor(perm, "perm")], name=scope)
 
 
 # ---- concat and split -----------------------------------------------------------------------------
@@ -530,7 +519,7 @@ def _concat_grad(op, g):
     ax = int(axis) % n if axis is not None and n is not None else math_ops.floormod(axis_t, rank(xs[0]))
     sizes = [x.shape[ax].value if isinstance(ax, int) and x.shape.ndims is not None else None for x in xs]
     if None in sizes:
-        from tinyflow.ops.indexing_ops import gather  # indexing_ops imports this module
+        from tinyflow.ops.core.indexing_ops import gather  # indexing_ops imports this module
         sizes = stack([gather(shape(x), ax) for x in xs])
     return split(g, sizes, axis=ax) + [None]
 
@@ -539,13 +528,6 @@ register_op("ConcatV2", fold=True, shape=_concat_shape, dtype=same_as_input(0), 
             lower=lambda a, *xs: jnp.concatenate(xs[:-1], axis=int(xs[-1])))
 
 
-def _convert_same(values, op_type, what="values"):
-    """convert_n, with TF's TypeError when the tensors among `values` have different dtypes."""
-    types = [v.dtype for v in values if isinstance(v, Tensor)]
-    if any(t != types[0] for t in types):
-        raise TypeError("Tensors in list passed to '%s' of '%s' Op have types [%s] that don't all match."
-                        % (what, op_type, ", ".join(t.name for t in types)))
-    return convert_n(list(values))
 
 
 def concat(values, axis, name="concat"):
@@ -553,10 +535,10 @@ def concat(values, axis, name="concat"):
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
-        with _scope(name) as scope:
+        with name_scope(name) as scope:
             return identity(values[0], name=scope)
-    values = _convert_same(values, "ConcatV2")
-    with _scope(name) as scope:
+    values = convert_same(values, "ConcatV2")
+    with name_scope(name) as scope:
         return make_op("ConcatV2", values + [convert_to_tensor(axis, dtype=dt.int32, name="axis")], name=scope)
 
 
@@ -620,13 +602,13 @@ def _splitv_shape(shapes, attrs, values):
     d, ax = _split_dims(shapes[0], values[2], n)
     if ax is None:
         return d
-    sizes = [None] * n if sizes is None else _resolve_sizes(_ints(sizes), d[ax])
+    sizes = [None] * n if sizes is None else _resolve_sizes(ints(sizes), d[ax])
     return [TensorShape(d[:ax] + [s] + d[ax + 1:]) for s in sizes]
 
 
 def _splitv_lower(a, x, sizes, axis):
     ax = normalize_axis(int(axis), x.ndim)
-    sizes = _resolve_sizes(_ints(sizes), x.shape[ax])
+    sizes = _resolve_sizes(ints(sizes), x.shape[ax])
     return jnp.split(x, np.cumsum(sizes)[:-1].tolist(), axis=ax)
 
 
@@ -640,13 +622,13 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     (one size may be -1). Returns a list of tensors."""
     x = convert_to_tensor(value)
     if isinstance(num_or_size_splits, (int, np.integer)) and not isinstance(num_or_size_splits, bool):
-        with _scope(name) as scope:
+        with name_scope(name) as scope:
             axis_t = convert_to_tensor(axis, dtype=dt.int32, name="split_dim")
             op = get_default_graph().create_op("Split", [axis_t, x], {"num_split": int(num_or_size_splits)},
                                                name=scope)
         return op.outputs
-    with _scope(name) as scope:
-        sizes = _int_tensor(num_or_size_splits, "size_splits")
+    with name_scope(name) as scope:
+        sizes = int_tensor(num_or_size_splits, "size_splits")
         if sizes.shape.ndims == 0:
             raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument to split. "
                              "Argument provided: %s" % (num_or_size_splits,))
@@ -665,7 +647,7 @@ def _tile_shape(shapes, attrs, values):
     n = x.ndims if x.ndims is not None else _vector_len(shapes[1])
     if m is None:
         return _unknown(n)
-    m = _ints(m)
+    m = ints(m)
     if x.ndims is None:
         return [TensorShape([None] * len(m))]
     if len(m) != x.ndims:
@@ -678,18 +660,18 @@ def _tile_grad(op, g):
     x, multiples = op.inputs
     split_shape = reshape(transpose(stack([multiples, shape(x, out_type=multiples.dtype)])), [-1])
     n = x.shape.ndims if x.shape.ndims is not None else _vector_len(multiples.shape)
-    dx = math_ops.reduce_sum(reshape(g, split_shape), axis=list(_pyrange(0, 2 * n, 2)))
+    dx = math_ops.reduce_sum(reshape(g, split_shape), axis=list(pyrange(0, 2 * n, 2)))
     return [dx, None]
 
 
 register_op("Tile", fold=True, shape=_tile_shape, dtype=same_as_input(0), grad=_tile_grad,
-            lower=lambda a, x, m: jnp.tile(x, tuple(_ints(m))))
+            lower=lambda a, x, m: jnp.tile(x, tuple(ints(m))))
 
 
 def tile(input, multiples, name=None):
     """`input` repeated multiples[i] times along dimension i."""
-    with _scope(name or "Tile") as scope:
-        return make_op("Tile", [convert_to_tensor(input, name="input"), _int_tensor(multiples, "multiples")],
+    with name_scope(name or "Tile") as scope:
+        return make_op("Tile", [convert_to_tensor(input, name="input"), int_tensor(multiples, "multiples")],
                        name=scope)
 
 
@@ -720,7 +702,7 @@ def _pad_widths(p):
 
 def _pad_grad(op, g):
     x, p = op.inputs[0], op.inputs[1]
-    from tinyflow.ops.indexing_ops import slice  # indexing_ops imports this module
+    from tinyflow.ops.core.indexing_ops import slice  # indexing_ops imports this module
     begin = reshape(slice(p, [0, 0], [-1, 1]), [-1])
     dx = slice(g, begin, shape(x, out_type=p.dtype))
     return [dx] + [None] * (len(op.inputs) - 1)
@@ -764,7 +746,7 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     constant_values), REFLECT or SYMMETRIC."""
     mode = mode.upper()
     x = convert_to_tensor(tensor, name="tensor")
-    p = _int_tensor(paddings, "paddings")
+    p = int_tensor(paddings, "paddings")
     if mode == "CONSTANT":
         if not isinstance(constant_values, Tensor) and np.all(np.asarray(constant_values) == 0):
             return make_op("Pad", [x, p], name=name or "Pad")
@@ -777,7 +759,7 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
 
 # ---- broadcast_to, shape_n --------------------------------------------------------------------------
 def _broadcast_to_shape(shapes, attrs, values):
-    target = _fill_shape(shapes[1:], attrs, values[1:])[0]
+    target = fill_shape(shapes[1:], attrs, values[1:])[0]
     try:
         out = broadcast_shapes(shapes[0], target)
     except ShapeError:
@@ -789,12 +771,12 @@ def _broadcast_to_shape(shapes, attrs, values):
 
 register_op("BroadcastTo", shape=_broadcast_to_shape, dtype=same_as_input(0),
             grad=lambda op, g: [math_ops.sum_to(g, op.inputs[0]), None],
-            lower=lambda a, x, s: jnp.broadcast_to(x, tuple(_ints(s))))
+            lower=lambda a, x, s: jnp.broadcast_to(x, tuple(ints(s))))
 
 
 def broadcast_to(input, shape, name=None):
     """`input` broadcast (numpy rules) to `shape`."""
-    shape = _shape_tensor(shape, name="shape")
+    shape = shape_tensor(shape, name="shape")
     return with_shape_of(make_op("BroadcastTo", [convert_to_tensor(input, name="input"), shape],
                                  name=name or "BroadcastTo"), shape)
 

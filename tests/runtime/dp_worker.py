@@ -1,4 +1,4 @@
-"""A data-parallel training run for tests/client/test_data_parallel.py (run in its own process: the
+"""A data-parallel training run for tests/runtime/test_data_parallel.py (run in its own process: the
 device count must be set before JAX starts). Prints one JSON line of what it trained.
 
     python dp_worker.py DEVICES MODEL [PROCESS_ID NUM_PROCESSES PORT CKPT]

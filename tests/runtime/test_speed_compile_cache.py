@@ -1,4 +1,4 @@
-"""JAX's persistent compilation cache (tinyflow/client/compile_cache.py), in processes of their own:
+"""JAX's persistent compilation cache (tinyflow/runtime/compile_cache.py), in processes of their own:
 a second process loads the step compiled by the first; the settings turn it off or move it."""
 import json
 import os

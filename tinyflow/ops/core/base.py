@@ -2,7 +2,6 @@
 
 An op family file registers each op once (OpDef with all rules) next to its TF-style builder.
 """
-import numbers
 
 import numpy as np
 
@@ -19,7 +18,7 @@ def register_tensor_conversion_function(base_type, fn):
     _CONVERTERS.append((base_type, fn))
 
 
-def _infer_dtype(value):
+def infer_dtype(value):
     """TF's dtype for a Python or numpy value: floats are float32, ints int32, numpy keeps its own."""
     if isinstance(value, (np.ndarray, np.generic)):
         return dt.as_dtype(value.dtype)
@@ -41,7 +40,7 @@ def to_numpy(value, dtype=None):
     """A Python/numpy value as a numpy array of TF's dtype for it (or of `dtype`), TF's checks."""
     if isinstance(value, Tensor):
         raise TypeError("Expected a constant value, got a Tensor %s" % value.name)
-    dtype = dt.as_dtype(dtype) if dtype is not None else _infer_dtype(value)
+    dtype = dt.as_dtype(dtype) if dtype is not None else infer_dtype(value)
     if dtype is dt.string:
         from tinyflow.ops.host_ops import to_bytes_array  # strings are object arrays of bytes, as TF returns them
         return to_bytes_array(value)
@@ -112,7 +111,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
         if isinstance(value, base):
             return fn(value, dtype, name, as_ref)
     if isinstance(value, (list, tuple)) and _holds_tensor(value):  # TF's auto-packing: tf.stack
-        from tinyflow.ops.array_ops import stack
+        from tinyflow.ops.core.array_ops import stack
         packed = stack([convert_to_tensor(v, dtype) if isinstance(v, (list, tuple)) else v for v in value],
                        name=name or "packed")
         return convert_to_tensor(packed, dtype)
@@ -125,7 +124,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
 
 
 def _holds_tensor(value):
-    return any(_holds_tensor(v) if isinstance(v, (list, tuple)) else _as_tensor_or_none(v) is not None
+    return any(_holds_tensor(v) if isinstance(v, (list, tuple)) else as_tensor_or_none(v) is not None
                for v in value)
 
 
@@ -133,14 +132,14 @@ def convert_n(values, dtype=None):
     """Converts a list; the first Tensor among them sets the dtype of Python numbers."""
     if dtype is None:
         for v in values:
-            t = _as_tensor_or_none(v)
+            t = as_tensor_or_none(v)
             if t is not None:
                 dtype = t.dtype
                 break
     return [convert_to_tensor(v, dtype) for v in values]
 
 
-def _as_tensor_or_none(v):
+def as_tensor_or_none(v):
     if isinstance(v, Tensor):
         return v
     for base, fn in _CONVERTERS:
@@ -232,16 +231,12 @@ def normalize_axis(axis, rank, what="axis"):
     return axis % rank
 
 
-def is_number(x):
-    return isinstance(x, numbers.Number) and not isinstance(x, bool)
-
-
 def constant_value_of(x):
     """A Python value, numpy value or constant-foldable Tensor as numpy; None when only known at run time."""
     from tinyflow.graph.core import constant_value
     if isinstance(x, Tensor):
         return constant_value(x)
-    t = _as_tensor_or_none(x)
+    t = as_tensor_or_none(x)
     if t is not None:
         return constant_value(t)
     if isinstance(x, (list, tuple)) and any(isinstance(i, Tensor) for i in x):

@@ -16,11 +16,12 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError, Tensor, constant_value
 from tinyflow.graph.registry import register_op, same_as_input
 from tinyflow.graph.shapes import Dimension, TensorShape
-from tinyflow.ops import math_ops
-from tinyflow.ops.array_ops import (_convert_same, _fill_shape, _int_tensor, _ints, _is_concrete, _pyrange, _pyslice,
-                                    _scope, _vector_len, concat, pad, reshape, shape, squeeze, stack, transpose,
-                                    zeros_like)
-from tinyflow.ops.base import constant, convert_to_tensor, make_op, normalize_axis
+from tinyflow.ops.core import math_ops
+from tinyflow.ops.core.array_ops import (fill_shape, _vector_len, concat, pad, reshape, shape, squeeze, stack,
+                                         transpose, zeros_like)
+from tinyflow.ops.core.base import constant, convert_to_tensor, make_op, normalize_axis
+from tinyflow.ops.core.util import (convert_same, first_bad, int_tensor, ints, is_concrete, name_scope, position_text,
+                                    pyrange, pyslice)
 
 __all__ = [
     'boolean_mask',
@@ -41,8 +42,8 @@ def _slice_shape(shapes, attrs, values):
     if n is None:
         return [TensorShape(None)]
     dims = x.as_list() if x.ndims is not None else [None] * n
-    begin = _ints(begin) if begin is not None else [None] * n
-    size = _ints(size) if size is not None else [None] * n
+    begin = ints(begin) if begin is not None else [None] * n
+    size = ints(size) if size is not None else [None] * n
     if len(begin) != n or len(size) != n:
         raise ShapeError("Length of begin and size must equal the rank of input: %d, %d vs %d"
                          % (len(begin), len(size), n))
@@ -60,16 +61,16 @@ def _slice_shape(shapes, attrs, values):
 
 
 def _slice_lower(a, x, begin, size):
-    size = _ints(size)
-    if not _is_concrete(begin):  # run-time start, compile-time size
+    size = ints(size)
+    if not is_concrete(begin):  # run-time start, compile-time size
         if -1 in size:
             raise ValueError("Slice with a run-time begin needs sizes known at compile time, not -1")
         for i, (s, d) in enumerate(zip(size, x.shape)):
             if not 0 <= s <= d:   # TF's kernel check (lax would clamp the start, never fail)
                 raise ValueError("Expected size[%d] in [0, %d], but got %d" % (i, d, s))
         return lax.dynamic_slice(x, list(begin), size)
-    begin = _ints(begin)
-    return x[tuple(_pyslice(b, x.shape[i] if s == -1 else b + s) for i, (b, s) in enumerate(zip(begin, size)))]
+    begin = ints(begin)
+    return x[tuple(pyslice(b, x.shape[i] if s == -1 else b + s) for i, (b, s) in enumerate(zip(begin, size)))]
 
 
 def _slice_grad(op, g):
@@ -90,9 +91,9 @@ register_op("Slice", fold=True, shape=_slice_shape, dtype=same_as_input(0), grad
 
 def slice(input_, begin, size, name=None):
     """The part of `input_` starting at `begin` with `size` (-1: to the end of that dimension)."""
-    with _scope(name or "Slice") as scope:
+    with name_scope(name or "Slice") as scope:
         x = convert_to_tensor(input_)
-        return make_op("Slice", [x, _int_tensor(begin, "begin"), _int_tensor(size, "size")], name=scope)
+        return make_op("Slice", [x, int_tensor(begin, "begin"), int_tensor(size, "size")], name=scope)
 
 
 # ---- strided_slice and Tensor.__getitem__ ---------------------------------------------------------
@@ -105,10 +106,10 @@ def _ss_plan(ndims, begin, end, strides, attrs):
     ('slice', b, e, s) with None for a masked bound, ('index', b), ('new',) or ('full',)."""
     bits = {k: attrs[k] for k in _MASKS}
     n = len(strides)
-    consumed = sum(1 for i in _pyrange(n) if not (bits["ellipsis_mask"] >> i) & 1
+    consumed = sum(1 for i in pyrange(n) if not (bits["ellipsis_mask"] >> i) & 1
                    and not (bits["new_axis_mask"] >> i) & 1)
     entries, seen_ellipsis = [], False
-    for i in _pyrange(n):
+    for i in pyrange(n):
         if (bits["ellipsis_mask"] >> i) & 1:
             if seen_ellipsis:
                 raise ShapeError("Multiple ellipses in slice spec not allowed")
@@ -132,7 +133,7 @@ def _ss_shape(shapes, attrs, values):
     n = _vector_len(shapes[3])
     if x.ndims is None or n is None:
         return [TensorShape(None)]
-    vals = [(_ints(v) if v is not None else [_UNKNOWN] * n) for v in values[1:4]]
+    vals = [(ints(v) if v is not None else [_UNKNOWN] * n) for v in values[1:4]]
     dims, out, d = x.as_list(), [], 0
     for e in _ss_plan(x.ndims, *vals, attrs):
         if e[0] == "new":
@@ -152,14 +153,14 @@ def _ss_shape(shapes, attrs, values):
             if dim is None or _UNKNOWN in (b, end, s):
                 out.append(None)
             else:
-                out.append(len(_pyrange(*_pyslice(b, end, s).indices(dim))))
+                out.append(len(pyrange(*pyslice(b, end, s).indices(dim))))
     return [TensorShape(out)]
 
 
 def _ss_index(x_ndim, begin, end, strides, attrs, keep_new=True):
     """The numpy index tuple of a StridedSlice; run-time values are allowed for shrunk axes only."""
     def elems(a):
-        return _ints(a) if _is_concrete(a) else [a[i] for i in _pyrange(a.shape[0])]
+        return ints(a) if is_concrete(a) else [a[i] for i in pyrange(a.shape[0])]
     begin, end, strides = elems(begin), elems(end), elems(strides)
     idx = []
     for e in _ss_plan(x_ndim, begin, end, strides, attrs):
@@ -167,14 +168,14 @@ def _ss_index(x_ndim, begin, end, strides, attrs, keep_new=True):
             if keep_new:
                 idx.append(None)
         elif e[0] == "full":
-            idx.append(_pyslice(None))
+            idx.append(pyslice(None))
         elif e[0] == "index":
             idx.append(e[1])
         else:
-            if not all(v is None or _is_concrete(v) for v in e[1:]):
+            if not all(v is None or is_concrete(v) for v in e[1:]):
                 raise ValueError("StridedSlice: a slice's bounds must be known at compile time; only single "
                                  "indices (x[i]) may be run-time tensors")
-            idx.append(_pyslice(e[1], e[2], e[3]))
+            idx.append(pyslice(e[1], e[2], e[3]))
     return tuple(idx)
 
 
@@ -203,7 +204,7 @@ def _ss_dynamic(op, known):
     if n is None or not known[3]:
         return True
     a = op.attrs
-    for i in _pyrange(n):
+    for i in pyrange(n):
         if (a["shrink_axis_mask"] | a["new_axis_mask"] | a["ellipsis_mask"]) >> i & 1:
             continue
         if (not known[1] and not a["begin_mask"] >> i & 1) or (not known[2] and not a["end_mask"] >> i & 1):
@@ -216,11 +217,11 @@ register_op("StridedSlice", fold=_ss_fold, shape=_ss_shape, dtype=same_as_input(
 
 
 def _ss_grad_shape(shapes, attrs, values):
-    return _fill_shape(shapes, attrs, values)
+    return fill_shape(shapes, attrs, values)
 
 
 def _ss_grad_lower(a, x_shape, begin, end, strides, dy):
-    x_shape = tuple(_ints(x_shape))
+    x_shape = tuple(ints(x_shape))
     idx = _ss_index(len(x_shape), begin, end, strides, a, keep_new=False)
     zeros = jnp.zeros(x_shape, dy.dtype)
     return zeros.at[idx].set(dy.reshape(zeros[idx].shape))
@@ -240,9 +241,9 @@ register_op("StridedSliceGrad", shape=_ss_grad_shape, dtype=same_as_input(4), gr
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
                   shrink_axis_mask=0, var=None, name=None):
     """numpy-style slicing `input_[begin:end:strides]` with TF's bit masks (see tf.strided_slice)."""
-    with _scope(name or "StridedSlice") as scope:
+    with name_scope(name or "StridedSlice") as scope:
         x = convert_to_tensor(input_)
-        begin = _int_tensor(begin, "begin")
+        begin = int_tensor(begin, "begin")
         end = convert_to_tensor(end, dtype=begin.dtype, name="end")
         if strides is None:
             strides = constant(np.ones(_vector_len(begin.shape), begin.dtype.np), name="strides")
@@ -273,8 +274,8 @@ def _pack_index(values, name):
 
 def _dim_value(s):
     """A Dimension (x.shape[0]) used as an index or slice bound is its int value."""
-    if isinstance(s, _pyslice):
-        return _pyslice(_dim_value(s.start), _dim_value(s.stop), _dim_value(s.step))
+    if isinstance(s, pyslice):
+        return pyslice(_dim_value(s.start), _dim_value(s.stop), _dim_value(s.step))
     return s.value if isinstance(s, Dimension) else s
 
 
@@ -289,11 +290,11 @@ def getitem(tensor, slice_spec):
         slice_spec = [slice_spec]
     spec = [_dim_value(s) for s in slice_spec]
     tensor_index = [isinstance(s, Tensor) for s in spec]
-    if any(tensor_index) and any(isinstance(s, _pyslice) and (s.start, s.stop) != (None, None) for s in spec):
+    if any(tensor_index) and any(isinstance(s, pyslice) and (s.start, s.stop) != (None, None) for s in spec):
         # x[i, 1:3] with a run-time i: slice first, then index, so that every slice bound stays a
         # compile-time constant (XLA slices have static sizes)
-        first = [_pyslice(None) if t else s for s, t in zip(spec, tensor_index)]
-        second = [s if t else (Ellipsis if s is Ellipsis else _pyslice(None))
+        first = [pyslice(None) if t else s for s, t in zip(spec, tensor_index)]
+        second = [s if t else (Ellipsis if s is Ellipsis else pyslice(None))
                   for s, t in zip(spec, tensor_index) if t or not isinstance(s, (int, np.integer))]
         return _strided_slice_of(_strided_slice_of(tensor, first), second)
     return _strided_slice_of(tensor, spec)
@@ -303,7 +304,7 @@ def _strided_slice_of(tensor, slice_spec):
     begin, end, strides = [], [], []
     masks = dict.fromkeys(_MASKS, 0)
     for i, s in enumerate(slice_spec):
-        if isinstance(s, _pyslice):
+        if isinstance(s, pyslice):
             for part, out, mask in ((s.start, begin, "begin_mask"), (s.stop, end, "end_mask")):
                 if part is None:
                     out.append(0)
@@ -325,7 +326,7 @@ def _strided_slice_of(tensor, slice_spec):
             end.append(s + 1)
             strides.append(1)
             masks["shrink_axis_mask"] |= 1 << i
-    with _scope("strided_slice") as scope:
+    with name_scope("strided_slice") as scope:
         if begin:
             packed = [_pack_index(v, "stack") for v in (begin, end, strides)]
         else:
@@ -359,33 +360,24 @@ def _gather_grad(op, g):
     if ax == 0:
         return [unsorted_segment_sum(g, indices, n), None, None]
     # move the index dimensions of g to the front, sum by segment, move the result back to `ax`
-    front = list(_pyrange(ax, ax + i_rank)) + list(_pyrange(ax)) + list(_pyrange(ax + i_rank, g.shape.ndims))
+    front = list(pyrange(ax, ax + i_rank)) + list(pyrange(ax)) + list(pyrange(ax + i_rank, g.shape.ndims))
     summed = unsorted_segment_sum(transpose(g, front), indices, n)
-    back = list(_pyrange(1, ax + 1)) + [0] + list(_pyrange(ax + 1, p_rank))
+    back = list(pyrange(1, ax + 1)) + [0] + list(pyrange(ax + 1, p_rank))
     return [transpose(summed, back), None, None]
 
 
-def _first_bad(bad, rows):
-    """A run-time index check's result: (no index is bad, where the first bad one is in `bad`'s
-    shape as a flat position, the shape, the bad index itself (a row of `rows`))."""
-    flat, rows = jnp.reshape(bad, -1), jnp.asarray(rows)
-    pos = jnp.argmax(flat) if flat.size else jnp.int64(0)
-    row = rows[pos] if flat.size else jnp.zeros(rows.shape[1:], rows.dtype)
-    return ~jnp.any(flat), pos, jnp.array(bad.shape, np.int64), row
 
 
-def _position(pos, dims):
-    return ",".join(str(int(d)) for d in np.unravel_index(int(pos), tuple(int(d) for d in dims))) if len(dims) else ""
 
 
 def _gather_check(a, p, i, axis):
     n = p.shape[normalize_axis(int(axis), p.ndim)]
-    return (*_first_bad((i < 0) | (i >= n), i.reshape(-1)), jnp.array(n, np.int64))
+    return (*first_bad((i < 0) | (i >= n), i.reshape(-1)), jnp.array(n, np.int64))
 
 
 def _gather_message(op, pos, dims, value, n):
     """TF's words for an index out of range (its CPU kernel; XLA would clamp or fill instead)."""
-    return "indices[%s] = %d is not in [0, %d)" % (_position(pos, dims), value, n)
+    return "indices[%s] = %d is not in [0, %d)" % (position_text(pos, dims), value, n)
 
 
 register_op("GatherV2", fold=True, shape=_gather_shape, dtype=same_as_input(0), grad=_gather_grad,
@@ -397,14 +389,14 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     """Slices of `params` along `axis` at `indices`: params.shape[:axis] + indices.shape + params.shape[axis+1:]."""
     if batch_dims:
         raise NotImplementedError("tinyflow: gather with batch_dims is not supported")
-    with _scope(name or "GatherV2") as scope:
+    with name_scope(name or "GatherV2") as scope:
         p = convert_to_tensor(params, name="params")
-        i = _int_tensor(indices, "indices")
-        axis_t = _int_tensor(0 if axis is None else axis, "axis")
+        i = int_tensor(indices, "indices")
+        axis_t = int_tensor(0 if axis is None else axis, "axis")
         return make_op("GatherV2", [p, i, axis_t], name=scope)
 
 
-def _segment_shape(shapes, attrs, values):
+def segment_shape(shapes, attrs, values):
     data, ids, n = shapes[0], shapes[1], values[2]
     if data.ndims is None or ids.ndims is None:
         return [TensorShape(None)]
@@ -434,17 +426,17 @@ def segments_at_run_time(op, known):
     return len(known) > 2 and not known[2]
 
 
-register_op("UnsortedSegmentSum", shape=_segment_shape, dtype=same_as_input(0), lower=_segment_lower,
+register_op("UnsortedSegmentSum", shape=segment_shape, dtype=same_as_input(0), lower=_segment_lower,
             grad=lambda op, g: [gather_drop_negatives(g, op.inputs[1]), None, None],
             dynamic_shape=segments_at_run_time)
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """out[j] = the sum of data[i...] over the i with segment_ids[i...] == j, for j < num_segments."""
-    with _scope(name or "UnsortedSegmentSum") as scope:
+    with name_scope(name or "UnsortedSegmentSum") as scope:
         d = convert_to_tensor(data, name="data")
-        ids = _int_tensor(segment_ids, "segment_ids")
-        n = _int_tensor(num_segments, "num_segments")
+        ids = int_tensor(segment_ids, "segment_ids")
+        n = int_tensor(num_segments, "num_segments")
         return make_op("UnsortedSegmentSum", [d, ids, n], name=scope)
 
 
@@ -465,31 +457,31 @@ register_op("GatherNd", shape=_gather_nd_shape, dtype=same_as_input(0),
             lower=lambda a, p, i: p[tuple(jnp.moveaxis(i, -1, 0))],
             check=lambda a, p, i: _gather_nd_check(p, i), check_message=lambda op, pos, dims, row, shape:
             "indices[%s] = [%s] does not index into param shape [%s]" % (
-                _position(pos, dims), ", ".join(str(int(v)) for v in np.atleast_1d(row)),
+                position_text(pos, dims), ", ".join(str(int(v)) for v in np.atleast_1d(row)),
                 ",".join(str(int(d)) for d in shape)))
 
 
 def _gather_nd_check(p, i):
     k = i.shape[-1]
     dims = jnp.array(p.shape[:k], i.dtype)
-    return (*_first_bad(jnp.any((i < 0) | (i >= dims), axis=-1), i.reshape(-1, k)), jnp.array(p.shape, np.int64))
+    return (*first_bad(jnp.any((i < 0) | (i >= dims), axis=-1), i.reshape(-1, k)), jnp.array(p.shape, np.int64))
 
 
 def gather_nd(params, indices, name=None, batch_dims=0):
     """params[indices[..., 0], indices[..., 1], ...]: gathers slices by multi-dimensional indices."""
     if batch_dims:
         raise NotImplementedError("tinyflow: gather_nd with batch_dims is not supported")
-    with _scope(name or "GatherNd") as scope:
-        return make_op("GatherNd", [convert_to_tensor(params, name="params"), _int_tensor(indices, "indices")],
+    with name_scope(name or "GatherNd") as scope:
+        return make_op("GatherNd", [convert_to_tensor(params, name="params"), int_tensor(indices, "indices")],
                        name=scope)
 
 
 def _scatter_nd_shape(shapes, attrs, values):
-    return _fill_shape(shapes[2:], attrs, values[2:])
+    return fill_shape(shapes[2:], attrs, values[2:])
 
 
 def _scatter_nd_lower(a, indices, updates, shape_):
-    out = jnp.zeros(tuple(_ints(shape_)), updates.dtype)
+    out = jnp.zeros(tuple(ints(shape_)), updates.dtype)
     return out.at[tuple(jnp.moveaxis(indices, -1, 0))].add(updates)
 
 
@@ -499,15 +491,15 @@ register_op("ScatterNd", shape=_scatter_nd_shape, dtype=same_as_input(1), lower=
 
 def scatter_nd(indices, updates, shape, name=None):
     """Zeros of `shape` with `updates` added at `indices` (duplicates add up)."""
-    with _scope(name or "ScatterNd") as scope:
-        i = _int_tensor(indices, "indices")
+    with name_scope(name or "ScatterNd") as scope:
+        i = int_tensor(indices, "indices")
         return make_op("ScatterNd", [i, convert_to_tensor(updates, name="updates"),
                                      convert_to_tensor(shape, dtype=i.dtype, name="shape")], name=scope)
 
 
 # ---- where / select -------------------------------------------------------------------------------
 def _where_lower(a, c):
-    if not _is_concrete(c):
+    if not is_concrete(c):
         raise ValueError("tf.where(condition) has a shape that depends on the values of `condition`; inside "
                          "tf.cond / tf.while_loop bodies tinyflow needs `condition` known at compile time "
                          "(computed from constants and shapes only). tf.where(condition, x, y) works on any values.")
@@ -556,17 +548,17 @@ def where(condition, x=None, y=None, name=None):
     shape, or is a vector over their first dimension); alone, the int64 coordinates [N, rank] of
     the true entries of condition (its length is a run-time value: docs/dynamic_shapes.md)."""
     if x is None and y is None:
-        with _scope(name or "Where") as scope:
+        with name_scope(name or "Where") as scope:
             c = convert_to_tensor(condition, preferred_dtype=dt.bool_, name="condition")
             return make_op("Where", [c], name=scope)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
-    x, y = _convert_same([x, y], "Select", "t")
+    x, y = convert_same([x, y], "Select", "t")
     return make_op("Select", [convert_to_tensor(condition, dtype=dt.bool_), x, y], name=name or "Select")
 
 
 # ---- boolean_mask ---------------------------------------------------------------------------------
-def _dims_or_shape(x, axes):
+def dims_or_shape(x, axes):
     """The sizes of x's `axes`: a Python list when known, else an int32 tensor computed from tf.shape."""
     d = x.shape.as_list()
     if all(d[a] is not None for a in axes):
@@ -574,7 +566,7 @@ def _dims_or_shape(x, axes):
     return gather(shape(x), list(axes)) if axes else constant(np.zeros([0], np.int32))
 
 
-def _prod(dims):
+def dims_prod(dims):
     if isinstance(dims, list):
         return int(np.prod(dims))
     return math_ops.reduce_prod(dims)
@@ -582,7 +574,7 @@ def _prod(dims):
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
     """The entries of `tensor` where `mask` (over dimensions axis..axis+mask.ndims) is true, flattened
     over the masked dimensions (a Where and a gather: the length is a run-time value)."""
-    with _scope(name):
+    with name_scope(name):
         tensor = convert_to_tensor(tensor, name="tensor")
         mask = convert_to_tensor(mask, dtype=dt.bool_, name="mask")
         k = mask.shape.ndims
@@ -601,11 +593,11 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
             if n is None:
                 raise ValueError("tinyflow: boolean_mask with a multi-dimensional mask needs the tensor's rank")
             d = tensor.shape.as_list()
-            lead = _dims_or_shape(tensor, list(_pyrange(axis, axis + k)))
-            rest = [d[:axis], [_prod(lead)], d[axis + k:]]
+            lead = dims_or_shape(tensor, list(pyrange(axis, axis + k)))
+            rest = [d[:axis], [dims_prod(lead)], d[axis + k:]]
             if any(isinstance(r, Tensor) for r in rest) or None in d[:axis] + d[axis + k:]:
                 s = shape(tensor)
-                tshape = concat([slice(s, [0], [axis]), reshape(_prod(lead), [1]), slice(s, [axis + k], [-1])], 0)
+                tshape = concat([slice(s, [0], [axis]), reshape(dims_prod(lead), [1]), slice(s, [axis + k], [-1])], 0)
             else:
                 tshape = rest[0] + rest[1] + rest[2]
             tensor = reshape(tensor, tshape)

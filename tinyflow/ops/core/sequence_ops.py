@@ -15,11 +15,11 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError, Tensor, constant_value, get_default_graph
 from tinyflow.graph.registry import from_attr, register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops import math_ops
-from tinyflow.ops.array_ops import (_int_tensor, _pyrange, _ints, _is_concrete, _scope, broadcast_to, expand_dims,
-                                    reshape, size, stack)
-from tinyflow.ops.array_ops import shape as _shape, transpose as _transpose
-from tinyflow.ops.base import _infer_dtype, constant, convert_n, convert_to_tensor, make_op, normalize_axis
+from tinyflow.ops.core import math_ops
+from tinyflow.ops.core.array_ops import broadcast_to, expand_dims, reshape, size, stack
+from tinyflow.ops.core.util import int_tensor, pyrange, ints, is_concrete, name_scope
+from tinyflow.ops.core.array_ops import shape as _shape, transpose as _transpose
+from tinyflow.ops.core.base import infer_dtype, constant, convert_n, convert_to_tensor, make_op, normalize_axis
 
 UniqueOutput = collections.namedtuple("Unique", ["y", "idx"])
 
@@ -65,8 +65,8 @@ register_op("OneHot", shape=_one_hot_shape, dtype=same_as_input(2), grad=None, l
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     """A one-hot tensor: on_value where the new `axis` (default last) equals indices, off_value elsewhere."""
-    with _scope(name or "one_hot") as scope:
-        idx = _int_tensor(indices, "indices")
+    with name_scope(name or "one_hot") as scope:
+        idx = int_tensor(indices, "indices")
         given = [v for v in (on_value, off_value) if v is not None]
         if dtype is not None:
             dtype = dt.as_dtype(dtype)
@@ -117,10 +117,10 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):
     of the arguments' (int32 < int64 < float32 < float64) unless given."""
     if limit is None:
         start, limit = 0, start
-    with _scope(name) as scope:
+    with name_scope(name) as scope:
         args = [start, limit, delta]
         if dtype is None:
-            dtype = _RANGE_DTYPES[max(_RANGE_DTYPES.index(a.dtype if isinstance(a, Tensor) else _infer_dtype(a))
+            dtype = _RANGE_DTYPES[max(_RANGE_DTYPES.index(a.dtype if isinstance(a, Tensor) else infer_dtype(a))
                                       for a in args)]
         dtype = dt.as_dtype(dtype)
         ts = []
@@ -141,10 +141,10 @@ register_op("LinSpace", shape=_linspace_shape, dtype=same_as_input(0), grad=None
 
 def linspace(start, stop, num, name=None):
     """`num` evenly spaced values from start to stop, both included."""
-    with _scope(name or "LinSpace") as scope:
+    with name_scope(name or "LinSpace") as scope:
         s = convert_to_tensor(start, name="start")
         e = convert_to_tensor(stop, dtype=s.dtype, name="stop")
-        n = _int_tensor(num, "num")
+        n = int_tensor(num, "num")
         return make_op("LinSpace", [s, e, n], name=scope)
 
 
@@ -155,20 +155,20 @@ lin_space = linspace
 def _reverse_shape(shapes, attrs, values):
     x, axes = shapes[0], values[1]
     if axes is not None and x.ndims is not None:
-        for a in _ints(axes):
+        for a in ints(axes):
             normalize_axis(a, x.ndims)
     return [x]
 
 
 register_op("ReverseV2", fold=True, shape=_reverse_shape, dtype=same_as_input(0),
             grad=lambda op, g: [reverse(g, op.inputs[1]), None],
-            lower=lambda a, x, axes: jnp.flip(x, tuple(normalize_axis(i, x.ndim) for i in _ints(axes))))
+            lower=lambda a, x, axes: jnp.flip(x, tuple(normalize_axis(i, x.ndim) for i in ints(axes))))
 
 
 def reverse(tensor, axis, name=None):
     """`tensor` with the dimensions in `axis` reversed."""
-    with _scope(name or "ReverseV2") as scope:
-        return make_op("ReverseV2", [convert_to_tensor(tensor, name="tensor"), _int_tensor(axis, "axis")], name=scope)
+    with name_scope(name or "ReverseV2") as scope:
+        return make_op("ReverseV2", [convert_to_tensor(tensor, name="tensor"), int_tensor(axis, "axis")], name=scope)
 
 
 reverse_v2 = reverse
@@ -177,8 +177,8 @@ reverse_v2 = reverse
 def _reverse_sequence_lower(a, x, lengths):
     """Row b of x (along batch_dim) has its first lengths[b] entries along seq_dim reversed."""
     seq, batch = a["seq_dim"], a["batch_dim"]
-    t = jnp.arange(x.shape[seq]).reshape([-1 if d == seq else 1 for d in _pyrange(x.ndim)])
-    n = lengths.astype(t.dtype).reshape([-1 if d == batch else 1 for d in _pyrange(x.ndim)])
+    t = jnp.arange(x.shape[seq]).reshape([-1 if d == seq else 1 for d in pyrange(x.ndim)])
+    n = lengths.astype(t.dtype).reshape([-1 if d == batch else 1 for d in pyrange(x.ndim)])
     src = jnp.where(t < n, n - 1 - t, t)
     return jnp.take_along_axis(x, jnp.broadcast_to(src, x.shape), axis=seq)
 
@@ -206,7 +206,7 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     n = x.shape.ndims
     attrs = {"seq_dim": normalize_axis(int(seq), n) if n else int(seq),
              "batch_dim": normalize_axis(int(batch), n) if n else int(batch)}
-    return make_op("ReverseSequence", [x, _int_tensor(seq_lengths, "seq_lengths")], attrs,
+    return make_op("ReverseSequence", [x, int_tensor(seq_lengths, "seq_lengths")], attrs,
                    name=name or "ReverseSequence")
 
 
@@ -234,8 +234,8 @@ register_op("Cumsum", shape=_cumsum_shape, dtype=same_as_input(0), lower=_cumsum
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative sum along `axis`; exclusive leaves out the element itself, reverse sums from the end."""
-    with _scope(name or "Cumsum") as scope:
-        return make_op("Cumsum", [convert_to_tensor(x, name="x"), _int_tensor(axis, "axis")],
+    with name_scope(name or "Cumsum") as scope:
+        return make_op("Cumsum", [convert_to_tensor(x, name="x"), int_tensor(axis, "axis")],
                        {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name=scope)
 
 
@@ -264,8 +264,8 @@ register_op("Cumprod", shape=_cumsum_shape, dtype=same_as_input(0), lower=_cumpr
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative product along `axis`; exclusive leaves out the element itself, reverse runs from the end."""
-    with _scope(name or "Cumprod") as scope:
-        return make_op("Cumprod", [convert_to_tensor(x, name="x"), _int_tensor(axis, "axis")],
+    with name_scope(name or "Cumprod") as scope:
+        return make_op("Cumprod", [convert_to_tensor(x, name="x"), int_tensor(axis, "axis")],
                        {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name=scope)
 
 
@@ -277,13 +277,13 @@ def _roll_shape(shapes, attrs, values):
     if not shift.is_compatible_with(axis):
         raise ShapeError("shift and axis must have the same size, got %s and %s" % (shift, axis))
     if values[2] is not None and x.ndims is not None:
-        for a in _ints(values[2]):
+        for a in ints(values[2]):
             normalize_axis(a, x.ndims)
     return [x]
 
 
 def _roll_lower(a, x, shift, axis):
-    axes = [normalize_axis(i, x.ndim) for i in _ints(axis)]
+    axes = [normalize_axis(i, x.ndim) for i in ints(axis)]
     shift = jnp.reshape(shift, -1)  # may be a run-time value: jnp.roll handles a traced shift
     for k, ax in enumerate(axes):
         x = jnp.roll(x, shift[k], axis=ax)
@@ -296,17 +296,57 @@ register_op("Roll", shape=_roll_shape, dtype=same_as_input(0), lower=_roll_lower
 
 def roll(input, shift, axis, name=None):
     """Elements shifted by `shift` along `axis` (both scalars or equal-length lists), wrapping around."""
-    with _scope(name or "Roll") as scope:
-        shift = _int_tensor(shift, "shift")
+    with name_scope(name or "Roll") as scope:
+        shift = int_tensor(shift, "shift")
         return make_op("Roll", [convert_to_tensor(input, name="input"), shift,
                                 convert_to_tensor(axis, dtype=shift.dtype, name="axis")], name=scope)
 
 
-# ---- sort and argsort: TF builds them from top_k --------------------------------------------------
+# ---- top_k, and sort and argsort: TF builds them from top_k ---------------------------------------
+def _top_k_shape(shapes, attrs, values):
+    x, k = shapes[0], values[1]
+    if k is not None and int(k) < 0:
+        raise ShapeError("Need k >= 0, got %d" % int(k))
+    if x.ndims is None:
+        return [x, x]
+    if x.ndims < 1:
+        raise ShapeError("Shape must be at least rank 1 but is rank %d" % x.ndims)
+    last = x[-1].value
+    if k is not None and last is not None and last < int(k):
+        raise ShapeError("input must have last dimension >= k = %d but is %d" % (int(k), last))
+    out = x[:-1].concatenate([None if k is None else int(k)])
+    return [out, out]
+
+
+def _top_k_grad(op, g_values, g_indices):
+    """Each value's gradient goes back to the position it came from."""
+    x, idx = op.inputs[0], op.outputs[1]
+    n = x.shape[-1].value if x.shape.ndims else None
+    if n is None:
+        n = _shape(x)[-1]
+    hot = one_hot(idx, n, dtype=g_values.dtype)
+    return [math_ops.reduce_sum(math_ops.multiply(expand_dims(g_values, -1), hot), axis=-2), None]
+
+
+register_op("TopKV2", shape=_top_k_shape, dtype=lambda d, a: [d[0], dt.int32], grad=_top_k_grad,
+            lower=lambda a, x, k: tuple(r.astype(d) for r, d in zip(lax.top_k(x, int(k)), (x.dtype, np.int32))))
+
+
+def top_k(input, k=1, sorted=True, name=None):
+    """(values, indices) of the k largest entries of the last dimension, largest first; equal values
+    keep their order. Indices are int32."""
+    x = convert_to_tensor(input, name="input")
+    k = convert_to_tensor(k, dtype=dt.int32, name="k")
+    return TopKV2(*make_op("TopKV2", [x, k], {"sorted": bool(sorted)}, name=name or "TopKV2"))
+
+
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
+# ---- sort and argsort --------------------------------------------------
 def _sorted_along(values, axis, direction, want_indices):
     """TF's sort_ops: move `axis` last, top_k over all of it (negated for ASCENDING), move it back.
     top_k keeps equal values in order, so the result is stable either way."""
-    from tinyflow.ops.nn_ops import top_k  # nn_ops builds on this module
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError('"direction" should be one of ASCENDING, DESCENDING')
     x = convert_to_tensor(values, name="values")
@@ -319,7 +359,7 @@ def _sorted_along(values, axis, direction, want_indices):
     if ax is None:
         raise ValueError("axis must be a constant scalar")
     ax = normalize_axis(int(ax), rank)
-    perm = list(_pyrange(rank))
+    perm = list(pyrange(rank))
     perm[ax], perm[-1] = perm[-1], perm[ax]
     if ax != rank - 1:
         x = _transpose(x, perm)
@@ -340,13 +380,13 @@ def _sorted_along(values, axis, direction, want_indices):
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):
     """`values` sorted along `axis` (ASCENDING or DESCENDING)."""
-    with _scope(name or "sort"):
+    with name_scope(name or "sort"):
         return _sorted_along(values, axis, direction, False)
 
 
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     """The int32 indices that sort `values` along `axis`; always stable in tinyflow (as top_k is)."""
-    with _scope(name or "argsort"):
+    with name_scope(name or "argsort"):
         return _sorted_along(values, axis, direction, True)
 
 
@@ -359,7 +399,7 @@ def meshgrid(*args, **kwargs):
         raise TypeError("'%s' is an invalid keyword argument for this function" % next(iter(kwargs)))
     if indexing not in ("xy", "ij"):
         raise ValueError("indexing parameter must be either 'xy' or 'ij'")
-    with _scope(name):
+    with name_scope(name):
         xs = [reshape(x, [-1]) for x in convert_n(list(args))]
         n = len(xs)
         sizes = [size(x) for x in xs]
@@ -380,7 +420,7 @@ def meshgrid(*args, **kwargs):
 def sequence_mask(lengths, maxlen=None, dtype=dt.bool_, name=None):
     """mask[..., j] = j < lengths[...] for j < maxlen (default max(lengths): a run-time length
     when `lengths` is, see docs/dynamic_shapes.md)."""
-    with _scope(name or "SequenceMask"):
+    with name_scope(name or "SequenceMask"):
         lengths = convert_to_tensor(lengths)
         if maxlen is None:
             maxlen = math_ops.maximum(constant(0, lengths.dtype), math_ops.reduce_max(lengths))
@@ -394,7 +434,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dt.bool_, name=None):
 
 # ---- unique ---------------------------------------------------------------------------------------
 def _unique_lower(a, x):
-    if not _is_concrete(x):
+    if not is_concrete(x):
         raise ValueError("tf.unique has a shape that depends on the values of its input; inside tf.cond / "
                          "tf.while_loop bodies tinyflow needs the input known at compile time")
     x = np.asarray(x)

@@ -17,8 +17,9 @@ from tinyflow.graph.core import ShapeError, get_default_graph
 from tinyflow.graph.registry import register_op, same_as_input, shape_of_input
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops import back_shapes
-from tinyflow.ops.base import (_as_tensor_or_none, broadcast_rule, broadcast_shapes, constant, convert_to_tensor,
-                               make_op, normalize_axis)
+from tinyflow.ops.core.base import (as_tensor_or_none, broadcast_rule, broadcast_shapes, constant, convert_to_tensor,
+                                    make_op, normalize_axis)
+from tinyflow.ops.core.util import keep_arg
 
 __all__ = [
     'abs', 'accumulate_n', 'acos', 'acosh', 'add', 'add_n', 'argmax', 'argmin', 'asin', 'asinh', 'atan', 'atan2',
@@ -59,11 +60,6 @@ def dtype_rule(op_type, allowed, out=None, names=("x", "y")):
         _check_allowed(dtypes[0], allowed, names[0])
         return [out or dtypes[0]]
     return rule
-
-
-def _binary_dtype(dtypes, attrs):
-    """dtype rule of a two-input op whose inputs share one dtype (for other op families)."""
-    return dtype_rule(attrs.get("_type", "binary"), None)(dtypes, attrs)
 
 
 # ---- helpers used by gradient rules ---------------------------------------------------------------
@@ -107,7 +103,7 @@ def convert_like(values):
     """Converts a list of op inputs as TF's op-def code does: tensors keep their dtype (a mismatch
     is the op's TypeError, never a silent cast); Python and numpy values take the dtype of the
     first tensor among them."""
-    tensors = [_as_tensor_or_none(v) for v in values]
+    tensors = [as_tensor_or_none(v) for v in values]
     dtype = next((t.dtype for t in tensors if t is not None), None)
     return [t if t is not None else convert_to_tensor(v, dtype) for t, v in zip(tensors, values)]
 
@@ -497,7 +493,7 @@ def where_v2(condition, x=None, y=None, name=None):
     """Elementwise select with numpy broadcasting of all three inputs (tf.where_v2); without x and
     y, the coordinates of the true entries (as tf.where)."""
     if x is None and y is None:
-        from tinyflow.ops.indexing_ops import where
+        from tinyflow.ops.core.indexing_ops import where
         return where(condition, name=name)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
@@ -571,17 +567,17 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 def identity(x, name=None):
     """A new tensor with the same value."""
-    from tinyflow.ops.array_ops import identity as _id
+    from tinyflow.ops.core.array_ops import identity as _id
     return _id(x, name=name)
 
 
 def zeros_like(x, dtype=None, name=None):
-    from tinyflow.ops.array_ops import zeros_like as _z
+    from tinyflow.ops.core.array_ops import zeros_like as _z
     return _z(x, dtype=dtype, name=name)
 
 
 def stop_gradient(x, name=None):
-    from tinyflow.ops.array_ops import stop_gradient as _sg
+    from tinyflow.ops.core.array_ops import stop_gradient as _sg
     return _sg(x, name=name)
 
 
@@ -790,24 +786,20 @@ def _reduce_axis(axis, reduction_indices):
         axis = reduction_indices
     if axis is None:
         return None
-    from tinyflow.ops.base import constant_value_of
+    from tinyflow.ops.core.base import constant_value_of
     value = constant_value_of(axis)
     if value is None:
         raise ValueError("tinyflow needs a constant reduction axis, got %s" % axis)
     return tuple(int(a) for a in np.asarray(value).reshape(-1)) if np.ndim(value) else int(value)
 
 
-def _keep(keepdims, keep_dims):
-    if keepdims is not None and keep_dims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
-    return bool(keepdims if keepdims is not None else keep_dims)
 
 
 def _reducer(op_type):
     def reduce(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
         x = convert_to_tensor(input_tensor, name="input_tensor")
         axis = _reduce_axis(axis, reduction_indices)
-        return make_op(op_type, [x], {"axis": axis, "keep_dims": _keep(keepdims, keep_dims)}, name=name or op_type)
+        return make_op(op_type, [x], {"axis": axis, "keep_dims": keep_arg(keepdims, keep_dims)}, name=name or op_type)
     reduce.__name__ = "reduce_" + op_type.lower()
     reduce.__doc__ = ("tf.reduce_%s over `axis` (all axes when None; `reduction_indices` is its old name); "
                       "keepdims keeps the reduced axes with size 1." % op_type.lower())
@@ -825,7 +817,7 @@ reduce_all = _reducer("All")
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
     """log(sum(exp(x))) computed stably: max + log(sum(exp(x - max)))."""
-    keep = _keep(keepdims, keep_dims)
+    keep = keep_arg(keepdims, keep_dims)
     axis = _reduce_axis(axis, reduction_indices)
     with get_default_graph().name_scope(name or "ReduceLogSumExp"):
         x = convert_to_tensor(input_tensor, name="input_tensor")
