@@ -38,7 +38,8 @@ def arg_scope(list_ops_or_scope, **kwargs):
     add_arg_scope-decorated functions), or re-enters a scope dict that an earlier arg_scope yielded."""
     if isinstance(list_ops_or_scope, dict):
         if kwargs:
-            raise ValueError("When attempting to re-use a scope by suppling a dictionary, kwargs must be empty.")
+            raise ValueError("When attempting to re-use a scope by suppling a"  # TF's message, as it is
+                             "dictionary, kwargs must be empty.")
         current_scope = list_ops_or_scope.copy()
     else:
         if not isinstance(list_ops_or_scope, (list, tuple)):
@@ -47,7 +48,7 @@ def arg_scope(list_ops_or_scope, **kwargs):
         for op in list_ops_or_scope:
             key = arg_scope_func_key(op)
             if not has_arg_scope(op):
-                raise ValueError("%s is not decorated with @add_arg_scope" % (_name_op(op),))
+                raise ValueError("%s is not decorated with @add_arg_scope", _name_op(op))  # TF's (unformatted)
             merged = dict(current_scope.get(key, {}))
             merged.update(kwargs)
             current_scope[key] = merged

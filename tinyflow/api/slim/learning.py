@@ -151,6 +151,10 @@ def train(train_op, logdir, train_step_fn=train_step, train_step_kwargs=_USE_DEF
             summary_op = summary.merge_all()
         if summary_writer == _USE_DEFAULT and logdir is not None:
             summary_writer = summary.FileWriter(logdir, graph)
+        # TF fetches the global step's ref with the train op, so it reads the step after the update;
+        # here the read is ordered after the train op explicitly
+        with control_dependencies([train_op]):
+            step_after = array_ops.identity(global_step, name="global_step_after_train_op")
         if train_step_kwargs == _USE_DEFAULT:
             train_step_kwargs = {}
             if number_of_steps:
@@ -173,15 +177,24 @@ def train(train_op, logdir, train_step_fn=train_step, train_step_kwargs=_USE_DEF
             if init_fn is not None:
                 init_fn(sess)
         if local_init_op is not None:
+            logging.info("Running local_init_op.")
             sess.run(local_init_op)
-        coord = Coordinator()
-        threads = start_queue_runners(sess, coord=coord)
+            logging.info("Done running local_init_op.")
         if logdir:
             logging.info("Starting Session.")
+        if save_path and is_chief and save_interval_secs:
+            # the Supervisor's checkpoint thread saves once as it starts, then every save_interval_secs
+            logging.info("Saving checkpoint to path %s", save_path)
+            saver.save(sess, save_path, global_step=global_step)
+        logging.info("Starting Queues.")
+        coord = Coordinator()
+        threads = start_queue_runners(sess, coord=coord)
         last_summary = last_save = time.time()
+        if summary_op is not None and summary_writer not in (None, _USE_DEFAULT):  # the summary thread's first run
+            summary_writer.add_summary(*sess.run([summary_op, global_step]))
         try:
             while True:
-                total_loss, should_stop = train_step_fn(sess, train_op, global_step, train_step_kwargs)
+                total_loss, should_stop = train_step_fn(sess, train_op, step_after, train_step_kwargs)
                 now = time.time()
                 if summary_op is not None and summary_writer not in (None, _USE_DEFAULT) and \
                         now - last_summary >= save_summaries_secs:
