@@ -1,6 +1,8 @@
 """tf.contrib.framework (TF 1.15): arg_scope, variables and checkpoint helpers (slim's), the global
 step, checkpoint reading (list_variables, load_variable, init_from_checkpoint), assert_scalar, nest."""
-from tinyflow.api import nest  # noqa: F401
+import types
+
+from tinyflow.api import nest as _nest
 from tinyflow.api.slim.arg_scope import (add_arg_scope, arg_scope, arg_scope_func_key, arg_scoped_arguments,  # noqa
                                          current_arg_scope, has_arg_scope)
 from tinyflow.api.slim.variables import (add_model_variable, assert_global_step, assert_or_get_global_step,  # noqa
@@ -16,6 +18,11 @@ from tinyflow.api.train.tf_checkpoint import (init_from_checkpoint, list_variabl
 from tinyflow.graph.core import get_default_graph as _default_graph
 from tinyflow.ops.check_ops import assert_scalar  # noqa: F401
 from tinyflow.ops.base import convert_to_tensor as _convert
+
+# tf.contrib.framework.nest is tensorflow.python.util.nest: tf.nest's functions and is_sequence
+nest = types.ModuleType(__name__ + ".nest", "tf.contrib.framework.nest (TF's util.nest).")
+nest.__dict__.update({k: v for k, v in vars(_nest).items() if not k.startswith("_")})
+nest.is_sequence = _nest.is_nested
 
 
 def get_name_scope():
