@@ -38,14 +38,13 @@ def test_variables_and_collections_match_tf():
         x = tf.placeholder(tf.float32, [4, 8, 8, 3])
         net(x, False)
         names = [[v.op.name, v.shape.as_list()] for v in tf.global_variables()]
-        # TF creates a conv's BatchNorm gamma before beta; the set of names and shapes is TF's
-        assert sorted(names) == sorted(FIX["variables"])
-        assert sorted(v.op.name for v in slim.get_model_variables()) == sorted(FIX["model_variables"])
-        assert sorted(v.op.name for v in tf.trainable_variables()) == sorted(FIX["trainable"])
+        assert names == FIX["variables"]
+        assert [v.op.name for v in slim.get_model_variables()] == FIX["model_variables"]
+        assert [v.op.name for v in tf.trainable_variables()] == FIX["trainable"]
         assert len(tf.losses.get_regularization_losses()) == FIX["regularization_losses"]
         assert sorted(slim.utils.convert_collection_to_dict("end_points")) == FIX["end_points"]
         restore = [v.op.name for v in slim.get_variables_to_restore(exclude=["logits"])]
-        assert sorted(restore) == sorted(FIX["to_restore_excl_logits"])
+        assert restore == FIX["to_restore_excl_logits"]
         assert list(slim.arg_scoped_arguments(slim.conv2d)) == FIX["arg_scoped_conv2d"]
 
 
