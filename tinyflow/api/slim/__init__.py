@@ -4,7 +4,7 @@ losses, learning (create_train_op, train) and metrics, under TF's names.
 `slim.nets` (vgg, resnet, inception, ...) and slim's data pipeline (tfexample_decoder, dataset,
 dataset_data_provider) are not part of it yet.
 """
-from tinyflow.api.slim import evaluation, learning, losses, metrics, model_analyzer, utils  # noqa: F401
+from tinyflow.api.slim import evaluation, learning, losses, metrics, model_analyzer, tfexample_decoder, utils  # noqa
 from tinyflow.api.contrib_layers_extra import optimize_loss  # noqa: F401
 from tinyflow.api.slim import initializers, variables  # noqa: F401
 from tinyflow.api.slim.arg_scope import (add_arg_scope, arg_scope, arg_scope_func_key, arg_scoped_arguments,  # noqa
