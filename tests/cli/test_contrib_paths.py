@@ -10,6 +10,10 @@ from tensorflow.contrib.framework.python.ops.arg_scope import arg_scoped_argumen
 from tensorflow.contrib.framework.python.ops import variables as fvars
 from tensorflow.contrib.layers.python.layers import initializers, regularizers
 from tensorflow.contrib.slim import learning
+from tensorflow.contrib.slim.python.slim.data import parallel_reader
+from tensorflow.contrib.slim import tfexample_decoder
+assert parallel_reader.get_data_files is slim.parallel_reader.get_data_files
+assert tfexample_decoder.TFExampleDecoder is slim.tfexample_decoder.TFExampleDecoder
 import tinyflow.api.slim
 
 assert slim is tinyflow.api.slim and learning is slim.learning

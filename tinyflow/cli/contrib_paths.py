@@ -25,6 +25,12 @@ def modules():
     out["tensorflow.contrib.slim.python.slim"] = _namespace("tensorflow.contrib.slim.python.slim", {
         "learning": slim.learning})
     out["tensorflow.contrib.slim.python.slim.learning"] = slim.learning
+    data = {name: getattr(slim, name) for name in ("dataset", "data_provider", "dataset_data_provider",
+                                                     "parallel_reader", "tfexample_decoder")}
+    out["tensorflow.contrib.slim.python.slim.data"] = _namespace("tensorflow.contrib.slim.python.slim.data", data)
+    for name, module in data.items():
+        out["tensorflow.contrib.slim.python.slim.data." + name] = module
+        out["tensorflow.contrib.slim." + name] = module
     out["tensorflow.contrib.framework.python"] = _namespace("tensorflow.contrib.framework.python", {})
     # TF's ops/__init__ star-imports its submodules: `ops.arg_scope` is the function there
     out["tensorflow.contrib.framework.python.ops"] = _namespace("tensorflow.contrib.framework.python.ops",

@@ -24,4 +24,13 @@ from tinyflow.api.slim.variables import (add_model_variable, assert_global_step,
                                          get_variable_full_name, get_variables, get_variables_by_name,
                                          get_variables_by_suffix, get_variables_to_restore, global_variable,
                                          local_variable, model_variable, variable, zero_initializer)
+from tinyflow.api.slim import data as _data  # noqa: E402
+import types as _types  # noqa: E402
+
+# TF's module names for the data pipeline: slim.dataset.Dataset, slim.dataset_data_provider.DatasetDataProvider, ...
+dataset = _types.SimpleNamespace(Dataset=_data.Dataset)
+data_provider = _types.SimpleNamespace(DataProvider=_data.DataProvider)
+dataset_data_provider = _types.SimpleNamespace(DatasetDataProvider=_data.DatasetDataProvider)
+parallel_reader = _types.SimpleNamespace(ParallelReader=_data.ParallelReader, parallel_read=_data.parallel_read,
+                                         get_data_files=_data.get_data_files)
 regularizers = initializers  # slim.regularizers.l2_regularizer and slim.initializers.xavier_initializer
