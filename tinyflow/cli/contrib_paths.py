@@ -26,7 +26,8 @@ def modules():
         "learning": slim.learning})
     out["tensorflow.contrib.slim.python.slim.learning"] = slim.learning
     data = {name: getattr(slim, name) for name in ("dataset", "data_provider", "dataset_data_provider",
-                                                     "parallel_reader", "tfexample_decoder")}
+                                                     "parallel_reader", "tfexample_decoder", "prefetch_queue")}
+    out["tensorflow.contrib.slim.python.slim.queues"] = out["tensorflow.contrib.slim.queues"] = slim.queues
     out["tensorflow.contrib.slim.python.slim.data"] = _namespace("tensorflow.contrib.slim.python.slim.data", data)
     for name, module in data.items():
         out["tensorflow.contrib.slim.python.slim.data." + name] = module

@@ -61,3 +61,18 @@ def test_errors(tmp_path):
         provider = slim.dataset_data_provider.DatasetDataProvider(dataset(str(tmp_path / "part-*")), shuffle=False)
         with pytest.raises(ValueError, match="Item nope is not a valid item"):
             provider.get(["nope"])
+
+
+def test_prefetch_queue_and_queue_runners(tmp_path):
+    paths = write_files(tmp_path)
+    with tf.Graph().as_default():
+        provider = slim.dataset_data_provider.DatasetDataProvider(dataset(paths), shuffle=False)
+        label, x = provider.get(["label", "x"])
+        queue = slim.prefetch_queue.prefetch_queue({"label": label, "x": x}, capacity=4)
+        out = queue.dequeue()
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            with slim.queues.QueueRunners(sess):
+                got = [sess.run(out) for _ in range(4)]
+    assert [int(g["label"]) for g in got] == [0, 1, 2, 10]
+    np.testing.assert_allclose(got[3]["x"], [5.0, -10.0])

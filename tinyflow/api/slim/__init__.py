@@ -33,4 +33,7 @@ data_provider = _types.SimpleNamespace(DataProvider=_data.DataProvider)
 dataset_data_provider = _types.SimpleNamespace(DatasetDataProvider=_data.DatasetDataProvider)
 parallel_reader = _types.SimpleNamespace(ParallelReader=_data.ParallelReader, parallel_read=_data.parallel_read,
                                          get_data_files=_data.get_data_files)
+from tinyflow.api.slim import queues as _queues  # noqa: E402
+queues = _types.SimpleNamespace(QueueRunners=_queues.QueueRunners)
+prefetch_queue = _types.SimpleNamespace(prefetch_queue=_queues.prefetch_queue)
 regularizers = initializers  # slim.regularizers.l2_regularizer and slim.initializers.xavier_initializer
