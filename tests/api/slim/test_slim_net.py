@@ -82,20 +82,24 @@ def test_create_train_op_losses_match_tf():
     np.testing.assert_allclose(mean, FIX["moving_mean_conv2"], rtol=1e-4, atol=1e-6)
 
 
-def test_conv2d_transpose_unit_norm_softmax():
+def test_conv2d_transpose_in_plane_unit_norm_softmax():
     x_val = np.array(FIX["x"], np.float32)
     with tf.Graph().as_default():
         y = slim.conv2d_transpose(tf.constant(x_val[:, :4, :4, :]), 2, [3, 3], stride=2,
                                   weights_initializer=tf.constant_initializer(0.1), scope="deconv")
         z = slim.unit_norm(tf.constant(x_val[0, 0]), 1)
         s = slim.softmax(tf.constant(x_val[0, 0]))
+        inplane = slim.conv2d_in_plane(tf.constant(x_val), [2, 3], stride=2,
+                                       weights_initializer=tf.constant_initializer([[1.0, -2.0, 0.5], [0.3, 0.0, 1.5]]),
+                                       biases_initializer=tf.constant_initializer(0.1))
         assert [[v.op.name, v.shape.as_list()] for v in tf.global_variables()] == FIX["deconv_vars"]
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            yv, zv, sv = sess.run([y, z, s])
+            yv, zv, sv, iv = sess.run([y, z, s, inplane])
     np.testing.assert_allclose(yv, FIX["deconv"], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(zv, FIX["unit_norm"], rtol=1e-5)
     np.testing.assert_allclose(sv, FIX["softmax"], rtol=1e-5)
+    np.testing.assert_allclose(iv, FIX["in_plane"], rtol=1e-5, atol=1e-6)
 
 
 if __name__ == "__main__":

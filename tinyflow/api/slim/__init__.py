@@ -12,7 +12,8 @@ from tinyflow.api.slim.arg_scope import (add_arg_scope, arg_scope, arg_scope_fun
 from tinyflow.api.slim.initializers import (l1_l2_regularizer, l1_regularizer, l2_regularizer,  # noqa: F401
                                             apply_regularization, variance_scaling_initializer, xavier_initializer,
                                             xavier_initializer_conv2d)
-from tinyflow.api.slim.layers import (avg_pool2d, batch_norm, bias_add, conv2d, conv2d_transpose,  # noqa: F401
+from tinyflow.api.slim.layers import (avg_pool2d, batch_norm, bias_add, conv2d, conv2d_in_plane,  # noqa: F401
+                                      conv2d_transpose, convolution2d_in_plane,
                                       convolution2d, convolution2d_transpose, dropout, flatten, fully_connected,
                                       max_pool2d, one_hot_encoding, repeat, separable_conv2d,
                                       separable_convolution2d, softmax, stack, unit_norm)

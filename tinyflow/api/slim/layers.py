@@ -150,6 +150,30 @@ separable_conv2d = separable_convolution2d
 
 
 @add_arg_scope
+def convolution2d_in_plane(inputs, kernel_size, stride=1, padding="SAME", activation_fn=nn_ops.relu,
+                           normalizer_fn=None, normalizer_params=None, weights_initializer=_init.xavier_initializer(),
+                           weights_regularizer=None, biases_initializer=init_ops.zeros_initializer(),
+                           biases_regularizer=None, reuse=None, variables_collections=None, outputs_collections=None,
+                           trainable=True, scope=None):
+    """One [kh, kw] filter (`ConvInPlane/weights` [kh, kw, 1, 1]) applied to every channel on its own."""
+    with vs.variable_scope(scope, "ConvInPlane", [inputs], reuse=reuse) as sc:
+        x = _input4(inputs, "conv2d_in_plane")
+        kh, kw = _pair(kernel_size)
+        sh, sw = _pair(stride)
+        channels = x.shape[-1].value
+        w = _model_variable("weights", [kh, kw, 1, 1], x.dtype, weights_initializer, weights_regularizer, trainable,
+                            variables_collections)
+        depthwise = array_ops.tile(w, [1, 1, channels, 1])
+        out = conv_ops.depthwise_conv2d(x, depthwise, [1, sh, sw, 1], padding.upper())
+        out = _finish(out, x.dtype, channels, normalizer_fn, normalizer_params, biases_initializer,
+                      biases_regularizer, activation_fn, trainable, variables_collections)
+        return collect_named_outputs(outputs_collections, sc.name, out)
+
+
+conv2d_in_plane = convolution2d_in_plane
+
+
+@add_arg_scope
 def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format="NHWC",
                             activation_fn=nn_ops.relu, normalizer_fn=None, normalizer_params=None,
                             weights_initializer=_init.xavier_initializer(), weights_regularizer=None,
