@@ -49,8 +49,10 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
     dtype = dt.float32 if fused else x.dtype.base_dtype
     with vs.variable_scope(scope, "BatchNorm", [x], reuse=reuse):
         params = {}
-        for name, on, default in (("beta", center, init_ops.zeros_initializer()),
-                                  ("gamma", scale, init_ops.ones_initializer())):
+        order = (("beta", center, init_ops.zeros_initializer()), ("gamma", scale, init_ops.ones_initializer()))
+        if rank != 2 and updates_collections == GraphKeys.UPDATE_OPS:
+            order = order[::-1]  # TF builds these with its BatchNormalization layer: gamma first
+        for name, on, default in order:
             if on:
                 params[name] = _variable(name, params_shape, dtype, initializers.get(name, default),
                                          regularizers.get(name), trainable, collections.get(name))
