@@ -110,24 +110,23 @@ predictor = _module("predictor", "tf.contrib.predictor: a SavedModel's signature
     "from_saved_model": _predictor.from_saved_model})
 
 
+# tf.contrib.<name> -> the module that is that namespace, imported on first use (and put in sys.modules
+# under its contrib path, so `import tensorflow.contrib.slim as slim` works under the runner)
+_LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framework",
+         "summary": "tinyflow.api.contrib_summary", "training": "tinyflow.api.contrib_training",
+         "cluster_resolver": "tinyflow.api.cluster_resolver"}
+
+
 def __getattr__(name):
-    """tf.contrib.eager, made on first use (it loads eager execution's machinery)."""
+    """tf.contrib's namespaces that load on first use: eager, tpu and those of _LAZY."""
     if name == "eager":
         from tinyflow.api.eager import tfe
         return tfe.install(sys.modules[__name__])
     if name == "tpu":
         from tinyflow.api import tpu
         return tpu.module(__name__ + ".tpu")
-    if name == "summary":
-        from tinyflow.api import contrib_summary
-        sys.modules[__name__ + ".summary"] = contrib_summary
-        return contrib_summary
-    if name == "training":
-        from tinyflow.api import contrib_training
-        sys.modules[__name__ + ".training"] = contrib_training
-        return contrib_training
-    if name == "cluster_resolver":
-        from tinyflow.api import cluster_resolver
-        sys.modules[__name__ + ".cluster_resolver"] = cluster_resolver
-        return cluster_resolver
+    if name in _LAZY:
+        import importlib
+        module = sys.modules[__name__ + "." + name] = importlib.import_module(_LAZY[name])
+        return module
     raise AttributeError("module 'tinyflow.contrib' has no attribute %r" % name)

@@ -83,7 +83,7 @@ register_host_op("DecodeImageByFormat", lambda s, a, v: [TensorShape(None)], lam
 def decode_image_by_format(contents, image_format, channels=3, dtype=dt.uint8, name=None):
     """The image `contents` decoded as `image_format` says: raw bytes (1-D, to be reshaped) for "raw",
     else the PNG/JPEG/GIF/BMP it holds, [height, width, channels]."""
-    return make_host_op("DecodeImageByFormat", [_strings(contents, "contents"), _strings(image_format, "format")],
+    return make_host_op("DecodeImageByFormat", [as_strings(contents, "contents"), as_strings(image_format, "format")],
                         {"kind": "image", "channels": int(channels), "dtype": dt.as_dtype(dtype)},
                         name=name or "DecodeImage").outputs[0]
 
