@@ -150,10 +150,30 @@ def _conv_fn(attrs, depthwise):
             h, wd, c, m = w.shape
             w, groups = w.reshape(h, wd, 1, c * m), c
         pad = _jax_padding(x.shape, w.shape[:2], attrs)
+        spans = [j for j, ax in enumerate(_spatial_axes(fmt))
+                 if w.shape[j] == x.shape[ax] and pad[j] == (0, 0) and dil[j] == 1 and w.shape[j] > 1]
+        if spans and not depthwise:
+            return _spanning_conv(x, w, spans[-1], strides, pad, dil, fmt)
         # HIGHEST: full float32 on GPUs too (no TF32), as TF 1.15 computed
         return lax.conv_general_dilated(x, w, strides, pad, rhs_dilation=dil, dimension_numbers=(fmt, "HWIO", fmt),
                                          feature_group_count=groups, precision=lax.Precision.HIGHEST).astype(x.dtype)
     return conv
+
+
+def _spanning_conv(x, w, j, strides, pad, dil, fmt):
+    """A convolution whose filter covers all of spatial dimension j (unpadded: one output there), as a
+    1-D convolution with that dimension folded into the channels. A text CNN's [3, 128, 1, 128] filter
+    on [64, 56, 128, 1] is then a 3-tap convolution over 128 channels; as a 2-D convolution its input
+    gradient (a transposed convolution over a 255-wide padded input) took 4.8 s, TF's 0.009 s."""
+    i = 1 - j                                           # the other spatial dimension
+    ax = _spatial_axes(fmt)
+    perm = (0, ax[i], ax[j], _channel_axis(fmt))        # to [N, other, spanned, C]
+    n, other, span, c = (x.shape[a] for a in perm)
+    x1 = jnp.transpose(x, perm).reshape(n, other, 1, span * c)
+    w1 = jnp.transpose(w, (i, j, 2, 3)).reshape(w.shape[i], 1, span * c, w.shape[3])
+    y = lax.conv_general_dilated(x1, w1, (strides[i], 1), [pad[i], (0, 0)], rhs_dilation=(dil[i], 1),
+                                 dimension_numbers=("NHWC", "HWIO", "NHWC"), precision=lax.Precision.HIGHEST)
+    return jnp.transpose(y, np.argsort(perm)).astype(x.dtype)
 
 
 def _sizes(v):
