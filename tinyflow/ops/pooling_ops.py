@@ -53,7 +53,9 @@ def _geometry(shape, attrs):
     geo = []
     for ax in _axes(attrs["data_format"]):
         n, k, s = shape[ax], attrs["ksize"][ax], attrs["strides"][ax]
-        geo.append((n, k, s, _pads(n, k, s, 1, attrs["padding"])[0], _out_size(n, k, s, 1, attrs["padding"])))
+        m = _out_size(n, k, s, 1, attrs["padding"])
+        # one window (pooling over a whole sequence): no stride is taken, and a stride >= k says so
+        geo.append((n, k, max(s, k) if m == 1 else s, _pads(n, k, s, 1, attrs["padding"])[0], m))
     return geo
 
 
