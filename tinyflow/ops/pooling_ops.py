@@ -93,11 +93,12 @@ def _avg_pool_fn(attrs):
 
 
 # ---- pooling gradients, bit for bit as TF 1.15's CPU kernels -----------------------------------------
-# Computed channels-last. Each window offset d (row-major over the window) gives an output-shaped term:
-# what each output passes to its input at offset d. An input adds the terms that reach it in the order
-# TF's kernel does: outputs in row-major order for 2-D, outputs with the last spatial axis outermost for
-# 3-D. Inputs are gathered by stride phase (input p = q * stride + phase), so each term is read once and
-# the sum is plain element-wise work that XLA fuses; JAX's select_and_scatter_add was 2-10x slower.
+# Computed channels-last, without scatters (JAX's select_and_scatter_add was 2-10x slower). Disjoint
+# windows (stride >= window) give each input at most one output: the output's value is spread over its
+# stride block and masked, one fused element-wise pass. Overlapping windows: each window offset d
+# (row-major over the window) gives an output-shaped term, what each output passes to its input at d;
+# an input adds the terms that reach it in TF's order (outputs in row-major order for 2-D, with the
+# last spatial axis outermost for 3-D), gathered by stride phase (input p = q * stride + phase).
 def _last_attrs(attrs):
     """attrs for the channels-last layout of the same pool."""
     fmt = attrs["data_format"]
@@ -154,9 +155,9 @@ def _first_max(x, geo):
             take = take | (valid & ~seen) if (valid & ~seen).any() else take
             best, arg = jnp.where(take, v, best), jnp.where(take, idx(i), arg)
         seen = seen | valid
-    if any(s < k for _, k, s, _, _ in geo):
-        # Overlapping windows read each arg several times; XLA would fuse (and so repeat) the scan into
-        # every read. A reduction is never fused into its consumers: this one (max with 0) stores arg once.
+    if not _disjoint(geo) or len(offsets) > 8:
+        # Each arg is read by several inputs; XLA would fuse (and so repeat) the scan into every read.
+        # A reduction is never fused into its consumers: this one (max with 0) stores arg once.
         arg = jnp.max(jnp.stack([arg, jnp.zeros_like(arg)]), axis=0)
     return arg
 
@@ -188,6 +189,34 @@ def _order(geo):
     return tuple(range(len(geo))) if len(geo) == 2 else tuple(reversed(range(len(geo))))
 
 
+def _disjoint(geo):
+    return all(s >= k for _, k, s, _, _ in geo)
+
+
+def _spread(t, geo):
+    """Disjoint windows: each output's value over its whole stride block, [N, m1 * s1, ..., C]."""
+    n, c = t.shape[0], t.shape[-1]
+    t = t.reshape((n,) + tuple(v for _, _, _, _, m in geo for v in (m, 1)) + (c,))
+    t = jnp.broadcast_to(t, (n,) + tuple(v for _, _, s, _, m in geo for v in (m, s)) + (c,))
+    return t.reshape((n,) + tuple(m * s for _, _, s, _, m in geo) + (c,))
+
+
+def _block_offsets(geo):
+    """Static, broadcastable to _spread's result: the window offset (index into _offsets) of each
+    position of a stride block; -1 past the window (stride > window)."""
+    block = np.full([s for _, _, s, _, _ in geo], -1)
+    for i, d in enumerate(_offsets(geo)):
+        block[d] = i
+    return np.tile(block, [m for _, _, _, _, m in geo]).reshape((1,) + tuple(
+        m * s for _, _, s, _, m in geo) + (1,))
+
+
+def _unspread(t, geo):
+    """The input's part of a spread layout: positions pad..pad + n, zeros past the last window."""
+    zero = np.array(0, t.dtype)
+    return lax.pad(t, zero, [(0, 0, 0)] + [(-lo, lo + n - m * s, 0) for n, _, s, lo, m in geo] + [(0, 0, 0)])
+
+
 def _mpg_lower(attrs, x, y, g):
     fmt = attrs["data_format"]
     x, y, g = _to_last(x, fmt), _to_last(y, fmt), _to_last(g, fmt)
@@ -195,10 +224,19 @@ def _mpg_lower(attrs, x, y, g):
     zero = np.array(0, g.dtype)
     if x.ndim == 5 and x.dtype != jnp.float16:
         # MaxPool3DGrad: every element within 1e-5 of the window's max (orig_output) takes the gradient
-        view, eps = _views(_pad_last(x, geo, _lowest(x.dtype)), geo), np.array(1e-5, x.dtype)
+        eps = np.array(1e-5, x.dtype)
+        if _disjoint(geo):
+            pad = [(0, 0, 0)] + [(lo, m * s - n - lo, 0) for n, _, s, lo, m in geo] + [(0, 0, 0)]
+            near = jnp.abs(lax.pad(x, _lowest(x.dtype), pad) - _spread(y, geo)) < eps
+            return _from_last(_unspread(jnp.where(near & (_block_offsets(geo) >= 0), _spread(g, geo), zero), geo),
+                              fmt)
+        view = _views(_pad_last(x, geo, _lowest(x.dtype)), geo)
         term = lambda d: jnp.where(jnp.abs(view(d) - y) < eps, g, zero)  # noqa: E731
     else:
         arg, offsets = _first_max(x, geo), _offsets(geo)
+        if _disjoint(geo):
+            picked = _spread(arg, geo) == _block_offsets(geo).astype(arg.dtype)
+            return _from_last(_unspread(jnp.where(picked, _spread(g, geo), zero), geo), fmt)
         term = lambda d: jnp.where(arg == offsets.index(d), g, zero)  # noqa: E731
     return _from_last(_window_sum(term, g, geo, _order(geo)), fmt)
 
@@ -211,6 +249,9 @@ def _apg_lower(attrs, sizes, g):
     geo = _geometry(last, last_attrs)
     # TF multiplies by T(1.0 / count), the count of real elements in the window
     gc = g * (1.0 / _avg_counts(last, last_attrs)).astype(g.dtype)
+    if _disjoint(geo):
+        inside = _block_offsets(geo) >= 0
+        return _from_last(_unspread(jnp.where(inside, _spread(gc, geo), np.array(0, g.dtype)), geo), fmt)
     return _from_last(_window_sum(lambda d: gc, g, geo, _order(geo)), fmt)
 
 
