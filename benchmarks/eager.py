@@ -19,7 +19,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 import tinyflow as tf  # noqa: E402
-from tinyflow.eager import eager_mode  # noqa: E402
+from tinyflow.api.eager import eager_mode  # noqa: E402
 
 rng = np.random.RandomState(0)
 X = rng.randn(64, 784).astype(np.float32)

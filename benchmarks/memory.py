@@ -19,7 +19,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import tinyflow as tf  # noqa: E402
-from tinyflow.client.memory_report import build_report  # noqa: E402
+from tinyflow.runtime.memory_report import build_report  # noqa: E402
 from tinyflow.passes import memory as memory_pass  # noqa: E402
 from tinyflow.passes import prune  # noqa: E402
 

@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import tinyflow as tf  # noqa: E402
-import tinyflow.memory as tm  # noqa: E402
+import tinyflow.cli.memory as tm  # noqa: E402
 
 MiB = 1024.0 * 1024.0
 REPS = 10

@@ -14,6 +14,6 @@ import tinyflow as tf  # noqa: E402
 def fresh_graph():
     tf.reset_default_graph()
     yield
-    from tinyflow.client import session as _s
+    from tinyflow.runtime import session as _s
     del _s._default_sessions[:]
     tf.reset_default_graph()

@@ -1,7 +1,7 @@
-"""Lines of code per core layer against a budget (tinygrad's habit): a layer that outgrows its
-budget is a layer to split or simplify, not a number to raise quietly.
+"""Lines of code per layer, and of the whole package, against a budget (tinygrad's habit): a layer
+that outgrows its budget is a layer to split or simplify, not a number to raise quietly.
 
-    python tools/line_budget.py      # prints the table; exit 1 when a layer is over budget
+    python tools/line_budget.py      # prints the table; exit 1 when a layer or the total is over budget
 """
 import os
 import sys
@@ -11,23 +11,42 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # stage for strings and queues, data-parallel placement, the compilation cache, value-dependent
 # shapes, checkpointed gradients); a later rise needs its reason in the commit. lower: 1100 -> 1200
 # for issue 17 (the plan proved by replay beside execution, the flat calling convention of the
-# jitted function, huge fetch sets in segments).
-BUDGET = {"graph": 1900, "passes": 1300, "lower": 1200, "client": 1450, "ops": 11500}
+# jitted function, huge fetch sets in segments). Issue 24 (layer folders): graph gained errors.py
+# (+50), passes gained recompute_plan.py and visualize.py (+350), client/ became runtime/ with the
+# eager executor (+900 moved in); formats/, api/ and cli/ are budgeted for the first time, with the
+# room the open issues' frontend work (Keras, slim, SavedModel, ...) needs, and so is the total.
+# passes: 1650 -> 1900 for issue 29 (hlo_memory.py: tinyflow's planner over XLA's optimized HLO, ~300
+# lines, and the planner interface in memory.py); runtime: 2450 -> 2500 for the same issue
+# (memory_report.py prints the fused plan and every registered planner beside tinyflow's own).
+# runtime: 2500 -> 2800 for issue 31 (one program per feed shape, checked against the memory there
+# is before dispatch: runtime/executables.py; compilation cache entries verified on load).
+BUDGET = {"graph": 1950, "formats": 2500, "passes": 1900, "ops": 11500, "lower": 1200, "runtime": 2800,
+          "api": 22000, "cli": 800}
+TOTAL = 45000
 
 
 def count(layer):
-    """(files, lines) of a layer's Python files (blank lines and comments included: what a reader reads)."""
-    files = [f for f in os.listdir(os.path.join(ROOT, layer)) if f.endswith(".py")]
-    return len(files), sum(len(open(os.path.join(ROOT, layer, f)).read().splitlines()) for f in files)
+    """(files, lines) of a layer's Python files, subfolders included (blank lines and comments too:
+    what a reader reads)."""
+    files = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(ROOT, layer)) for f in fs if f.endswith(".py")]
+    return len(files), sum(len(open(f).read().splitlines()) for f in files)
 
 
 def main():
-    over = False
+    over, total_files, total = False, 0, 0
     print("%-8s %6s %7s %7s" % ("layer", "files", "lines", "budget"))
-    for layer, budget in BUDGET.items():
-        files, lines = count(layer)
-        over |= lines > budget
-        print("%-8s %6d %7d %7d%s" % (layer, files, lines, budget, "  OVER" if lines > budget else ""))
+    for layer, budget in list(BUDGET.items()) + [("(root)", None)]:
+        if budget is None:
+            files = [f for f in os.listdir(ROOT) if f.endswith(".py")]
+            files, lines = len(files), sum(len(open(os.path.join(ROOT, f)).read().splitlines()) for f in files)
+        else:
+            files, lines = count(layer)
+        total_files, total = total_files + files, total + lines
+        bad = budget is not None and lines > budget
+        over |= bad
+        print("%-8s %6d %7d %7s%s" % (layer, files, lines, budget or "", "  OVER" if bad else ""))
+    over |= total > TOTAL
+    print("%-8s %6d %7d %7d%s" % ("total", total_files, total, TOTAL, "  OVER" if total > TOTAL else ""))
     return 1 if over else 0
 
 

@@ -3,15 +3,15 @@
 lower/pipeline.py turns a fetch set into one jitted function: prune -> feeds -> state -> plan ->
 render -> jit (docs/LOWERING.md walks it). Each stage is a plain function on the previous one's
 result, so a stage can be looked at, or swapped, on its own. Here the render stage is replaced by
-one that also counts each op's FLOPs in the generated comments (a "cost model" pass), and the
-result is still run through jax.jit.
+one that also counts each op's FLOPs in the generated comments (a "cost model" pass), through
+`compile_fetch_set(..., render=...)`: the source it returns is the one that is jitted and run.
 
     python examples/passes/lowering_example.py
 """
 import numpy as np
 
 import tinyflow as tf
-from tinyflow.lower import jax_backend, program, render
+from tinyflow.lower import jax_backend, pipeline, program, render
 from tinyflow.passes import prune, state
 
 
@@ -42,16 +42,15 @@ def main():
     w = tf.Variable(np.full((4, 3), 0.5, np.float32), name="w")
     y = tf.reduce_sum(tf.matmul(x, w), name="y")
     sub = prune.prune([y], [x])                         # 1. the ops y needs, given x
-    prog = program.plan(sub, state.analyze(sub))   # 3-4. one record per op
-    source, _ = render_with_flops(prog)                 # 5. our own render
-    print(source)
-    low = jax_backend.build(prog)                       # 6. the standard build: exec + jax.jit
+    prog = program.plan(sub, state.analyze(sub))        # 3-4. one record per op
+    print(render_with_flops(prog)[0])                   # 5. our own render, on its own
+    low = pipeline.compile_fetch_set([y], [x], render=render_with_flops)   # the pipeline with it
     with tf.Session() as sess:
         sess.run(w.initializer)
         args = jax_backend.example_args(low, sess._values, [np.ones((8, 4), np.float32)])
-        _, (value,) = low.call(*args)
+        _, (value,) = low.call(*args)                   # runs the source render_with_flops made
     print("y =", value)
-    return source, float(value)
+    return low.source, float(value)
 
 
 if __name__ == "__main__":

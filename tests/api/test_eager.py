@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-from tinyflow.eager import eager_mode, execute
-from tinyflow.eager.tensor import EagerTensor
+from tinyflow.api.eager import eager_mode
+from tinyflow.runtime.eager import execute
+from tinyflow.runtime.eager.tensor import EagerTensor
 
 
 

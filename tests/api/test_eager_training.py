@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-from tinyflow.eager import eager_mode
+from tinyflow.api.eager import eager_mode
 
 
 HERE = os.path.join(_TESTS, "fixtures", "eager")

@@ -195,7 +195,7 @@ def test_seeded_dnn_is_reproducible(tmp_path):
 def test_runner_aliases():
     """`python -m tinyflow script.py`: `import tensorflow.estimator` / `.feature_column` are tinyflow's."""
     import sys
-    from tinyflow.__main__ import alias_tensorflow
+    from tinyflow.cli.runner import alias_tensorflow
     saved = {k: v for k, v in sys.modules.items() if k.split(".")[0] == "tensorflow"}
     try:
         alias_tensorflow()

@@ -58,5 +58,5 @@ def test_same_as_tf(name, tmp_path):
 
 
 def test_auc_values():
-    from tinyflow.metrics import auc
+    from tinyflow.api.metrics import auc
     _close(scenarios.auc_values(tf, auc), EXPECTED["auc_values"], "auc", rtol=1e-6, atol=1e-7)

@@ -5,7 +5,7 @@ import json
 import os
 from paths import TESTS as _TESTS  # the tests/ folder
 
-from tinyflow import coverage
+from tinyflow.cli import coverage
 
 
 _COVERED = json.load(open(os.path.join(_TESTS, "data", "tf115_covered.json")))

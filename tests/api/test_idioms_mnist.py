@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, os.path.join(_TESTS, "fixtures", "idioms"))
 import make_mnist  # noqa: E402
 
-from tinyflow.examples.tutorials.mnist import input_data  # noqa: E402
+from tinyflow.api.examples.tutorials.mnist import input_data  # noqa: E402
 
 
 _HERE = _TESTS

@@ -1,6 +1,5 @@
-"""tf.summary.histogram (TF's compact buckets, errors on NaN/Inf) and tf.summary.image, with the
-tensorboard protos and with the JSON fallback, against TF 1.15 (tests/fixtures/idioms/summaries.json,
-written by make_summaries.py)."""
+"""tf.summary.histogram (TF's compact buckets, errors on NaN/Inf) and tf.summary.image, against TF 1.15
+(tests/fixtures/idioms/summaries.json, written by make_summaries.py)."""
 import json
 import os
 from paths import TESTS as _TESTS  # the tests/ folder
@@ -12,7 +11,6 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-from tinyflow import summary as summary_module
 
 sys.path.insert(0, os.path.join(_TESTS, "fixtures", "idioms"))
 import make_summaries  # noqa: E402
@@ -21,17 +19,27 @@ import make_summaries  # noqa: E402
 _WANT = json.load(open(os.path.join(_TESTS, "fixtures", "idioms", "summaries.json")))
 
 
-@pytest.fixture(params=["protos", "json"])
-def mode(request, monkeypatch):
-    if request.param == "protos":
-        pytest.importorskip("tensorboard")
-    else:
-        monkeypatch.setattr(summary_module, "_protos", lambda: None)
-    return request.param
+def _unfilter(raw, bpp):
+    """PNG rows (filter byte + filtered bytes) back to pixels' bytes (the PNG spec's five filters)."""
+    out, prev = [], np.zeros(raw.shape[1] - 1, np.int64)
+    for row in raw:
+        kind, cur = int(row[0]), row[1:].astype(np.int64)
+        rec = np.zeros_like(cur)
+        for i in range(len(cur)):
+            a = rec[i - bpp] if i >= bpp else 0
+            b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
+            p = a + b - c
+            pred = [0, a, b, (a + b) // 2,
+                    a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else b if abs(p - b) <= abs(p - c)
+                    else c][kind]
+            rec[i] = (cur[i] + pred) & 0xFF
+        out.append(rec)
+        prev = rec
+    return np.array(out, np.uint8)
 
 
 def _decode_png(data):
-    """Pixels of a PNG that uses filter 0 on every row (what tinyflow writes)."""
+    """Pixels of a PNG (8-bit gray, RGB or RGBA, any filters)."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, header = 8, b"", None
     while pos < len(data):
@@ -46,24 +54,23 @@ def _decode_png(data):
     w, h, _, color, _, _, _ = header
     c = {0: 1, 2: 3, 6: 4}[color]
     raw = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(h, 1 + w * c)
-    assert (raw[:, 0] == 0).all()
-    return raw[:, 1:].reshape(h, w, c)
+    return _unfilter(raw, c).reshape(h, w, c)
 
 
-def test_histograms_match_tf115(mode):
+def test_histograms_match_tf115():
     tf.reset_default_graph()
     with tf.Session() as sess:
         for name, values in make_summaries.HISTOGRAMS.items():
             data = sess.run(tf.summary.histogram(name, tf.constant(values, tf.float64)))
             got = tf.Summary.FromString(data).value[0].histo
             want = _WANT["histograms"][name]
-            assert got["bucket"] == want["bucket"], name
-            np.testing.assert_allclose(got["bucket_limit"], want["bucket_limit"], rtol=1e-12)
+            assert list(got.bucket) == want["bucket"], name
+            np.testing.assert_allclose(got.bucket_limit, want["bucket_limit"], rtol=1e-12)
             for key in ("min", "max", "num", "sum", "sum_squares"):
-                assert got[key] == pytest.approx(want[key], rel=1e-9), (name, key)
+                assert getattr(got, key) == pytest.approx(want[key], rel=1e-9), (name, key)
 
 
-def test_histogram_of_nan_or_inf_raises_like_tf(mode):
+def test_histogram_of_nan_or_inf_raises_like_tf():
     tf.reset_default_graph()
     x = tf.placeholder(tf.float32)
     with tf.name_scope("layer1"):
@@ -75,7 +82,7 @@ def test_histogram_of_nan_or_inf_raises_like_tf(mode):
             sess.run(h, {x: [1.0, -np.inf]})
 
 
-def test_histogram_is_compact_in_both_modes(mode, tmp_path):
+def test_histogram_is_compact(tmp_path):
     tf.reset_default_graph()
     x = tf.constant(np.random.RandomState(0).normal(size=100000))
     summ = tf.summary.merge([tf.summary.histogram("w", x), tf.summary.scalar("s", tf.reduce_mean(x))])
@@ -88,7 +95,7 @@ def test_histogram_is_compact_in_both_modes(mode, tmp_path):
     assert sum(os.path.getsize(os.path.join(tmp_path, f)) for f in os.listdir(tmp_path)) < 3 * 40000
 
 
-def test_images_match_tf115(mode, tmp_path):
+def test_images_match_tf115(tmp_path):
     tf.reset_default_graph()
     with tf.Session() as sess:
         for name, (array, max_outputs) in make_summaries.IMAGES.items():
@@ -97,9 +104,8 @@ def test_images_match_tf115(mode, tmp_path):
             want = _WANT["images"][name]
             assert [v.tag for v in got] == [w["tag"] for w in want]
             for v, w in zip(got, want):
-                assert (v.image["height"], v.image["width"], v.image["colorspace"]) == \
-                    (w["height"], w["width"], w["colorspace"])
-                np.testing.assert_array_equal(_decode_png(v.image["encoded_image_string"]), np.array(w["pixels"]))
+                assert (v.image.height, v.image.width, v.image.colorspace) == (w["height"], w["width"], w["colorspace"])
+                np.testing.assert_array_equal(_decode_png(v.image.encoded_image_string), np.array(w["pixels"]))
         with tf.summary.FileWriter(str(tmp_path)) as writer:
             writer.add_summary(data, 1)
 
@@ -115,5 +121,5 @@ def test_image_errors():
     with tf.Session() as sess:
         got = tf.Summary.FromString(sess.run(s, {x: np.array([[[[np.nan], [1.0]], [[2.0], [4.0]]]])})).value
     assert len(got) == 1  # fewer images than max_outputs
-    px = _decode_png(got[0].image["encoded_image_string"])
+    px = _decode_png(got[0].image.encoded_image_string)
     assert px[0, 0, 0] == 255 and px[1, 1, 0] == 255 and px[0, 1, 0] == 63  # NaN is "red" (255 in gray)

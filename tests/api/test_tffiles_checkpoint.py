@@ -96,7 +96,6 @@ def test_npz_checkpoints_stay_readable(tmp_path):
     assert tf.train.list_variables(path) == [("w", [3, 2])]
     with pytest.raises(ValueError):
         tf.train.Saver(write_version=3)
-    pytest.importorskip("tensorboard")
     assert tf.train.Saver(write_version=tf.train.SaverDef.V2)._write_version == 2
 
 

@@ -6,10 +6,9 @@ import pytest
 
 import tinyflow as tf
 from tffiles_model import FIX, convnet, data, expected
-from tinyflow.tf_files.graph_util import read_graph_def
+from tinyflow.api.tf_files.graph_util import read_graph_def
 
-pytest.importorskip("tensorboard")
-from google.protobuf import text_format  # noqa: E402
+from google.protobuf import text_format
 
 
 def _frozen(kind):

@@ -2,12 +2,10 @@
 import os
 
 import numpy as np
-import pytest
 
 import tinyflow as tf
 from tffiles_model import FIX, convnet, data, expected
 
-pytest.importorskip("tensorboard")
 PREFIX = os.path.join(FIX, "convnet", "model.ckpt-5")
 
 

@@ -56,9 +56,8 @@ def test_sharded_variables_train_alike_and_hold_fewer_bytes_per_device():
 
 
 def _summary_value(hex_bytes):
-    summary_pb2 = pytest.importorskip("tensorboard.compat.proto.summary_pb2")   # the tensorboard extra
-    s = summary_pb2.Summary()
-    s.ParseFromString(bytes.fromhex(hex_bytes))
+    from tinyflow.formats.tf_protos import Summary
+    s = Summary.FromString(bytes.fromhex(hex_bytes))
     return s.value[0].simple_value
 
 

@@ -4,7 +4,7 @@ a name in it disappears from tinyflow."""
 import json
 import os
 
-from tinyflow import coverage
+from tinyflow.cli import coverage
 
 if __name__ == "__main__":
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf115_covered.json")

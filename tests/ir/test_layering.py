@@ -60,7 +60,7 @@ def test_import_leaves_the_garbage_collector_as_it_found_it():
     code = ("import gc, sys\n"
             "gc.disable() if sys.argv[1] == 'off' else None\n"
             "if sys.argv[2] == 'fail':\n"
-            "    sys.modules['tinyflow.estimator'] = None   # an import that fails halfway\n"
+            "    sys.modules['tinyflow.api.aliases'] = None   # an import that fails halfway\n"
             "try:\n"
             "    import tinyflow\n"
             "except ImportError:\n"
@@ -73,3 +73,17 @@ def test_import_leaves_the_garbage_collector_as_it_found_it():
             out = subprocess.run([sys.executable, "-c", code, setting, mode], capture_output=True, text=True,
                                  cwd=ROOT, check=True).stdout.split()
             assert out[-1] == want, (setting, mode, out)
+
+
+def test_no_module_cycle_but_the_declared_one():
+    assert layers.module_cycles(layers.graph_of_imports()) == []
+
+
+def test_the_check_sees_a_module_cycle_and_string_imports(tmp_path):
+    deps = {"tinyflow.api.nn": {"tinyflow.api.losses"}, "tinyflow.api.losses": {"tinyflow.api.nn"},
+            "tinyflow.ops.core.math_ops": {"tinyflow.ops.core.array_ops"},
+            "tinyflow.ops.core.array_ops": {"tinyflow.ops.core.math_ops"}}
+    assert layers.module_cycles(deps) == [["tinyflow.api.losses", "tinyflow.api.nn"]]
+    src = tmp_path / "m.py"
+    src.write_text("import importlib\nimportlib.import_module('tinyflow.lower.pipeline')\n")
+    assert layers.imports("tinyflow.graph.m", str(src), {"tinyflow.lower.pipeline"}) == {"tinyflow.lower.pipeline"}

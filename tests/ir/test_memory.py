@@ -173,7 +173,7 @@ def test_memory_report_with_a_broken_planner_is_not_verified():
 
 
 def test_verification_is_automatic_for_small_fetch_sets_only(monkeypatch):
-    from tinyflow.client import memory_report
+    from tinyflow.runtime import memory_report
     w, loss, train, feeds = _train_graph()
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
@@ -203,7 +203,7 @@ def test_python_m_tinyflow_memory(tmp_path, capsys):
         "y = tf.reduce_sum(tf.tanh(tf.matmul(x, v)))\n"
         "with tf.Session() as s:\n    s.run(tf.global_variables_initializer())\n"
         "    for _ in range(3):\n        print('y', s.run(y, {x: np.ones((2, 3))}))\n")
-    from tinyflow import memory as memory_cli
+    from tinyflow.cli import memory as memory_cli
     assert memory_cli.main([str(script)]) == 0
     out = capsys.readouterr().out
     assert out.count("y 5.97") == 3                   # the script ran unchanged

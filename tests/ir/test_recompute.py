@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-import tinyflow.memory as tm
-from tinyflow.recompute_plan import predict
+import tinyflow.cli.memory as tm
+from tinyflow.passes.recompute_plan import predict
 
 
 def _mlp(layers=6, width=8, batch=5, dtype=tf.float64, seed=0):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-from tinyflow import errors
+from tinyflow.graph import errors
 from tinyflow.lower import pipeline
 
 

@@ -41,6 +41,6 @@ def test_sess_lowered_source_jaxpr_hlo():
     sess.run(tf.global_variables_initializer())
     low = sess.lowered(loss, {x: np.ones((4, 3), np.float32)})
     assert "def fetch_set(" in low.source
-    assert "mm = MatMul(x, w, transpose_a=False, transpose_b=False)  # f32[?,2]  mm" in low.source
+    assert "mm = op.MatMul(x, w, transpose_a=False, transpose_b=False)  # f32[?,2]  mm" in low.source
     assert "dot_general" in str(low.jaxpr)
     assert "HloModule" in low.hlo

@@ -194,7 +194,7 @@ def test_checks_appear_in_the_generated_source_and_plans_verify():
     train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
     sess = _session()
     src = sess.lowered(train, {ids: [1, 2]}).source
-    assert "GatherV2.check(" in src and "keep(ok, " in src
+    assert "op.GatherV2.check(" in src and "keep(ok, " in src
     report = sess.memory_report(train, {ids: [1, 2]})
     assert report.verified
 

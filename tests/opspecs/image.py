@@ -145,3 +145,15 @@ GRAD_EXEMPT = {
     "ResizeBicubic": "float32 output; gradient checked as an exact adjoint in test_more_ops.py",
     "ResizeBicubicGrad": "float32 input; its gradient (a ResizeBicubic) checked in test_more_ops.py",
 }
+GRAD_EXEMPT.update({
+    "CropAndResize": "float32 output; its gradients (image and boxes) checked against TF 1.15's in "
+                     "tests/api/test_image_adjust.py",
+})
+# Checked against TF 1.15's recorded numbers (crop_and_resize, its gradient ops) or, for the random
+# box, by the constraints it must meet, in tests/api/test_image_adjust.py.
+EXEMPT = {
+    "CropAndResize": "TF 1.15's values in tests/api/test_image_adjust.py",
+    "CropAndResizeGradImage": "TF 1.15's image gradient in tests/api/test_image_adjust.py",
+    "CropAndResizeGradBoxes": "TF 1.15's boxes gradient in tests/api/test_image_adjust.py",
+    "SampleDistortedBoundingBoxV2": "random: its constraints and fallback in tests/api/test_image_adjust.py",
+}

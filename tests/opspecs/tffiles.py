@@ -1,7 +1,7 @@
 """Specs of the ops that imported TF gradient graphs use (tinyflow/tf_files/tf_ops.py)."""
 import numpy as np
 
-from tinyflow.tf_files import tf_ops
+from tinyflow.api.tf_files import tf_ops
 from . import OpSpec
 
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7

@@ -6,7 +6,7 @@ the numpy references are TF 1.15's kernels (training_ops.cc) written out."""
 import numpy as np
 
 from opspecs import OpSpec
-from tinyflow.train import training_ops as T
+from tinyflow.api.train import training_ops as T
 
 R = np.random.RandomState(3)
 W = R.randn(3, 2).astype(np.float32)

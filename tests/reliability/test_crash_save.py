@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-from tinyflow.train import durable
+from tinyflow.formats import durable
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
@@ -188,7 +188,7 @@ _CHILD = r"""
 import os, signal, sys
 import numpy as np
 import tinyflow as tf
-from tinyflow.train import durable
+from tinyflow.formats import durable
 w = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="w")
 bump = tf.assign_add(w, tf.ones([2, 3]))
 saver = tf.train.Saver(max_to_keep=1)

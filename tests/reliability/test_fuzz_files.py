@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E
 import tinyflow as tf  # noqa: E402
 from tinyflow.graph import serialize  # noqa: E402
 from tinyflow.graph.serialize import GraphFileError  # noqa: E402
-from tinyflow.train import checkpoint  # noqa: E402
+from tinyflow.formats import checkpoint  # noqa: E402
 
 # TINYFLOW_FUZZ_EXAMPLES=2000 runs a longer, random (not derandomized) campaign
 _LONG = int(os.environ.get("TINYFLOW_FUZZ_EXAMPLES", "0"))

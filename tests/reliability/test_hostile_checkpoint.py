@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-from tinyflow.train import checkpoint
+from tinyflow.formats import checkpoint
 
 
 def _save(folder, name="model"):

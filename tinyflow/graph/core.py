@@ -12,10 +12,10 @@ import threading
 
 import numpy as np
 
-from . import dtypes as _dt
-from .backend import NotFoldable, backend
-from .registry import get_op_def
-from .shapes import TensorShape, as_shape
+from tinyflow.graph import dtypes as _dt
+from tinyflow.graph.backend import NotFoldable, backend
+from tinyflow.graph.registry import get_op_def
+from tinyflow.graph.shapes import TensorShape, as_shape
 
 
 class GraphKeys:

@@ -26,10 +26,10 @@ import warnings
 
 import numpy as np
 
-from . import dtypes as _dt
-from .core import _VALID_NAME, Graph, Operation, Tensor, constant_value
-from .registry import get_op_def
-from .shapes import TensorShape
+from tinyflow.graph import dtypes as _dt
+from tinyflow.graph.core import _VALID_NAME, Graph, Operation, Tensor, constant_value
+from tinyflow.graph.registry import get_op_def
+from tinyflow.graph.shapes import TensorShape
 
 FORMAT = "tinyflow.graph/1"
 _GRAPH_FIELDS = ("_ops", "_by_name", "_names_in_use", "_control_stack", "_collections", "_finalized",
@@ -156,6 +156,20 @@ def _class_path(cls):
     return "%s:%s" % (cls.__module__, cls.__qualname__)
 
 
+def _safe_class(path):
+    """The registered class a file names, or None. A file written before the modules moved into layer
+    folders names a class by its old module path (tinyflow.train.queue_runner:QueueRunner): the
+    registered class with the same module file name and qualname is the one meant."""
+    if not isinstance(path, str):
+        return None
+    if path in _SAFE_CLASSES:
+        return _SAFE_CLASSES[path]
+    module, _, qualname = path.partition(":")
+    same = [c for p, c in _SAFE_CLASSES.items()
+            if p.partition(":")[2] == qualname and p.partition(":")[0].rpartition(".")[2] == module.rpartition(".")[2]]
+    return same[0] if len(same) == 1 and module.startswith("tinyflow.") else None
+
+
 def _shape(s):
     return None if s.ndims is None else s.as_list()
 
@@ -186,6 +200,13 @@ def to_json(graph, indent=None):
 _MAX_DEPTH = 64        # nesting of one value (a list in a tuple in a dict ...)
 _MAX_RANK = 64
 _MAX_FILE_BYTES = 1 << 30
+
+
+def _shadows(cls, name):
+    """Whether setting `name` on an instance of cls would hide its method or property (a file must
+    not replace `Graph.get_operations` or `Saver.restore`): class data (None, numbers) may be set."""
+    import inspect
+    return hasattr(inspect.getattr_static(cls, name, None), "__get__")
 
 
 class _Bad(Exception):
@@ -264,7 +285,7 @@ class _Decoder:
         if gid == 0 and self.into is not None:
             g = self.into
         else:
-            cls = _SAFE_CLASSES.get(d["class"]) if isinstance(d["class"], str) else None
+            cls = _safe_class(d["class"])
             _expect(isinstance(cls, type) and issubclass(cls, Graph), "graph class %r is not one a graph file "
                     "may describe", d["class"])
             g = cls.__new__(cls)
@@ -278,8 +299,8 @@ class _Decoder:
         _expect(isinstance(d["extra"], dict), "'extra' of graph %d is not an object", gid)
         for k, v in d["extra"].items():  # after the ops: a body graph's captures name its own tensors
             self.where = "graph %d attribute %r" % (gid, k)
-            _expect(_ATTR_NAME.match(k) and not k.startswith("__") and k not in _GRAPH_FIELDS,
-                    "a graph file may not set attribute %r", k)
+            _expect(_ATTR_NAME.match(k) and not k.startswith("__") and k not in _GRAPH_FIELDS
+                    and not _shadows(type(g), k), "a graph file may not set attribute %r", k)
             setattr(g, k, self.value(v))
         self.where = "graph %d" % gid
         names = d["names_in_use"]
@@ -392,7 +413,7 @@ class _Decoder:
                     "a slice is [start, stop, step] of integers")
             return slice(*x)
         if tag == "obj":
-            cls = _SAFE_CLASSES.get(x["obj"]) if isinstance(x["obj"], str) else None
+            cls = _safe_class(x["obj"])
             _expect(cls is not None and not issubclass(cls, Graph), "class %r is not one a graph file may describe "
                     "(nothing is built from a name in the file)", x["obj"])
             _expect(isinstance(x["state"], dict), "an object's state must be an object")
@@ -400,8 +421,8 @@ class _Decoder:
             for k, make in getattr(cls, "_serialize_defaults", {}).items():
                 setattr(obj, k, make())
             for k, i in x["state"].items():
-                _expect(isinstance(k, str) and _ATTR_NAME.match(k) and not k.startswith("__"),
-                        "a graph file may not set attribute %r", k)
+                _expect(isinstance(k, str) and _ATTR_NAME.match(k) and not k.startswith("__")
+                        and not _shadows(cls, k), "a graph file may not set attribute %r", k)
                 if k in getattr(cls, "_serialize_defaults", {}):
                     continue  # never taken from a file (a Saver's list of files to delete)
                 setattr(obj, k, self.value(i, depth + 1))

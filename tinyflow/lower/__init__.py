@@ -2,4 +2,4 @@
 
 Importing this package installs the backend hooks graph/ and ops/ call (graph/backend.py).
 """
-from . import subgraph  # noqa: F401 (installs the backend)
+from tinyflow.lower import subgraph  # noqa: F401 (installs the backend)

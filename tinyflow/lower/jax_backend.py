@@ -1,11 +1,12 @@
-"""The JAX backend: a rendered Program -> a Python function -> jax.jit; and the hooks of graph/backend.py.
+"""The JAX backend: a rendered Program -> a Python function -> jax.jit.
 
-The generated source calls each op type by name (`MatMul(x, w, transpose_a=False, ...)`). Here
-that name is an `OpCall`: it finds which Step the calling line is (by the line's number), runs the
+The generated source calls each op type's rule as `op.MatMul(x, w, transpose_a=False, ...)`. Here
+`op.MatMul` is an `OpCall`: it finds which Step the calling line is (by the line's number), runs the
 op's lowering rule inside a `jax.named_scope` of the TF op name (so XLA's metadata names the op)
 and, for a value known while tracing, under `jax.ensure_compile_time_eval`, so that
 `tf.reshape(x, tf.shape(y))` has a concrete shape inside jit. A rule failing while tracing
-becomes InvalidArgumentError naming the op, before anything runs.
+becomes InvalidArgumentError naming the op, before anything runs. The source is registered with
+`linecache`, so a traceback through it shows the generated line.
 
 Run-time checks (OpDef.check): when a fetch set has them, each updated variable it reads is kept
 as it was unless all of them hold (`keep`, a select XLA fuses into the update); the jitted form
@@ -13,22 +14,25 @@ returns only "all ok" (`Lowered.flat_fn`), and on a failure `check_results` reco
 for the message.
 """
 import itertools
+import linecache
+import re
 import sys
 import types
 import warnings
+import weakref
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import errors
-from ..graph import dtypes as _dt
-from ..graph.registry import get_op_def
-from ..graph.shapes import TensorShape
-from . import render as render_mod
-from . import segments as segments_mod
+from tinyflow.graph import errors
+from tinyflow.graph import dtypes as _dt
+from tinyflow.graph.registry import get_op_def
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.lower import render as render_mod
 
 _COUNTER = itertools.count(1)
+_SEGMENT = re.compile(r"segment_[0-9]+")
 _TF = types.SimpleNamespace(TensorShape=TensorShape,
                             **{d.name: d for d in _dt.__dict__.values() if isinstance(d, _dt.DType)})
 
@@ -47,6 +51,9 @@ def apply(step, attrs, args):
         except errors.OpError:
             raise
         except Exception as e:  # a failure while tracing: before anything is dispatched
+            if isinstance(e, MemoryError) or "RESOURCE_EXHAUSTED" in str(e):   # a value computed while tracing
+                raise errors.ResourceExhaustedError(op.node_def, op, "OOM while tracing: %s\n\t [[node %s (op: %s)]]"
+                                                    % (e, op.name, op.type)) from e
             raise errors.InvalidArgumentError(op.node_def, op, "%s\n\t [[node %s (op: %s)]]"
                                               % (e, op.name, op.type)) from e
     if step.check:
@@ -72,13 +79,21 @@ class OpCall:
         return self.where[(f.f_code.co_filename, f.f_lineno)]
 
     def __call__(self, *args, **attrs):
-        return apply(self._step(), attrs, args)
+        step = self._step()
+        return apply(step, _with_private(step.op, attrs), args)
 
     def check(self, *args, **attrs):
-        return apply(self._step(), attrs, args)
+        step = self._step()
+        return apply(step, _with_private(step.op, attrs), args)
 
     def __repr__(self):
         return "<rule of %s>" % self.op_type
+
+
+def _with_private(op, attrs):
+    """The attrs of the source with the op's private ones (`_type`), which render leaves out."""
+    private = {k: v for k, v in op.attrs.items() if render_mod.is_private(k)}
+    return {**attrs, **private} if private else attrs
 
 
 def _all_ok(*checks):
@@ -134,13 +149,13 @@ class Lowered:
     `jitted` calls the jitted segments and runs the dynamic ops between them.
     """
 
-    def __init__(self, program, source, fn, donate, segments=()):
+    def __init__(self, program, source, fn, donate, segments=(), waits=True):
         self.program = program
         self.sub = program.sub
         self.source = source
         self.fn = fn
         self.donate = donate
-        self.waits = True   # whether Session.run waits for the new values (set by the pipeline)
+        self.waits = waits   # whether Session.run waits for the new values (decided by the pipeline)
         self.rw_vars, self.ro_vars, self.updated = program.rw_vars, program.ro_vars, program.updated
         self.needs_key = program.needs_key
         self.checks = program.checks
@@ -201,22 +216,23 @@ class Lowered:
         return "<Lowered %d ops>\n%s" % (len(self.sub.ops), self.source)
 
 
-def build(program, donate=False):
-    """Renders `program`, executes the source into a function and jits it: a Lowered."""
+def build(program, source, lines, donate=False, waits=True):
+    """Executes the rendered `source` of `program` ({line number: Step} in `lines`) into a function
+    and jits it: a Lowered. The functions `segment_k` of a segmented Program are jitted one by one."""
     filename = "<tinyflow %d>" % next(_COUNTER)
-    segments = ()
-    if program.segmented:
-        source, lines, segments = segments_mod.render(program)
-    else:
-        source, lines = render_mod.render(program)
     where = {(filename, n): step for n, step in lines.items()}
-    ns = {"A": render_mod.attr_table(program.steps),
+    calls = {s.op.type: OpCall(s.op.type, where) for s in program.steps}
+    ns = {"A": render_mod.attr_table(program.steps), "op": types.SimpleNamespace(**calls),
           "tf": _TF, "np": np, "all_ok": _all_ok, "keep": _keep}
-    ns.update({s.op.type: OpCall(s.op.type, where) for s in program.steps})
     exec(compile(source, filename, "exec"), ns)
+    segments = [name for name in ns if _SEGMENT.fullmatch(name)] if program.segmented else []
     for name in segments:   # the main function finds them here when it runs: the jitted forms
         ns[name] = jax.jit(ns[name])
-    return Lowered(program, source, ns["fetch_set"], donate, segments)
+    lowered = Lowered(program, source, ns["fetch_set"], donate, segments, waits)
+    # a traceback through the generated code shows its lines, for as long as the function lives
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    weakref.finalize(lowered, linecache.cache.pop, filename, None)
+    return lowered
 
 
 def example_args(lowered, values, feed_values=(), counter=0):

@@ -2,14 +2,19 @@
 
     Session.run(fetches, feed_dict)
       -> compile_fetch_set(fetches, feeds, targets)
-           1. prune      passes/prune.py    the ops the fetches need, stopping at fed tensors
+           1. prune      passes/prune.py    the ops the fetches need, stopping at fed tensors; which
+                                            of them run a rule, which run a check
            2. feeds      here               every placeholder it reaches is fed (else TF's error)
            3. state      passes/state.py    which value of each variable every reader sees
-           4. plan       lower/program.py   one record per op: rule, inputs, outputs, static, check
+           4. plan       lower/program.py   one record per op: rule, inputs, outputs, static, check;
+                                            whether it runs in segments
            5. render     lower/render.py    the records as Python source, one line per op
+                                            (a parameter: any function Program -> (source, lines))
            6. jit        lower/jax_backend  exec the source, jax.jit it (donating updated variables
                                             when that can never lose one)
       <- Lowered: .program, .source, .fn, .jitted
+
+Each stage takes only what the stage before it handed on.
 
 A fetch set with an op whose output shape depends on run-time values (OpDef.dynamic_shape:
 tf.boolean_mask's Where, tf.unique, ...) renders instead as jitted segments around those ops, which
@@ -22,16 +27,18 @@ the reference executor (lower/reference.py) runs the Program of step 4 op by op.
 """
 import os
 
-from .. import errors
-from ..passes import prune as prune_pass
-from ..passes import state as state_pass
-from . import jax_backend
-from . import program as program_mod
+from tinyflow.graph import errors
+from tinyflow.passes import prune as prune_pass
+from tinyflow.passes import state as state_pass
+from tinyflow.lower import jax_backend
+from tinyflow.lower import program as program_mod
+from tinyflow.lower import render as render_mod
 
 # Donating the buffers of the variables a step updates (an update in place on the device) is safe
 # only when nothing can fail after dispatch that the Session could survive: a step calling back into
-# Python (py_func, Print) can fail there, so it never donates; on the CPU nothing else can (an
-# allocation failure ends the process); on an accelerator an out-of-memory error can, so there a
+# Python (py_func, Print) can fail there, so it never donates; on the CPU only an allocation can,
+# so there a step may donate and the Session decides per shape from XLA's memory analysis
+# (runtime/executables.py); on an accelerator an out-of-memory error can, so there a
 # step keeps the old buffers until it has finished, unless the user asks for donation. "auto"
 # (the default): that rule; "always" / "never" override it ($TINYFLOW_DONATE or Session.donate).
 # Not donating costs one more copy of the updated variables, and time (tinyflow's benchmarks).
@@ -55,23 +62,23 @@ def env_int(name, default):
 SPLIT_STEPS = env_int("TINYFLOW_SPLIT_STEPS", 20000)
 
 
-def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, platform="cpu", segments=True):
+def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, platform="cpu", segments=True,
+                      render=render_mod.render):
     """Lowers the fetch set (fetched Tensors, fed Tensors, target Operations) to a Lowered function.
-    segments=False (a tf.cond / tf.while_loop body) never splits it around value-dependent shapes."""
+    segments=False (a tf.cond / tf.while_loop body) never splits it around value-dependent shapes.
+    render: the render stage, Program -> (source, {line number: Step}); what it returns is what runs."""
     sub = prune_pass.prune(fetches, feeds, targets)                       # 1
     check_feeds(sub)                                                      # 2
-    analysis = state_pass.analyze(sub)                                   # 3
-    program = program_mod.plan(sub, analysis, checks=checks, segments=segments)   # 4
-    if segments and SPLIT_STEPS and len(program.steps) > SPLIT_STEPS:   # huge: equal segments
-        parts = -(-len(program.steps) // max(1, SPLIT_STEPS // 5))
-        program.split = -(-len(program.steps) // parts)
-    lowered = jax_backend.build(program, donate=_donates(program, donate, platform))   # 5, 6
+    analysis = state_pass.analyze(sub)                                    # 3
+    program = program_mod.plan(sub, analysis, checks, segments, SPLIT_STEPS if segments else 0)   # 4
+    source, lines = render(program)                                       # 5
+    donates = _donates(program, donate, platform)
     # The Session waits for a step's new values before storing them, so that a failure after
     # dispatch leaves the old ones, except for a donating step on the CPU: its old buffers are
     # gone at dispatch and nothing can fail there after it (see DONATE), so waiting would only
     # keep the host from preparing the next step.
-    lowered.waits = not (lowered.donate and platform == "cpu")
-    return lowered
+    waits = not (donates and platform == "cpu")
+    return jax_backend.build(program, source, lines, donates, waits)     # 6
 
 
 def check_feeds(sub):

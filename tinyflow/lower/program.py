@@ -5,7 +5,8 @@ and results as Python names. `render.py` prints it as source (what `jax.jit` tra
 reference executor (`reference.py`) runs the same records op by op in a memory plan's arena.
 
 Names: a value gets a readable identifier from its TF name (ASCII letters, digits and '_', unique in
-the function, never a Python keyword or one of the function's own names). A variable's value
+the function, never a Python keyword or one of the function's own names); rules are reached as
+`op.MatMul`, so a value may be called `MatMul`. A variable's value
 is its start value until an update in this run; then readers ordered after the update see the
 update's result (passes/state.py decides which, DESIGN.md's rule).
 """
@@ -13,14 +14,12 @@ import keyword
 import re
 from dataclasses import dataclass, field
 
-from ..graph.core import Graph, Operation
-from ..graph.registry import get_op_def
-from ..passes import prune as prune_pass
-from ..passes import state as state_pass
+from tinyflow.graph.core import Graph, Operation
+from tinyflow.graph.registry import get_op_def
 
 # Names the generated function uses itself: no value may be called one of these.
-RESERVED = {"rw", "ro", "feeds", "key", "A", "tf", "np", "all_ok", "keep", "ok", "fetch_set", "static"}
-# and the functions the split forms call (render.py's part_k, segments.py's segment_k)
+RESERVED = {"rw", "ro", "feeds", "key", "A", "op", "tf", "np", "all_ok", "keep", "ok", "fetch_set", "static"}
+# and the functions of the split form (render.py: part_k, or segment_k when jitted one by one)
 _FUNCTION_NAME = re.compile(r"(part|segment)_[0-9]+")
 
 
@@ -69,12 +68,12 @@ class Program:
 
     @property
     def dynamic(self):
-        """Whether some op's output shape depends on run-time values (lower/segments.py runs it)."""
+        """Whether some op's output shape depends on run-time values (it runs between jitted segments)."""
         return any(s.dynamic for s in self.steps)
 
     @property
     def segmented(self):
-        """Whether it runs as jitted segments (lower/segments.py) rather than one jitted function."""
+        """Whether it runs as jitted segments (lower/segments.py) rather than as one jitted function."""
         return self.split > 0 or self.dynamic
 
 
@@ -125,15 +124,16 @@ def is_dynamic(op, known):
     return rule is True or bool(rule(op, known))
 
 
-def plan(sub, analysis, checks=True, segments=True):
+def plan(sub, analysis, checks=True, segments=True, split_steps=0):
     """The Program of Subgraph `sub` (state `analysis` from passes/state.py). checks=False leaves run-time
     checks out (tf.cond / tf.while_loop bodies: their results cannot leave lax). segments=False keeps
-    ops of value-dependent shape inline (a body traced by lax: their rules then ask for constants)."""
+    ops of value-dependent shape inline (a body traced by lax: their rules then ask for constants).
+    A Program of more than `split_steps` steps (> 0) runs as jitted segments of equal size, at most
+    a fifth of it each (see pipeline.SPLIT_STEPS)."""
     fed = set(sub.feeds)
     names = Names()
-    names.used |= {op.type for op in sub.ops}   # op types name their rules in the source
-    start = [v for v in analysis.needs_start] + [v for v in state_pass.fetched_variables(sub.fetches, fed)
-                                                 if v not in analysis.needs_start]
+    variable_of = analysis.variable_of
+    start = analysis.needs_start + [v for v in analysis.fetched if v not in analysis.needs_start]
     rw = [v for v in analysis.updated if v in start]
     ro = [v for v in start if v not in analysis.final]
     prog = Program(sub, rw, ro, rw + [v for v in analysis.updated if v not in rw], {})
@@ -148,7 +148,7 @@ def plan(sub, analysis, checks=True, segments=True):
     def value_of(op, i, t):
         if t in values:
             return values[t]
-        var = state_pass.variable_of(t)
+        var = variable_of(t)
         if var is None:
             raise ValueError("Tensor %s is used by %s but was not computed" % (t.name, op.name))
         if (op, i) in analysis.current:       # an update's own reference: the current value
@@ -159,7 +159,7 @@ def plan(sub, analysis, checks=True, segments=True):
         u = analysis.sees.get((op, i))
         return after[(u, var)] if u is not None else prog.arg_names[var]
 
-    checked = set(prune_pass.checked_ops(sub)) if checks else set()
+    checked = set(sub.checked) if checks else set()
     for op in sub.ops:
         opdef = get_op_def(op.type)
         is_static = opdef.static or (not opdef.stateful and all(t in static for t in op.inputs)
@@ -168,7 +168,7 @@ def plan(sub, analysis, checks=True, segments=True):
         if op in checked:
             prog.steps.append(Step(op, args, (names.new(op.name + "_check"),), is_static, check=True))
             prog.checks.append(op)
-        if not prune_pass.runs_rule(op, fed):
+        if op not in sub.rule_ops:
             continue
         if opdef.needs_key:
             args = ("key",) + args
@@ -179,7 +179,7 @@ def plan(sub, analysis, checks=True, segments=True):
             if t not in fed:
                 values[t] = outs[-1]
         if opdef.ref_inputs:            # the new values of the variables it updates
-            refs = [state_pass.variable_of(op.inputs[i]) for i in opdef.ref_inputs]
+            refs = [variable_of(op.inputs[i]) for i in opdef.ref_inputs]
             outs = outs[:1] + [names.new("%s_%s" % (op.name, v.name)) for v in refs[1:]]
             for v, nm in zip(refs, outs):
                 after[(op, v)] = nm
@@ -188,7 +188,10 @@ def plan(sub, analysis, checks=True, segments=True):
         dynamic = segments and not is_static and is_dynamic(op, [t in static and t not in fed for t in op.inputs])
         prog.steps.append(Step(op, args, tuple(outs), is_static, dynamic=dynamic))
     for t in sub.fetches:
-        prog.fetch_names.append(values[t] if t in values else prog.arg_names[state_pass.variable_of(t)])
+        prog.fetch_names.append(values[t] if t in values else prog.arg_names[variable_of(t)])
     prog.final_names = [after[(analysis.final[v], v)] for v in prog.updated]
     prog.callbacks = has_callbacks(sub.ops)
+    if segments and split_steps and len(prog.steps) > split_steps:   # huge: equal segments
+        parts = -(-len(prog.steps) // max(1, split_steps // 5))
+        prog.split = -(-len(prog.steps) // parts)
     return prog

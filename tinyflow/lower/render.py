@@ -1,31 +1,35 @@
 """render: a Program -> the Python source of its function. Pure text: nothing is executed here.
 
-One line per op, the op type's rule called with its inputs and its attrs as literals, the value's
-dtype and static shape and the op's TF name in a comment:
+One line per op, the op type's rule (`op.MatMul`) called with its inputs and its attrs as literals,
+the value's dtype and static shape and the op's TF name in a comment; a value is named after its TF
+name:
 
     def fetch_set(rw, ro, feeds, key):
         w, = rw
         x, = feeds
-        MatMul = MatMul(x, w, transpose_a=False, transpose_b=False)  # f32[?,3]  MatMul
+        MatMul = op.MatMul(x, w, transpose_a=False, transpose_b=False)  # f32[?,3]  MatMul
         ...
         return (w_new,), (Softmax,)
 
 An attr that has no literal form (an array, a tf.cond body) is read from the table `A`, e.g.
-`Const(value=A['Const:value'], dtype=tf.float32)` (a small array is written out: `np.array([2, 3],
-'int32')`); `tf.float32` is the dtype itself. A line of a
-value known while tracing (a shape computation) says `static` in its comment. A run-time check is
-its op's `.check` rule: `GatherV2_check = GatherV2.check(params, indices, batch_dims=0)`.
+`op.Const(value=A['Const:value'], dtype=tf.float32)` (a small array is written out: `np.array([2,
+3], 'int32')`); `tf.float32` is the dtype itself. Private attrs (`_type`) are left out of the source;
+the rule still gets them (jax_backend.OpCall). A line of a value known while tracing (a shape
+computation) says `static` in its comment. A run-time check is its op's `.check` rule:
+`GatherV2_check = op.GatherV2.check(params, indices, batch_dims=0)`.
 
 Big graphs are split into functions of at most MAX_LINES lines (`part_1`, `part_2`, ...), each
 taking the values it reads and returning those read later: JAX looks up every traced line's
 source location, and one function of 20,000 lines makes each lookup slow (issue: huge graphs).
+Segmented Programs (lower/segments.py) are split the same way, into `segment_k` functions.
 """
 import math
 
 import numpy as np
 
-from ..graph import dtypes as _dt
-from ..graph.shapes import TensorShape
+from tinyflow.graph import dtypes as _dt
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.lower import segments
 
 MAX_LINES = 200
 
@@ -75,12 +79,20 @@ def table_key(op, attr):
 
 def attr_table(steps):
     """The table `A` the rendered source reads: every attr of these steps without a literal form."""
-    return {table_key(s.op, k): v for s in steps for k, v in s.op.attrs.items() if literal(v) is None}
+    return {table_key(s.op, k): v for s in steps for k, v in s.op.attrs.items()
+            if not is_private(k) and literal(v) is None}
+
+
+def is_private(attr):
+    """Whether an attr is tinyflow's own (`_type`): left out of the source, given to the rule as it is."""
+    return attr[:1] == "_"
 
 
 def _attrs(op):
     parts, extra = [], {}
     for k, v in op.attrs.items():
+        if is_private(k):
+            continue
         src = literal(v)
         if src is None:
             src = "A[%r]" % table_key(op, k)
@@ -101,7 +113,7 @@ def _type_of(t):
 def line(step):
     """The source line of one Step (without indentation)."""
     op = step.op
-    call = "%s%s(%s)" % (op.type, ".check" if step.check else "", ", ".join(list(step.args) + _attrs(op)))
+    call = "op.%s%s(%s)" % (op.type, ".check" if step.check else "", ", ".join(list(step.args) + _attrs(op)))
     lhs = (", ".join(step.outs) + " = ") if step.outs else ""
     types = " ".join(_type_of(t) for t in op.outputs) if not step.check else "check"
     mark = "  static" if step.static else "  dynamic shape: runs between segments" if step.dynamic else ""
@@ -117,13 +129,12 @@ def _unpack(names, what):
 
 
 def render(prog, name="fetch_set"):
-    """(source, lines): the function's source, and {line number: Step} of the lines that call a rule."""
-    head, tail = head_lines(prog, name), tail_lines(prog)
-    chunks = [prog.steps[i:i + MAX_LINES] for i in range(0, len(prog.steps), MAX_LINES)] or [[]]
-    if len(chunks) == 1:
-        body = [(s, "    " + line(s)) for s in chunks[0]]
-        return _number(head, body, tail)
-    return _render_parts(prog, head, chunks, tail)
+    """(source, lines): the function's source, and {line number: Step} of the lines that call a rule.
+    A segmented Program, or one of more than MAX_LINES steps, is split into functions (`split`)."""
+    if prog.segmented or len(prog.steps) > MAX_LINES:
+        return split(prog, name)
+    body = [(s, "    " + line(s)) for s in prog.steps]
+    return _number(head_lines(prog, name), body, tail_lines(prog))
 
 
 def head_lines(prog, name="fetch_set"):
@@ -173,24 +184,49 @@ def _number(head, body, tail, parts=()):
     return "\n".join(text) + "\n", lines
 
 
-def _render_parts(prog, head, chunks, tail):
-    """The split form: the main function calls part_1, part_2, ... in order."""
-    # names read after each chunk: by later chunks and by the return line
-    later = [set() for _ in chunks]
+def split(prog, name="fetch_set"):
+    """The split form: a main function calling, in program order, functions of the steps between
+    its cuts (segments.cut) and the dynamic steps' rules. Each function takes the values it reads
+    and returns those read later; the last one also computes the return line (the checks' verdict,
+    `keep` of each variable): one jitted call rather than a few small ops run one by one. A
+    segmented Program's functions are `segment_k`, jitted one by one (jax_backend.build); the
+    others are `part_k`, traced into the one jitted function."""
+    jitted = prog.segmented
+    items = segments.cut(prog.steps, prog.split if jitted else MAX_LINES, jitted)
+    if not isinstance(items[-1], list):
+        items.append([])
+    # the values each item must hand on: those read by later items and by the return line
     wanted = tail_reads(prog)
-    for k in range(len(chunks) - 1, -1, -1):
-        later[k] = set(wanted)
-        for s in chunks[k]:
+    by_main = set(wanted)   # of those, what the main function's own lines read (dynamic ops, return)
+    later, later_main = [None] * len(items), [None] * len(items)
+    for k in range(len(items) - 1, -1, -1):
+        later[k], later_main[k] = set(wanted), set(by_main)
+        for s in items[k] if isinstance(items[k], list) else [items[k]]:
             wanted |= set(s.args)
-    body, parts = [], []
+            if not isinstance(items[k], list):
+                by_main |= set(s.args)
     defined = set(prog.arg_names.values())
-    for k, chunk in enumerate(chunks):
-        made = [n for s in chunk for n in s.outs]
-        reads = sorted({a for s in chunk for a in s.args if a in defined and a not in made})
-        out = [n for n in made if n in later[k]]
-        fn = "part_%d" % (k + 1)
-        body.append((None, "    %s = %s(key, %s)" % (_tuple(out), fn, ", ".join(reads))))
-        part_head = ["def %s(key, %s):" % (fn, ", ".join(reads))]
-        parts.append((part_head, [(s, "    " + line(s)) for s in chunk], ["    return %s" % _tuple(out)]))
+    body, parts, k_fn = [], [], 0
+    for k, item in enumerate(items):
+        if not isinstance(item, list):
+            body.append((item, "    " + line(item)))
+            defined |= set(item.outs)
+            continue
+        last = k == len(items) - 1
+        made = {n for s in item for n in s.outs}
+        # what a later item reads; from a jitted function a static value only when the main function
+        # reads it (a later one recomputes its own: a jit argument is never known while tracing)
+        out = list(dict.fromkeys(n for s in item for n in s.outs if n in later[k] and n not in defined
+                                 and (not jitted or not s.static or s.check or n in later_main[k])))
+        if not out and not last and not any(s.opdef.callback for s in item):   # nothing it does is needed
+            continue
+        reads = {a for s in item for a in s.args} | (tail_reads(prog) if last else set())
+        k_fn += 1
+        fn = "%s_%d" % ("segment" if jitted else "part", k_fn)
+        args = ", ".join(["key"] + sorted(reads & defined - made))
+        call = "%s(%s)" % (fn, args)
+        body.append((None, "    return " + call if last else "    %s = %s" % (_tuple(out), call)))
+        ret = tail_lines(prog) if last else ["    return %s" % _tuple(out)]
+        parts.append((["def %s(%s):" % (fn, args)], [(s, "    " + line(s)) for s in item], ret))
         defined |= set(out)
-    return _number(head, body, tail, parts)
+    return _number(head_lines(prog, name), body, [], parts)

@@ -1,7 +1,9 @@
-"""segments: a Program with ops of value-dependent shape -> jitted segments around those ops.
+"""segments: where a Program is cut into functions (render.split renders the cut form).
 
-(A huge Program, over pipeline.SPLIT_STEPS steps, is cut the same way into segments of equal size:
-XLA's compile time grows faster than the program, see pipeline.py.)
+A Program with ops of value-dependent shape runs as jitted segments around those ops; a huge one,
+over pipeline.SPLIT_STEPS steps, is cut the same way into segments of equal size (XLA's compile
+time grows faster than the program, see pipeline.py). A Program of more than render.MAX_LINES
+steps that is neither is cut into functions `part_k` traced into its one jitted function.
 
 XLA compiles static shapes only, so an op whose output shape depends on run-time values
 (OpDef.dynamic_shape: Where of boolean_mask, Unique, a slice with run-time bounds, ...) cannot be
@@ -12,14 +14,14 @@ order, jitted segment functions and the dynamic ops' own rules on concrete value
         w, = rw
         x, mask, = feeds
         (mask_1, MatMul,) = segment_1(key, mask, w, x)
-        Where = Where(mask_1)  # i64[?,1]  boolean_mask/Where  dynamic shape: runs between segments
-        return segment_2(key, MatMul, Where, w)
+        boolean_mask_Where = op.Where(mask_1)  # i64[?,1]  boolean_mask/Where  dynamic shape: runs between segments
+        return segment_2(key, MatMul, boolean_mask_Where, w)
 
     def segment_1(key, mask, w, x):   # jax.jit-ed: one compile per new input shape
         ...
         return (mask_1, MatMul,)
 
-    def segment_2(key, MatMul, Where, w):
+    def segment_2(key, MatMul, boolean_mask_Where, w):
         ...
         return (w_new,), (loss,)        # the function's return line (checks, `keep`) is the last segment's
 
@@ -29,14 +31,14 @@ argument is never known while tracing. Variables follow the same names as in one
 DESIGN.md's rule holds across segments, and the new values are returned only by the main function:
 the Session stores them once the last segment has succeeded.
 """
-from . import render as render_mod
 
 
-def split(prog):
-    """The steps in program order as items: a list of Steps (one segment) or one dynamic Step. A
-    segment holds at most `prog.split` steps when that is set (a huge fetch set, see SPLIT_STEPS)."""
+def cut(steps, size=0, jitted=True):
+    """The steps in program order as items: a list of Steps (one function) or one dynamic Step. A
+    list holds at most `size` steps when size > 0 (Program.split, or render.MAX_LINES). Functions
+    jitted one by one recompute the static values they read (see the module docstring)."""
     items, current = [], []
-    for step in prog.steps:
+    for step in steps:
         if step.dynamic:
             if current:
                 items.append(current)
@@ -44,12 +46,12 @@ def split(prog):
             items.append(step)
         else:
             current.append(step)
-            if len(current) == prog.split:
+            if len(current) == size:
                 items.append(current)
                 current = []
-    if current:
+    if current or not items:
         items.append(current)
-    return _with_static_inputs(items)
+    return _with_static_inputs(items) if jitted else items
 
 
 def _with_static_inputs(items):
@@ -79,49 +81,3 @@ def _with_static_inputs(items):
             if s.static and not s.check:
                 made_static.update((n, s) for n in s.outs)
     return result
-
-
-def render(prog, name="fetch_set"):
-    """(source, lines, segment names): the main function and its segments, and {line number: Step}
-    of the lines that call a rule (those of the dynamic ops and of every segment). The last segment
-    also computes the return line (the checks' verdict, `keep` of each variable): one jitted call
-    rather than a few small ops run one by one."""
-    items = split(prog)
-    if not isinstance(items[-1], list):
-        items.append([])
-    # the values each item must hand on: those read by later items and by the return line
-    wanted = render_mod.tail_reads(prog)
-    by_main = set(wanted)   # of those, what the main function's own lines read (dynamic ops, return)
-    later, later_main = [None] * len(items), [None] * len(items)
-    for k in range(len(items) - 1, -1, -1):
-        later[k], later_main[k] = set(wanted), set(by_main)
-        for s in items[k] if isinstance(items[k], list) else [items[k]]:
-            wanted |= set(s.args)
-            if not isinstance(items[k], list):
-                by_main |= set(s.args)
-    defined = set(prog.arg_names.values())
-    body, parts, names = [], [], []
-    for k, item in enumerate(items):
-        if not isinstance(item, list):
-            body.append((item, "    " + render_mod.line(item)))
-            defined |= set(item.outs)
-            continue
-        last = k == len(items) - 1
-        made = {n for s in item for n in s.outs}
-        # what a later item reads; a static value only when the main function reads it (a later
-        # segment recomputes its own: a jit argument is never known while tracing)
-        out = list(dict.fromkeys(n for s in item for n in s.outs if n in later[k] and n not in defined
-                                 and (not s.static or s.check or n in later_main[k])))
-        if not out and not last:      # nothing it computes is read later
-            continue
-        reads = {a for s in item for a in s.args} | (render_mod.tail_reads(prog) if last else set())
-        fn = "segment_%d" % (len(names) + 1)
-        names.append(fn)
-        args = ", ".join(["key"] + sorted(reads & defined - made))
-        call = "%s(%s)" % (fn, args)
-        body.append((None, "    return " + call if last else "    %s = %s" % (render_mod._tuple(out), call)))
-        ret = render_mod.tail_lines(prog) if last else ["    return %s" % render_mod._tuple(out)]
-        parts.append((["def %s(%s):" % (fn, args)], [(s, "    " + render_mod.line(s)) for s in item], ret))
-        defined |= set(out)
-    source, lines = render_mod._number(render_mod.head_lines(prog, name), body, [], parts)
-    return source, lines, names

@@ -14,9 +14,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import backend as graph_backend
-from ..graph.registry import get_op_def
-from . import pipeline
+from tinyflow.graph import backend as graph_backend
+from tinyflow.graph.registry import get_op_def
+from tinyflow.lower import pipeline
 
 _CACHE = weakref.WeakKeyDictionary()  # SubFn -> Lowered: made once, dropped with its graph
 

@@ -16,13 +16,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import dtypes as dt
-from ..graph.core import (ShapeError, Tensor, constant_value, constant_value_as_shape, get_default_graph)
-from ..graph.registry import from_attr, register_op, same_as_input, shape_of_input
-from ..graph.shapes import TensorShape, as_shape
-from . import back_shapes, math_ops
-from .base import (broadcast_shapes, constant, constant_value_of, convert_n, convert_to_tensor, make_op,
-                   normalize_axis)
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError, Tensor, constant_value, constant_value_as_shape, get_default_graph
+from tinyflow.graph.registry import from_attr, register_op, same_as_input, shape_of_input
+from tinyflow.graph.shapes import TensorShape, as_shape
+from tinyflow.ops import back_shapes, math_ops
+from tinyflow.ops.base import (broadcast_shapes, constant, constant_value_of, convert_n, convert_to_tensor, make_op,
+                               normalize_axis)
 
 __all__ = [
     'broadcast_to',
@@ -229,7 +229,7 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
 
 
 def _cast(x, dtype):
-    from .math_ops import cast
+    from tinyflow.ops.math_ops import cast
     return cast(x, dtype)
 
 
@@ -367,7 +367,7 @@ register_op("Pack", fold=_fold_pack, shape=_pack_shape, dtype=same_as_input(0), 
 
 def stack(values, axis=0, name="stack"):
     """Stacks rank-R tensors into one rank-(R+1) tensor along `axis`."""
-    from .base import convert_n
+    from tinyflow.ops.base import convert_n
     values = convert_n(list(values))
     return make_op("Pack", values, {"axis": int(axis)}, name=name)
 
@@ -483,7 +483,7 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
                 perm = constant(np.arange(x.shape.ndims)[::-1].astype(np.int32), name="perm")
             else:
                 r = rank(x)
-                from .sequence_ops import range  # sequence_ops imports this module
+                from tinyflow.ops.sequence_ops import range  # sequence_ops imports this module
                 perm = math_ops.subtract(math_ops.subtract(r, 1), range(0, r, 1))
         return make_op("Transpose", [x, _int_tensor(perm, "perm")], name=scope)
 
@@ -530,7 +530,7 @@ def _concat_grad(op, g):
     ax = int(axis) % n if axis is not None and n is not None else math_ops.floormod(axis_t, rank(xs[0]))
     sizes = [x.shape[ax].value if isinstance(ax, int) and x.shape.ndims is not None else None for x in xs]
     if None in sizes:
-        from .indexing_ops import gather  # indexing_ops imports this module
+        from tinyflow.ops.indexing_ops import gather  # indexing_ops imports this module
         sizes = stack([gather(shape(x), ax) for x in xs])
     return split(g, sizes, axis=ax) + [None]
 
@@ -720,7 +720,7 @@ def _pad_widths(p):
 
 def _pad_grad(op, g):
     x, p = op.inputs[0], op.inputs[1]
-    from .indexing_ops import slice  # indexing_ops imports this module
+    from tinyflow.ops.indexing_ops import slice  # indexing_ops imports this module
     begin = reshape(slice(p, [0, 0], [-1, 1]), [-1])
     dx = slice(g, begin, shape(x, out_type=p.dtype))
     return [dx] + [None] * (len(op.inputs) - 1)

@@ -6,7 +6,7 @@ with unknown shapes, get theirs (a MatMul knows its weight's input dimension fro
 """
 import numpy as np
 
-from ..graph.shapes import TensorShape
+from tinyflow.graph.shapes import TensorShape
 
 
 def same_shape(shapes, outs, attrs, values):

@@ -6,10 +6,10 @@ import numbers
 
 import numpy as np
 
-from ..graph import dtypes as dt
-from ..graph.core import Graph, ShapeError, Tensor, get_default_graph
-from ..graph.registry import register_op
-from ..graph.shapes import TensorShape
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import Graph, ShapeError, Tensor, get_default_graph
+from tinyflow.graph.registry import register_op
+from tinyflow.graph.shapes import TensorShape
 
 _CONVERTERS = []  # (type, fn(value, dtype, name, as_ref) -> Tensor): Variables register here
 
@@ -43,7 +43,7 @@ def to_numpy(value, dtype=None):
         raise TypeError("Expected a constant value, got a Tensor %s" % value.name)
     dtype = dt.as_dtype(dtype) if dtype is not None else _infer_dtype(value)
     if dtype is dt.string:
-        from .host_ops import to_bytes_array  # strings are object arrays of bytes, as TF returns them
+        from tinyflow.ops.host_ops import to_bytes_array  # strings are object arrays of bytes, as TF returns them
         return to_bytes_array(value)
     if isinstance(value, (np.ndarray, np.generic)):
         return np.asarray(value).astype(dtype.np, copy=False)
@@ -73,7 +73,7 @@ def _is_text(value):
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """tf.constant: a Const op holding `value` (broadcast to `shape` when given)."""
     if (dtype is not None and dt.as_dtype(dtype) is dt.string) or (dtype is None and _is_text(value)):
-        from .host_ops import to_bytes_array  # strings are object arrays of bytes, as TF returns them
+        from tinyflow.ops.host_ops import to_bytes_array  # strings are object arrays of bytes, as TF returns them
         a = to_bytes_array(value)
     else:
         a = to_numpy(value, dtype)
@@ -112,7 +112,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
         if isinstance(value, base):
             return fn(value, dtype, name, as_ref)
     if isinstance(value, (list, tuple)) and _holds_tensor(value):  # TF's auto-packing: tf.stack
-        from .array_ops import stack
+        from tinyflow.ops.array_ops import stack
         packed = stack([convert_to_tensor(v, dtype) if isinstance(v, (list, tuple)) else v for v in value],
                        name=name or "packed")
         return convert_to_tensor(packed, dtype)
@@ -238,7 +238,7 @@ def is_number(x):
 
 def constant_value_of(x):
     """A Python value, numpy value or constant-foldable Tensor as numpy; None when only known at run time."""
-    from ..graph.core import constant_value
+    from tinyflow.graph.core import constant_value
     if isinstance(x, Tensor):
         return constant_value(x)
     t = _as_tensor_or_none(x)

@@ -6,14 +6,14 @@ is built is checked then: ranks (ValueError), dtypes (TypeError), assert_equal o
 """
 import numpy as np
 
-from .. import errors
-from ..graph import dtypes as dt
-from ..graph.core import constant_value, get_default_graph
-from . import math_ops as m
-from .array_ops import no_op, rank as rank_op
-from .base import convert_to_tensor
-from .logging_ops import Assert, check_numerics
-from .state_ops import group
+from tinyflow.graph import errors
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import constant_value, get_default_graph
+from tinyflow.ops import math_ops as m
+from tinyflow.ops.array_ops import no_op, rank as rank_op
+from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.logging_ops import Assert, check_numerics
+from tinyflow.ops.state_ops import group
 
 __all__ = [
     "add_check_numerics_ops", "assert_equal", "assert_greater", "assert_greater_equal", "assert_integer",
@@ -196,7 +196,7 @@ def assert_same_float_dtype(tensors=None, dtype=None):
 
 def assert_proper_iterable(values):
     """TypeError if `values` is a tensor, an array or a string rather than a list-like of them."""
-    from ..graph.core import Tensor
+    from tinyflow.graph.core import Tensor
     if isinstance(values, (Tensor, np.ndarray, str, bytes)):
         raise TypeError("Expected argument \"values\" to be a \"proper\" iterable.  Found: %s" % type(values))
     if not hasattr(values, "__iter__"):
@@ -205,13 +205,13 @@ def assert_proper_iterable(values):
 
 def is_numeric_tensor(tensor):
     """Whether `tensor` is a Tensor of a numeric dtype."""
-    from ..graph.core import Tensor
+    from tinyflow.graph.core import Tensor
     return isinstance(tensor, Tensor) and (tensor.dtype.is_floating or tensor.dtype.is_integer)
 
 
 def _monotone(x, compare, name, default_name):
     with get_default_graph().name_scope(name or default_name):
-        from .array_ops import reshape
+        from tinyflow.ops.array_ops import reshape
         flat = reshape(convert_to_tensor(x, name="x"), [-1])
         return m.reduce_all(compare(flat[:-1], flat[1:]))
 
@@ -238,7 +238,7 @@ def verify_tensor_all_finite(t, msg, name=None, x=None, message=None):
 def add_check_numerics_ops():
     """One op that checks every floating-point tensor of the default graph for NaN and Inf when run
     (variables and their updates, TF's reference tensors, are left out as TF leaves them out)."""
-    from ..graph.registry import get_op_def
+    from tinyflow.graph.registry import get_op_def
     graph = get_default_graph()
     checks = []
     for op in list(graph.get_operations()):

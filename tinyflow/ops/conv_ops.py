@@ -13,11 +13,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..graph.core import ShapeError, get_default_graph
-from ..graph.registry import register_op, same_as_input
-from ..graph.shapes import TensorShape
-from . import back_shapes
-from .base import convert_to_tensor, make_op
+from tinyflow.graph.core import ShapeError, get_default_graph
+from tinyflow.graph.registry import register_op, same_as_input
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops import back_shapes
+from tinyflow.ops.base import convert_to_tensor, make_op
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose", "depthwise_conv2d",
            "depthwise_conv2d_native", "bias_add", "conv1d", "conv1d_transpose", "atrous_conv2d", "separable_conv2d",
@@ -254,7 +254,7 @@ def _register_conv_family(fwd, bi, bf, depthwise):
 def convert_like(value, like, name=None):
     """A Tensor passes as it is (the op's dtype rule then raises TF's TypeError on a mismatch); any other
     value converts to the dtype of `like`, as TF's op wrappers do."""
-    from .base import _as_tensor_or_none
+    from tinyflow.ops.base import _as_tensor_or_none
     t = _as_tensor_or_none(value)
     return t if t is not None else convert_to_tensor(value, dtype=like.dtype, name=name)
 
@@ -270,7 +270,7 @@ def _same_float(dtypes, attrs):
 
 
 def _shape(t):
-    from .array_ops import shape
+    from tinyflow.ops.array_ops import shape
     return shape(t)
 
 
@@ -319,7 +319,7 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
 def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding, use_cudnn_on_gpu=True,
                           data_format="NHWC", dilations=[1, 1, 1, 1], name=None):
     """The gradient of conv2d with respect to its input, whose shape is `input_sizes`."""
-    from .array_ops import _shape_tensor
+    from tinyflow.ops.array_ops import _shape_tensor
     w = convert_to_tensor(filter)
     dy = convert_like(out_backprop, w)
     attrs = _conv_attrs("Conv2DBackpropInput", strides, padding, data_format, dilations)
@@ -330,7 +330,7 @@ def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding, u
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, use_cudnn_on_gpu=True,
                            data_format="NHWC", dilations=[1, 1, 1, 1], name=None):
     """The gradient of conv2d with respect to its filter, whose shape is `filter_sizes`."""
-    from .array_ops import _shape_tensor
+    from tinyflow.ops.array_ops import _shape_tensor
     x = convert_to_tensor(input)
     dy = convert_like(out_backprop, x)
     attrs = _conv_attrs("Conv2DBackpropFilter", strides, padding, data_format, dilations)
@@ -341,7 +341,7 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
 def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="SAME", data_format="NHWC",
                      name=None, input=None, filters=None, dilations=None):
     """The transpose (gradient) of conv2d: maps `value` back to a tensor of `output_shape`."""
-    from .array_ops import _shape_tensor
+    from tinyflow.ops.array_ops import _shape_tensor
     value = input if value is None else value
     filter = filters if filter is None else filter
     with get_default_graph().name_scope(name or "conv2d_transpose") as scope:
@@ -353,7 +353,7 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
             raise ValueError("input channels does not match filter's input channels, {} != {}".format(
                 value.shape[ch], w.shape[3]))
         sizes = _shape_tensor(output_shape, name="output_shape")
-        from .base import constant_value_of
+        from tinyflow.ops.base import constant_value_of
         static = constant_value_of(sizes)
         if static is not None and w.shape.ndims is not None and \
                 not w.shape[2].is_compatible_with(int(np.asarray(static).reshape(-1)[ch])):
@@ -366,7 +366,7 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
 
 def _partial_shape(sizes):
     """The static part of a shape tensor: tf.stack([tf.shape(x)[0], 6, 6, 2]) gives [None, 6, 6, 2]."""
-    from .base import constant_value_of
+    from tinyflow.ops.base import constant_value_of
     if sizes.op.type == "Pack":
         dims = [constant_value_of(t) for t in sizes.op.inputs]
         return TensorShape([None if d is None else int(d) for d in dims])
@@ -441,7 +441,7 @@ def _bias_add_grad_grad(op, gg):
     g = op.inputs[0]
     if g.shape.ndims is None:
         raise ValueError("The gradient of BiasAddGrad needs the input's rank")
-    from .array_ops import reshape
+    from tinyflow.ops.array_ops import reshape
     b = reshape(gg, _bias_view(g.shape.ndims, op.attrs["data_format"]))
     return [make_op("BroadcastLike", [b, g])]
 
@@ -473,12 +473,12 @@ def bias_add(value, bias, data_format=None, name=None):
 
 # ---- compositions: 1-D, atrous, separable, the generic entry point --------------------------------
 def _expand(t, axis):
-    from .array_ops import expand_dims
+    from tinyflow.ops.array_ops import expand_dims
     return expand_dims(t, axis)
 
 
 def _squeeze(t, axis, name=None):
-    from .array_ops import squeeze
+    from tinyflow.ops.array_ops import squeeze
     return squeeze(t, [axis], name=name)
 
 
@@ -544,7 +544,7 @@ def convolution(input, filter=None, padding=None, strides=None, dilation_rate=No
 def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides, padding, data_format="NHWC",
                                            dilations=[1, 1, 1, 1], name=None):
     """The gradient of depthwise_conv2d_native with respect to its input."""
-    from .array_ops import _shape_tensor
+    from tinyflow.ops.array_ops import _shape_tensor
     w = convert_to_tensor(filter)
     attrs = _conv_attrs("DepthwiseConv2dNativeBackpropInput", strides, padding, data_format, dilations)
     return make_op("DepthwiseConv2dNativeBackpropInput", [_shape_tensor(input_sizes), w,
@@ -555,7 +555,7 @@ def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, st
 def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides, padding, data_format="NHWC",
                                             dilations=[1, 1, 1, 1], name=None):
     """The gradient of depthwise_conv2d_native with respect to its filter."""
-    from .array_ops import _shape_tensor
+    from tinyflow.ops.array_ops import _shape_tensor
     x = convert_to_tensor(input)
     attrs = _conv_attrs("DepthwiseConv2dNativeBackpropFilter", strides, padding, data_format, dilations)
     return make_op("DepthwiseConv2dNativeBackpropFilter", [x, _shape_tensor(filter_sizes),

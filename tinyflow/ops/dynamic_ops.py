@@ -11,14 +11,14 @@ import collections
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import dtypes as dt
-from ..graph.core import ShapeError, get_default_graph
-from ..graph.registry import register_op
-from ..graph.shapes import TensorShape
-from .array_ops import _is_concrete, _scope, concat, expand_dims, reshape, shape, size, zeros_like
-from .base import convert_to_tensor, make_op
-from .indexing_ops import gather, scatter_nd
-from .sequence_ops import range as _range
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError, get_default_graph
+from tinyflow.graph.registry import register_op
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.array_ops import _is_concrete, _scope, concat, expand_dims, reshape, shape, size, zeros_like
+from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.indexing_ops import gather, scatter_nd
+from tinyflow.ops.sequence_ops import range as _range
 
 __all__ = ['dynamic_partition', 'dynamic_stitch', 'unique_with_counts']
 

@@ -9,10 +9,10 @@ Strings are numpy object arrays of `bytes`, as TF 1.15's Session returns them.
 """
 import numpy as np
 
-from .. import errors
-from ..graph import dtypes as dt
-from ..graph.core import get_default_graph
-from ..graph.registry import register_op
+from tinyflow.graph import errors
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import get_default_graph
+from tinyflow.graph.registry import register_op
 
 HOST_RULES = {}  # op type -> rule(session, op, inputs)
 

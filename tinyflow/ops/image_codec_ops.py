@@ -7,12 +7,12 @@ import io
 
 import numpy as np
 
-from .. import errors
-from ..graph import dtypes as dt
-from ..graph.shapes import TensorShape
-from .base import convert_to_tensor
-from .host_ops import make_host_op, register_host_op
-from .string_ops import _strings
+from tinyflow.graph import errors
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.host_ops import make_host_op, register_host_op
+from tinyflow.ops.string_ops import _strings
 
 _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
 

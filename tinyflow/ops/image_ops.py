@@ -1,4 +1,5 @@
-"""Image resize kernels: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic and their gradients.
+"""Image kernels: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic and their gradients;
+SampleDistortedBoundingBoxV2.
 Everything else in tf.image (tinyflow/image.py) is built from existing graph ops.
 
 Each resize samples the input at TF's source coordinates: TF 1.x's legacy `in = out * scale`
@@ -8,16 +9,18 @@ resize is linear and separable, so it is one interpolation matrix per spatial ax
 while tracing; sizes are static): out = Wh . image . Ww^T, and its gradient is the transpose,
 Wh^T . grad . Ww. Nearest neighbour is a gather in the forward direction, to keep its dtype exact.
 """
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..graph import dtypes as dt
-from ..graph.core import ShapeError
-from ..graph.registry import register_op, same_as_input
-from ..graph.shapes import TensorShape
-from .array_ops import _ints, _scope, shape
-from .base import convert_to_tensor, make_op
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError
+from tinyflow.graph.registry import register_op, same_as_input
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.array_ops import _ints, _scope, shape
+from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.random_ops import _key, _seed_attrs
 
 _TABLE = 1024  # TF's bicubic kernel reads its weights from a table of 1024 + 1 steps
 
@@ -166,10 +169,198 @@ for _t in ("ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic"):
 def resize(op_type, images, size, align_corners=False, half_pixel_centers=False, name=None):
     """The resize op `op_type` on a 4-D NHWC batch to `size` = [new_height, new_width]."""
     if align_corners and half_pixel_centers:
-        from ..errors import InvalidArgumentError
+        from tinyflow.graph.errors import InvalidArgumentError
         raise InvalidArgumentError(None, None, "If half_pixel_centers is True, align_corners must be False.")
     with _scope(name or op_type) as scope:
         x = convert_to_tensor(images, name="images")
         size = convert_to_tensor(size, dtype=dt.int32, name="size")
         return make_op(op_type, [x, size], {"align_corners": bool(align_corners),
                                             "half_pixel_centers": bool(half_pixel_centers)}, name=scope)
+
+
+# ---- SampleDistortedBoundingBoxV2: TF's kernel, its max_attempts tries drawn at once --------------------
+def _sdbb_lower(attrs, key, image_size, boxes, min_covered):
+    """TF's GenerateRandomCrop + SatisfiesOverlapConstraints for every attempt at once; the first
+    attempt that gives a crop covering enough of some box wins, else the whole image."""
+    n = int(attrs["max_attempts"])
+    k_aspect, k_height, k_y, k_x = jax.random.split(_key(attrs, key), 4)
+    h_img, w_img = image_size[0].astype(jnp.int32), image_size[1].astype(jnp.int32)
+    hf, wf = h_img.astype(jnp.float32), w_img.astype(jnp.float32)
+    lo_a, hi_a = (np.float32(v) for v in attrs["aspect_ratio_range"])
+    aspect = jax.random.uniform(k_aspect, (n,), jnp.float32) * (hi_a - lo_a) + lo_a
+    min_area = np.float32(attrs["area_range"][0]) * wf * hf
+    max_area = np.float32(attrs["area_range"][1]) * wf * hf
+    rint = lambda v: jnp.round(v).astype(jnp.int32)   # lrintf: round half to even, as jnp.round
+    height = rint(jnp.sqrt(min_area / aspect))
+    max_h = rint(jnp.sqrt(max_area / aspect))
+    max_h = jnp.where(rint(max_h * aspect) > w_img, ((wf + 0.5 - 1e-7) / aspect).astype(jnp.int32), max_h)
+    max_h = jnp.minimum(max_h, h_img)
+    height = jnp.minimum(height, max_h)
+    extra = jnp.floor(jax.random.uniform(k_height, (n,)) * (max_h - height + 1).astype(jnp.float32))
+    height = height + jnp.where(height < max_h, extra.astype(jnp.int32), 0)
+    width = rint(height * aspect)
+    area = (width * height).astype(jnp.float32)
+    height = jnp.where(area < min_area, height + 1, height)
+    width = rint(height * aspect)
+    area2 = (width * height).astype(jnp.float32)
+    ok = area2 >= min_area
+    over = area2 > max_area
+    height = jnp.where(over, height - 1, height)
+    width = rint(height * aspect)
+    area = (width * height).astype(jnp.float32)
+    ok &= (area >= min_area) & (area <= max_area) & (width <= w_img) & (height <= h_img) & (width > 0) & (height > 0)
+    y = jnp.where(height < h_img, jnp.floor(jax.random.uniform(k_y, (n,)) * (h_img - height)), 0).astype(jnp.int32)
+    x = jnp.where(width < w_img, jnp.floor(jax.random.uniform(k_x, (n,)) * (w_img - width)), 0).astype(jnp.int32)
+    b = boxes.reshape(-1, 4).astype(jnp.float32)
+    if b.shape[0] == 0:   # no boxes: the whole image (use_image_if_no_bounding_boxes, checked when built)
+        b = jnp.array([[0.0, 0.0, 1.0, 1.0]], jnp.float32)
+    by0, bx0 = (b[:, 0] * hf).astype(jnp.int32), (b[:, 1] * wf).astype(jnp.int32)
+    by1, bx1 = (b[:, 2] * hf).astype(jnp.int32), (b[:, 3] * wf).astype(jnp.int32)
+    ix = jnp.maximum(0, jnp.minimum(x[:, None] + width[:, None], bx1) - jnp.maximum(x[:, None], bx0))
+    iy = jnp.maximum(0, jnp.minimum(y[:, None] + height[:, None], by1) - jnp.maximum(y[:, None], by0))
+    box_area = ((bx1 - bx0) * (by1 - by0)).astype(jnp.float32)
+    covered = (box_area > 0) & ((ix * iy).astype(jnp.float32) / jnp.where(box_area > 0, box_area, 1.0)
+                                >= min_covered.astype(jnp.float32))
+    good = ok & jnp.any(covered, axis=1)
+    first = jnp.argmax(good)
+    found = jnp.any(good)
+    y0, x0 = jnp.where(found, y[first], 0), jnp.where(found, x[first], 0)
+    hh, ww = jnp.where(found, height[first], h_img), jnp.where(found, width[first], w_img)
+    out_t = image_size.dtype
+    begin = jnp.stack([y0, x0, 0]).astype(out_t)
+    size = jnp.stack([hh, ww, -1]).astype(out_t)
+    bbox = jnp.stack([y0 / hf, x0 / wf, (y0 + hh) / hf, (x0 + ww) / wf]).astype(jnp.float32).reshape(1, 1, 4)
+    return begin, size, bbox
+
+
+register_op("SampleDistortedBoundingBoxV2",
+            shape=lambda s, a, v: [TensorShape([3]), TensorShape([3]), TensorShape([1, 1, 4])],
+            dtype=lambda d, a: [d[0], d[0], dt.float32], grad=None, needs_key=True, lower=_sdbb_lower)
+
+
+def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=None, min_object_covered=0.1,
+                                  aspect_ratio_range=None, area_range=None, max_attempts=None,
+                                  use_image_if_no_bounding_boxes=None, name=None):
+    """A random crop of an image of `image_size` ([height, width, channels]) covering at least
+    `min_object_covered` of one of `bounding_boxes` ([batch, N, 4] of [y_min, x_min, y_max, x_max]
+    in [0, 1]): (begin, size, bboxes) for tf.slice and draw_bounding_boxes."""
+    with _scope(name or "sample_distorted_bounding_box") as scope:
+        size = convert_to_tensor(image_size, name="image_size")
+        boxes = convert_to_tensor(bounding_boxes, dtype=dt.float32, name="bounding_boxes")
+        if boxes.shape.ndims is not None and boxes.shape.ndims != 3 or boxes.shape[-1].value not in (None, 4):
+            raise ValueError("bounding_boxes must be 3-dimensional [batch, num_boxes, 4], got %s" % boxes.shape)
+        if boxes.shape.num_elements() == 0 and not use_image_if_no_bounding_boxes:
+            raise ValueError("No bounding boxes provided as input. One must enable "
+                             "use_image_if_no_bounding_boxes if you wish to not provide any bounding boxes.")
+        cover = convert_to_tensor(min_object_covered, dtype=dt.float32, name="min_object_covered")
+        attrs = dict(_seed_attrs(seed) if seed2 is None else {"seed": seed or 0, "seed2": seed2},
+                     aspect_ratio_range=[float(v) for v in (aspect_ratio_range or [0.75, 1.33])],
+                     area_range=[float(v) for v in (area_range or [0.05, 1.0])],
+                     max_attempts=int(max_attempts or 100),
+                     use_image_if_no_bounding_boxes=bool(use_image_if_no_bounding_boxes))
+        if attrs["max_attempts"] <= 0:
+            raise ValueError("max_attempts must be > 0, got %d" % attrs["max_attempts"])
+        return tuple(make_op("SampleDistortedBoundingBoxV2", [size, boxes, cover], attrs, name=scope))
+
+
+# ---- CropAndResize: TF's kernel (bilinear or nearest samples of boxes), gradients through jax.vjp ----------
+def _crop_and_resize(image, boxes, ind, crop, method, extrapolation, ratio_form=False):
+    """[num_boxes, crop_h, crop_w, depth] float32 samples, computed as TF's CropAndResize kernel does
+    (ratio_form: the step as TF's box-gradient kernel computes it, (hi - lo) * ((size - 1) / (n - 1)),
+    which can differ in the last bit and so in which pixels a coordinate falls between)."""
+    h, w = image.shape[1], image.shape[2]
+    image = image.astype(jnp.float32)[ind]
+    boxes = boxes.astype(jnp.float32)
+
+    def coords(lo, hi, n, size):
+        if n > 1:
+            scale = ((hi - lo) * (np.float32(size - 1) / np.float32(n - 1)) if ratio_form
+                     else (hi - lo) * np.float32(size - 1) / np.float32(n - 1))
+            at = lo[:, None] * np.float32(size - 1) + jnp.arange(n, dtype=jnp.float32)[None, :] * scale[:, None]
+        else:
+            at = (np.float32(0.5) * (lo + hi) * np.float32(size - 1))[:, None]
+        return at, (at >= 0) & (at <= size - 1)
+    in_y, ok_y = coords(boxes[:, 0], boxes[:, 2], crop[0], h)
+    in_x, ok_x = coords(boxes[:, 1], boxes[:, 3], crop[1], w)
+    rows = jnp.arange(image.shape[0])[:, None, None]
+
+    def at(iy, ix):
+        iy = jnp.clip(iy, 0, h - 1).astype(jnp.int32)[:, :, None]
+        ix = jnp.clip(ix, 0, w - 1).astype(jnp.int32)[:, None, :]
+        return image[rows, iy, ix]
+    if method == "nearest":
+        out = at(jnp.floor(in_y + 0.5), jnp.floor(in_x + 0.5))   # roundf on coordinates >= 0
+    else:
+        top, left = jnp.floor(in_y), jnp.floor(in_x)
+        y_lerp, x_lerp = (in_y - top)[:, :, None, None], (in_x - left)[:, None, :, None]
+        bottom, right = jnp.ceil(in_y), jnp.ceil(in_x)
+        upper = at(top, left) + (at(top, right) - at(top, left)) * x_lerp
+        lower = at(bottom, left) + (at(bottom, right) - at(bottom, left)) * x_lerp
+        out = upper + (lower - upper) * y_lerp
+    inside = ok_y[:, :, None, None] & ok_x[:, None, :, None]
+    return jnp.where(inside, out, np.float32(extrapolation))
+
+
+def _crop_attrs(a):
+    return a["method"], a["extrapolation_value"]
+
+
+def _crop_shape(shapes, attrs, values):
+    image, boxes, crop = shapes[0], shapes[1], values[3]
+    if image.ndims is not None and image.ndims != 4:
+        raise ShapeError("input image must be 4-D, got shape %s" % image.as_proto_str())
+    if boxes.ndims is not None and not boxes.is_compatible_with([None, 4]):
+        raise ShapeError("boxes must be 2-D [num_boxes, 4], got shape %s" % boxes.as_proto_str())
+    hw = [None, None] if crop is None else _ints(crop)
+    if any(d is not None and d <= 0 for d in hw):
+        raise ShapeError("crop dimensions must be positive")
+    depth = image[3].value if image.ndims is not None else None
+    return [TensorShape([boxes[0].value if boxes.ndims else None] + hw + [depth])]
+
+
+def _crop_lower(a, image, boxes, ind, crop):
+    return _crop_and_resize(image, boxes, ind, _ints(crop), *_crop_attrs(a))
+
+
+def _crop_grad(op, g):
+    image, boxes, ind, crop = op.inputs
+    gi = make_op("CropAndResizeGradImage", [g, boxes, ind, shape(image)],
+                 dict(op.attrs, T=image.dtype)) if op.attrs["method"] == "bilinear" else None
+    gb = make_op("CropAndResizeGradBoxes", [g, image, boxes, ind], dict(op.attrs))
+    return [gi, gb, None, None]
+
+
+def _grad_image_lower(a, g, boxes, ind, image_size):
+    size = _ints(image_size)
+    zeros = jnp.zeros(size, jnp.float32)
+    _, vjp = jax.vjp(lambda im: _crop_and_resize(im, boxes, ind, g.shape[1:3], *_crop_attrs(a)), zeros)
+    return vjp(g.astype(jnp.float32))[0].astype(a["T"].np)
+
+
+def _grad_boxes_lower(a, g, image, boxes, ind):
+    _, vjp = jax.vjp(lambda b: _crop_and_resize(image, b, ind, g.shape[1:3], *_crop_attrs(a), ratio_form=True),
+                     boxes)
+    return vjp(g.astype(jnp.float32))[0].astype(boxes.dtype)
+
+
+register_op("CropAndResize", shape=_crop_shape, dtype=lambda d, a: [dt.float32], grad=_crop_grad, lower=_crop_lower)
+register_op("CropAndResizeGradImage", shape=lambda s, a, v: [TensorShape(None if v[3] is None else _ints(v[3]))],
+            dtype=lambda d, a: [a["T"]], grad=None, lower=_grad_image_lower)
+register_op("CropAndResizeGradBoxes", shape=lambda s, a, v: [s[2]], dtype=same_as_input(2), grad=None,
+            lower=_grad_boxes_lower)
+
+
+def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear", extrapolation_value=0.0,
+                    name=None, box_indices=None):
+    """Crops boxes ([num_boxes, 4] of normalized [y1, x1, y2, x2]; y1 > y2 flips) out of the images
+    `box_ind` names and resizes each to `crop_size` = [crop_height, crop_width]: float32
+    [num_boxes, crop_height, crop_width, depth]; samples outside the image are extrapolation_value."""
+    if method not in ("bilinear", "nearest"):
+        raise ValueError("method must be 'bilinear' or 'nearest', got %r" % method)
+    with _scope(name or "CropAndResize") as scope:
+        ind = box_ind if box_ind is not None else box_indices
+        inputs = [convert_to_tensor(image, name="image"), convert_to_tensor(boxes, dtype=dt.float32, name="boxes"),
+                  convert_to_tensor(ind, dtype=dt.int32, name="box_ind"),
+                  convert_to_tensor(crop_size, dtype=dt.int32, name="crop_size")]
+        return make_op("CropAndResize", inputs, {"method": method, "extrapolation_value": float(extrapolation_value)},
+                       name=scope)

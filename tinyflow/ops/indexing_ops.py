@@ -12,15 +12,15 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..graph import dtypes as dt
-from ..graph.core import ShapeError, Tensor, constant_value
-from ..graph.registry import register_op, same_as_input
-from ..graph.shapes import Dimension, TensorShape
-from . import math_ops
-from .array_ops import (_convert_same, _fill_shape, _int_tensor, _ints, _is_concrete, _pyrange,
-                        _pyslice, _scope, _vector_len, concat, pad, reshape, shape, squeeze, stack, transpose,
-                        zeros_like)
-from .base import constant, convert_to_tensor, make_op, normalize_axis
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError, Tensor, constant_value
+from tinyflow.graph.registry import register_op, same_as_input
+from tinyflow.graph.shapes import Dimension, TensorShape
+from tinyflow.ops import math_ops
+from tinyflow.ops.array_ops import (_convert_same, _fill_shape, _int_tensor, _ints, _is_concrete, _pyrange, _pyslice,
+                                    _scope, _vector_len, concat, pad, reshape, shape, squeeze, stack, transpose,
+                                    zeros_like)
+from tinyflow.ops.base import constant, convert_to_tensor, make_op, normalize_axis
 
 __all__ = [
     'boolean_mask',
@@ -64,6 +64,9 @@ def _slice_lower(a, x, begin, size):
     if not _is_concrete(begin):  # run-time start, compile-time size
         if -1 in size:
             raise ValueError("Slice with a run-time begin needs sizes known at compile time, not -1")
+        for i, (s, d) in enumerate(zip(size, x.shape)):
+            if not 0 <= s <= d:   # TF's kernel check (lax would clamp the start, never fail)
+                raise ValueError("Expected size[%d] in [0, %d], but got %d" % (i, d, s))
         return lax.dynamic_slice(x, list(begin), size)
     begin = _ints(begin)
     return x[tuple(_pyslice(b, x.shape[i] if s == -1 else b + s) for i, (b, s) in enumerate(zip(begin, size)))]

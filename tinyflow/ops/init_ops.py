@@ -7,12 +7,12 @@ import types
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import dtypes as dt
-from ..graph.core import ShapeError
-from ..graph.registry import register_op
-from ..graph.shapes import TensorShape
-from . import array_ops, math_ops, random_ops
-from .base import constant, make_op
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError
+from tinyflow.graph.registry import register_op
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops import array_ops, math_ops, random_ops
+from tinyflow.ops.base import constant, make_op
 
 # The tf.* names (TF 1.15's top level); the classes are reached as tf.initializers.* or this module.
 __all__ = [
@@ -274,17 +274,17 @@ orthogonal_initializer = Orthogonal
 
 
 def _variables_initializer(var_list, name="init"):
-    from .state_ops import variables_initializer
+    from tinyflow.ops.state_ops import variables_initializer
     return variables_initializer(var_list, name)
 
 
 def _global_init():
-    from .state_ops import global_variables_initializer
+    from tinyflow.ops.state_ops import global_variables_initializer
     return global_variables_initializer()
 
 
 def _local_init():
-    from .state_ops import local_variables_initializer
+    from tinyflow.ops.state_ops import local_variables_initializer
     return local_variables_initializer()
 
 

@@ -3,12 +3,12 @@ tf.matmul lives with the arithmetic in math_ops.py; tf.linalg (tinyflow/linalg.p
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph.core import ShapeError, get_default_graph
-from ..graph.registry import register_op
-from ..graph.shapes import TensorShape
-from .base import convert_to_tensor, make_op
-from .math_ops import (FLOAT, _keep, abs, dtype_rule, matmul, multiply, negative, pow, reciprocal, reduce_max,
-                       reduce_sum, scalar_like, sqrt, square)
+from tinyflow.graph.core import ShapeError, get_default_graph
+from tinyflow.graph.registry import register_op
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.math_ops import (FLOAT, _keep, abs, dtype_rule, matmul, multiply, negative, pow, reciprocal,
+                                   reduce_max, reduce_sum, scalar_like, sqrt, square)
 
 __all__ = ['matrix_determinant', 'matrix_inverse', 'norm', 'trace']
 
@@ -34,7 +34,7 @@ def _grad_inverse(op, g):
 
 
 def _grad_det(op, g):
-    from .array_ops import expand_dims
+    from tinyflow.ops.array_ops import expand_dims
     a, det = op.inputs[0], op.outputs[0]  # d det(A) / dA = det(A) A^-T
     scale = expand_dims(expand_dims(multiply(g, det), -1), -1)
     return [multiply(scale, matrix_inverse(a, adjoint=True))]
@@ -60,7 +60,7 @@ def matrix_determinant(input, name=None):
 
 def trace(x, name=None):
     """The sum of the diagonal of each matrix in the last two dimensions."""
-    from .matrix_ops import matrix_diag_part
+    from tinyflow.ops.matrix_ops import matrix_diag_part
     with get_default_graph().name_scope(name or "Trace"):
         return reduce_sum(matrix_diag_part(convert_to_tensor(x, name="x")), axis=-1)
 

@@ -14,10 +14,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import dtypes as dt
-from ..graph.core import ShapeError, get_default_graph
-from ..graph.registry import register_op, same_as_input
-from .base import convert_to_tensor, make_op, make_op_raw
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError, get_default_graph
+from tinyflow.graph.registry import register_op, same_as_input
+from tinyflow.ops.base import convert_to_tensor, make_op, make_op_raw
 
 __all__ = ["Assert", "Print", "check_numerics", "print"]
 

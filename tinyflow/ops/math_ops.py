@@ -12,13 +12,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import dtypes as dt
-from ..graph.core import ShapeError, get_default_graph
-from ..graph.registry import register_op, same_as_input, shape_of_input
-from ..graph.shapes import TensorShape
-from . import back_shapes
-from .base import (_as_tensor_or_none, broadcast_rule, broadcast_shapes, constant, convert_to_tensor,
-                   make_op, normalize_axis)
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError, get_default_graph
+from tinyflow.graph.registry import register_op, same_as_input, shape_of_input
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops import back_shapes
+from tinyflow.ops.base import (_as_tensor_or_none, broadcast_rule, broadcast_shapes, constant, convert_to_tensor,
+                               make_op, normalize_axis)
 
 __all__ = [
     'abs', 'accumulate_n', 'acos', 'acosh', 'add', 'add_n', 'argmax', 'argmin', 'asin', 'asinh', 'atan', 'atan2',
@@ -497,7 +497,7 @@ def where_v2(condition, x=None, y=None, name=None):
     """Elementwise select with numpy broadcasting of all three inputs (tf.where_v2); without x and
     y, the coordinates of the true entries (as tf.where)."""
     if x is None and y is None:
-        from .indexing_ops import where
+        from tinyflow.ops.indexing_ops import where
         return where(condition, name=name)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
@@ -571,17 +571,17 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 def identity(x, name=None):
     """A new tensor with the same value."""
-    from .array_ops import identity as _id
+    from tinyflow.ops.array_ops import identity as _id
     return _id(x, name=name)
 
 
 def zeros_like(x, dtype=None, name=None):
-    from .array_ops import zeros_like as _z
+    from tinyflow.ops.array_ops import zeros_like as _z
     return _z(x, dtype=dtype, name=name)
 
 
 def stop_gradient(x, name=None):
-    from .array_ops import stop_gradient as _sg
+    from tinyflow.ops.array_ops import stop_gradient as _sg
     return _sg(x, name=name)
 
 
@@ -790,7 +790,7 @@ def _reduce_axis(axis, reduction_indices):
         axis = reduction_indices
     if axis is None:
         return None
-    from .base import constant_value_of
+    from tinyflow.ops.base import constant_value_of
     value = constant_value_of(axis)
     if value is None:
         raise ValueError("tinyflow needs a constant reduction axis, got %s" % axis)

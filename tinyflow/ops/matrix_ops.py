@@ -5,14 +5,15 @@ array_ops.py, whose helpers these ops share).
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import dtypes as dt
-from ..graph.core import ShapeError, Tensor
-from ..graph.registry import register_op, same_as_input
-from ..graph.shapes import TensorShape
-from . import math_ops
-from .array_ops import _convert_same, _int_tensor, _pyrange, _scope, concat, ones, pad, reshape, stack, transpose
-from .base import broadcast_shapes, constant_value_of, convert_to_tensor, make_op
-from .indexing_ops import _dims_or_shape, _prod
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError, Tensor
+from tinyflow.graph.registry import register_op, same_as_input
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops import math_ops
+from tinyflow.ops.array_ops import (_convert_same, _int_tensor, _pyrange, _scope, concat, ones, pad, reshape, stack,
+                                    transpose)
+from tinyflow.ops.base import broadcast_shapes, constant_value_of, convert_to_tensor, make_op
+from tinyflow.ops.indexing_ops import _dims_or_shape, _prod
 
 __all__ = [
     'cross',

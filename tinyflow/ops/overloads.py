@@ -5,9 +5,9 @@ their reflected forms, unary - and abs, & | ^ ~ on bools, < <= > >=, and indexin
 Each operator's op is named as TF names it ("add", "sub", "mul", "truediv", "floordiv", "mod",
 "pow", "matmul", "and", "or", "xor"); `x + y` is an AddV2 op, tf.add an Add op.
 """
-from ..graph.core import Tensor
-from . import indexing_ops, math_ops
-from .state_ops import Variable
+from tinyflow.graph.core import Tensor
+from tinyflow.ops import indexing_ops, math_ops
+from tinyflow.ops.state_ops import Variable
 
 _OPS = {
     "add": math_ops.add_v2, "sub": math_ops.subtract, "mul": math_ops.multiply, "truediv": math_ops.truediv,

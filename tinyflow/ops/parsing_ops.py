@@ -9,13 +9,13 @@ import csv
 
 import numpy as np
 
-from .. import errors
-from ..graph import dtypes as dt
-from ..graph.shapes import TensorShape
-from .base import convert_to_tensor
-from .host_ops import make_host_op, register_host_op, string_array
-from .sparse import SparseTensor
-from .string_ops import _strings
+from tinyflow.graph import errors
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.host_ops import make_host_op, register_host_op, string_array
+from tinyflow.ops.sparse import SparseTensor
+from tinyflow.ops.string_ops import _strings
 
 _TF_NAME = {"float32": "float", "float64": "double"}
 
@@ -169,7 +169,7 @@ def _feature_values(op, ex, key, dtype, index, single):
 
 
 def _parse_example(session, op, inputs):
-    from ..io_ops.example_pb import Example
+    from tinyflow.formats.example_pb import Example
     serialized = inputs[0]
     single = op.attrs["single"]
     recs = [serialized[()]] if single else list(serialized.reshape(-1))

@@ -1,9 +1,9 @@
-"""Pooling (max, average; 1-D and 2-D), local response normalization and space_to_depth /
+"""Pooling (max, average; 1-D, 2-D and 3-D), local response normalization and space_to_depth /
 depth_to_space (tf.nn), with their gradient ops as ops of their own.
 
 Windows follow conv_ops.py's arithmetic: SAME pads (total // 2) before and the rest after, and the
-padding never counts (max ignores it, average divides by the real elements only). Gradient ops
-lower as JAX's vector-Jacobian product of the forward lowering.
+padding never counts (max ignores it, average divides by the real elements only). Pooling gradients
+are TF 1.15's CPU kernels bit for bit (ties, summation order), without scatters (see below).
 """
 import itertools
 
@@ -12,13 +12,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..graph.core import ShapeError
-from ..graph.registry import register_op, same_as_input
-from ..graph.shapes import TensorShape
-from . import math_ops as M
-from .base import convert_to_tensor, make_op
-from .conv_ops import (_channel_axis, _check_padding, _get_sequence, _one_d, _one_d_seq, _out_size,
-                       _pads, _shape, _sizes, _sizes_shape, _spatial_axes)
+from tinyflow.graph.core import ShapeError
+from tinyflow.graph.registry import register_op, same_as_input
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops import math_ops as M
+from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.conv_ops import (_channel_axis, _check_padding, _get_sequence, _one_d, _one_d_seq, _out_size,
+                                   _pads, _shape, _sizes, _sizes_shape, _spatial_axes)
 
 __all__ = ["max_pool", "avg_pool", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d", "max_pool_v2",
            "avg_pool_v2", "max_pool3d", "avg_pool3d", "pool",

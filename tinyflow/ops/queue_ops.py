@@ -16,14 +16,14 @@ import weakref
 
 import numpy as np
 
-from .. import errors
-from ..graph.serialize import register_serializable
-from ..graph import dtypes as dt
-from ..graph.core import get_default_graph
-from ..graph.shapes import TensorShape, as_shape
-from .base import convert_to_tensor
-from .host_ops import make_host_op, register_host_op
-from .random_ops import get_seed
+from tinyflow.graph import errors
+from tinyflow.graph.serialize import register_serializable
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import get_default_graph
+from tinyflow.graph.shapes import TensorShape, as_shape
+from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.host_ops import make_host_op, register_host_op
+from tinyflow.ops.random_ops import get_seed
 
 # Session -> {queue resource name: _QueueState}. By name, not object: a graph loaded from JSON has one
 # copy of the queue object per op that names it, and they must share their elements.

@@ -15,13 +15,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import dtypes as dt
-from ..graph.core import ShapeError, get_default_graph
-from ..graph.registry import from_attr, register_op, same_as_input
-from ..graph.shapes import TensorShape
-from . import math_ops
-from .array_ops import _fill_shape, _shape_tensor, with_shape_of
-from .base import convert_to_tensor, make_op
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError, get_default_graph
+from tinyflow.graph.registry import from_attr, register_op, same_as_input
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops import math_ops
+from tinyflow.ops.array_ops import _fill_shape, _shape_tensor, with_shape_of
+from tinyflow.ops.base import convert_to_tensor, make_op
 
 __all__ = [
     'get_seed',

@@ -11,15 +11,15 @@ import weakref
 
 import numpy as np
 
-from .. import errors
-from ..graph.serialize import register_serializable
-from ..graph import dtypes as dt
-from ..graph.core import get_default_graph
-from ..graph.shapes import TensorShape
-from ..io_ops import tfrecord
-from .base import convert_to_tensor
-from .host_ops import make_host_op, register_host_op, string_array
-from .queue_ops import queue_state
+from tinyflow.graph import errors
+from tinyflow.graph.serialize import register_serializable
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import get_default_graph
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.formats import tfrecord
+from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.host_ops import make_host_op, register_host_op, string_array
+from tinyflow.ops.queue_ops import queue_state
 
 _STATES = weakref.WeakKeyDictionary()  # Session -> {reader name: _ReaderState} (by name: see queue_ops)
 _LOCK = threading.Lock()
@@ -99,11 +99,12 @@ register_host_op("ReaderResetV2", lambda s, a, v: [], lambda d, a: [], _reset, s
 
 
 def _open(op, name):
+    """The bytes of file `name`: a regular file of at most files.MAX_WHOLE_FILE bytes."""
+    from tinyflow.formats import files
     try:
-        with open(name, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise errors.NotFoundError(op.node_def, op, "%s; No such file or directory" % name) from None
+        return files.read_regular(name, "file")
+    except errors.OpError as e:
+        raise type(e)(op.node_def, op, e.message) from None
 
 
 class ReaderBase:
@@ -217,7 +218,7 @@ register_host_op("MatchingFiles", lambda s, a, v: [TensorShape([None])], lambda 
 def matching_files(pattern, name=None):
     """tf.io.matching_files: the sorted file names matching the glob `pattern` (a string or vector),
     looked up each time the op runs."""
-    from .string_ops import _strings
+    from tinyflow.ops.string_ops import _strings
     return make_host_op("MatchingFiles", [_strings(pattern, "pattern")], name=name or "MatchingFiles").outputs[0]
 
 

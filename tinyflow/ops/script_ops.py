@@ -11,11 +11,11 @@ import traceback
 import jax
 import numpy as np
 
-from .. import errors
-from ..graph import dtypes as dt
-from ..graph.registry import register_op
-from ..graph.shapes import TensorShape
-from .base import convert_to_tensor, make_op_raw
+from tinyflow.graph import errors
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.registry import register_op
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.base import convert_to_tensor, make_op_raw
 
 __all__ = ["numpy_function", "py_func"]
 

@@ -11,16 +11,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import errors
-from ..graph import dtypes as dt
-from ..graph.core import ShapeError
-from ..graph.registry import register_op, same_as_input
-from ..graph.shapes import TensorShape
-from . import math_ops as M
-from .array_ops import _int_tensor, _scope, concat, ones_like, reshape, shape, stack, zeros_like
-from .base import constant, constant_value_of, convert_to_tensor, make_op
-from .indexing_ops import (_segment_shape, gather, gather_drop_negatives, scatter_nd, segments_at_run_time,
-                           unsorted_segment_sum, where)
+from tinyflow.graph import errors
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError
+from tinyflow.graph.registry import register_op, same_as_input
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops import math_ops as M
+from tinyflow.ops.array_ops import _int_tensor, _scope, concat, ones_like, reshape, shape, stack, zeros_like
+from tinyflow.ops.base import constant, constant_value_of, convert_to_tensor, make_op
+from tinyflow.ops.indexing_ops import (_segment_shape, gather, gather_drop_negatives, scatter_nd,
+                                       segments_at_run_time, unsorted_segment_sum, where)
 
 __all__ = [
     'bincount',

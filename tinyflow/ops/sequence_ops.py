@@ -11,15 +11,15 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..graph import dtypes as dt
-from ..graph.core import ShapeError, Tensor, constant_value, get_default_graph
-from ..graph.registry import from_attr, register_op, same_as_input
-from ..graph.shapes import TensorShape
-from . import math_ops
-from .array_ops import (_int_tensor, _pyrange, _ints, _is_concrete, _scope, broadcast_to, expand_dims,
-                        reshape, size, stack)
-from .array_ops import shape as _shape, transpose as _transpose
-from .base import _infer_dtype, constant, convert_n, convert_to_tensor, make_op, normalize_axis
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import ShapeError, Tensor, constant_value, get_default_graph
+from tinyflow.graph.registry import from_attr, register_op, same_as_input
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops import math_ops
+from tinyflow.ops.array_ops import (_int_tensor, _pyrange, _ints, _is_concrete, _scope, broadcast_to, expand_dims,
+                                    reshape, size, stack)
+from tinyflow.ops.array_ops import shape as _shape, transpose as _transpose
+from tinyflow.ops.base import _infer_dtype, constant, convert_n, convert_to_tensor, make_op, normalize_axis
 
 UniqueOutput = collections.namedtuple("Unique", ["y", "idx"])
 
@@ -306,7 +306,7 @@ def roll(input, shift, axis, name=None):
 def _sorted_along(values, axis, direction, want_indices):
     """TF's sort_ops: move `axis` last, top_k over all of it (negated for ASCENDING), move it back.
     top_k keeps equal values in order, so the result is stable either way."""
-    from .nn_ops import top_k  # nn_ops builds on this module
+    from tinyflow.ops.nn_ops import top_k  # nn_ops builds on this module
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError('"direction" should be one of ASCENDING, DESCENDING')
     x = convert_to_tensor(values, name="values")

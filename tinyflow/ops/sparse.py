@@ -8,12 +8,12 @@ import collections
 
 import numpy as np
 
-from .. import errors
-from ..graph import dtypes as dt
-from ..graph.core import Tensor
-from ..graph.shapes import TensorShape
-from .base import convert_to_tensor
-from .host_ops import make_host_op, register_host_op
+from tinyflow.graph import errors
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import Tensor
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.host_ops import make_host_op, register_host_op
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
 

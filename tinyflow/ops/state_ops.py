@@ -9,14 +9,14 @@ import builtins
 import jax.numpy as jnp
 import numpy as np
 
-from ..graph import dtypes as dt
-from ..graph.core import GraphKeys, ShapeError, Tensor, get_default_graph, session_for
-from ..graph.registry import from_attr, register_op
-from ..graph.serialize import register_serializable
-from ..graph.shapes import TensorShape, as_shape
-from .base import convert_to_tensor, make_op, register_tensor_conversion_function
-from .array_ops import identity, no_op
-from .indexing_ops import _first_bad, _position
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import GraphKeys, ShapeError, Tensor, get_default_graph, session_for
+from tinyflow.graph.registry import from_attr, register_op
+from tinyflow.graph.serialize import register_serializable
+from tinyflow.graph.shapes import TensorShape, as_shape
+from tinyflow.ops.base import convert_to_tensor, make_op, register_tensor_conversion_function
+from tinyflow.ops.array_ops import identity, no_op
+from tinyflow.ops.indexing_ops import _first_bad, _position
 
 register_op("VariableV2", shape=lambda s, a, v: [a["shape"]], dtype=from_attr("dtype"), grad=None, lower=None,
             stateful=True)
@@ -246,7 +246,7 @@ class Variable:
             else:
                 init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
             if dtype is not None and init.dtype != dt.as_dtype(dtype):
-                from .math_ops import cast
+                from tinyflow.ops.math_ops import cast
                 init = cast(init, dtype)
             var_shape = as_shape(shape) if shape is not None else init.shape
             if validate_shape and not var_shape.is_fully_defined():

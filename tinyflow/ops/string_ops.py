@@ -9,12 +9,12 @@ import re
 
 import numpy as np
 
-from .. import errors
-from ..graph import dtypes as dt
-from ..graph.shapes import TensorShape
-from .base import broadcast_shapes, convert_to_tensor
-from .host_ops import bytes_map, make_host_op, register_host_op, string_array
-from .sparse import SparseTensor
+from tinyflow.graph import errors
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.base import broadcast_shapes, convert_to_tensor
+from tinyflow.ops.host_ops import bytes_map, make_host_op, register_host_op, string_array
+from tinyflow.ops.sparse import SparseTensor
 
 _STRING = lambda d, a: [dt.string]  # noqa: E731
 _SAME_SHAPE = lambda s, a, v: [s[0]]  # noqa: E731

@@ -11,11 +11,11 @@ import contextlib
 import functools
 import inspect
 
-from ..graph import dtypes as dt
-from ..graph.core import GraphKeys, get_default_graph
-from ..graph.shapes import as_shape
-from .base import convert_to_tensor
-from .state_ops import Variable
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import GraphKeys, get_default_graph
+from tinyflow.graph.shapes import as_shape
+from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.state_ops import Variable
 
 __all__ = ["AUTO_REUSE", "VariableScope", "get_variable", "get_local_variable", "get_variable_scope",
            "no_regularizer", "variable_scope"]
@@ -239,7 +239,7 @@ def _takes_no_args(fn):
 
 def _default_initializer(name, dtype):
     """TF's defaults: glorot_uniform for floats, zeros for integers, bools and strings."""
-    from . import init_ops
+    from tinyflow.ops import init_ops
     if dtype.is_floating:
         return init_ops.glorot_uniform_initializer()
     if dtype.is_integer or dtype.is_bool or dtype == dt.string:
@@ -356,7 +356,7 @@ class variable_scope:  # noqa: N801 (TF's name)
         if not isinstance(auxiliary_name_scope, bool):
             raise TypeError("The auxiliary_name_scope must be `True` or `False`, while get %s"
                             % auxiliary_name_scope)
-        from .base import graph_of
+        from tinyflow.ops.base import graph_of
         self._graph = graph_of(*(values or ()))
         self._name_or_scope = name_or_scope
         self._default_name = default_name

@@ -21,13 +21,13 @@ reversal keeps at most log2(n)+1 loop states and runs O(n log n) body steps (not
 The forward op is changed in place (new outputs and attrs; attrs is a new dict so a function
 lowered before keeps its own). Its earlier outputs keep their indices.
 """
-from ..graph import dtypes as dt
-from ..graph.backend import backend
-from ..graph.core import Tensor
-from ..graph.registry import get_op_def
-from ..graph.shapes import TensorShape
-from ..passes import prune as prune_pass
-from . import control_flow_ops as cf
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.backend import backend
+from tinyflow.graph.core import Tensor
+from tinyflow.graph.registry import get_op_def
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.passes import prune as prune_pass
+from tinyflow.ops import control_flow_ops as cf
 
 _STACK = 33  # checkpoint slots of the bisection: enough for 2**32 iterations
 

@@ -15,10 +15,10 @@ ZerosLike, Const, Reshape, Unpack, Pack), so it needs no op-family module and no
 """
 import numpy as np
 
-from ..graph import dtypes as _dt
-from ..graph.core import Graph, Tensor
-from ..graph.registry import NOT_SET, get_op_def
-from . import recompute as recompute_pass
+from tinyflow.graph import dtypes as _dt
+from tinyflow.graph.core import Graph, Tensor
+from tinyflow.graph.registry import NOT_SET, get_op_def
+from tinyflow.passes import recompute as recompute_pass
 
 
 class AggregationMethod:

@@ -4,7 +4,7 @@ Walks back from the fetched tensors and target ops through data and control inpu
 fed tensors (a fed tensor's producer does not run unless something else needs it). The result is
 in creation order (Operation.index), which is a topological order.
 """
-from ..graph.registry import get_op_def
+from tinyflow.graph.registry import get_op_def
 
 
 class Subgraph:
@@ -16,6 +16,11 @@ class Subgraph:
         self.feeds = feeds        # [Tensor] fed tensors, in argument order: the caller's, then host_fed's
         self.targets = targets    # [Operation] run for their effect
         self.host_fed = host_fed  # [Operation] whose outputs the Session makes and feeds (OpDef.host_feed)
+        fed = set(feeds)
+        # what later stages ask of each op, decided here once
+        self.rule_ops = {op for op in ops if runs_rule(op, fed)}   # ops whose lowering rule runs
+        self.checked = [op for op in ops if get_op_def(op.type).check is not None   # ops whose run-time
+                        and not (op.outputs and all(t in fed for t in op.outputs))]   # check runs, in order
 
     def __repr__(self):
         return "<Subgraph %d ops, %d fetches, %d feeds>" % (len(self.ops), len(self.fetches), len(self.feeds))
@@ -69,10 +74,3 @@ def runs_rule(op, fed):
     if op.outputs:
         return not all(t in fed for t in op.outputs)
     return bool(opdef.ref_inputs) or opdef.stateful
-
-
-def checked_ops(sub):
-    """The ops whose run-time check (OpDef.check) the fetch set evaluates, in run order."""
-    fed = set(sub.feeds)
-    return [op for op in sub.ops if get_op_def(op.type).check is not None
-            and not (op.outputs and all(t in fed for t in op.outputs))]

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..graph.registry import get_op_def
+from tinyflow.graph.registry import get_op_def
 
 POLICIES = ("sqrt", "memory", "speed")
 RECOMPUTE_GRAD_KEY = "recompute_grad_tensors"   # graph collection of tf.recompute_grad's block values

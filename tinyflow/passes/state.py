@@ -7,24 +7,27 @@ update before it in the run's order, as TF's in-place kernels do.
 
 A variable is the output of a VariableV2 op; assigns take it as a reference input.
 """
-from ..graph.registry import get_op_def
-
-
-class StateAnalysis:
-    """What the lowering needs: per (reader op, input index) the update op whose result it sees."""
-
-    def __init__(self):
-        self.sees = {}           # (op, input index) -> update op, or None for the start value
-        self.current = {}        # (op, ref input index) -> previous update op in run order, or None
-        self.needs_start = []    # VariableV2 ops whose start value this run reads
-        self.updated = []        # VariableV2 ops this run updates, in first-update order
-        self.final = {}          # VariableV2 op -> its last update op
+from tinyflow.graph.registry import get_op_def
 
 
 def variable_of(tensor):
     """The VariableV2 op behind a reference tensor, or None."""
     op = tensor.op
     return op if op.type == "VariableV2" else None
+
+
+class StateAnalysis:
+    """What the lowering needs: per (reader op, input index) the update op whose result it sees."""
+
+    variable_of = staticmethod(variable_of)   # so the plan asks the analysis, not this module
+
+    def __init__(self):
+        self.sees = {}           # (op, input index) -> update op, or None for the start value
+        self.current = {}        # (op, ref input index) -> previous update op in run order, or None
+        self.needs_start = []    # VariableV2 ops whose start value this run reads
+        self.fetched = []        # VariableV2 ops fetched as such (not fed): their start value is needed too
+        self.updated = []        # VariableV2 ops this run updates, in first-update order
+        self.final = {}          # VariableV2 op -> its last update op
 
 
 def analyze(sub):
@@ -72,10 +75,12 @@ def analyze(sub):
                 out.updated.append(var)
             latest[var] = op
     out.needs_start = list(start)
+    out.fetched = fetched_variables(sub.fetches, fed)
     out.final = dict(latest)
     return out
 
 
 def fetched_variables(fetches, fed=()):
     """Fetched VariableV2 outputs: a fetch of a variable sees its start value, so it is needed."""
-    return [t.op for t in fetches if variable_of(t) is not None and t not in set(fed)]
+    fed = set(fed)
+    return [t.op for t in fetches if variable_of(t) is not None and t not in fed]

@@ -1,0 +1,126 @@
+"""The `tf.` namespace: TF 1.15's names, each taken from the module that defines it.
+
+The graph API every TF1 script uses (dtypes, Graph, the ops, Session, tf.gradients) is loaded with
+`import tinyflow`; everything else (tf.train, tf.layers, tf.estimator, tf.contrib, tf.data, eager
+execution, TF's files, ...) is loaded on first use (PEP 562): `LAZY_MODULES` and `LAZY_NAMES` say
+where each name lives, and `tinyflow/__init__.py` asks `lazy(name)` for what it does not hold yet.
+"""
+import importlib
+
+import jax as _jax
+
+_jax.config.update("jax_enable_x64", True)  # TF's dtypes: float64 and int64 must stay themselves
+
+from tinyflow.graph import errors  # noqa: E402
+from tinyflow.graph.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16, float32,  # noqa: E402
+                                   float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64)
+from tinyflow.graph.core import (Graph, GraphKeys, Operation, Tensor, add_to_collection,  # noqa: E402
+                                 add_to_collections, control_dependencies, get_collection, get_collection_ref,
+                                 get_default_graph, name_scope, reset_default_graph)
+from tinyflow.graph.shapes import Dimension, TensorShape  # noqa: E402
+from tinyflow.ops.base import constant, convert_to_tensor, register_tensor_conversion_function  # noqa: E402
+from tinyflow.ops.math_ops import *  # noqa: E402,F403
+from tinyflow.ops.array_ops import *  # noqa: E402,F403
+from tinyflow.ops.indexing_ops import *  # noqa: E402,F403
+from tinyflow.ops.sequence_ops import *  # noqa: E402,F403
+from tinyflow.ops.matrix_ops import *  # noqa: E402,F403
+from tinyflow.ops.state_ops import *  # noqa: E402,F403
+from tinyflow.ops.random_ops import *  # noqa: E402,F403
+from tinyflow.ops.clip_ops import *  # noqa: E402,F403
+from tinyflow.ops.control_flow_ops import *  # noqa: E402,F403
+from tinyflow.ops.segment_ops import *  # noqa: E402,F403 (segment_sum, bincount, confusion_matrix, ...)
+from tinyflow.ops.dynamic_ops import *  # noqa: E402,F403 (dynamic_partition, dynamic_stitch, unique_with_counts)
+from tinyflow.ops.variable_scope import *  # noqa: E402,F403
+from tinyflow.ops.init_ops import *  # noqa: E402,F403
+from tinyflow.ops.linalg_ops import *  # noqa: E402,F403
+from tinyflow.ops.functional_ops import *  # noqa: E402,F403
+from tinyflow.ops.logging_ops import *  # noqa: E402,F403 (tf.Assert, tf.Print, tf.print, tf.check_numerics)
+from tinyflow.ops.check_ops import *  # noqa: E402,F403 (tf.assert_equal, ...)
+from tinyflow.ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402 (also at tf.nn)
+from tinyflow.ops.sequence_ops import reverse_sequence  # noqa: E402
+from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)
+from tinyflow.ops import recompute_ops as _recompute_ops  # noqa: E402,F401 (the Recompute op that checkpointed gradients make)
+from tinyflow.passes.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians  # noqa: E402
+from tinyflow.runtime.config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,  # noqa: E402
+                                     RunOptions)
+from tinyflow.runtime.session import InteractiveSession, Session, get_default_session  # noqa: E402
+from tinyflow.runtime.eager.context import disable_eager_execution, executing_eagerly  # noqa: E402
+from tinyflow.api.tinyflow_api import *  # noqa: E402,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
+from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ... TF1's other names)
+
+# The TF API level tinyflow implements (scripts compare tf.__version__ with "1.x"); tinyflow's own
+# release is TINYFLOW_VERSION.
+VERSION = __version__ = "1.15.5"
+TINYFLOW_VERSION = "0.1.0"
+
+# tf.<name> -> the module that is that namespace, imported on first use
+LAZY_MODULES = {
+    "nn": "tinyflow.api.nn", "train": "tinyflow.api.train", "layers": "tinyflow.api.layers",
+    "losses": "tinyflow.api.losses", "linalg": "tinyflow.api.linalg", "math": "tinyflow.api.math",
+    "image": "tinyflow.api.image", "debugging": "tinyflow.api.debugging", "contrib": "tinyflow.api.contrib",
+    "data": "tinyflow.api.data", "distribute": "tinyflow.api.distribute", "app": "tinyflow.api.app",
+    "gfile": "tinyflow.api.gfile", "io": "tinyflow.api.io", "logging": "tinyflow.api.logging",
+    "metrics": "tinyflow.api.metrics", "summary": "tinyflow.api.summary", "sparse": "tinyflow.api.sparse",
+    "strings": "tinyflow.api.strings", "compat": "tinyflow.api.compat", "feature_column": "tinyflow.api.feature_column",
+    "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util",
+    "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu",
+    "nest": "tinyflow.api.nest"}
+
+# tf.<name> -> (module, attribute), imported on first use
+LAZY_NAMES = {
+    "flags": ("tinyflow.api.app", "flags"),
+    "python_io": ("tinyflow.api.io", "python_io"),
+    "print_graph": ("tinyflow.passes.visualize", "print_graph"),
+    "to_dot": ("tinyflow.passes.visualize", "to_dot"),
+    "make_template": ("tinyflow.api.template", "make_template"),
+    "numpy_function": ("tinyflow.ops.script_ops", "numpy_function"),
+    "py_func": ("tinyflow.ops.script_ops", "py_func"),
+    "import_graph_def": ("tinyflow.api.tf_files.graph_util", "import_graph_def"),
+    "recompute_grad": ("tinyflow.ops.recompute_ops", "recompute_grad"),
+    "random_crop": ("tinyflow.api.image_adjust", "random_crop"),
+    "start_queue_runners": ("tinyflow.api.train.queue_runner", "start_queue_runners"),
+    "GradientTape": ("tinyflow.api.eager", "GradientTape"),
+    "custom_gradient": ("tinyflow.api.eager", "custom_gradient"),
+    "enable_eager_execution": ("tinyflow.api.eager", "enable_eager_execution"),
+    "disable_v2_behavior": ("tinyflow.api.compat", "disable_v2_behavior"),
+    "enable_resource_variables": ("tinyflow.api.compat", "enable_resource_variables"),
+}
+for _name in ("FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"):
+    LAZY_NAMES[_name] = ("tinyflow.ops.queue_ops", _name)
+for _name in ("FixedLengthRecordReader", "ReaderBase", "TextLineReader", "TFRecordReader", "WholeFileReader",
+              "matching_files"):
+    LAZY_NAMES[_name] = ("tinyflow.ops.reader_ops", _name)
+for _name in ("SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense"):
+    LAZY_NAMES[_name] = ("tinyflow.ops.sparse", _name)
+for _name in ("as_string", "decode_base64", "encode_base64", "reduce_join", "regex_replace", "string_join",
+              "string_split", "string_to_number", "substr"):
+    LAZY_NAMES[_name] = ("tinyflow.ops.string_ops", _name)
+for _name in ("FixedLenFeature", "VarLenFeature", "decode_csv", "decode_raw", "parse_example",
+              "parse_single_example"):
+    LAZY_NAMES[_name] = ("tinyflow.ops.parsing_ops", _name)
+# tf.GraphDef, tf.NodeDef, tf.Summary, ...: TF's protobuf messages (built on first use)
+for _name in ("GraphDef", "NodeDef", "MetaGraphDef", "AttrValue", "TensorProto", "TensorShapeProto", "Event",
+              "SaverDef", "Summary", "SummaryMetadata", "SessionLog", "LogMessage", "HistogramProto", "NameAttrList",
+              "TensorInfo"):
+    LAZY_NAMES[_name] = ("tinyflow.formats.tf_protos", _name)
+del _name
+
+
+def lazy(name):
+    """The value of `tf.<name>` that `import tinyflow` did not load; AttributeError when there is none."""
+    if name in LAZY_MODULES:
+        return importlib.import_module(LAZY_MODULES[name])
+    if name in LAZY_NAMES:
+        module, attr = LAZY_NAMES[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError("module 'tinyflow' has no attribute %r" % name)
+
+
+__getattr__ = lazy   # tinyflow.api.<name> too: the frontend's own modules read the namespace here
+
+
+# What `from tinyflow.api import *` gives the package root: the tf. names above, not this module's
+# machinery nor the submodules the imports above attached to this package.
+__all__ = sorted(n for n, v in list(globals().items())
+                 if not n.startswith("_") and n not in ("importlib", "LAZY_MODULES", "LAZY_NAMES", "lazy")
+                 and not (type(v) is type(importlib) and v.__name__.startswith("tinyflow.api.")))

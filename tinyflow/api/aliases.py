@@ -1,0 +1,120 @@
+"""TF1's older names and small conveniences that tutorial scripts still call (tf.arg_max,
+tf.device, tf.dimension_value, ...). Each is a thin wrapper over a tinyflow op or a no-op where
+tinyflow has nothing to configure (device placement is XLA's)."""
+import contextlib
+import logging as _pylogging
+
+from tinyflow.graph import shapes as _shapes
+from tinyflow.graph.core import Tensor, constant_value, get_default_graph, name_scope
+from tinyflow.ops import array_ops, math_ops
+from tinyflow.ops.base import broadcast_shapes, convert_to_tensor
+
+__all__ = ["arg_max", "arg_min", "device", "colocate_with", "container", "init_scope", "dimension_value",
+           "dimension_at_index", "is_tensor", "get_static_value", "identity_n", "broadcast_static_shape",
+           "tables_initializer", "initialize_all_tables", "op_scope", "variable_op_scope", "get_logger",
+           "NotDifferentiable", "no_gradient"]
+
+
+def arg_max(input, dimension, output_type="int64", name=None):
+    """TF1's tf.arg_max(input, dimension): tf.argmax with a required dimension."""
+    return math_ops.argmax(input, axis=dimension, output_type=output_type, name=name)
+
+
+def arg_min(input, dimension, output_type="int64", name=None):
+    """TF1's tf.arg_min(input, dimension): tf.argmin with a required dimension."""
+    return math_ops.argmin(input, axis=dimension, output_type=output_type, name=name)
+
+
+@contextlib.contextmanager
+def device(device_name_or_function):
+    """Accepted and ignored: XLA places the whole step on one device (JAX's default)."""
+    yield
+
+
+@contextlib.contextmanager
+def colocate_with(op, ignore_existing=False):
+    """Accepted and ignored, as tf.device."""
+    yield
+
+
+@contextlib.contextmanager
+def container(container_name):
+    """Accepted and ignored: tinyflow's variables live in the Session, not in resource containers."""
+    yield
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Builds outside any control dependencies (TF's init_scope, graph mode)."""
+    with get_default_graph().control_dependencies(None):
+        yield
+
+
+def dimension_value(dimension):
+    """The int (or None) of a Dimension, an int or None."""
+    return dimension.value if isinstance(dimension, _shapes.Dimension) else dimension
+
+
+def dimension_at_index(shape, index):
+    """shape[index] as a Dimension (unknown when the rank is)."""
+    shape = _shapes.as_shape(shape)
+    if shape.ndims is None:
+        return _shapes.Dimension(None)
+    return shape[index]
+
+
+def is_tensor(x):
+    """Whether x is a tinyflow Tensor (or tensor-like: a Variable)."""
+    return isinstance(x, Tensor) or hasattr(x, "_as_graph_element") or hasattr(x, "value") and hasattr(x, "op")
+
+
+def get_static_value(tensor, partial=False):
+    """The numpy value of `tensor` when known while building, else None (TF's tf.get_static_value)."""
+    if not isinstance(tensor, Tensor):
+        tensor = convert_to_tensor(tensor)
+    return constant_value(tensor)
+
+
+def identity_n(input, name=None):
+    """tf.identity of each tensor of a list."""
+    with name_scope(name, "IdentityN"):
+        return [array_ops.identity(x) for x in input]
+
+
+def broadcast_static_shape(shape_x, shape_y):
+    """The broadcast of two TensorShapes (ValueError when they do not broadcast)."""
+    return broadcast_shapes(_shapes.as_shape(shape_x), _shapes.as_shape(shape_y))
+
+
+def tables_initializer(name="init_all_tables"):
+    """A no-op: tinyflow has no lookup tables to initialize (scripts run it with the variables' init)."""
+    return array_ops.no_op(name=name)
+
+
+initialize_all_tables = tables_initializer
+
+
+def op_scope(values, name, default_name=None):
+    """TF0's op_scope(values, name, default_name): a name scope."""
+    return name_scope(name, default_name, values)
+
+
+def variable_op_scope(values, name_or_scope, default_name=None, initializer=None, regularizer=None,
+                      caching_device=None, partitioner=None, custom_getter=None, reuse=None, dtype=None,
+                      use_resource=None, constraint=None):
+    """TF0's variable_op_scope: a variable_scope with `values`."""
+    from tinyflow.ops.variable_scope import variable_scope
+    return variable_scope(name_or_scope, default_name=default_name, values=values, initializer=initializer,
+                          regularizer=regularizer, reuse=reuse, dtype=dtype)
+
+
+def get_logger():
+    """The Python logger tf.logging writes to."""
+    return _pylogging.getLogger("tensorflow")
+
+
+def NotDifferentiable(op_type):  # noqa: N802 (TF's name)
+    """Accepted: an op without a gradient rule already gets none in tinyflow (its OpDef says grad=None)."""
+
+
+no_gradient = NotDifferentiable

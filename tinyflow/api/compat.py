@@ -1,0 +1,67 @@
+"""tf.compat: `tf.compat.v1` is tinyflow itself (tinyflow only speaks TF1), plus TF2's switches as no-ops."""
+import numbers
+import os
+import sys
+import types
+
+import numpy as np
+
+v2 = types.SimpleNamespace()
+
+
+def disable_v2_behavior():
+    """Accepted for compatibility: tinyflow always runs graphs the TF1 way."""
+
+
+def enable_resource_variables():
+    """Accepted for compatibility: tinyflow's variables already behave as resource variables."""
+
+
+bytes_or_text_types = (bytes, str)
+integral_types = (numbers.Integral, np.integer)
+real_types = (numbers.Real, np.integer, np.floating)
+complex_types = (numbers.Complex, np.number)
+
+
+def as_bytes(bytes_or_text, encoding="utf-8"):
+    """str -> bytes in `encoding`; bytes (and bytearray) as they are."""
+    if isinstance(bytes_or_text, bytearray):
+        return bytes(bytes_or_text)
+    if isinstance(bytes_or_text, str):
+        return bytes_or_text.encode(encoding)
+    if isinstance(bytes_or_text, bytes):
+        return bytes_or_text
+    raise TypeError("Expected binary or unicode string, got %r" % (bytes_or_text,))
+
+
+def as_text(bytes_or_text, encoding="utf-8"):
+    """bytes -> str in `encoding`; str as it is."""
+    if isinstance(bytes_or_text, str):
+        return bytes_or_text
+    if isinstance(bytes_or_text, bytes):
+        return bytes_or_text.decode(encoding)
+    raise TypeError("Expected binary or unicode string, got %r" % bytes_or_text)
+
+
+as_str = as_text
+
+
+def as_str_any(value):
+    """str(value), decoding bytes."""
+    return as_str(value) if isinstance(value, bytes) else str(value)
+
+
+def path_to_str(path):
+    """A path-like object as a str (anything else as it is)."""
+    return os.fspath(path) if hasattr(path, "__fspath__") else path
+
+
+def forward_compatible(year, month, day):
+    """tinyflow implements TF 1.15's behaviour, whatever the date asked about."""
+    return False
+
+
+def __getattr__(name):
+    if name == "v1":   # the package itself (looked up, not imported: this module is part of it)
+        return sys.modules["tinyflow"]
+    raise AttributeError("module 'tinyflow.compat' has no attribute %r" % name)

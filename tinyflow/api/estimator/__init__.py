@@ -1,0 +1,19 @@
+"""tf.estimator (TF 1.15): Estimator over a model_fn, premade DNN / Linear / wide-and-deep models,
+input_fns over numpy and pandas, train_and_evaluate. Built on tinyflow's graph,
+tf.train.MonitoredTrainingSession and its hooks, tf.train.Saver, tf.summary and tf.metrics."""
+import types as _types
+
+from tinyflow.api.estimator.model_fn import EstimatorSpec, ModeKeys, RunConfig  # noqa: F401
+from tinyflow.api.estimator.estimator import Estimator  # noqa: F401
+from tinyflow.api.estimator.canned import (DNNClassifier, DNNLinearCombinedClassifier, DNNLinearCombinedRegressor,  # noqa: F401
+                                           DNNRegressor, LinearClassifier, LinearRegressor)
+from tinyflow.api.estimator.head import Head  # noqa: F401
+from tinyflow.api.estimator.training import EvalSpec, TrainSpec, train_and_evaluate  # noqa: F401
+from tinyflow.api.estimator.warm_start import WarmStartSettings  # noqa: F401
+from tinyflow.api.estimator.hooks import StepCounterHook, SummarySaverHook  # noqa: F401
+from tinyflow.api.estimator import inputs as _inputs
+
+inputs = _types.SimpleNamespace(numpy_input_fn=_inputs.numpy_input_fn, pandas_input_fn=_inputs.pandas_input_fn)
+
+from tinyflow.api.train import (CheckpointSaverHook, LoggingTensorHook, NanTensorHook, SessionRunArgs,  # noqa: E402,F401
+                                SessionRunHook, StopAtStepHook)

@@ -1,0 +1,288 @@
+"""tf.image: TF 1.15's image namespace (NHWC images, 3-D [H, W, C] or 4-D [N, H, W, C]).
+
+The resize kernels are ops (ops/image_ops.py, TF 1.x's legacy sampling by default); everything else
+is built from existing graph ops, as TF's image_ops_impl.py builds it, so gradients come for free.
+"""
+import numpy as np
+
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import Tensor, get_default_graph
+from tinyflow.ops import math_ops as M
+from tinyflow.ops.array_ops import expand_dims, pad, reshape, shape, squeeze, stack
+from tinyflow.ops.base import constant_value_of, convert_to_tensor
+from tinyflow.ops.image_ops import crop_and_resize, resize as _resize, sample_distorted_bounding_box  # noqa: F401
+from tinyflow.ops.indexing_ops import slice as _slice, where as _where
+from tinyflow.ops.matrix_ops import tensordot
+from tinyflow.ops.random_ops import random_uniform
+from tinyflow.ops.sequence_ops import reverse
+from tinyflow.api.image_adjust import *  # noqa: F401,F403 (colour spaces, adjustments, random augmentations)
+from tinyflow.api.image_adjust import __all__ as _adjust_all, convert_image_dtype  # noqa: F401
+from tinyflow.ops.image_codec_ops import decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png  # noqa: F401
+
+__all__ = [
+    "ResizeMethod", "central_crop", "decode_image", "decode_jpeg", "decode_png", "encode_jpeg",
+    "encode_png", "convert_image_dtype", "crop_to_bounding_box", "flip_left_right",
+    "flip_up_down", "pad_to_bounding_box", "per_image_standardization", "random_flip_left_right",
+    "random_flip_up_down", "resize", "resize_bicubic", "resize_bilinear", "resize_image_with_crop_or_pad",
+    "resize_images", "resize_nearest_neighbor", "rgb_to_grayscale", "sample_distorted_bounding_box", "crop_and_resize",
+] + _adjust_all
+
+
+class ResizeMethod:
+    """The `method` of resize_images."""
+    BILINEAR = 0
+    NEAREST_NEIGHBOR = 1
+    BICUBIC = 2
+    AREA = 3
+
+
+# ---- resizing -------------------------------------------------------------------------------------
+def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    """Bilinear resize of a 4-D batch to `size` = [new_height, new_width]; float32 result."""
+    return _resize("ResizeBilinear", images, size, align_corners, half_pixel_centers, name)
+
+
+def resize_nearest_neighbor(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    """Nearest-neighbour resize of a 4-D batch to `size`; keeps the dtype."""
+    return _resize("ResizeNearestNeighbor", images, size, align_corners, half_pixel_centers, name)
+
+
+def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    """Bicubic resize of a 4-D batch to `size`; float32 result."""
+    return _resize("ResizeBicubic", images, size, align_corners, half_pixel_centers, name)
+
+
+_RESIZERS = {ResizeMethod.BILINEAR: resize_bilinear, ResizeMethod.NEAREST_NEIGHBOR: resize_nearest_neighbor,
+             ResizeMethod.BICUBIC: resize_bicubic}
+
+
+def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False,
+                  name=None):
+    """Resizes a 3-D image or 4-D batch to `size` = [new_height, new_width] with `method`. As in TF,
+    an image already of that (static) size comes back unchanged, in its own dtype."""
+    if method == ResizeMethod.AREA:
+        raise NotImplementedError("tinyflow: ResizeMethod.AREA is not supported")
+    if method not in _RESIZERS:
+        raise ValueError("Resize method is not implemented.")
+    with get_default_graph().name_scope(name or "resize"):
+        images = convert_to_tensor(images, name="images")
+        rank = images.shape.ndims
+        if rank is None:
+            raise ValueError("'images' contains no shape.")
+        if rank not in (3, 4):
+            raise ValueError("'images' must have either 3 or 4 dimensions.")
+        x = images if rank == 4 else expand_dims(images, 0)
+        try:
+            size = convert_to_tensor(size, dt.int32, name="size")
+        except (TypeError, ValueError):
+            raise ValueError("'size' must be a 1-D int32 Tensor")
+        if not size.shape.is_compatible_with([2]):
+            raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+        height, width = x.shape.as_list()[1:3]
+        new = constant_value_of(size)
+        if preserve_aspect_ratio:
+            if new is None or height is None or width is None:
+                raise NotImplementedError("tinyflow: preserve_aspect_ratio needs static image and target sizes")
+            f32 = np.float32
+            scale = min(f32(new[0]) / f32(height), f32(new[1]) / f32(width))
+            new = [int(np.round(scale * f32(height))), int(np.round(scale * f32(width)))]  # tf.round: half to even
+            size = convert_to_tensor(new, dt.int32, name="size")
+        if new is not None and [height, width] == [int(v) for v in new]:
+            return images
+        out = _RESIZERS[method](x, size, align_corners=align_corners)
+        return out if rank == 4 else squeeze(out, axis=[0])
+
+
+resize = resize_images
+
+
+# ---- flips ----------------------------------------------------------------------------------------
+def _image(image, what="image"):
+    image = convert_to_tensor(image, name=what)
+    rank = image.shape.ndims
+    if rank is not None and rank < 3:
+        raise ValueError("'%s' (shape %s) must be at least three-dimensional." % (what, image.shape))
+    return image
+
+
+def _flip(image, axis, name):
+    with get_default_graph().name_scope(name):
+        image = _image(image)
+        rank = image.shape.ndims
+        if rank not in (None, 3, 4):
+            raise ValueError("'image' must have either 3 or 4 dimensions.")
+        return reverse(image, [axis + (1 if rank == 4 else 0)])
+
+
+def flip_left_right(image):
+    """The image(s) mirrored along the width."""
+    return _flip(image, 1, "flip_left_right")
+
+
+def flip_up_down(image):
+    """The image(s) mirrored along the height."""
+    return _flip(image, 0, "flip_up_down")
+
+
+def _random_flip(image, axis, seed, name):
+    with get_default_graph().name_scope(name):
+        image = _image(image)
+        rank = image.shape.ndims
+        if rank == 3:  # one coin for the image
+            flip = M.less(random_uniform([], 0, 1.0, seed=seed), 0.5)
+            return _where(flip, reverse(image, [axis]), image)
+        if rank == 4:  # one coin per image of the batch (TF1 Select picks whole rows)
+            flip = M.less(random_uniform(shape(image)[:1], 0, 1.0, seed=seed), 0.5)
+            return _where(flip, reverse(image, [axis + 1]), image)
+        raise ValueError("'image' must have either 3 or 4 dimensions.")
+
+
+def random_flip_left_right(image, seed=None):
+    """Mirrors the image (each image of a batch) along the width with probability 1/2."""
+    return _random_flip(image, 1, seed, "random_flip_left_right")
+
+
+def random_flip_up_down(image, seed=None):
+    """Mirrors the image (each image of a batch) along the height with probability 1/2."""
+    return _random_flip(image, 0, seed, "random_flip_up_down")
+
+
+# ---- dtype and colour -----------------------------------------------------------------------------
+def rgb_to_grayscale(images, name=None):
+    """Luma of RGB images: [..., 3] -> [..., 1] in the same dtype."""
+    with get_default_graph().name_scope(name or "rgb_to_grayscale"):
+        images = convert_to_tensor(images, name="images")
+        flt = convert_image_dtype(images, dt.float32)
+        gray = tensordot(flt, convert_to_tensor([0.2989, 0.5870, 0.1140], dt.float32), [[-1], [-1]])
+        return convert_image_dtype(expand_dims(gray, -1), images.dtype)
+
+
+def per_image_standardization(image):
+    """(x - mean) / max(stddev, 1/sqrt(N)) over each image's last three dimensions; computed in
+    float32 (unless float16) and converted back to the input's dtype, as TF does."""
+    with get_default_graph().name_scope("per_image_standardization"):
+        image = _image(image)
+        orig = image.dtype
+        if orig not in (dt.float16, dt.float32):
+            image = convert_image_dtype(image, dt.float32)
+        n = M.reduce_prod(shape(image)[-3:])
+        mean = M.reduce_mean(image, axis=[-1, -2, -3], keepdims=True)
+        std = M.reduce_std(image, axis=[-1, -2, -3], keepdims=True)
+        std = M.maximum(std, M.rsqrt(M.cast(n, image.dtype)))  # a uniform image: no division by 0
+        return convert_image_dtype(M.divide(M.subtract(image, mean), std), orig, saturate=True)
+
+
+# ---- crops and pads -------------------------------------------------------------------------------
+def _batched(image):
+    """(image as 4-D, whether it was 4-D); ValueError for other ranks."""
+    image = convert_to_tensor(image, name="image")
+    rank = image.shape.ndims
+    if rank == 3:
+        return expand_dims(image, 0), False
+    if rank == 4:
+        return image, True
+    raise ValueError("'image' must have either 3 or 4 dimensions." if rank is not None else
+                     "tinyflow: the image needs a known rank")
+
+
+def _dims(image):
+    """[batch, height, width, depth]: Python ints where static, else scalar int32 tensors."""
+    static, dynamic = image.shape.as_list(), None
+    out = []
+    for i, d in enumerate(static):
+        if d is None:
+            dynamic = shape(image) if dynamic is None else dynamic
+            d = dynamic[i]
+        out.append(d)
+    return out
+
+
+def _vec(values):
+    """A list of Python ints stays a list (a constant: shapes stay static); with tensors, a stack."""
+    return stack(values) if any(isinstance(v, Tensor) for v in values) else [int(v) for v in values]
+
+
+def _check(ok, message):
+    """TF's _assert: a condition on Python values raises ValueError now; one on tensors is left to
+    the slice/pad op, which fails with its own message when it runs."""
+    if not isinstance(ok, Tensor) and not ok:
+        raise ValueError(message)
+
+
+def _unbatch(x, was_batch):
+    return x if was_batch else squeeze(x, axis=[0])
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """The [target_height, target_width] window at (offset_height, offset_width)."""
+    with get_default_graph().name_scope("crop_to_bounding_box"):
+        x, is_batch = _batched(image)
+        _, height, width, _ = _dims(x)
+        _check(offset_width >= 0, "offset_width must be >= 0.")
+        _check(offset_height >= 0, "offset_height must be >= 0.")
+        _check(target_width > 0, "target_width must be > 0.")
+        _check(target_height > 0, "target_height must be > 0.")
+        _check(width >= target_width + offset_width, "width must be >= target + offset.")
+        _check(height >= target_height + offset_height, "height must be >= target + offset.")
+        out = _slice(x, _vec([0, offset_height, offset_width, 0]), _vec([-1, target_height, target_width, -1]))
+        return _unbatch(out, is_batch)
+
+
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """The image placed at (offset_height, offset_width) in zeros of [target_height, target_width]."""
+    with get_default_graph().name_scope("pad_to_bounding_box"):
+        x, is_batch = _batched(image)
+        _, height, width, _ = _dims(x)
+        after_w = target_width - offset_width - width
+        after_h = target_height - offset_height - height
+        _check(offset_height >= 0, "offset_height must be >= 0")
+        _check(offset_width >= 0, "offset_width must be >= 0")
+        _check(after_w >= 0, "width must be <= target - offset")
+        _check(after_h >= 0, "height must be <= target - offset")
+        paddings = reshape(_vec([0, 0, offset_height, after_h, offset_width, after_w, 0, 0]), [4, 2])
+        return _unbatch(pad(x, paddings), is_batch)
+
+
+def _max(a, b):
+    return M.maximum(a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else max(a, b)
+
+
+def _min(a, b):
+    return M.minimum(a, b) if isinstance(a, Tensor) or isinstance(b, Tensor) else min(a, b)
+
+
+def resize_image_with_crop_or_pad(image, target_height, target_width):
+    """Centrally crops or zero-pads the image(s) to [target_height, target_width]."""
+    with get_default_graph().name_scope("resize_image_with_crop_or_pad"):
+        x, is_batch = _batched(image)
+        _check(target_width > 0, "target_width must be > 0.")
+        _check(target_height > 0, "target_height must be > 0.")
+        _, height, width, _ = _dims(x)
+        width_diff, height_diff = target_width - width, target_height - height
+        cropped = crop_to_bounding_box(x, _max(-height_diff // 2, 0), _max(-width_diff // 2, 0),
+                                       _min(target_height, height), _min(target_width, width))
+        out = pad_to_bounding_box(cropped, _max(height_diff // 2, 0), _max(width_diff // 2, 0),
+                                  target_height, target_width)
+        return _unbatch(out, is_batch)
+
+
+def central_crop(image, central_fraction):
+    """The central `central_fraction` (in (0, 1]) of the image(s) along height and width."""
+    with get_default_graph().name_scope("central_crop"):
+        image = convert_to_tensor(image, name="image")
+        if central_fraction <= 0.0 or central_fraction > 1.0:
+            raise ValueError("central_fraction must be within (0, 1]")
+        if central_fraction == 1.0:
+            return image
+        x, is_batch = _batched(image)
+        _, h, w, _ = _dims(x)
+
+        def start(d):  # truncation, as TF's cast to int32
+            if isinstance(d, Tensor):
+                df = M.cast(d, dt.float64)
+                return M.cast((df - df * central_fraction) / 2, dt.int32)
+            return int((float(d) - float(d) * central_fraction) / 2)
+
+        h0, w0 = start(h), start(w)
+        out = _slice(x, _vec([0, h0, w0, 0]), _vec([-1, h - h0 * 2, w - w0 * 2, -1]))
+        return _unbatch(out, is_batch)

@@ -1,0 +1,564 @@
+"""tf.layers: TF1's layer classes and functions (dense, conv2d, pooling, dropout, flatten,
+batch_normalization), with TF's variable names ("dense/kernel", "dense_1/bias", ...).
+
+A layer owns a VariableScope. The class API picks a unique scope ("dense", "dense_1") on its first
+call; the function API (`tf.layers.dense(x, 10, name="fc")`) opens scope "fc" as given, so calling
+it twice without reuse=True raises "Variable fc/kernel already exists". Ops go into the scope's
+original name scope ("dense/MatMul", then "dense/MatMul_1" when the layer is called again).
+Update ops (batch norm's moving averages) are added to tf.GraphKeys.UPDATE_OPS.
+"""
+import re
+import weakref
+
+import numpy as np
+
+from tinyflow.api import nn
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import GraphKeys, Tensor, get_default_graph
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops import array_ops, math_ops, matrix_ops, state_ops
+from tinyflow.ops import init_ops
+from tinyflow.ops import variable_scope as vs
+from tinyflow.ops.base import constant_value_of, convert_to_tensor
+
+__all__ = ["Layer", "Dense", "Conv2D", "MaxPooling2D", "AveragePooling2D", "Dropout", "Flatten",
+           "BatchNormalization", "dense", "conv2d", "max_pooling2d", "average_pooling2d", "dropout", "flatten",
+           "batch_normalization"]
+
+_NAME_UIDS = weakref.WeakKeyDictionary()  # graph -> {base name: count}: Keras' unique layer names
+
+
+def _unique_layer_name(base):
+    uids = _NAME_UIDS.setdefault(get_default_graph(), {})
+    n = uids.get(base, 0)
+    uids[base] = n + 1
+    return base if n == 0 else "%s_%d" % (base, n)
+
+
+def _snake_case(name):
+    s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
+
+
+class Layer:
+    """Base class: a callable that creates its variables (in `build`) on the first call."""
+
+    def __init__(self, trainable=True, name=None, dtype=None, activity_regularizer=None, _scope=None, _reuse=None,
+                 **kwargs):
+        unknown = set(kwargs) - {"input_shape", "batch_input_shape", "batch_size", "autocast"}
+        if unknown:
+            raise TypeError("Keyword argument not understood:", sorted(unknown)[0])
+        self.trainable = trainable
+        self.built = False
+        self._dtype = dt.as_dtype(dtype) if dtype is not None else None
+        self._reuse = _reuse
+        self.activity_regularizer = activity_regularizer
+        self._trainable_weights, self._non_trainable_weights = [], []
+        self._updates, self._losses = [], []
+        if name:
+            self._name, self._base_name = name, name
+        else:
+            self._base_name = _snake_case(type(self).__name__)
+            self._name = _unique_layer_name(self._base_name)
+        self._scope = None
+        if _scope:  # the function API: the scope is opened now, exactly as named
+            with vs.variable_scope(_scope) as captured:
+                self._scope = captured
+        self._current_scope = None
+
+    # ---- what the layer holds -------------------------------------------------------------------
+    name = property(lambda self: self._name)
+    dtype = property(lambda self: self._dtype)
+    scope_name = property(lambda self: self._scope.name if self._scope else None)
+    trainable_weights = property(lambda self: list(self._trainable_weights) if self.trainable else [])
+    non_trainable_weights = property(lambda self: (list(self._non_trainable_weights) if self.trainable else
+                                                   self._trainable_weights + self._non_trainable_weights))
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    weights = property(lambda self: self.trainable_weights + self.non_trainable_weights)
+    variables = weights
+    updates = property(lambda self: list(self._updates))
+    losses = property(lambda self: list(self._losses))
+
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, inputs, **kwargs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        raise NotImplementedError
+
+    def add_update(self, updates, inputs=None):
+        self._updates.extend(updates if isinstance(updates, (list, tuple)) else [updates])
+
+    def add_loss(self, losses, inputs=None):
+        self._losses.extend(losses if isinstance(losses, (list, tuple)) else [losses])
+
+    def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None, trainable=True,
+                   constraint=None, **kwargs):
+        """get_variable(name) in the layer's scope; regularizer losses go to REGULARIZATION_LOSSES."""
+        dtype = dt.as_dtype(dtype or self._dtype or dt.float32)
+        reuse = self.built or self._reuse
+        with vs.variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False) as scope:
+            self._current_scope = scope
+            with get_default_graph().name_scope(scope.original_name_scope or None):
+                v = vs.get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
+                                    regularizer=regularizer, trainable=trainable and self.trainable,
+                                    constraint=constraint)
+        trainables = get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES)
+        if any(v is t for t in trainables) or (_eager_variable(v) and v.trainable):  # eager: no collections
+            if not any(v is w for w in self._trainable_weights):
+                self._trainable_weights.append(v)
+        elif not any(v is w for w in self._non_trainable_weights):
+            self._non_trainable_weights.append(v)
+        return v
+
+    # ---- calling --------------------------------------------------------------------------------
+    def _set_scope(self, scope=None):
+        if self._scope is None:
+            if self._reuse:
+                with vs.variable_scope(scope if scope is not None else self._base_name) as captured:
+                    self._scope = captured
+            else:
+                with vs.variable_scope(scope, default_name=self._base_name) as captured:
+                    self._scope = captured
+
+    def __call__(self, inputs, *args, **kwargs):
+        """Builds the layer on its first call (creating its variables), then applies it."""
+        self._set_scope(kwargs.pop("scope", None))
+        graph = get_default_graph()
+        reuse = True if self.built else self._reuse
+        with vs.variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False) as scope:
+            self._current_scope = scope
+            with graph.name_scope(scope.original_name_scope or None):
+                inputs = _to_tensor(inputs)
+                if not self.built:
+                    if self._dtype is None:  # TF1 layers take their dtype from the first input
+                        self._dtype = inputs.dtype.base_dtype if inputs.dtype.is_floating else dt.float32
+                    self.build(inputs.shape)
+                    self.built = True
+                n_updates = len(self._updates)
+                outputs = self.call(inputs, *args, **kwargs)
+                if self.activity_regularizer is not None:
+                    with graph.name_scope("ActivityRegularizer"):
+                        self._losses.append(self.activity_regularizer(outputs))
+                        graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, self._losses[-1])
+        for u in self._updates[n_updates:]:
+            graph.add_to_collection(GraphKeys.UPDATE_OPS, u)
+        return outputs
+
+    apply = __call__
+
+
+def _eager_variable(v):
+    from tinyflow.runtime.eager.variables import EagerVariable
+    return isinstance(v, EagerVariable)
+
+
+def _to_tensor(x):
+    return x if isinstance(x, Tensor) else convert_to_tensor(x)
+
+
+def _tuple(value, n, what):
+    """An int or a sequence of n ints, as a tuple of n ints (TF's conv_utils.normalize_tuple)."""
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(value)
+    if len(value) != n or not all(isinstance(v, (int, np.integer)) for v in value):
+        raise ValueError("The `%s` argument must be a tuple of %d integers. Received: %s" % (what, n, value))
+    return tuple(int(v) for v in value)
+
+
+def _padding(padding):
+    p = padding.lower()
+    if p not in ("valid", "same"):
+        raise ValueError("The `padding` argument must be one of \"valid\", \"same\". Received: %s" % padding)
+    return p.upper()
+
+
+def _data_format(data_format):
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError("The `data_format` argument must be one of \"channels_first\", \"channels_last\". "
+                         "Received: %s" % data_format)
+    return "NHWC" if data_format == "channels_last" else "NCHW"
+
+
+def _get_initializer(init):
+    return init() if isinstance(init, type) else init
+
+
+# ---- Dense ------------------------------------------------------------------------------------------
+class _KernelBiasLayer(Layer):
+    """What Dense and Conv2D share: a kernel, an optional bias, their initializers, regularizers and
+    constraints, and the activation applied after the bias."""
+
+    def _set_kernel_bias(self, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                         bias_regularizer, kernel_constraint, bias_constraint):
+        self.activation, self.use_bias = activation, use_bias
+        self.kernel_initializer = _get_initializer(kernel_initializer)
+        self.bias_initializer = _get_initializer(bias_initializer)
+        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        self.kernel = self.bias = None
+
+    def _build_kernel_bias(self, kernel_shape, outputs=None):
+        """The kernel, and a bias of `outputs` (the kernel's last dimension unless given) values."""
+        self.kernel = self.add_weight("kernel", shape=kernel_shape, initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint,
+                                      dtype=self.dtype, trainable=True)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", shape=[outputs or kernel_shape[-1]], initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                        dtype=self.dtype, trainable=True)
+        self.built = True
+
+    def _bias_and_activation(self, outputs, data_format=None):
+        if self.use_bias:
+            outputs = nn.bias_add(outputs, self.bias, data_format=data_format)
+        if self.activation is not None:
+            return self.activation(outputs)
+        return outputs
+
+
+class Dense(_KernelBiasLayer):
+    """outputs = activation(inputs @ kernel + bias); a rank > 2 input is multiplied on its last axis."""
+
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer=None,
+                 bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs)
+        self.units = int(units)
+        self._set_kernel_bias(activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                              bias_regularizer, kernel_constraint, bias_constraint)
+
+    def build(self, input_shape):
+        input_shape = TensorShape(input_shape)
+        if input_shape.ndims is None or input_shape[-1].value is None:
+            raise ValueError("The last dimension of the inputs to `Dense` should be defined. Found `None`.")
+        self._build_kernel_bias([input_shape[-1].value, self.units])
+
+    def call(self, inputs):
+        inputs = math_ops.cast(inputs, self.dtype)
+        rank = inputs.shape.ndims
+        if rank is not None and rank > 2:
+            inner = inputs.shape.as_list()[1:-1]
+            if None in inner:  # only the batch may be unknown for the reshape route
+                outputs = matrix_ops.tensordot(inputs, self.kernel, [[rank - 1], [0]])
+            else:
+                flat = math_ops.matmul(array_ops.reshape(inputs, [-1, self.kernel.shape[0].value]), self.kernel)
+                outputs = array_ops.reshape(flat, [-1] + inner + [self.units])
+            outputs.set_shape(inputs.shape.as_list()[:-1] + [self.units])
+        else:
+            outputs = math_ops.matmul(inputs, self.kernel)
+        return self._bias_and_activation(outputs)
+
+    def compute_output_shape(self, input_shape):
+        return TensorShape(input_shape)[:-1].concatenate([self.units])
+
+
+def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
+          bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+          activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+          reuse=None):
+    """Functional interface for the densely-connected layer (variables "<name>/kernel", "<name>/bias")."""
+    layer = Dense(units, activation=activation, use_bias=use_bias, kernel_initializer=kernel_initializer,
+                  bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
+                  bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+                  kernel_constraint=kernel_constraint, bias_constraint=bias_constraint, trainable=trainable,
+                  name=name, _scope=name, _reuse=reuse)
+    return layer.apply(inputs)
+
+
+# ---- Conv2D -----------------------------------------------------------------------------------------
+class Conv2D(_KernelBiasLayer):
+    """2-D convolution with a [kh, kw, in, filters] kernel, plus bias and activation."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
+                 dilation_rate=(1, 1), activation=None, use_bias=True, kernel_initializer=None,
+                 bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs)
+        self.filters = int(filters)
+        self.kernel_size = _tuple(kernel_size, 2, "kernel_size")
+        self.strides = _tuple(strides, 2, "strides")
+        self.padding = _padding(padding)
+        self.data_format = _data_format(data_format)
+        self.dilation_rate = _tuple(dilation_rate, 2, "dilation_rate")
+        self._set_kernel_bias(activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                              bias_regularizer, kernel_constraint, bias_constraint)
+
+    def build(self, input_shape):
+        input_shape = TensorShape(input_shape)
+        if input_shape.ndims != 4:
+            raise ValueError("Input 0 of layer %s is incompatible with the layer: expected ndim=4, found ndim=%s. "
+                             "Full shape received: %s" % (self.name, input_shape.ndims, input_shape.as_list()
+                                                          if input_shape.ndims is not None else None))
+        channel_axis = 3 if self.data_format == "NHWC" else 1
+        in_dim = input_shape[channel_axis].value
+        if in_dim is None:
+            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+        self._build_kernel_bias(list(self.kernel_size) + [in_dim, self.filters])
+
+    def _spatial(self, v):
+        return [1, v[0], v[1], 1] if self.data_format == "NHWC" else [1, 1, v[0], v[1]]
+
+    def call(self, inputs):
+        outputs = nn.conv2d(inputs, self.kernel, strides=self._spatial(self.strides), padding=self.padding,
+                            data_format=self.data_format, dilations=self._spatial(self.dilation_rate))
+        return self._bias_and_activation(outputs, self.data_format)
+
+
+def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
+           dilation_rate=(1, 1), activation=None, use_bias=True, kernel_initializer=None,
+           bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+           activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+           reuse=None):
+    """Functional interface for the 2-D convolution layer (variables "conv2d/kernel", "conv2d/bias")."""
+    layer = Conv2D(filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+                   dilation_rate=dilation_rate, activation=activation, use_bias=use_bias,
+                   kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+                   kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+                   activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
+                   bias_constraint=bias_constraint, trainable=trainable, name=name, _scope=name, _reuse=reuse)
+    return layer.apply(inputs)
+
+
+# ---- pooling ----------------------------------------------------------------------------------------
+class _Pooling2D(Layer):
+    _pool = None  # the tf.nn function name
+
+    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last", name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.pool_size = _tuple(pool_size, 2, "pool_size")
+        self.strides = _tuple(strides if strides is not None else pool_size, 2, "strides")
+        self.padding = _padding(padding)
+        self.data_format = _data_format(data_format)
+
+    def call(self, inputs):
+        nhwc = self.data_format == "NHWC"
+        ksize = [1, *self.pool_size, 1] if nhwc else [1, 1, *self.pool_size]
+        strides = [1, *self.strides, 1] if nhwc else [1, 1, *self.strides]
+        return getattr(nn, self._pool)(inputs, ksize=ksize, strides=strides, padding=self.padding,
+                                       data_format=self.data_format)
+
+
+class MaxPooling2D(_Pooling2D):
+    """Max over pool_size windows."""
+    _pool = "max_pool"
+
+
+class AveragePooling2D(_Pooling2D):
+    """Mean over pool_size windows (SAME padding averages real elements only)."""
+    _pool = "avg_pool"
+
+
+def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    """Functional interface for 2-D max pooling."""
+    return MaxPooling2D(pool_size, strides, padding=padding, data_format=data_format, name=name).apply(inputs)
+
+
+def average_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    """Functional interface for 2-D average pooling."""
+    return AveragePooling2D(pool_size, strides, padding=padding, data_format=data_format, name=name).apply(inputs)
+
+
+# ---- dropout, flatten -------------------------------------------------------------------------------
+def _static_bool(training):
+    """A Python bool for `training` when known while building (bool, constant tensor), else None."""
+    if isinstance(training, (bool, np.bool_, int)):
+        return bool(training)
+    v = constant_value_of(training)
+    return None if v is None else bool(v)
+
+
+class Dropout(Layer):
+    """Zeroes a `rate` fraction of the inputs (scaling the rest by 1/(1-rate)) when training.
+
+    `training` is a Python bool or a scalar bool tensor (then both branches are built and selected).
+    """
+
+    def __init__(self, rate=0.5, noise_shape=None, seed=None, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
+
+    def call(self, inputs, training=False):
+        static = _static_bool(training)
+        if static is False:
+            return array_ops.identity(inputs)
+        dropped = nn.dropout(inputs, noise_shape=self.noise_shape, seed=self.seed, rate=self.rate)
+        if static is True:
+            return dropped
+        training = convert_to_tensor(training, dtype=dt.bool_)
+        # TF selects with smart_cond, whose output keeps the inputs' static shape; Select (TF1's
+        # where) merges its branch shapes too, where SelectV2 would broadcast with a shapeless
+        # predicate (a `tf.placeholder(tf.bool)`) and lose the shape.
+        from tinyflow.ops.indexing_ops import where
+        out = where(training, dropped, inputs)
+        out.set_shape(inputs.shape)
+        return out
+
+
+def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
+    """Functional interface for dropout: identity unless `training`."""
+    return Dropout(rate, noise_shape=noise_shape, seed=seed, name=name).apply(inputs, training=training)
+
+
+class Flatten(Layer):
+    """Reshapes [batch, ...] to [batch, prod(...)]."""
+
+    def __init__(self, data_format="channels_last", name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.data_format = data_format
+
+    def call(self, inputs):
+        shape = inputs.shape
+        if self.data_format == "channels_first" and shape.ndims is not None and shape.ndims > 2:
+            inputs = array_ops.transpose(inputs, [0] + list(range(2, shape.ndims)) + [1])
+            shape = inputs.shape
+        if shape.ndims is not None and TensorShape(shape.as_list()[1:]).is_fully_defined():
+            return array_ops.reshape(inputs, [-1, int(np.prod(shape.as_list()[1:]))])
+        batch = shape[0].value if shape.ndims else None
+        return array_ops.reshape(inputs, array_ops.stack([batch if batch is not None else
+                                                          array_ops.shape(inputs)[0], -1]))
+
+
+def flatten(inputs, name=None, data_format="channels_last"):
+    """Functional interface for Flatten."""
+    return Flatten(name=name, data_format=data_format).apply(inputs)
+
+
+# ---- batch normalization ----------------------------------------------------------------------------
+class BatchNormalization(Layer):
+    """Normalizes over all axes but `axis` with batch statistics when training, else with the moving
+    averages; training adds moving-average updates (decay 1 - momentum) to UPDATE_OPS.
+
+    As in TF, 4-D inputs normalized on the channel axis take TF's fused path: the moving variance
+    is then fed the unbiased batch variance (n / (n - 1) times the one used to normalize).
+    """
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer=init_ops.zeros_initializer(), gamma_initializer=init_ops.ones_initializer(),
+                 moving_mean_initializer=init_ops.zeros_initializer(),
+                 moving_variance_initializer=init_ops.ones_initializer(), beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None, renorm=False,
+                 renorm_clipping=None, renorm_momentum=0.99, fused=None, trainable=True, virtual_batch_size=None,
+                 adjustment=None, name=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        if renorm or virtual_batch_size or adjustment:
+            raise NotImplementedError("renorm, virtual_batch_size and adjustment are not supported")
+        self.axis = axis
+        self.momentum, self.epsilon, self.center, self.scale = momentum, epsilon, center, scale
+        self.beta_initializer = _get_initializer(beta_initializer)
+        self.gamma_initializer = _get_initializer(gamma_initializer)
+        self.moving_mean_initializer = _get_initializer(moving_mean_initializer)
+        self.moving_variance_initializer = _get_initializer(moving_variance_initializer)
+        self.beta_regularizer, self.gamma_regularizer = beta_regularizer, gamma_regularizer
+        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+        self.fused = fused
+        self.gamma = self.beta = None
+
+    def build(self, input_shape):
+        input_shape = TensorShape(input_shape)
+        ndims = input_shape.ndims
+        if ndims is None:
+            raise ValueError("Input has undefined rank:", input_shape)
+        axes = [self.axis] if isinstance(self.axis, int) else list(self.axis)
+        axes = [a % ndims if -ndims <= a < ndims else None for a in axes]
+        if None in axes:
+            raise ValueError("Invalid axis: %s" % (self.axis,))
+        self._axes = axes
+        dims = [input_shape[a].value for a in axes]
+        if None in dims:
+            raise ValueError("Input has undefined `axis` dimension. Input shape: ", input_shape)
+        param_shape = dims if len(dims) > 1 else dims[:1]
+        if len(axes) > 1:  # params broadcast over the kept axes in place
+            param_shape = [input_shape[i].value if i in axes else 1 for i in range(ndims)]
+        self._fused = (self.fused is not False and ndims == 4 and axes in ([3], [1]))
+        pdtype = dt.float32 if self.dtype in (dt.float16, dt.bfloat16) else self.dtype
+        if self.scale:
+            self.gamma = self.add_weight("gamma", shape=param_shape, dtype=pdtype, initializer=self.gamma_initializer,
+                                         regularizer=self.gamma_regularizer, constraint=self.gamma_constraint)
+        if self.center:
+            self.beta = self.add_weight("beta", shape=param_shape, dtype=pdtype, initializer=self.beta_initializer,
+                                        regularizer=self.beta_regularizer, constraint=self.beta_constraint)
+        self.moving_mean = self.add_weight("moving_mean", shape=param_shape, dtype=pdtype,
+                                           initializer=self.moving_mean_initializer, trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", shape=param_shape, dtype=pdtype,
+                                               initializer=self.moving_variance_initializer, trainable=False)
+        self.built = True
+
+    def _broadcast(self, v, ndims):
+        """A parameter shaped for the input: [C] on the last axis broadcasts as is, else reshape."""
+        if v is None or len(self._axes) > 1 or self._axes == [ndims - 1]:
+            return v
+        shape = [1] * ndims
+        shape[self._axes[0]] = -1
+        return array_ops.reshape(v, shape)
+
+    def _assign_moving_average(self, variable, value, decay):
+        with get_default_graph().name_scope("AssignMovingAvg") as scope:
+            delta = math_ops.multiply(math_ops.subtract(variable, math_ops.cast(value, variable.dtype)), decay)
+            return state_ops.assign_sub(variable, delta, name=scope)
+
+    def call(self, inputs, training=False):
+        ndims = inputs.shape.ndims
+        reduce_axes = [i for i in range(ndims) if i not in self._axes]
+        static = _static_bool(training)
+        gamma, beta = self._broadcast(self.gamma, ndims), self._broadcast(self.beta, ndims)
+        moving_mean = self._broadcast(self.moving_mean.value(), ndims)
+        moving_var = self._broadcast(self.moving_variance.value(), ndims)
+        if static is False:
+            return nn.batch_normalization(inputs, moving_mean, moving_var, beta, gamma, self.epsilon)
+        keep = len(self._axes) > 1
+        mean, variance = nn.moments(inputs, reduce_axes, keep_dims=keep)
+        update_var = variance
+        if self._fused:  # TF's fused kernel feeds the moving variance the unbiased batch variance
+            n = math_ops.cast(math_ops.div(array_ops.size(inputs), array_ops.size(mean)), variance.dtype)
+            factor = math_ops.div_no_nan(n, math_ops.maximum(math_ops.subtract(n, 1.0), 0.0))
+            update_var = math_ops.multiply(variance, factor)
+        if static is None:
+            training = convert_to_tensor(training, dtype=dt.bool_)
+            decay = math_ops.where_v2(training, math_ops.cast(1.0 - self.momentum, mean.dtype),
+                                      math_ops.cast(0.0, mean.dtype))
+            mean_b = math_ops.where_v2(training, self._broadcast(mean, ndims), moving_mean)
+            var_b = math_ops.where_v2(training, self._broadcast(variance, ndims), moving_var)
+        else:
+            decay = math_ops.cast(1.0 - self.momentum, mean.dtype)
+            mean_b, var_b = self._broadcast(mean, ndims), self._broadcast(variance, ndims)
+        outputs = nn.batch_normalization(inputs, mean_b, var_b, beta, gamma, self.epsilon)
+        outputs.set_shape(inputs.shape)  # TF's smart_cond keeps it; a bool placeholder must not lose it
+        self.add_update([self._assign_moving_average(self.moving_mean, mean, decay),
+                         self._assign_moving_average(self.moving_variance, update_var, decay)])
+        return outputs
+
+
+def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                        beta_initializer=init_ops.zeros_initializer(), gamma_initializer=init_ops.ones_initializer(),
+                        moving_mean_initializer=init_ops.zeros_initializer(),
+                        moving_variance_initializer=init_ops.ones_initializer(), beta_regularizer=None,
+                        gamma_regularizer=None, beta_constraint=None, gamma_constraint=None, training=False,
+                        trainable=True, name=None, reuse=None, renorm=False, renorm_clipping=None,
+                        renorm_momentum=0.99, fused=None, virtual_batch_size=None, adjustment=None):
+    """Functional interface for batch normalization. With training=True, run the ops in
+    tf.GraphKeys.UPDATE_OPS (e.g. as control dependencies of the train op) to update the moving
+    mean and variance."""
+    layer = BatchNormalization(axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
+                               beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
+                               moving_mean_initializer=moving_mean_initializer,
+                               moving_variance_initializer=moving_variance_initializer,
+                               beta_regularizer=beta_regularizer, gamma_regularizer=gamma_regularizer,
+                               beta_constraint=beta_constraint, gamma_constraint=gamma_constraint, renorm=renorm,
+                               renorm_clipping=renorm_clipping, renorm_momentum=renorm_momentum, fused=fused,
+                               trainable=trainable, virtual_batch_size=virtual_batch_size, adjustment=adjustment,
+                               name=name, _scope=name, _reuse=reuse)
+    return layer.apply(inputs, training=training)
+
+
+# Conv2DTranspose, Conv1D and 1-D pooling live in layers_conv.py (they build on the classes above).
+from tinyflow.api.layers_conv import *  # noqa: E402,F401,F403
+from tinyflow.api.layers_conv import __all__ as _conv_all  # noqa: E402
+
+__all__ = __all__ + _conv_all

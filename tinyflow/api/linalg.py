@@ -1,0 +1,36 @@
+"""tf.linalg: TF 1.15's linear-algebra namespace (matmul and friends; the names other op families
+own, such as einsum and eye, are looked up on first use)."""
+import importlib
+
+from tinyflow.ops.linalg_ops import matrix_determinant as det, matrix_inverse as inv, norm, trace  # noqa: F401
+from tinyflow.ops.math_ops import matmul
+from tinyflow.ops.matrix_ops import cross, matrix_band_part as band_part, matrix_set_diag as set_diag  # noqa: F401
+from tinyflow.ops.matrix_ops import matrix_transpose
+from tinyflow.ops import array_ops
+from tinyflow.ops.base import convert_to_tensor
+from tinyflow.graph.core import get_default_graph
+
+__all__ = ["band_part", "cross", "det", "inv", "matmul", "matvec", "matrix_transpose", "norm", "set_diag", "trace",
+           "transpose"]
+
+
+transpose = matrix_transpose
+
+
+def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
+    """a @ b for a (batch of) matrix a and a (batch of) vector b."""
+    with get_default_graph().name_scope(name or "MatVec"):
+        b = array_ops.expand_dims(convert_to_tensor(b, name="b"), -1)
+        return array_ops.squeeze(matmul(a, b, transpose_a=transpose_a, adjoint_a=adjoint_a), axis=[-1])
+
+
+_ELSEWHERE = {"einsum": "einsum", "tensordot": "tensordot", "eye": "eye", "diag_part": "matrix_diag_part",
+              "diag": "matrix_diag", "band_part": "matrix_band_part", "qr": "qr", "cholesky": "cholesky"}
+
+
+def __getattr__(name):
+    if name in _ELSEWHERE:
+        value = getattr(importlib.import_module("tinyflow"), _ELSEWHERE[name], None)
+        if value is not None:
+            return value
+    raise AttributeError("module 'tinyflow.linalg' has no attribute %r" % name)

@@ -1,0 +1,30 @@
+"""tf.math: TF 1.15's math namespace. The math ops come from ops/math_ops.py; the few names that
+other op families own (tf.math.softplus, tf.math.cumsum, ...) are looked up on first use."""
+import importlib
+
+from tinyflow.ops.math_ops import *  # noqa: F401,F403
+from tinyflow.ops.math_ops import __all__ as _math_all
+from tinyflow.ops.math_ops import div_no_nan as divide_no_nan  # noqa: F401
+# TinyFlow's readings of calls TF rejects (bool reductions, int-vs-float equality), as at tf.*
+from tinyflow.api.tinyflow_api import equal, not_equal, reduce_mean, reduce_sum  # noqa: F401,E402
+
+# tf.math.<name> -> (module, name there) for names other families define.
+_ELSEWHERE = {
+    "softplus": ("tinyflow.nn", "softplus"), "softsign": ("tinyflow.nn", "softsign"),
+    "log_softmax": ("tinyflow.nn", "log_softmax"), "top_k": ("tinyflow.nn", "top_k"),
+    "in_top_k": ("tinyflow.nn", "in_top_k"), "l2_normalize": ("tinyflow.nn", "l2_normalize"),
+    "cumsum": ("tinyflow", "cumsum"), "cumprod": ("tinyflow", "cumprod"), "bincount": ("tinyflow", "bincount"),
+    "segment_sum": ("tinyflow", "segment_sum"), "unsorted_segment_sum": ("tinyflow", "unsorted_segment_sum"),
+    "confusion_matrix": ("tinyflow", "confusion_matrix"),
+}
+
+__all__ = list(_math_all) + ["divide_no_nan"]
+
+
+def __getattr__(name):
+    if name in _ELSEWHERE:
+        module, attr = _ELSEWHERE[name]
+        value = getattr(importlib.import_module(module), attr, None)
+        if value is not None:
+            return value
+    raise AttributeError("module 'tinyflow.math' has no attribute %r" % name)

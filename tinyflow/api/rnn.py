@@ -1,0 +1,135 @@
+"""tf.nn.dynamic_rnn, tf.nn.static_rnn and their bidirectional forms, as TF 1.15 builds them.
+
+dynamic_rnn runs the cell in a tf.while_loop over time (the loop's bound is the number of steps,
+so its gradient is a bounded scan); static_rnn calls the cell once per list element. Both create
+the cell's variables under the scope "rnn" (or `scope`), and with `sequence_length` they give zeros
+after each sequence's end and carry its last state to the end, as TF does.
+"""
+from tinyflow.graph import dtypes as dt
+from tinyflow.ops import array_ops, indexing_ops, math_ops
+from tinyflow.ops import variable_scope as vs
+from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.control_flow_ops import flatten, pack_as, while_loop
+from tinyflow.ops.functional_ops import get_item, set_item
+from tinyflow.ops.sequence_ops import reverse, reverse_sequence
+
+__all__ = ["bidirectional_dynamic_rnn", "dynamic_rnn", "static_bidirectional_rnn", "static_rnn"]
+
+
+def _initial_state(cell, initial_state, batch, dtype):
+    if initial_state is not None:
+        return initial_state
+    if dtype is None:
+        raise ValueError("If there is no initial_state, you must give a dtype.")
+    return cell.zero_state(batch, dtype)
+
+
+def _lengths(sequence_length):
+    if sequence_length is None:
+        return None
+    lengths = math_ops.to_int32(convert_to_tensor(sequence_length, name="sequence_length"))
+    if lengths.shape.ndims not in (None, 1):
+        raise ValueError("sequence_length must be a vector of length batch_size, but saw shape: %s" % lengths.shape)
+    return array_ops.identity(lengths, name="sequence_length")
+
+
+def _masked_step(cell, time, inputs, state, lengths):
+    """One cell step; past a sequence's length its output is zeros and its state is carried over."""
+    output, new_state = cell(inputs, state)
+    if lengths is None:
+        return output, new_state
+    done = math_ops.greater_equal(time, lengths)  # [batch]
+    output = indexing_ops.where(done, array_ops.zeros_like(output), output)
+    new_state = pack_as(new_state, [indexing_ops.where(done, old, new)
+                                    for old, new in zip(flatten(state), flatten(new_state))])
+    return output, new_state
+
+
+def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None, parallel_iterations=None,
+                swap_memory=False, time_major=False, scope=None):
+    """Runs `cell` over the time dimension of `inputs` ([batch, time, depth], or [time, batch, depth]
+    with time_major=True) in a tf.while_loop. Returns (outputs in the same layout, final state)."""
+    with vs.variable_scope(scope or "rnn"):
+        inputs = convert_to_tensor(inputs, name="inputs")
+        if inputs.shape.ndims is not None and inputs.shape.ndims < 3:
+            raise ValueError("Input must have rank at least 3, saw shape: %s" % inputs.shape)
+        x = inputs if time_major else array_ops.transpose(inputs, [1, 0] + list(range(2, inputs.shape.ndims)))
+        steps = x.shape[0].value
+        n = convert_to_tensor(steps, dtype=dt.int32) if steps is not None else array_ops.shape(x)[0]
+        batch = x.shape[1].value if x.shape[1].value is not None else array_ops.shape(x)[1]
+        state = _initial_state(cell, initial_state, batch, dtype)
+        lengths = _lengths(sequence_length)
+        # the outputs, [time, batch, output_size], written one step at a time (TF's output TensorArray)
+        dims = [steps if steps is not None else n, batch, cell.output_size]
+        outputs = array_ops.zeros(dims, dtype=flatten(state)[0].dtype)  # a cell's output has its state's dtype
+
+        def body(time, outputs, state):
+            output, new_state = _masked_step(cell, time, get_item(x, time), state, lengths)
+            return time + 1, set_item(outputs, time, output), new_state
+
+        _, outputs, final_state = while_loop(lambda time, *_: time < n, body,
+                                             [convert_to_tensor(0, dtype=dt.int32, name="time"), outputs, state],
+                                             maximum_iterations=n, return_same_structure=True)
+        if not time_major:
+            outputs = array_ops.transpose(outputs, [1, 0] + list(range(2, outputs.shape.ndims or 3)))
+        return outputs, final_state
+
+
+def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
+    """Runs `cell` over a list of [batch, depth] inputs, one call per step (variables made once).
+    Returns (list of outputs, final state)."""
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise TypeError("inputs must be a non-empty list")
+    with vs.variable_scope(scope or "rnn") as varscope:
+        first = convert_to_tensor(inputs[0])
+        batch = first.shape[0].value if first.shape[0].value is not None else array_ops.shape(first)[0]
+        state = _initial_state(cell, initial_state, batch, dtype)
+        lengths = _lengths(sequence_length)
+        outputs = []
+        for time, x in enumerate(inputs):
+            if time > 0:
+                varscope.reuse_variables()
+            output, state = _masked_step(cell, time, x, state, lengths)
+            outputs.append(output)
+        return outputs, state
+
+
+def _reverse(x, lengths, time_axis):
+    if lengths is None:
+        return reverse(x, [time_axis])
+    return reverse_sequence(x, lengths, seq_axis=time_axis, batch_axis=1 - time_axis)
+
+
+def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None, initial_state_fw=None,
+                              initial_state_bw=None, dtype=None, parallel_iterations=None, swap_memory=False,
+                              time_major=False, scope=None):
+    """dynamic_rnn forwards ("fw") and over the reversed sequences ("bw"). Returns
+    ((outputs_fw, outputs_bw), (state_fw, state_bw)), the bw outputs reversed back into time order."""
+    with vs.variable_scope(scope or "bidirectional_rnn"):
+        with vs.variable_scope("fw") as fw_scope:
+            out_fw, state_fw = dynamic_rnn(cell_fw, inputs, sequence_length, initial_state_fw, dtype,
+                                           time_major=time_major, scope=fw_scope)
+        time_axis = 0 if time_major else 1
+        with vs.variable_scope("bw") as bw_scope:
+            lengths = _lengths(sequence_length)
+            reversed_in = _reverse(convert_to_tensor(inputs), lengths, time_axis)
+            out_bw, state_bw = dynamic_rnn(cell_bw, reversed_in, sequence_length, initial_state_bw, dtype,
+                                           time_major=time_major, scope=bw_scope)
+        return (out_fw, _reverse(out_bw, lengths, time_axis)), (state_fw, state_bw)
+
+
+def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, initial_state_bw=None, dtype=None,
+                             sequence_length=None, scope=None):
+    """static_rnn forwards and backwards; returns (outputs [fw; bw concatenated per step], state_fw,
+    state_bw)."""
+    with vs.variable_scope(scope or "bidirectional_rnn"):
+        with vs.variable_scope("fw") as fw_scope:
+            out_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype, sequence_length, scope=fw_scope)
+        with vs.variable_scope("bw") as bw_scope:
+            lengths = _lengths(sequence_length)
+            stacked = array_ops.stack(list(inputs), axis=1)
+            reversed_in = array_ops.unstack(_reverse(stacked, lengths, 1), axis=1)
+            out_bw, state_bw = static_rnn(cell_bw, reversed_in, initial_state_bw, dtype, sequence_length,
+                                          scope=bw_scope)
+            out_bw = array_ops.unstack(_reverse(array_ops.stack(out_bw, axis=1), lengths, 1), axis=1)
+        return [array_ops.concat([f, b], 1) for f, b in zip(out_fw, out_bw)], state_fw, state_bw

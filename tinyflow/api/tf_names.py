@@ -1,0 +1,19 @@
+"""The tf.* names that tinyflow's high-level modules (tf.estimator, tf.feature_column) are written
+with, imported from the modules that define them: those modules read like the TF code they mirror
+(`_tf.reshape`, `_tf.train.Saver`), and the layer check (tools/layers.py) forbids importing the
+package root from inside the package."""
+from tinyflow.api import data, layers, logging, losses, nn, summary, train  # noqa: F401
+from tinyflow.graph import errors  # noqa: F401
+from tinyflow.graph.core import (Graph, GraphKeys, Tensor, add_to_collection, control_dependencies, get_collection,  # noqa: F401
+                                 name_scope)
+from tinyflow.graph.dtypes import as_dtype, bool_ as bool, float32, int32, int64, string  # noqa: F401
+from tinyflow.ops.array_ops import (concat, expand_dims, identity, ones_like, reshape, shape, tile, zeros, zeros_like)  # noqa: F401
+from tinyflow.ops.base import constant, convert_to_tensor  # noqa: F401
+from tinyflow.ops.init_ops import (glorot_uniform_initializer, truncated_normal_initializer, zeros_initializer)  # noqa: F401
+from tinyflow.ops.math_ops import (add_n, argmax, cast, div, div_no_nan, equal, floormod, greater, greater_equal,  # noqa
+                                   less, log, logical_and, logical_not, logical_or, matmul, maximum, minimum,
+                                   reduce_any, reduce_sum, sigmoid, sqrt, squared_difference, where_v2)
+from tinyflow.ops.random_ops import set_random_seed  # noqa: F401
+from tinyflow.ops.sequence_ops import one_hot, range  # noqa: F401
+from tinyflow.ops.state_ops import Variable, assign_add, global_variables, group, trainable_variables  # noqa: F401
+from tinyflow.ops.variable_scope import get_variable, get_variable_scope, variable_scope  # noqa: F401

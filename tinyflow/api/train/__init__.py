@@ -1,0 +1,47 @@
+"""tf.train: optimizers, global step, learning-rate schedules, moving averages, Saver."""
+from tinyflow.api.train.optimizer import GradientDescentOptimizer, Optimizer
+from tinyflow.api.train.optimizers import (AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer,
+                                           MomentumOptimizer, ProximalAdagradOptimizer,
+                                           ProximalGradientDescentOptimizer, RMSPropOptimizer)
+from tinyflow.api.train.step import (assert_global_step, create_global_step, get_global_step,
+                                     get_or_create_global_step, global_step)
+from tinyflow.api.train.schedules import (cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
+                                          linear_cosine_decay, natural_exp_decay, piecewise_constant,
+                                          polynomial_decay)
+from tinyflow.api.train.moving_averages import ExponentialMovingAverage
+from tinyflow.api.train.saver import Saver, export_meta_graph, import_meta_graph
+from tinyflow.formats.checkpoint import (CheckpointReader, CheckpointState, checkpoint_exists, get_checkpoint_state,
+                                         latest_checkpoint, update_checkpoint_state)
+from tinyflow.api.train.tf_checkpoint import (NewCheckpointReader, init_from_checkpoint, list_variables,  # noqa
+                                              load_checkpoint, load_variable)
+from tinyflow.api.train.hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError,
+                                      NanTensorHook, SecondOrStepTimer, SessionRunArgs, SessionRunContext,
+                                      SessionRunHook, SessionRunValues, StopAtStepHook)
+from tinyflow.api.train.monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
+                                                  Scaffold, SingularMonitoredSession)
+from tinyflow.api.train.coordinator import Coordinator, LooperThread  # noqa: E402,F401
+from tinyflow.api.train.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: E402,F401
+from tinyflow.api.train.input import (batch, batch_join, input_producer, limit_epochs, range_input_producer,  # noqa: E402,F401
+                                      shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)
+import types as _types  # noqa: E402
+queue_runner = _types.SimpleNamespace(QueueRunner=QueueRunner, add_queue_runner=add_queue_runner,
+                                      start_queue_runners=start_queue_runners)
+from tinyflow.ops.reader_ops import match_filenames_once  # noqa: E402,F401
+from tinyflow.api.tf_files.graph_util import (write_graph)  # noqa: E402,F401 (GraphDef protobuf; "*.json": tinyflow's JSON)
+from tinyflow.formats.events import summary_iterator  # noqa: E402,F401 (the Events of an event file)
+
+
+_EXAMPLE_MESSAGES = {"BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList",
+                     "Int64List", "SequenceExample"}
+
+
+def __getattr__(name):
+    """tf.train.SaverDef (Saver(write_version=tf.train.SaverDef.V2)) and tf.train.Example's messages: TF's
+    protobuf messages, loaded on first use."""
+    if name == "SaverDef":
+        from tinyflow.formats.protos import saver_pb2
+        return saver_pb2().SaverDef
+    if name in _EXAMPLE_MESSAGES:   # tf.train.Example and friends: protobuf, loaded on first use
+        from tinyflow.formats import example_pb
+        return getattr(example_pb, name)
+    raise AttributeError("module 'tinyflow.train' has no attribute %r" % name)

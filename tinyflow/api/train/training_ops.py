@@ -1,0 +1,201 @@
+"""The update ops of the optimizers (TF's training_ops): ApplyGradientDescent, ApplyAdam, ...
+
+Each op takes the variable and its slots as reference inputs (OpDef.ref_inputs), in TF's input
+order, and its lowering returns their new values; output 0 is the variable's new value. The math
+is optax's transforms applied to one array with the slots as the transform's state; only what
+optax cannot express the way TF 1.15 computes it is written by hand (Adam's bias correction folded
+into the learning rate with epsilon added after it; Ftrl; the proximal step).
+"""
+import jax
+import jax.numpy as jnp
+import optax
+
+from tinyflow.graph.core import ShapeError
+from tinyflow.graph.registry import register_op
+from tinyflow.ops.base import make_op
+
+
+def _apply_shape(same_shape):
+    """Shape rule: the inputs in same_shape (slots, grad) have var's shape; the others are scalars."""
+    def rule(shapes, attrs, values):
+        out = shapes[0]
+        for i in same_shape:
+            s = shapes[i]
+            if out.ndims is not None and s.ndims is not None and out.ndims != s.ndims:
+                raise ShapeError("Shapes must be equal rank, but are %d and %d" % (out.ndims, s.ndims))
+            if not out.is_compatible_with(s):
+                d = next(k for k, (a, b) in enumerate(zip(out.as_list(), s.as_list())) if None not in (a, b) and a != b)
+                raise ShapeError("Dimension %d in both shapes must be equal, but are %d and %d. Shapes are %s and %s."
+                                 % (d, out.as_list()[d], s.as_list()[d], out.as_proto_str(), s.as_proto_str()))
+            out = out.merge_with(s)
+        for i, s in enumerate(shapes):
+            if i and i not in same_shape and s.ndims not in (None, 0):
+                raise ShapeError("Shape must be rank 0 but is rank %d" % s.ndims)
+        return [out]
+    return rule
+
+
+def _apply_dtype(dtypes, attrs):
+    for d in dtypes[1:]:
+        if d != dtypes[0]:
+            raise TypeError("Input of '%s' Op has type %s that does not match type %s of argument 'var'."
+                            % (attrs.get("_type", "Apply"), d.name, dtypes[0].name))
+    return [dtypes[0]]
+
+
+def _register(op_type, n_refs, tensor_inputs, lower):
+    """An update op with refs 0..n_refs-1; `lower(attrs, *arrays)` returns the new ref values."""
+    def typed(attrs, var, *rest):
+        outs = lower(attrs, var, *rest)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        return tuple(o.astype(var.dtype) for o in outs) if n_refs > 1 else outs[0].astype(var.dtype)
+    register_op(op_type, shape=_apply_shape(tensor_inputs), dtype=_apply_dtype, grad=None,
+                ref_inputs=tuple(range(n_refs)), lower=typed)
+
+
+def _make(op_type, inputs, attrs=None):
+    attrs = dict(attrs or {}, use_locking=False, _type=op_type)
+    return make_op(op_type, [i._as_graph_element() if hasattr(i, "_as_graph_element") else i for i in inputs],
+                   attrs, name=op_type)
+
+
+# ---- the rules, one per op ----------------------------------------------------------------------
+def _gd(a, var, alpha, delta):
+    return optax.apply_updates(var, optax.scale(-alpha).update(delta, optax.ScaleState())[0])
+
+
+def _momentum(a, var, accum, lr, grad, momentum):
+    # accum = momentum * accum + grad; var -= lr * accum (nesterov: lr * (grad + momentum * accum))
+    u, s = optax.trace(momentum, nesterov=a["use_nesterov"]).update(grad, optax.TraceState(trace=accum))
+    return var - lr * u, s.trace
+
+
+def _adagrad(a, var, accum, lr, grad):
+    # accum += grad^2; var -= lr * grad / sqrt(accum)
+    u, s = optax.scale_by_rss(0.0, eps=0.0).update(grad, optax.ScaleByRssState(sum_of_squares=accum))
+    return var - lr * u, s.sum_of_squares
+
+
+def _adam(a, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+    # optax keeps the moments; TF folds the bias correction into the learning rate and adds
+    # epsilon to sqrt(v) *after* it, which optax's scale_by_adam does not: that part is by hand.
+    state = optax.ScaleByAdamState(count=jnp.zeros([], jnp.int32), mu=m, nu=v)
+    _, s = optax.scale_by_adam(beta1, beta2, eps=0.0).update(grad, state)
+    lr_t = lr * jnp.sqrt(1 - beta2_power) / (1 - beta1_power)
+    return var - s.mu * lr_t / (jnp.sqrt(s.nu) + epsilon), s.mu, s.nu
+
+
+def _rmsprop(a, var, ms, mom, lr, rho, momentum, epsilon, grad):
+    # ms = rho * ms + (1 - rho) * grad^2; mom = momentum * mom + lr * grad / sqrt(ms + eps); var -= mom
+    u, s = optax.scale_by_rms(rho, epsilon).update(grad, optax.ScaleByRmsState(nu=ms))
+    _, t = optax.trace(momentum).update(lr * u, optax.TraceState(trace=mom))
+    return var - t.trace, s.nu, t.trace
+
+
+def _centered_rmsprop(a, var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
+    # as RMSProp with ms - mg^2 under the square root, mg the moving mean of grad
+    u, s = optax.scale_by_stddev(rho, epsilon).update(grad, optax.ScaleByRStdDevState(mu=mg, nu=ms))
+    _, t = optax.trace(momentum).update(lr * u, optax.TraceState(trace=mom))
+    return var - t.trace, s.mu, s.nu, t.trace
+
+
+def _adadelta(a, var, accum, accum_update, lr, rho, epsilon, grad):
+    u, s = optax.scale_by_adadelta(rho, epsilon).update(grad, optax.ScaleByAdaDeltaState(e_g=accum,
+                                                                                          e_x=accum_update))
+    return var - lr * u, s.e_g, s.e_x
+
+
+def _ftrl(a, var, accum, linear, grad, lr, l1, l2, lr_power, l2_shrinkage=None):
+    # TF's FTRL-proximal (no optax counterpart); lr_power -0.5 uses sqrt as TF's kernel does.
+    # V2 (l2_shrinkage): the linear term sees grad + 2 * l2_shrinkage * var, the accumulator grad.
+    shrunk = grad if l2_shrinkage is None else grad + 2 * l2_shrinkage * var
+    new_accum = accum + grad * grad
+    if a["sqrt_power"]:
+        sigma = (jnp.sqrt(new_accum) - jnp.sqrt(accum)) / lr
+        quadratic = jnp.sqrt(new_accum) / lr + 2 * l2
+    else:
+        sigma = (new_accum ** -lr_power - accum ** -lr_power) / lr
+        quadratic = new_accum ** -lr_power / lr + 2 * l2
+    linear = linear + shrunk - sigma * var
+    pre = (jnp.sign(linear) * l1 - linear) / quadratic
+    var = jnp.where(jnp.abs(linear) > l1, pre, jnp.zeros_like(pre))
+    return var, new_accum, linear
+
+
+def _ftrl_v2(a, var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power):
+    return _ftrl(a, var, accum, linear, grad, lr, l1, l2, lr_power, l2_shrinkage)
+
+
+def _shrink(prox_v, lr, l1, l2):
+    # TF's proximal step: soft-threshold by lr * l1, then scale by 1 / (1 + lr * l2)
+    soft = jnp.sign(prox_v) * jnp.maximum(jnp.abs(prox_v) - lr * l1, 0)
+    return jnp.where(l1 > 0, soft, prox_v) / (1 + lr * l2)
+
+
+def _proximal_gd(a, var, alpha, l1, l2, delta):
+    return _shrink(_gd(a, var, alpha, delta), alpha, l1, l2)
+
+
+def _proximal_adagrad(a, var, accum, lr, l1, l2, grad):
+    u, s = optax.scale_by_rss(0.0, eps=0.0).update(grad, optax.ScaleByRssState(sum_of_squares=accum))
+    lr_t = lr * jax.lax.rsqrt(s.sum_of_squares)
+    return _shrink(var - lr * u, lr_t, l1, l2), s.sum_of_squares
+
+
+_register("ApplyGradientDescent", 1, (2,), _gd)
+_register("ApplyProximalGradientDescent", 1, (4,), _proximal_gd)
+_register("ApplyProximalAdagrad", 2, (1, 5), _proximal_adagrad)
+_register("ApplyMomentum", 2, (1, 3), _momentum)
+_register("ApplyAdagrad", 2, (1, 3), _adagrad)
+_register("ApplyAdam", 3, (1, 2, 9), _adam)
+_register("ApplyRMSProp", 3, (1, 2, 7), _rmsprop)
+_register("ApplyCenteredRMSProp", 4, (1, 2, 3, 8), _centered_rmsprop)
+_register("ApplyAdadelta", 3, (1, 2, 6), _adadelta)
+_register("ApplyFtrl", 3, (1, 2, 3), _ftrl)
+_register("ApplyFtrlV2", 3, (1, 2, 3), _ftrl_v2)
+
+
+# ---- builders (TF's argument order) ----------------------------------------------------------------
+def apply_gradient_descent(var, alpha, delta):
+    return _make("ApplyGradientDescent", [var, alpha, delta])
+
+
+def apply_momentum(var, accum, lr, grad, momentum, use_nesterov=False):
+    return _make("ApplyMomentum", [var, accum, lr, grad, momentum], {"use_nesterov": bool(use_nesterov)})
+
+
+def apply_adagrad(var, accum, lr, grad):
+    return _make("ApplyAdagrad", [var, accum, lr, grad])
+
+
+def apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+    return _make("ApplyAdam", [var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad])
+
+
+def apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad):
+    return _make("ApplyRMSProp", [var, ms, mom, lr, rho, momentum, epsilon, grad])
+
+
+def apply_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
+    return _make("ApplyCenteredRMSProp", [var, mg, ms, mom, lr, rho, momentum, epsilon, grad])
+
+
+def apply_adadelta(var, accum, accum_update, lr, rho, epsilon, grad):
+    return _make("ApplyAdadelta", [var, accum, accum_update, lr, rho, epsilon, grad])
+
+
+def apply_ftrl(var, accum, linear, grad, lr, l1, l2, lr_power, sqrt_power=False):
+    return _make("ApplyFtrl", [var, accum, linear, grad, lr, l1, l2, lr_power], {"sqrt_power": bool(sqrt_power)})
+
+
+def apply_ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power, sqrt_power=False):
+    return _make("ApplyFtrlV2", [var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power],
+                 {"sqrt_power": bool(sqrt_power)})
+
+
+def apply_proximal_gradient_descent(var, alpha, l1, l2, delta):
+    return _make("ApplyProximalGradientDescent", [var, alpha, l1, l2, delta])
+
+
+def apply_proximal_adagrad(var, accum, lr, l1, l2, grad):
+    return _make("ApplyProximalAdagrad", [var, accum, lr, l1, l2, grad])

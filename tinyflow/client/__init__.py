@@ -1,2 +1,0 @@
-"""The client layer: Session, the variable store and the executable cache."""
-from .session import ConfigProto, InteractiveSession, Session, get_default_session

@@ -1,2 +1,0 @@
-"""tensorflow.examples.tutorials.mnist: `from tensorflow.examples.tutorials.mnist import input_data`."""
-from . import input_data  # noqa: F401

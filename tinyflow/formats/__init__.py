@@ -1,0 +1,1 @@
+"""TF's byte formats: protobuf messages, checkpoints' bundle, TFRecords (no graphs, no JAX)."""

@@ -1,0 +1,185 @@
+"""JAX's persistent compilation cache for tinyflow: the second run of a script skips XLA compiling.
+
+TF1 users re-run the same script all day; without a cache every process compiles every fetch set
+again (the CNN example: ~3 s of its ~9 s start). `setup()` points JAX's persistent cache at a
+directory the first time a Session builds a step (not at `import tinyflow`, which stays light):
+
+    $TINYFLOW_CACHE_DIR                  the directory (default: $XDG_CACHE_HOME/tinyflow/jax,
+                                         i.e. ~/.cache/tinyflow/jax)
+    TINYFLOW_COMPILATION_CACHE=0         no persistent cache (also: off, false, no)
+    TINYFLOW_CACHE_MIN_COMPILE_SECS      only what took longer than this to compile is stored (default 0:
+                                         everything, small steps too; JAX's own default is 1 s)
+
+A cache directory set by the user for JAX itself (`jax_compilation_cache_dir`) is left as it is.
+The cache holds compiled executables that the process loads and runs, so it must be private: a
+directory owned by someone else, or writable by group or others, is refused with a warning and
+the process compiles as if there were no cache. tinyflow creates it with mode 0700.
+
+Each entry tinyflow writes records what it was compiled for: JAX's cache key (a hash of the
+program, the compile options, the backend and JAX's version) and a SHA-256 of the key and the
+executable. An entry read under another key (two entries swapped or copied over each other) or
+whose bytes changed is not run: a RuntimeWarning names it, and the step is compiled again (and
+the entry rewritten). Entries written by JAX itself (no record) are compiled again silently.
+"""
+import hashlib
+import os
+import stat
+import struct
+import warnings
+
+_DONE = False
+_DIR = None
+
+DEFAULT_MIN_COMPILE_SECS = 0.0
+
+
+def default_dir():
+    """The cache directory tinyflow uses when $TINYFLOW_CACHE_DIR is not set."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tinyflow", "jax")
+
+
+def enabled_by_env():
+    """False when $TINYFLOW_COMPILATION_CACHE turns the cache off."""
+    return os.environ.get("TINYFLOW_COMPILATION_CACHE", "1").strip().lower() not in ("0", "off", "false", "no", "")
+
+
+def cache_dir():
+    """The directory in use, or None (not set up yet, disabled, or refused)."""
+    return _DIR
+
+
+def _private_dir(path):
+    """Creates `path` (mode 0700) if needed; returns a reason it must not be used, or None."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        st = os.stat(path)
+    except OSError as e:
+        return "cannot create it (%s)" % e
+    if not stat.S_ISDIR(st.st_mode):
+        return "it is not a directory"
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return "it belongs to another user"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return "others may write to it"
+    return None
+
+
+def setup():
+    """Turns on JAX's persistent compilation cache once per process (idempotent, cheap after the
+    first call). Returns the cache directory, or None when it is off."""
+    global _DONE, _DIR
+    if _DONE:
+        return _DIR
+    _DONE = True
+    import jax
+    if jax.config.jax_compilation_cache_dir:  # the user's own JAX setting wins
+        _DIR = jax.config.jax_compilation_cache_dir
+        return _DIR
+    if not enabled_by_env():
+        return None
+    path = os.path.abspath(os.path.expanduser(os.environ.get("TINYFLOW_CACHE_DIR") or default_dir()))
+    problem = _private_dir(path)
+    if problem is not None:
+        warnings.warn("tinyflow: not using the compilation cache %s: %s" % (path, problem), RuntimeWarning)
+        return None
+    try:
+        min_secs = float(os.environ.get("TINYFLOW_CACHE_MIN_COMPILE_SECS", DEFAULT_MIN_COMPILE_SECS))
+    except ValueError:
+        min_secs = DEFAULT_MIN_COMPILE_SECS
+    jax.config.update("jax_compilation_cache_dir", path)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", min_secs)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)  # small executables too
+    _reset_jax_cache_state()
+    _verify_entries()
+    _DIR = path
+    return _DIR
+
+
+def _reset_jax_cache_state():
+    """JAX decides once, at its first compile, whether a persistent cache is in use; anything
+    compiled before tinyflow's first step (a jnp call while building the graph) fixed "no".
+    Make it look again (a private JAX function: without it the cache starts in the next process)."""
+    try:
+        from jax._src import compilation_cache as cc
+        cc.reset_cache()
+    except Exception:  # a JAX without it: the setting still holds for later processes' first compile
+        pass
+
+
+_MAGIC = b"tinyflow-cache-entry-1\n"
+
+
+def _record(key, value):
+    """An entry's bytes: the magic, the key it was compiled for, SHA-256(key, value), value."""
+    k = key.encode()
+    return _MAGIC + struct.pack("<I", len(k)) + k + hashlib.sha256(k + b"\0" + value).digest() + value
+
+
+def _verified(key, raw):
+    """The executable bytes of entry `raw` read under `key`, or None (compile again) when it was not
+    written by tinyflow, was compiled for another key, or changed."""
+    if not raw.startswith(_MAGIC):
+        return None   # JAX's own entry, or an older tinyflow's: compiled again, rewritten
+    at = len(_MAGIC)
+    try:
+        (n,) = struct.unpack_from("<I", raw, at)
+    except struct.error:
+        n = -1
+    k, digest, value = raw[at + 4:at + 4 + n], raw[at + 4 + n:at + 36 + n], raw[at + 36 + n:]
+    if n < 0 or k != key.encode() or hashlib.sha256(k + b"\0" + value).digest() != digest:
+        why = ("was compiled for another program (%s)" % k.decode("utf-8", "replace")[:80] if n >= 0 and
+               k != key.encode() else "is damaged (its checksum does not match)")
+        warnings.warn("tinyflow: the compilation cache entry %s in %s %s: not used, compiling again"
+                      % (key[:80], _DIR, why), RuntimeWarning)
+        return None
+    return value
+
+
+class _VerifiedCache:
+    """JAX's file cache, each entry written with its record (_record) and checked when read."""
+
+    def __init__(self, base):
+        self._base = base
+
+    def get(self, key):
+        raw = self._base.get(key)
+        value = None if raw is None else _verified(key, raw)
+        if raw is not None and value is None:   # removed, so that the fresh compile is stored (JAX never overwrites)
+            try:
+                os.remove(os.path.join(str(getattr(self._base, "path", _DIR)), key + "-cache"))
+            except OSError:
+                pass
+        return value
+
+    def put(self, key, value):
+        self._base.put(key, _record(key, value))
+
+    def __getattr__(self, name):   # _path, clear, ...: the base cache's
+        return getattr(self._base, name)
+
+
+def _verify_entries():
+    """Makes JAX's persistent cache in tinyflow's directory a _VerifiedCache (private JAX names: a
+    JAX without them keeps its plain cache)."""
+    try:
+        from jax._src import compilation_cache as cc
+        plain = cc.get_file_cache
+    except (ImportError, AttributeError):
+        return
+    if getattr(plain, "tinyflow", False):
+        return
+
+    def get_file_cache(path):
+        made = plain(path)
+        if made is None or os.path.abspath(path) != _DIR:
+            return made
+        return _VerifiedCache(made[0]), made[1]
+    get_file_cache.tinyflow = True
+    cc.get_file_cache = get_file_cache
+
+
+def _reset_for_tests():
+    """Forget the setup (tests that call setup() with other settings)."""
+    global _DONE, _DIR
+    _DONE, _DIR = False, None

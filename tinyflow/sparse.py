@@ -1,3 +1,0 @@
-"""tf.sparse: the sparse tensors string splitting and VarLenFeature parsing return."""
-from .ops.sparse import SparseTensor, SparseTensorValue  # noqa: F401
-from .ops.sparse import sparse_tensor_to_dense as to_dense  # noqa: F401
