@@ -6,7 +6,8 @@ in the script) run as whole processes: `python -m tinyflow SCRIPT` against the s
 cold: tinyflow with an empty persistent compilation cache (a fresh $TINYFLOW_CACHE_DIR), TF's first
 run; warm: the second run of each (tinyflow's cache filled by the cold run). Columns: the process's
 wall seconds, its CPU seconds (user + sys, all threads: steadier than wall time on a shared machine),
-and the median training step the script measured itself (steps after the first).
+and the median training step the script measured itself (steps after the first), in wall and in CPU
+milliseconds.
 
     python benchmarks/tutorial_scripts.py [--only NAME] [--rounds R] [--no-tf1]
 """
@@ -56,7 +57,7 @@ def main():
                     TINYFLOW_COMPILATION_CACHE="1")
     tf_env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     print("whole processes, seconds (tinyflow / TF 1.15 = ratio); step: the median step in ms")
-    print("%-22s %-5s %22s %22s %22s" % ("script", "run", "wall s", "CPU s", "step ms"))
+    print("%-22s %-5s %22s %22s %22s %22s" % ("script", "run", "wall s", "CPU s", "step ms", "step CPU ms"))
     for name in [s for s in SCRIPTS if args.only in s]:
         script = name + ".py"
         rows = {"cold": [], "warm": []}
@@ -70,7 +71,8 @@ def main():
         for kind, pairs in rows.items():
             tiny, ref = pairs[len(pairs) // 2]
             step = [r[2]["step_s"] * 1e3 if r[2] else float("nan") for r in (tiny, ref)]
-            cells = [(tiny[0], ref[0]), (tiny[1], ref[1]), tuple(step)]
+            step_cpu = [r[2]["step_cpu_s"] * 1e3 if r[2] else float("nan") for r in (tiny, ref)]
+            cells = [(tiny[0], ref[0]), (tiny[1], ref[1]), tuple(step), tuple(step_cpu)]
             print("%-22s %-5s %s" % (name, kind, " ".join("%7.2f /%7.2f =%5.2fx" % (a, b, a / b) if b == b and b
                                                            else "%7.2f /    n/a        " % a for a, b in cells)),
                   flush=True)
