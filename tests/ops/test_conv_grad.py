@@ -35,8 +35,8 @@ CASES = [  # x (NHWC), filter, strides, padding: each filter covers all of H or 
 ]
 
 
-@pytest.mark.parametrize("nchw", [False, True], ids=["NHWC", "NCHW"])
-@pytest.mark.parametrize("xs,ws,s,padding", CASES)
+@pytest.mark.parametrize("nchw", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["NHWC", "NCHW"])
+@pytest.mark.parametrize("xs,ws,s,padding", [CASES[0]] + [pytest.param(*c, marks=pytest.mark.slow) for c in CASES[1:]])
 def test_spanning_filter_conv_and_gradients(xs, ws, s, padding, nchw):
     x, w = R.randn(*xs).astype(np.float32), R.randn(*ws).astype(np.float32)
     want = np_conv(x, w, s, padding)
@@ -54,6 +54,7 @@ def test_spanning_filter_conv_and_gradients(xs, ws, s, padding, nchw):
     np.testing.assert_allclose(got_dw, np_conv_filter_grad(x, dy, ws, s, padding), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_spanning_filter_with_dilation_in_the_other_dimension():
     x, w = R.randn(2, 9, 5, 2).astype(np.float32), R.randn(3, 5, 2, 3).astype(np.float32)
     xt, wt = tf.constant(x), tf.constant(w)

@@ -16,6 +16,8 @@ from paths import TESTS
 _DIR = os.path.join(TESTS, "fixtures", "pooling")
 _CASES = json.load(open(os.path.join(_DIR, "pooling.json")))["cases"]
 _ARRAYS = np.load(os.path.join(_DIR, "pooling.npz"))
+# the fast subset (python -m pytest -m "not slow") keeps one case of each kind
+_FAST = {"max_2x2s2_same_odd", "max_3x3s2_same", "avg_3x3s2_same", "max3d_2s2_valid", "avg3d_3s2_same"}
 
 
 def _pool(case, x, nchw=False):
@@ -31,7 +33,8 @@ def _bits(a):
     return a.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
 
 
-@pytest.mark.parametrize("case", _CASES, ids=[c["name"] for c in _CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, marks=() if c["name"] in _FAST else pytest.mark.slow)
+                                  for c in _CASES], ids=[c["name"] for c in _CASES])
 def test_pool_gradient_is_tf_bit_for_bit(case):
     name = case["name"]
     x, g, want_y, want = (_ARRAYS[name + "/" + k] for k in ("x", "g", "y", "dx"))
@@ -50,6 +53,7 @@ def test_pool_gradient_is_tf_bit_for_bit(case):
         np.testing.assert_allclose(got_y, want_y, rtol=tol, atol=tol)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["max_3x3s2_same", "avg_2x3s3x1_same", "max3d_3s2_same", "avg3d_3s1_same"])
 def test_channels_first_gradient_is_the_same_bits(name):
     case = next(c for c in _CASES if c["name"] == name)
@@ -61,6 +65,7 @@ def test_channels_first_gradient_is_the_same_bits(name):
         np.testing.assert_array_equal(_bits(sess.run(dx)), _bits(first(want)))
 
 
+@pytest.mark.slow
 def test_max_pool_gradient_never_goes_to_the_padding():
     # every real element is -inf: the first real one still takes the gradient, as in TF's scan
     x = tf.constant(np.full((1, 3, 3, 1), -np.inf, np.float32))
