@@ -69,6 +69,17 @@ def np_pool(x, k, s, padding, reduce):
     return out
 
 
+def np_pool3d(x, k, s, padding, reduce):
+    """np_pool over a 5-D NDHWC input."""
+    pads = [np_pads(x.shape[1 + i], k[i], s[i], 1, padding) for i in range(3)]
+    xp = np.pad(x.astype(np.float64), [(0, 0)] + [p[:2] for p in pads] + [(0, 0)], constant_values=np.nan)
+    out = np.zeros((x.shape[0],) + tuple(p[2] for p in pads) + (x.shape[4],))
+    for o in np.ndindex(*out.shape[1:4]):
+        win = xp[(slice(None),) + tuple(slice(o[i] * s[i], o[i] * s[i] + k[i]) for i in range(3))]
+        out[(slice(None),) + o] = reduce(win, axis=(1, 2, 3))
+    return out
+
+
 def np_log_softmax(x, axis=-1):
     x = x.astype(np.float64)
     m = x.max(axis, keepdims=True)
@@ -88,6 +99,9 @@ IMG = f32(1, 5, 5, 2)
 IMG4 = f32(1, 4, 4, 2)
 FILT = (f32(3, 3, 2, 3) * 0.5).astype(np.float32)
 DWF = (f32(2, 2, 2, 2) * 0.5).astype(np.float32)
+R3 = np.random.RandomState(30)  # 3-D pooling draws apart, leaving R's stream to the specs written before it
+POOL3D_IN = R3.permutation(96).reshape(1, 3, 4, 4, 2).astype(np.float32) / 10
+G3D = R3.randn(1, 2, 3, 3, 2).astype(np.float32)
 POOL_IN = R.permutation(50).reshape(1, 5, 5, 2).astype(np.float32) / 10  # distinct values: no max ties
 ACT = np.array([[-2.5, -0.7, -0.2, 0.3], [0.8, 1.5, 5.5, 6.7]], np.float32)
 LOGITS = f32(3, 4)
@@ -212,6 +226,14 @@ SPECS = [
            [IMG, f32(1, 4, 4, 2)], None, grad=True, grad_inputs=[1]),
     OpSpec("avg_pool_nchw", lambda tf, x: tf.nn.avg_pool(x, [1, 1, 2, 2], [1, 1, 2, 2], "SAME", data_format="NCHW"),
            [nchw(IMG)], lambda x: nchw(np_pool(np.transpose(x, (0, 2, 3, 1)), (2, 2), (2, 2), "SAME", np.nanmean))),
+    OpSpec("max_pool3d_same", lambda tf, x: tf.nn.max_pool3d(x, [1, 2, 3, 2, 1], [1, 2, 2, 2, 1], "SAME"), [POOL3D_IN],
+           lambda x: np_pool3d(x, (2, 3, 2), (2, 2, 2), "SAME", np.nanmax), grad=True, second_order=True),
+    OpSpec("max_pool3d_grad_grad", _grad_with(lambda tf, x: tf.nn.max_pool3d(x, 2, 1, "VALID")),
+           [POOL3D_IN, G3D], None, grad=True, grad_inputs=[1], second_order=True),
+    OpSpec("avg_pool3d_same", lambda tf, x: tf.nn.avg_pool3d(x, [1, 2, 3, 3, 1], [1, 1, 2, 2, 1], "SAME"),
+           [POOL3D_IN], lambda x: np_pool3d(x, (2, 3, 3), (1, 2, 2), "SAME", np.nanmean), grad=True),
+    OpSpec("avg_pool3d_grad_grad", _grad_with(lambda tf, x: tf.nn.avg_pool3d(x, 2, 1, "VALID")),
+           [POOL3D_IN, G3D], None, grad=True, grad_inputs=[1]),
     OpSpec("bias_add", lambda tf, x, b: tf.nn.bias_add(x, b), [IMG, f32(2)], lambda x, b: x + b, grad=True),
     OpSpec("bias_add_nchw", lambda tf, x, b: tf.nn.bias_add(x, b, data_format="NCHW"), [nchw(IMG), f32(2)],
            lambda x, b: x + b[:, None, None], grad=True),

@@ -7,7 +7,7 @@ from tinyflow.formats.tfrecord import (TFRecordCompressionType, TFRecordOptions,
 from tinyflow.ops.parsing_ops import (FixedLenFeature, VarLenFeature, decode_csv, decode_raw, parse_example,  # noqa: F401
                                       parse_single_example)
 from tinyflow.ops.string_ops import decode_base64, encode_base64  # noqa: F401
-from tinyflow.ops.reader_ops import matching_files  # noqa: F401
+from tinyflow.ops.reader_ops import matching_files, read_file, write_file  # noqa: F401
 
 python_io = _types.SimpleNamespace(TFRecordWriter=TFRecordWriter, tf_record_iterator=tf_record_iterator,
                                    TFRecordOptions=TFRecordOptions, TFRecordCompressionType=TFRecordCompressionType)

@@ -1,10 +1,12 @@
-"""Pooling (max, average; 1-D and 2-D), local response normalization and space_to_depth /
+"""Pooling (max, average; 1-D, 2-D and 3-D), local response normalization and space_to_depth /
 depth_to_space (tf.nn), with their gradient ops as ops of their own.
 
 Windows follow conv_ops.py's arithmetic: SAME pads (total // 2) before and the rest after, and the
-padding never counts (max ignores it, average divides by the real elements only). Gradient ops
-lower as JAX's vector-Jacobian product of the forward lowering.
+padding never counts (max ignores it, average divides by the real elements only). Pooling gradients
+are TF 1.15's CPU kernels bit for bit (ties, summation order), without scatters (see below).
 """
+import itertools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -14,52 +16,73 @@ from tinyflow.graph.core import ShapeError
 from tinyflow.graph.registry import register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import math_ops as M
+from tinyflow.ops.core.array_ops import shape as _shape
 from tinyflow.ops.core.base import convert_to_tensor, make_op
-from tinyflow.ops.core.array_ops import shape as shape_of
-from tinyflow.ops.window import (channel_axis, check_padding, get_sequence, jax_padding, one_d, one_d_seq, out_size,
-                                 pad_pair, int_sizes, sizes_shape, spatial_axes, windowed_shape)
+from tinyflow.ops.window import (channel_axis, check_padding, get_sequence, int_sizes, one_d, one_d_seq,
+                                 out_size, pad_pair, sizes_shape, spatial_axes)
 
 __all__ = ["max_pool", "avg_pool", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d", "max_pool_v2",
-           "avg_pool_v2", "pool", "local_response_normalization", "lrn", "space_to_depth", "depth_to_space"]
+           "avg_pool_v2", "max_pool3d", "avg_pool3d", "pool",
+           "local_response_normalization", "lrn", "space_to_depth", "depth_to_space"]
 
 
 # ---- pooling ---------------------------------------------------------------------------------------
+# 2-D pools are rank 4 (NHWC/NCHW), 3-D pools rank 5 (NDHWC/NCDHW); attrs hold full-rank ksize/strides.
+def _axes(fmt):
+    """The spatial axes of a data format."""
+    return tuple(range(2, len(fmt))) if fmt.startswith("NC") else tuple(range(1, len(fmt) - 1))
+
+
 def _pool_window(attrs):
-    return [attrs["ksize"][ax] for ax in spatial_axes(attrs["data_format"])]
+    return [attrs["ksize"][ax] for ax in _axes(attrs["data_format"])]
 
 
 def _pool_shape(shapes, attrs, values):
-    x = shapes[0]
-    ch = x.as_list()[channel_axis(attrs["data_format"])] if x.ndims == 4 else None
-    return [windowed_shape(x, _pool_window(attrs), attrs, ch)]
+    x, fmt = shapes[0], attrs["data_format"]
+    if x.ndims is None:
+        return [TensorShape([None] * len(fmt))]
+    if x.ndims != len(fmt):
+        raise ShapeError("Shape must be rank %d but is rank %d" % (len(fmt), x.ndims))
+    dims = x.as_list()
+    for ax in _axes(fmt):
+        dims[ax] = out_size(dims[ax], attrs["ksize"][ax], attrs["strides"][ax], 1, attrs["padding"])
+    return [TensorShape(dims)]
+
+
+def _geometry(shape, attrs):
+    """(size, window, stride, pad before, outputs) of each spatial axis of `shape` (numpy ints)."""
+    geo = []
+    for ax in _axes(attrs["data_format"]):
+        n, k, s = shape[ax], attrs["ksize"][ax], attrs["strides"][ax]
+        m = out_size(n, k, s, 1, attrs["padding"])
+        # one window (pooling over a whole sequence): no stride is taken, and a stride >= k says so
+        geo.append((n, k, max(s, k) if m == 1 else s, pad_pair(n, k, s, 1, attrs["padding"])[0], m))
+    return geo
 
 
 def _reduce_window(x, init, fn, attrs):
-    pad = [(0, 0)] * 4
-    for ax, p in zip(spatial_axes(attrs["data_format"]), jax_padding(x.shape, _pool_window(attrs), attrs)):
-        pad[ax] = p
+    pad = [(0, 0)] * x.ndim
+    for ax in _axes(attrs["data_format"]):
+        pad[ax] = pad_pair(x.shape[ax], attrs["ksize"][ax], attrs["strides"][ax], 1, attrs["padding"])
     return lax.reduce_window(x, init, fn, tuple(attrs["ksize"]), tuple(attrs["strides"]), pad)
 
 
+def _lowest(dtype):
+    return np.array(-np.inf if jnp.issubdtype(dtype, jnp.floating) else jnp.iinfo(dtype).min, dtype)
+
+
 def _max_pool_fn(attrs):
-    def pool(x):
-        init = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
-        return _reduce_window(x, np.array(init, x.dtype), lax.max, attrs)
-    return pool
+    return lambda x: _reduce_window(x, _lowest(x.dtype), lax.max, attrs)
 
 
 def _avg_counts(shape, attrs):
     """How many real (unpadded) elements each output window covers, broadcastable to the output (numpy)."""
-    out = np.ones([1, 1, 1, 1])
-    for j, ax in enumerate(spatial_axes(attrs["data_format"])):
-        n, k, s = shape[ax], _pool_window(attrs)[j], attrs["strides"][ax]
-        lo, _ = pad_pair(n, k, s, 1, attrs["padding"])
-        m = out_size(n, k, s, 1, attrs["padding"])
+    out = np.ones([1] * len(shape))
+    for ax, (n, k, s, lo, m) in zip(_axes(attrs["data_format"]), _geometry(shape, attrs)):
         start = np.arange(m) * s - lo
-        count = np.minimum(start + k, n) - np.maximum(start, 0)
-        view = [1, 1, 1, 1]
+        view = [1] * len(shape)
         view[ax] = m
-        out = out * count.reshape(view)
+        out = out * (np.minimum(start + k, n) - np.maximum(start, 0)).reshape(view)
     return out
 
 
@@ -70,23 +93,184 @@ def _avg_pool_fn(attrs):
     return pool
 
 
+# ---- pooling gradients, bit for bit as TF 1.15's CPU kernels -----------------------------------------
+# Computed channels-last, without scatters (JAX's select_and_scatter_add was 2-10x slower). Disjoint
+# windows (stride >= window) give each input at most one output: the output's value is spread over its
+# stride block and masked, one fused element-wise pass. Overlapping windows: each window offset d
+# (row-major over the window) gives an output-shaped term, what each output passes to its input at d;
+# an input adds the terms that reach it in TF's order (outputs in row-major order for 2-D, with the
+# last spatial axis outermost for 3-D), gathered by stride phase (input p = q * stride + phase).
+def _last_attrs(attrs):
+    """attrs for the channels-last layout of the same pool."""
+    fmt = attrs["data_format"]
+    moved = {k: attrs[k][:1] + attrs[k][2:] + attrs[k][1:2] if fmt.startswith("NC") else attrs[k]
+             for k in ("ksize", "strides")}
+    return dict(attrs, data_format="N" + "H" * (len(fmt) - 2) + "C", **moved)
+
+
+def _to_last(x, fmt):
+    return jnp.moveaxis(x, 1, -1) if fmt.startswith("NC") else x
+
+
+def _from_last(x, fmt):
+    return jnp.moveaxis(x, -1, 1) if fmt.startswith("NC") else x
+
+
+def _views(xp, geo):
+    """Offset -> the strided view of padded channels-last xp that the offset reads, per output."""
+    def view(d):
+        start = (0,) + tuple(d) + (0,)
+        limit = (xp.shape[0],) + tuple(dd + s * (m - 1) + 1 for dd, (_, _, s, _, m) in zip(d, geo)) + (xp.shape[-1],)
+        return lax.slice(xp, start, limit, (1,) + tuple(s for _, _, s, _, _ in geo) + (1,))
+    return view
+
+
+def _pad_last(x, geo, value):
+    pad = [(0, 0)] + [(lo, max((m - 1) * s + k - n - lo, 0)) for n, k, s, lo, m in geo] + [(0, 0)]
+    return jnp.pad(x, pad, constant_values=value) if any(p != (0, 0) for p in pad) else x
+
+
+def _offsets(geo):
+    return list(itertools.product(*(range(k) for _, k, _, _, _ in geo)))
+
+
+def _first_max(x, geo):
+    """Index (into _offsets) of each window's first maximum: TF's scan, where a later element wins only
+    when strictly greater (a NaN never wins after the first element) and padding never takes part."""
+    view, rank = _views(_pad_last(x, geo, _lowest(x.dtype)), geo), len(geo) + 2
+    offsets = _offsets(geo)
+    idx = np.int8 if len(offsets) < 128 else np.int32
+    seen = np.zeros([1] * rank, bool)
+    best = arg = None
+    for i, d in enumerate(offsets):
+        valid = np.ones([1] * rank, bool)        # static: outputs whose window holds offset d inside x
+        for j, (dd, (n, _, s, lo, m)) in enumerate(zip(d, geo)):
+            pos = np.arange(m) * s + dd - lo
+            valid = valid & ((pos >= 0) & (pos < n)).reshape([m if a == j + 1 else 1 for a in range(rank)])
+        v = view(d)
+        if best is None:
+            best, arg = v, jnp.zeros(v.shape, idx)
+        else:
+            take = best < v
+            take = take if valid.all() else take & valid
+            take = take | (valid & ~seen) if (valid & ~seen).any() else take
+            best, arg = jnp.where(take, v, best), jnp.where(take, idx(i), arg)
+        seen = seen | valid
+    if not _disjoint(geo) or len(offsets) > 8:
+        # Each arg is read by several inputs; XLA would fuse (and so repeat) the scan into every read.
+        # A reduction is never fused into its consumers: this one (max with 0) stores arg once.
+        arg = jnp.max(jnp.stack([arg, jnp.zeros_like(arg)]), axis=0)
+    return arg
+
+
+def _window_sum(term, g, geo, order):
+    """dx[p] = the sum of term(d)[o] over outputs o and offsets d with o * stride + d - pad == p, added in
+    order of the outputs taken lexicographically along the spatial axes `order` (as TF's loops run)."""
+    nd, n, c = len(geo), g.shape[0], g.shape[-1]
+    q = [-(-(m * s + k) // s) for _, k, s, _, m in geo]        # phase lengths: every window fits
+    zero = np.array(0, g.dtype)
+    phases = []
+    for r in itertools.product(*(range(s) for _, _, s, _, _ in geo)):
+        shifts = [range(-(-(k - rr) // s)) if rr < k else range(0) for rr, (_, k, s, _, _) in zip(r, geo)]
+        acc = None
+        # output o = q - j: outputs ascending is shifts j descending
+        for j in sorted(itertools.product(*shifts), key=lambda j: [j[a] for a in order], reverse=True):
+            d = tuple(rr + jj * s for rr, jj, (_, _, s, _, _) in zip(r, j, geo))
+            t = lax.pad(term(d), zero, [(0, 0, 0)] + [(jj, qq - m - jj, 0) for jj, qq, (_, _, _, _, m)
+                                                         in zip(j, q, geo)] + [(0, 0, 0)])
+            acc = t if acc is None else acc + t
+        phases.append(jnp.zeros((n,) + tuple(q) + (c,), g.dtype) if acc is None else acc)
+    full = jnp.stack(phases, -1).reshape((n,) + tuple(q) + (c,) + tuple(s for _, _, s, _, _ in geo))
+    full = full.transpose([0] + [a for i in range(nd) for a in (1 + i, nd + 2 + i)] + [nd + 1])
+    full = full.reshape((n,) + tuple(qq * s for qq, (_, _, s, _, _) in zip(q, geo)) + (c,))
+    return full[(slice(None),) + tuple(slice(lo, lo + size) for size, _, _, lo, _ in geo) + (slice(None),)]
+
+
+def _order(geo):
+    return tuple(range(len(geo))) if len(geo) == 2 else tuple(reversed(range(len(geo))))
+
+
+def _disjoint(geo):
+    return all(s >= k for _, k, s, _, _ in geo)
+
+
+def _spread(t, geo):
+    """Disjoint windows: each output's value over its whole stride block, [N, m1 * s1, ..., C]."""
+    n, c = t.shape[0], t.shape[-1]
+    t = t.reshape((n,) + tuple(v for _, _, _, _, m in geo for v in (m, 1)) + (c,))
+    t = jnp.broadcast_to(t, (n,) + tuple(v for _, _, s, _, m in geo for v in (m, s)) + (c,))
+    return t.reshape((n,) + tuple(m * s for _, _, s, _, m in geo) + (c,))
+
+
+def _block_offsets(geo):
+    """Static, broadcastable to _spread's result: the window offset (index into _offsets) of each
+    position of a stride block; -1 past the window (stride > window)."""
+    block = np.full([s for _, _, s, _, _ in geo], -1)
+    for i, d in enumerate(_offsets(geo)):
+        block[d] = i
+    return np.tile(block, [m for _, _, _, _, m in geo]).reshape((1,) + tuple(
+        m * s for _, _, s, _, m in geo) + (1,))
+
+
+def _unspread(t, geo):
+    """The input's part of a spread layout: positions pad..pad + n, zeros past the last window."""
+    zero = np.array(0, t.dtype)
+    return lax.pad(t, zero, [(0, 0, 0)] + [(-lo, lo + n - m * s, 0) for n, _, s, lo, m in geo] + [(0, 0, 0)])
+
+
+def _mpg_lower(attrs, x, y, g):
+    fmt = attrs["data_format"]
+    x, y, g = _to_last(x, fmt), _to_last(y, fmt), _to_last(g, fmt)
+    geo = _geometry(x.shape, _last_attrs(attrs))
+    zero = np.array(0, g.dtype)
+    if x.ndim == 5 and x.dtype != jnp.float16:
+        # MaxPool3DGrad: every element within 1e-5 of the window's max (orig_output) takes the gradient
+        eps = np.array(1e-5, x.dtype)
+        if _disjoint(geo):
+            pad = [(0, 0, 0)] + [(lo, m * s - n - lo, 0) for n, _, s, lo, m in geo] + [(0, 0, 0)]
+            near = jnp.abs(lax.pad(x, _lowest(x.dtype), pad) - _spread(y, geo)) < eps
+            return _from_last(_unspread(jnp.where(near & (_block_offsets(geo) >= 0), _spread(g, geo), zero), geo),
+                              fmt)
+        view = _views(_pad_last(x, geo, _lowest(x.dtype)), geo)
+        term = lambda d: jnp.where(jnp.abs(view(d) - y) < eps, g, zero)  # noqa: E731
+    else:
+        arg, offsets = _first_max(x, geo), _offsets(geo)
+        if _disjoint(geo):
+            picked = _spread(arg, geo) == _block_offsets(geo).astype(arg.dtype)
+            return _from_last(_unspread(jnp.where(picked, _spread(g, geo), zero), geo), fmt)
+        term = lambda d: jnp.where(arg == offsets.index(d), g, zero)  # noqa: E731
+    return _from_last(_window_sum(term, g, geo, _order(geo)), fmt)
+
+
+def _apg_lower(attrs, sizes, g):
+    fmt = attrs["data_format"]
+    shape, last_attrs = int_sizes(sizes), _last_attrs(attrs)
+    g = _to_last(g, fmt)
+    last = (shape[0],) + shape[2:] + shape[1:2] if fmt.startswith("NC") else shape
+    geo = _geometry(last, last_attrs)
+    # TF multiplies by T(1.0 / count), the count of real elements in the window
+    gc = g * (1.0 / _avg_counts(last, last_attrs)).astype(g.dtype)
+    if _disjoint(geo):
+        inside = _block_offsets(geo) >= 0
+        return _from_last(_unspread(jnp.where(inside, _spread(gc, geo), np.array(0, g.dtype)), geo), fmt)
+    return _from_last(_window_sum(lambda d: gc, g, geo, _order(geo)), fmt)
+
+
 def _max_pool_grad(op, g):
     x, y = op.inputs[0], op.outputs[0]
-    return [make_op("MaxPoolGrad", [x, y, g], op.attrs, name="MaxPoolGrad")]
+    return [make_op(op.type + "Grad", [x, y, g], op.attrs, name=op.type + "Grad")]
 
 
 def _max_pool_grad_grad(op, g):
     x, y = op.inputs[:2]
-    return [M.zeros_like(x), M.zeros_like(y), make_op("MaxPoolGradGrad", [x, y, g], op.attrs, name="MaxPoolGradGrad")]
+    kind = op.type[:-len("Grad")] + "GradGrad"
+    return [M.zeros_like(x), M.zeros_like(y), make_op(kind, [x, y, g], op.attrs, name=kind)]
 
 
 def _max_pool_grad_grad_grad(op, g):
     x, y = op.inputs[:2]
-    return [M.zeros_like(x), M.zeros_like(y), make_op("MaxPoolGrad", [x, y, g], op.attrs, name="MaxPoolGrad")]
-
-
-def _mpg_lower(attrs, x, y, g):
-    return jax.vjp(_max_pool_fn(attrs), x)[1](g)[0]
+    kind = op.type[:-len("GradGrad")] + "Grad"
+    return [M.zeros_like(x), M.zeros_like(y), make_op(kind, [x, y, g], op.attrs, name=kind)]
 
 
 def _mpgg_lower(attrs, x, y, g):
@@ -95,40 +279,41 @@ def _mpgg_lower(attrs, x, y, g):
 
 def _avg_pool_grad(op, g):
     x = op.inputs[0]
-    return [make_op("AvgPoolGrad", [shape_of(x), g], dict(op.attrs, _shape=x.shape), name="AvgPoolGrad")]
+    kind = op.type + "Grad"
+    return [make_op(kind, [_shape(x), g], dict(op.attrs, _shape=x.shape), name=kind)]
 
 
 def _avg_pool_grad_grad(op, g):
     attrs = {k: v for k, v in op.attrs.items() if k != "_shape"}
-    return [None, make_op("AvgPool", [g], attrs, name="AvgPool")]
+    kind = op.type[:-len("Grad")]
+    return [None, make_op(kind, [g], attrs, name=kind)]
 
 
-def _apg_lower(attrs, sizes, g):
-    return jax.vjp(_avg_pool_fn(attrs), jnp.zeros(int_sizes(sizes), g.dtype))[1](g)[0]
+for _d in ("", "3D"):
+    register_op("MaxPool" + _d, shape=_pool_shape, dtype=same_as_input(0), grad=_max_pool_grad,
+                lower=lambda a, x: _max_pool_fn(a)(x))
+    register_op("MaxPool%sGrad" % _d, shape=lambda s, a, v: [s[0]], dtype=same_as_input(0),
+                grad=_max_pool_grad_grad, lower=_mpg_lower)
+    register_op("MaxPool%sGradGrad" % _d, shape=lambda s, a, v: [s[1]], dtype=same_as_input(0),
+                grad=_max_pool_grad_grad_grad, lower=_mpgg_lower)
+    register_op("AvgPool" + _d, shape=_pool_shape, dtype=same_as_input(0), grad=_avg_pool_grad,
+                lower=lambda a, x: _avg_pool_fn(a)(x))
+    register_op("AvgPool%sGrad" % _d, shape=sizes_shape(0), dtype=same_as_input(1), grad=_avg_pool_grad_grad,
+                lower=_apg_lower)
 
 
-register_op("MaxPool", shape=_pool_shape, dtype=same_as_input(0), grad=_max_pool_grad,
-            lower=lambda a, x: _max_pool_fn(a)(x))
-register_op("MaxPoolGrad", shape=lambda s, a, v: [s[0]], dtype=same_as_input(0), grad=_max_pool_grad_grad,
-            lower=_mpg_lower)
-register_op("MaxPoolGradGrad", shape=lambda s, a, v: [s[1]], dtype=same_as_input(0), grad=_max_pool_grad_grad_grad,
-            lower=_mpgg_lower)
-register_op("AvgPool", shape=_pool_shape, dtype=same_as_input(0), grad=_avg_pool_grad,
-            lower=lambda a, x: _avg_pool_fn(a)(x))
-register_op("AvgPoolGrad", shape=sizes_shape(0), dtype=same_as_input(1), grad=_avg_pool_grad_grad,
-            lower=_apg_lower)
-
-
-def _pool(op_type, value, ksize, strides, padding, data_format, name, input):
+def _pool(op_type, value, ksize, strides, padding, data_format, name, input, nd=2):
     value = input if value is None else value
     x = convert_to_tensor(value, name="input")
-    data_format = data_format or "NHWC"
-    ch = channel_axis(data_format)
-    padding, explicit = check_padding(padding, data_format)
+    data_format = data_format or ("NHWC" if nd == 2 else "NDHWC")
+    if nd == 3 and data_format not in ("NDHWC", "NCDHW"):
+        raise ValueError("data_format must be NDHWC or NCDHW, got %r" % data_format)
+    ch = 1 if data_format.startswith("NC") else nd + 1
+    padding, explicit = check_padding(padding, data_format if nd == 2 else "NHWC")
     if explicit:
         raise ValueError("%s does not support explicit padding" % op_type)
-    attrs = {"ksize": get_sequence(ksize, 2, ch, "ksize"), "strides": get_sequence(strides, 2, ch, "strides"),
-             "padding": padding, "data_format": data_format, "dilations": [1, 1, 1, 1]}
+    attrs = {"ksize": get_sequence(ksize, nd, ch, "ksize"), "strides": get_sequence(strides, nd, ch, "strides"),
+             "padding": padding, "data_format": data_format, "dilations": [1] * (nd + 2)}
     if 0 in attrs["ksize"]:
         raise ValueError("ksize cannot be zero.")
     for key in ("ksize", "strides"):
@@ -146,6 +331,16 @@ def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
 def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):
     """Mean over ksize windows; with SAME padding each mean counts only the real elements."""
     return _pool("AvgPool", value, ksize, strides, padding, data_format, name, input)
+
+
+def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    """Max over ksize windows of a 5-D [batch, depth, height, width, channels] input."""
+    return _pool("MaxPool3D", input, ksize, strides, padding, data_format, name, None, nd=3)
+
+
+def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    """Mean over ksize windows of a 5-D input; with SAME padding each mean counts only the real elements."""
+    return _pool("AvgPool3D", input, ksize, strides, padding, data_format, name, None, nd=3)
 
 
 # ---- other entry points ----------------------------------------------------------------------------

@@ -230,3 +230,35 @@ def match_filenames_once(pattern, name=None):
 # Graph files may describe readers (their options: plain data; the files read come from a queue).
 for _cls in (TextLineReader, WholeFileReader, TFRecordReader, FixedLengthRecordReader):
     register_serializable(_cls)
+
+
+def _read_file(session, op, inputs):
+    from tinyflow.formats.files import read_regular   # only regular files, bounded (untrusted paths too)
+    name = bytes(np.asarray(inputs[0], object).reshape(()).item()).decode("utf-8")
+    out = np.empty((), dtype=object)
+    out[()] = read_regular(name)
+    return [out]
+
+
+def _write_file(session, op, inputs):
+    name = bytes(np.asarray(inputs[0], object).reshape(()).item()).decode("utf-8")
+    with open(name, "wb") as f:
+        f.write(bytes(np.asarray(inputs[1], object).reshape(()).item()))
+    return []
+
+
+register_host_op("ReadFile", lambda s, a, v: [TensorShape([])], lambda d, a: [dt.string], _read_file, stateful=True)
+register_host_op("WriteFile", lambda s, a, v: [], lambda d, a: [], _write_file, stateful=True)
+
+
+def read_file(filename, name=None):
+    """tf.read_file: the whole file as one string, read each time the op runs."""
+    from tinyflow.ops.string_ops import as_strings
+    return make_host_op("ReadFile", [as_strings(filename, "filename")], name=name or "ReadFile").outputs[0]
+
+
+def write_file(filename, contents, name=None):
+    """tf.write_file: an op writing `contents` (a string) to `filename` when run."""
+    from tinyflow.ops.string_ops import as_strings
+    return make_host_op("WriteFile", [as_strings(filename, "filename"), as_strings(contents, "contents")],
+                        name=name or "WriteFile")

@@ -1,0 +1,82 @@
+"""Whole TF1 tutorial-style scripts (benchmarks/scripts/: a CIFAR-style CNN, deep MNIST writing
+summaries every step, an LSTM classifier, a 3-layer LSTM seq2seq, a text CNN; small sizes, data made
+in the script) run as whole processes: `python -m tinyflow SCRIPT` against the same file under TF 1.15
+(~/.tf1-oracle or $TF1_PYTHON), paired run by run on the same machine.
+
+cold: tinyflow with an empty persistent compilation cache (a fresh $TINYFLOW_CACHE_DIR), TF's first
+run; warm: the second run of each (tinyflow's cache filled by the cold run). Columns: the process's
+wall seconds, its CPU seconds (user + sys, all threads: steadier than wall time on a shared machine),
+and the median training step the script measured itself (steps after the first), in wall and in CPU
+milliseconds.
+
+    python benchmarks/tutorial_scripts.py [--only NAME] [--rounds R] [--no-tf1]
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+from _common import ORACLE
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SCRIPTS = ["cnn", "mnist_deep_summaries", "lstm_classifier", "seq2seq", "text_cnn"]
+
+
+def run(cmd, env, timeout=900):
+    """(wall s, CPU s, the script's BENCH record or None) of one whole process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    try:
+        out = subprocess.run(cmd, cwd=os.path.join(HERE, "scripts"), env=env, capture_output=True, text=True,
+                             timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return float("nan"), float("nan"), None
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("BENCH ")]
+    if out.returncode != 0 or not lines:
+        print("  (%s failed: %s)" % (" ".join(cmd[-2:]), (out.stderr.strip().splitlines() or ["?"])[-1]))
+        return wall, cpu, None
+    return wall, cpu, json.loads(lines[-1][len("BENCH "):])
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--only", default="", help="run only the scripts whose name holds this")
+    p.add_argument("--rounds", type=int, default=1, help="cold+warm pairs per script; the medians are shown")
+    p.add_argument("--no-tf1", action="store_true", help="leave out TF 1.15")
+    args = p.parse_args()
+    tf1 = os.path.exists(ORACLE) and not args.no_tf1
+    tiny_env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                    TINYFLOW_COMPILATION_CACHE="1")
+    tf_env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    print("whole processes, seconds (tinyflow / TF 1.15 = ratio); step: the median step in ms")
+    print("%-22s %-5s %22s %22s %22s %22s" % ("script", "run", "wall s", "CPU s", "step ms", "step CPU ms"))
+    for name in [s for s in SCRIPTS if args.only in s]:
+        script = name + ".py"
+        rows = {"cold": [], "warm": []}
+        for _ in range(args.rounds):
+            with tempfile.TemporaryDirectory() as cache:
+                env = dict(tiny_env, TINYFLOW_CACHE_DIR=cache)
+                for kind in ("cold", "warm"):   # paired: tinyflow then TF, twice
+                    tiny = run([sys.executable, "-m", "tinyflow", script], env)
+                    ref = run([ORACLE, script], tf_env) if tf1 else (float("nan"), float("nan"), None)
+                    rows[kind].append((tiny, ref))
+        for kind, pairs in rows.items():
+            tiny, ref = pairs[len(pairs) // 2]
+            step = [r[2]["step_s"] * 1e3 if r[2] else float("nan") for r in (tiny, ref)]
+            step_cpu = [r[2]["step_cpu_s"] * 1e3 if r[2] else float("nan") for r in (tiny, ref)]
+            cells = [(tiny[0], ref[0]), (tiny[1], ref[1]), tuple(step), tuple(step_cpu)]
+            print("%-22s %-5s %s" % (name, kind, " ".join("%7.2f /%7.2f =%5.2fx" % (a, b, a / b) if b == b and b
+                                                           else "%7.2f /    n/a        " % a for a, b in cells)),
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
