@@ -29,7 +29,7 @@ API_ORDER = [
     ("input", ["data"]),
     ("eager", ["eager"]),
     ("models", ["metrics", "metrics_curves", "feature_column", "estimator", "tf_names", "contrib",
-                "contrib_batch_norm", "contrib_layers_more", "contrib_learn"]),
+                "contrib_batch_norm", "contrib_layers_more", "contrib_learn", "keras"]),
 ]
 API_RANK = {name: i for i, (_, names) in enumerate(API_ORDER) for name in names}
 
