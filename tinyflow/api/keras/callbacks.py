@@ -241,7 +241,8 @@ class ReduceLROnPlateau(Callback):
         self.monitor, self.factor, self.patience, self.verbose = monitor, factor, patience, verbose
         self.min_delta, self.cooldown, self.min_lr = min_delta, cooldown, min_lr
         less = _monitor_op(mode, monitor) == np.less
-        self.monitor_op = (lambda a, b: np.less(a, b - min_delta)) if less else (lambda a, b: np.greater(a, b + min_delta))
+        self.monitor_op = ((lambda a, b: np.less(a, b - min_delta)) if less
+                           else (lambda a, b: np.greater(a, b + min_delta)))
         self.best = np.inf if less else -np.inf
         self.wait = self.cooldown_counter = 0
 

@@ -27,8 +27,9 @@ def lecun_uniform(seed=None):
 
 _BY_NAME = {"glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal, "zeros": Zeros, "zero": Zeros,
             "ones": Ones, "one": Ones, "random_uniform": RandomUniform, "random_normal": RandomNormal,
-            "truncated_normal": TruncatedNormal, "orthogonal": Orthogonal, "identity": Identity, "uniform": RandomUniform,
-            "normal": RandomNormal, "he_normal": he_normal, "he_uniform": he_uniform, "lecun_normal": lecun_normal,
+            "truncated_normal": TruncatedNormal, "orthogonal": Orthogonal, "identity": Identity,
+            "uniform": RandomUniform, "normal": RandomNormal,
+            "he_normal": he_normal, "he_uniform": he_uniform, "lecun_normal": lecun_normal,
             "lecun_uniform": lecun_uniform, "constant": Constant}
 
 

@@ -171,9 +171,13 @@ class Reshape(Layer):
         self.target_shape = tuple(target_shape)
 
     def call(self, inputs):
-        return array_ops.reshape(inputs, array_ops.concat([array_ops.shape(inputs)[:1],
-                                                           np.array(self.target_shape, np.int32)], 0)) \
-            if inputs.shape[0].value is None else array_ops.reshape(inputs, (inputs.shape[0].value,) + self.target_shape)
+        target = self._fix(inputs.shape.as_list())
+        if None not in target:
+            return array_ops.reshape(inputs, [-1] + target)
+        out = array_ops.reshape(inputs, array_ops.concat([array_ops.shape(inputs)[:1],
+                                                          np.array(self.target_shape, np.int32)], 0))
+        out.set_shape([inputs.shape[0].value] + target)
+        return out
 
     def _fix(self, input_shape):
         shape = list(self.target_shape)

@@ -200,8 +200,9 @@ class Model(TrainingMixin, Layer):
 
     def load_weights(self, filepath, by_name=False):
         """Restores the weights save_weights wrote (a checkpoint prefix or its directory)."""
-        from tinyflow.api.train.saver import Saver, latest_checkpoint
         import os
+        from tinyflow.api.train.saver import Saver
+        from tinyflow.formats.checkpoint import latest_checkpoint
         if os.path.isdir(filepath):
             filepath = latest_checkpoint(filepath)
         Saver(var_list=self.weights).restore(K.get_session(), filepath)

@@ -40,6 +40,7 @@ class Optimizer:
             return
         with get_default_graph().name_scope(None), get_default_graph().name_scope(self._name):
             self.iterations = state_ops.Variable(np.int64(0), name="iter", trainable=False)
+            self.weights.append(self.iterations)
             for k, v in self._config.items():
                 if isinstance(v, (int, float)) and not isinstance(v, bool):
                     self._hyper_vars[k] = state_ops.Variable(np.float32(v), name=k, trainable=False)
@@ -257,6 +258,8 @@ def get(identifier):
     if isinstance(identifier, str):
         if identifier.lower() not in _BY_NAME:
             raise ValueError("Unknown optimizer: %s" % identifier)
+        if identifier.lower() == "adagrad":   # TF 1.15's Adagrad.from_config starts the accumulators at 0
+            return Adagrad(initial_accumulator_value=0.0)
         return _BY_NAME[identifier.lower()]()
     from tinyflow.api.train.optimizer import Optimizer as TrainOptimizer
     if isinstance(identifier, TrainOptimizer):

@@ -3,8 +3,6 @@ the metrics and the optimizer's updates in the graph once; fit is a loop over ON
 (loss, metrics and updates: one jitted function per step) run by the Keras session with the batch
 fed; evaluate and predict are a test and a predict fetch set the same way. Epoch logs are the
 batch-size weighted means of the batches' values (TF 1.15's aggregation), under TF 1.15's names."""
-import time
-
 import numpy as np
 
 from tinyflow.api.keras import backend as K

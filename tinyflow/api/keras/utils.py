@@ -64,7 +64,8 @@ class Progbar:
     line when the target is reached. Metrics in `stateful_metrics` are shown as given."""
 
     def __init__(self, target, width=30, verbose=1, interval=0.05, stateful_metrics=None, unit_name="step"):
-        self.target, self.width, self.verbose, self.interval, self.unit_name = target, width, verbose, interval, unit_name
+        self.target, self.width, self.verbose, self.interval = target, width, verbose, interval
+        self.unit_name = unit_name
         self.stateful_metrics = set(stateful_metrics or ())
         self._dynamic_display = ((hasattr(sys.stdout, "isatty") and sys.stdout.isatty()) or "ipykernel" in sys.modules
                                  or "posix" in sys.modules)

@@ -17,8 +17,8 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncati
             sample_shape = np.asarray(x).shape[1:]
     if maxlen is None:
         maxlen = max(lengths) if lengths else 0
-    is_str = np.issubdtype(dtype, np.str_) or np.issubdtype(dtype, np.unicode_)
-    if isinstance(value, str) and dtype != object and not is_str:
+    is_str = np.issubdtype(dtype, np.str_)
+    if isinstance(value, str) and dtype is not object and not is_str:
         raise ValueError("`dtype` {} is not compatible with `value`'s type: {}\nYou should set `dtype=object` for "
                          "variable length strings.".format(dtype, type(value)))
     x = np.full((len(sequences), maxlen) + sample_shape, value, dtype=dtype)

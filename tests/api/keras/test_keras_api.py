@@ -1,0 +1,106 @@
+"""tf.keras pieces checked against TF 1.15's recorded behaviour: progress output, callbacks, Keras
+layers on placeholders with Session.run, utils and preprocessing."""
+import numpy as np
+import pytest
+
+import tinyflow as tf
+
+K = tf.keras
+
+
+def _mlp():
+    K.backend.clear_session()
+    model = K.Sequential([K.layers.Dense(4, activation="relu", input_shape=(3,)),
+                          K.layers.Dense(2, activation="softmax")])
+    model.compile("sgd", "categorical_crossentropy", metrics=["accuracy"])
+    x = np.random.RandomState(0).rand(10, 3).astype("float32")
+    return model, x, np.eye(2, dtype="float32")[np.arange(10) % 2]
+
+
+def test_verbose_2_prints_tf115_lines(capsys):
+    model, x, y = _mlp()
+    model.fit(x, y, batch_size=4, epochs=2, verbose=2, validation_split=0.2)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Train on 8 samples, validate on 2 samples"
+    assert out[1] == "Epoch 1/2"
+    assert out[2].startswith("8/8 - ") and " - loss: " in out[2] and " - acc: " in out[2] and " - val_acc: " in out[2]
+
+
+def test_history_keys_and_params():
+    model, x, y = _mlp()
+    h = model.fit(x, y, batch_size=4, epochs=2, verbose=0, validation_data=(x, y))
+    assert sorted(h.history) == ["acc", "loss", "val_acc", "val_loss"]
+    assert h.epoch == [0, 1] and h.params["samples"] == 10
+    assert model.metrics_names == ["loss", "acc"]
+
+
+def test_train_on_batch_is_the_loss_before_the_step():
+    model, x, y = _mlp()
+    before = model.test_on_batch(x, y)
+    assert np.allclose(model.train_on_batch(x, y), before, rtol=1e-6)
+    assert model.test_on_batch(x, y)[0] != before[0]
+
+
+def test_early_stopping_and_lambda_and_scheduler(tmp_path):
+    model, x, y = _mlp()
+    seen, lrs = [], []
+    stop = K.callbacks.EarlyStopping(monitor="loss", patience=0, min_delta=10.0)
+    sched = K.callbacks.LearningRateScheduler(lambda epoch: 0.5 / (epoch + 1))
+    log = K.callbacks.LambdaCallback(on_epoch_end=lambda e, logs: (seen.append(e), lrs.append(logs["lr"])))
+    csv_path = str(tmp_path / "log.csv")
+    h = model.fit(x, y, epochs=5, verbose=0, callbacks=[sched, stop, log, K.callbacks.CSVLogger(csv_path)])
+    assert seen == [0, 1] and h.epoch == [0, 1]          # min_delta 10: no epoch improves after the first
+    np.testing.assert_allclose(lrs, [0.5, 0.25], rtol=1e-6)
+    assert open(csv_path).read().splitlines()[0] == "epoch,acc,loss,lr"
+
+
+def test_model_checkpoint_save_and_load_weights(tmp_path):
+    model, x, y = _mlp()
+    path = str(tmp_path / "w-{epoch:02d}")
+    model.fit(x, y, epochs=1, verbose=0, callbacks=[K.callbacks.ModelCheckpoint(path, save_weights_only=True)])
+    saved = model.get_weights()
+    model.fit(x, y, epochs=1, verbose=0)
+    model.load_weights(str(tmp_path / "w-01"))
+    for a, b in zip(model.get_weights(), saved):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_keras_layers_on_placeholders_with_session_run():
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [None, 3])
+    dense = K.layers.Dense(2, kernel_initializer="ones", bias_initializer="zeros")
+    y = dense(x)
+    assert [w.name for w in dense.weights] == ["dense/kernel:0", "dense/bias:0"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(y, {x: [[1.0, 2.0, 3.0]]}), [[6.0, 6.0]])
+
+
+def test_wrong_input_shape_is_a_clear_error():
+    model, x, y = _mlp()
+    with pytest.raises(ValueError, match="expected .* to have shape"):
+        model.fit(np.zeros((4, 5), "float32"), y[:4], verbose=0)
+
+
+def test_to_categorical_and_pad_sequences():
+    np.testing.assert_array_equal(K.utils.to_categorical([0, 2, 1], 3), np.eye(3)[[0, 2, 1]])
+    seqs = [[1, 2, 3], [4], [5, 6, 7, 8, 9]]
+    np.testing.assert_array_equal(K.preprocessing.sequence.pad_sequences(seqs, maxlen=4),
+                                  [[0, 1, 2, 3], [0, 0, 0, 4], [6, 7, 8, 9]])
+    np.testing.assert_array_equal(K.preprocessing.sequence.pad_sequences(seqs, maxlen=2, padding="post",
+                                                                          truncating="post"),
+                                  [[1, 2], [4, 0], [5, 6]])
+
+
+def test_mnist_names_the_missing_file(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(tf.errors.NotFoundError, match="mnist.npz"):
+        K.datasets.mnist.load_data()
+
+
+def test_summary_counts_params():
+    model, _, _ = _mlp()
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert lines[0] == 'Model: "sequential"'
+    assert "Total params: 26" in lines and "Trainable params: 26" in lines
