@@ -8,6 +8,7 @@ from tinyflow.api import nn
 from tinyflow.api.keras import activations, initializers, regularizers
 from tinyflow.api.keras import backend as K
 from tinyflow.api.keras.engine import Input, InputLayer, Layer  # noqa: F401
+from tinyflow.api.keras.recurrent import GRU, LSTM, RNN, SimpleRNN  # noqa: F401
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops import array_ops, math_ops
 
