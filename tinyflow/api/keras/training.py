@@ -114,6 +114,8 @@ class TrainingMixin:
                     with graph.name_scope(None), graph.name_scope("training"):
                         targets = list(self.optimizer.get_updates(self.total_loss, self.trainable_weights))
                     targets += self.updates
+                # run as ops: fetching the assigns' values would copy every weight to the host each step
+                targets = [getattr(t, "op", t) for t in targets]
                 self._functions[kind] = (fetches, targets)
         return self._functions[kind]
 
