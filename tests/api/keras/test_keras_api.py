@@ -104,3 +104,23 @@ def test_summary_counts_params():
     model.summary(print_fn=lines.append)
     assert lines[0] == 'Model: "sequential"'
     assert "Total params: 26" in lines and "Trainable params: 26" in lines
+
+
+def test_fit_on_a_dataset_matches_fit_on_arrays():
+    model, x, y = _mlp()
+    w0 = model.get_weights()
+    h_arrays = model.fit(x, y, batch_size=5, epochs=2, shuffle=False, verbose=0)
+    model.set_weights(w0)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(5)
+    h_dataset = model.fit(ds, epochs=2, verbose=0)
+    for k in ("loss", "acc"):
+        np.testing.assert_allclose(h_dataset.history[k], h_arrays.history[k], rtol=1e-6)
+    np.testing.assert_allclose(model.evaluate(ds, verbose=0), model.evaluate(x, y, verbose=0), rtol=1e-6)
+    np.testing.assert_allclose(model.predict(ds), model.predict(x), rtol=1e-6)
+
+
+def test_fit_on_a_repeated_dataset_with_steps_per_epoch():
+    model, x, y = _mlp()
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(4)
+    h = model.fit(ds, epochs=3, steps_per_epoch=2, verbose=0)
+    assert len(h.history["loss"]) == 3 and all(np.isfinite(h.history["loss"]))

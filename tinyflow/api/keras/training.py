@@ -184,15 +184,21 @@ class TrainingMixin:
         """Trains for `epochs` epochs of batches of `batch_size` (32) samples; returns the History."""
         if class_weight is not None or sample_weight is not None:
             raise NotImplementedError("class_weight and sample_weight are not supported yet")
-        if _is_dataset(x):
-            x, y = _dataset_arrays(x)
-        batch_size = 32 if batch_size is None and steps_per_epoch is None else batch_size
+        dataset = x if _is_dataset(x) else None
+        if dataset is not None:
+            source = _DatasetBatches(dataset, steps_per_epoch)
+            x, y = source.peek()
+            batch_size = None
+        batch_size = 32 if batch_size is None and steps_per_epoch is None and dataset is None else batch_size
         xs, ys = self._standardize(x, y)
         val = None
         if validation_data is not None:
             vx, vy = validation_data[0], validation_data[1]
             val = self._standardize(vx, vy)
         elif validation_split and 0.0 < validation_split < 1.0:
+            if dataset is not None:
+                raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays, found: %s"
+                                 % (dataset,))
             split = int(len(xs[0]) * (1.0 - validation_split))
             val = ([a[split:] for a in xs], [a[split:] for a in ys])
             xs, ys = [a[:split] for a in xs], [a[:split] for a in ys]
@@ -201,42 +207,44 @@ class TrainingMixin:
         out_labels = names + (["val_" + k for k in names] if val is not None else [])
         self.history = cbks.History()
         cb_list = _as_list(callbacks) + [self.history]
-        count_mode = "steps" if steps_per_epoch is not None else "samples"
+        count_mode = "steps" if steps_per_epoch is not None or dataset is not None else "samples"
         if verbose:
             cb_list.append(cbks.ProgbarLogger(count_mode, stateful_metrics=names[1:] + ["val_" + k for k in names]))
         params = {"batch_size": batch_size, "epochs": epochs, "steps": steps_per_epoch,
-                  "samples": n if steps_per_epoch is None else None, "verbose": verbose,
+                  "samples": n if count_mode == "samples" else None, "verbose": verbose,
                   "do_validation": val is not None, "metrics": out_labels}
         callback_list = cbks.CallbackList(cb_list, self, params)
-        if verbose:
-            if val is not None and steps_per_epoch is None:
+        if verbose and count_mode == "samples":
+            if val is not None:
                 print("Train on %d samples, validate on %d samples" % (n, len(val[0][0])))
-            elif steps_per_epoch is None:
+            else:
                 print("Train on %d samples" % n)
         self._function("train")
         self.stop_training = False
         callback_list.call("on_train_begin", {})
         for epoch in range(initial_epoch, epochs):
             callback_list.call("on_epoch_begin", epoch, {})
-            if steps_per_epoch is not None:   # TF 1.15: each step runs on all the arrays
-                batches = [slice(None)] * steps_per_epoch
+            if dataset is not None:
+                batches = source.epoch(self)
+            elif steps_per_epoch is not None:   # TF 1.15: each step runs on all the arrays
+                batches = ((self._feeds(xs, ys, slice(None)), n) for _ in range(steps_per_epoch))
             else:
                 index = np.arange(n)
                 if shuffle == "batch":
                     index = _batch_shuffle(index, batch_size)
                 elif shuffle:
                     np.random.shuffle(index)
-                batches = [index[i:i + batch_size] for i in range(0, n, batch_size)]
+                batches = ((self._feeds(xs, ys, index[i:i + batch_size]), len(index[i:i + batch_size]))
+                           for i in range(0, n, batch_size))
             totals, seen = np.zeros(len(names)), 0
-            for b, index in enumerate(batches):
-                size = n if isinstance(index, slice) else len(index)
+            for b, (feeds, size) in enumerate(batches):
                 logs = {"batch": b, "size": size}
                 callback_list.call("on_batch_begin", b, logs)
-                values = self._run("train", self._feeds(xs, ys, index))
+                values = self._run("train", feeds)
                 totals += np.asarray(values, dtype=np.float64) * size
                 seen += size
                 logs["loss"] = values[0]
-                for k, v, t in zip(names[1:], values[1:], totals[1:]):
+                for k, t in zip(names[1:], totals[1:]):
                     logs[k] = t / seen   # TF 1.15's stateful metrics: the running value of the epoch
                 callback_list.call("on_batch_end", b, logs)
                 if self.stop_training:
@@ -379,6 +387,73 @@ def _is_dataset(x):
 
 
 def _dataset_arrays(ds):
-    raise errors.UnimplementedError(None, None, "fit/evaluate/predict on a tf.data.Dataset is not supported yet: "
-                                    "pass numpy arrays")
+    """All the (x, y) batches of a finite dataset, concatenated (evaluate / predict on a Dataset)."""
+    batches = list(_DatasetBatches(ds, None)._numpy_batches())
+    if not batches:
+        raise ValueError("The dataset %s is empty" % (ds,))
+
+    def cat(parts):
+        if isinstance(parts[0], (list, tuple)):
+            return [np.concatenate([p[i] for p in parts]) for i in range(len(parts[0]))]
+        if isinstance(parts[0], dict):
+            return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        return np.concatenate(parts)
+    x = cat([b[0] for b in batches])
+    y = cat([b[1] for b in batches]) if len(batches[0]) > 1 else None
+    return x, y
+
+
+class _DatasetBatches:
+    """The (x, y) batches of a tf.data.Dataset, drawn through the Keras session. With steps_per_epoch
+    one iterator runs on across epochs (TF 1.15); without, each epoch re-initializes it and runs the
+    dataset to its end."""
+
+    def __init__(self, dataset, steps):
+        self.dataset, self.steps = dataset, steps
+        self._it = dataset.make_initializable_iterator() if steps is None else dataset.make_one_shot_iterator()
+        self._next = self._it.get_next()
+        self._first = None
+
+    def _get(self):
+        sess = K.get_session()
+        return sess.run(self._next)
+
+    def _numpy_batches(self):
+        sess = K.get_session()
+        sess.run(self._it.initializer)
+        while True:
+            try:
+                batch = sess.run(self._next)
+            except errors.OutOfRangeError:
+                return
+            yield batch if isinstance(batch, (tuple, list)) else (batch,)
+
+    def peek(self):
+        """A first (x, y) batch, to check shapes (and build a model without inputs); kept for the first step."""
+        if self.steps is None:
+            K.get_session().run(self._it.initializer)
+        self._first = self._get()
+        if not isinstance(self._first, (tuple, list)) or len(self._first) < 2:
+            raise ValueError("A dataset given to fit must give (inputs, targets) pairs")
+        return self._first[0], self._first[1]
+
+    def epoch(self, model):
+        sess = K.get_session()
+        if self.steps is None and self._first is None:
+            sess.run(self._it.initializer)
+        step = 0
+        while self.steps is None or step < self.steps:
+            if self._first is not None:
+                batch, self._first = self._first, None
+            else:
+                try:
+                    batch = sess.run(self._next)
+                except errors.OutOfRangeError:
+                    if self.steps is not None:
+                        print("Your dataset ran out of data; interrupting training.")
+                        model.stop_training = True
+                    return
+            xs, ys = model._standardize(batch[0], batch[1])
+            yield model._feeds(xs, ys, slice(None)), len(xs[0])
+            step += 1
 
