@@ -15,7 +15,12 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # (+50), passes gained recompute_plan.py and visualize.py (+350), client/ became runtime/ with the
 # eager executor (+900 moved in); formats/, api/ and cli/ are budgeted for the first time, with the
 # room the open issues' frontend work (Keras, slim, SavedModel, ...) needs, and so is the total.
-BUDGET = {"graph": 1950, "formats": 2500, "passes": 1650, "ops": 11500, "lower": 1200, "runtime": 2450,
+# passes: 1650 -> 1900 for issue 29 (hlo_memory.py: tinyflow's planner over XLA's optimized HLO, ~300
+# lines, and the planner interface in memory.py); runtime: 2450 -> 2500 for the same issue
+# (memory_report.py prints the fused plan and every registered planner beside tinyflow's own).
+# runtime: 2500 -> 2800 for issue 31 (one program per feed shape, checked against the memory there
+# is before dispatch: runtime/executables.py; compilation cache entries verified on load).
+BUDGET = {"graph": 1950, "formats": 2500, "passes": 1900, "ops": 11500, "lower": 1200, "runtime": 2800,
           "api": 22000, "cli": 800}
 TOTAL = 45000
 

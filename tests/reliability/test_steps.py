@@ -53,12 +53,13 @@ def test_a_device_failure_after_dispatch_keeps_the_variables(monkeypatch):
     sess.run(train, feed)
     before = sess.run(w)
     lowered = [v for v in sess._compiled.values() if v.rw_vars][0]
-    real = lowered.jitted
+    entry, = lowered.executables.entries.values()   # the program for this shape of the feeds
+    real = entry.call
 
     def fails_after_dispatch(*args):
         real(*args)   # the step ran on the device; then the runtime reports a failure
         raise jax.errors.JaxRuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1 bytes.")
-    monkeypatch.setattr(lowered, "jitted", fails_after_dispatch)
+    monkeypatch.setattr(entry, "call", fails_after_dispatch)
     with pytest.raises(errors.ResourceExhaustedError, match="Out of memory"):
         sess.run(train, feed)
     np.testing.assert_array_equal(sess.run(w), before)

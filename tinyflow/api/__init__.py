@@ -63,7 +63,8 @@ LAZY_MODULES = {
     "metrics": "tinyflow.api.metrics", "summary": "tinyflow.api.summary", "sparse": "tinyflow.api.sparse",
     "strings": "tinyflow.api.strings", "compat": "tinyflow.api.compat", "feature_column": "tinyflow.api.feature_column",
     "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util",
-    "test": "tinyflow.api.test", "keras": "tinyflow.api.keras"}
+    "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu",
+    "nest": "tinyflow.api.nest", "keras": "tinyflow.api.keras"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {

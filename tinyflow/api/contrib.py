@@ -114,7 +114,10 @@ layers.batch_norm = _bn.batch_norm
 _MORE = ["conv2d", "max_pool2d", "avg_pool2d", "dropout", "one_hot_encoding"]
 for _name in _MORE:
     setattr(layers, _name, getattr(_more, _name))
-layers.__all__ = sorted(layers.__all__ + ["batch_norm"] + _MORE)
+from tinyflow.api import contrib_layers_extra as _extra  # noqa: E402 (optimize_loss, layer_norm)
+for _name in ("optimize_loss", "layer_norm", "OPTIMIZER_CLS_NAMES", "OPTIMIZER_SUMMARIES"):
+    setattr(layers, _name, getattr(_extra, _name))
+layers.__all__ = sorted(layers.__all__ + ["batch_norm", "optimize_loss", "layer_norm"] + _MORE)
 sys.modules[__name__ + ".seq2seq"] = seq2seq
 
 
@@ -123,4 +126,19 @@ def __getattr__(name):
     if name == "eager":
         from tinyflow.api.eager import tfe
         return tfe.install(sys.modules[__name__])
+    if name == "tpu":
+        from tinyflow.api import tpu
+        return tpu.module(__name__ + ".tpu")
+    if name == "summary":
+        from tinyflow.api import contrib_summary
+        sys.modules[__name__ + ".summary"] = contrib_summary
+        return contrib_summary
+    if name == "training":
+        from tinyflow.api import contrib_training
+        sys.modules[__name__ + ".training"] = contrib_training
+        return contrib_training
+    if name == "cluster_resolver":
+        from tinyflow.api import cluster_resolver
+        sys.modules[__name__ + ".cluster_resolver"] = cluster_resolver
+        return cluster_resolver
     raise AttributeError("module 'tinyflow.contrib' has no attribute %r" % name)

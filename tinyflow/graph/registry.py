@@ -16,6 +16,9 @@ class OpDef:
       -----------  ----------------------------------------------------  ---------------------------
       shape        shape(in_shapes, attrs, values) -> [TensorShape]      Graph.create_op, passes/infer
       dtype        dtype(in_dtypes, attrs) -> [DType]                    Graph.create_op
+      infer_shape  like `shape`, for shape inference with fed shapes    passes/infer (forward sweep;
+                   only: may be more specific than construction allows   default: `shape`)
+                   (a while loop's outputs through its body)
       infer_back   infer_back(in_shapes, out_shapes, attrs, values)      passes/infer (backward sweep)
                    -> [TensorShape or None per input]
       grad         grad(op, *out_grads) -> [Tensor or None per input];   passes/gradients
@@ -59,18 +62,18 @@ class OpDef:
 
     _FIELDS = ("name", "shape", "dtype", "grad", "lower", "inplace", "ref_inputs", "overwrites", "needs_key",
                "static", "stateful", "host", "infer_back", "check", "check_message", "host_compute",
-               "host_feed", "fold", "callback", "dynamic_shape")
+               "host_feed", "fold", "callback", "dynamic_shape", "infer_shape")
 
     def __init__(self, name, shape, dtype, grad=NOT_SET, lower=None, inplace=(), ref_inputs=(),
                  overwrites=False, needs_key=False, static=False, stateful=False, host=None,
                  infer_back=None, check=None, check_message=None, host_compute=None, host_feed=None,
-                 fold=None, callback=False, dynamic_shape=False):
+                 fold=None, callback=False, dynamic_shape=False, infer_shape=None):
         values = dict(name=name, shape=shape, dtype=dtype, grad=grad, lower=lower, inplace=tuple(inplace),
                       ref_inputs=tuple(ref_inputs), overwrites=overwrites, needs_key=needs_key, static=static,
                       stateful=stateful or bool(ref_inputs) or needs_key or callback, host=host,
                       infer_back=infer_back, check=check, check_message=check_message,
                       host_compute=host_compute, host_feed=host_feed, fold=fold, callback=callback,
-                      dynamic_shape=dynamic_shape)
+                      dynamic_shape=dynamic_shape, infer_shape=infer_shape)
         for k, v in values.items():
             object.__setattr__(self, k, v)
 

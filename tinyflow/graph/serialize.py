@@ -202,6 +202,13 @@ _MAX_RANK = 64
 _MAX_FILE_BYTES = 1 << 30
 
 
+def _shadows(cls, name):
+    """Whether setting `name` on an instance of cls would hide its method or property (a file must
+    not replace `Graph.get_operations` or `Saver.restore`): class data (None, numbers) may be set."""
+    import inspect
+    return hasattr(inspect.getattr_static(cls, name, None), "__get__")
+
+
 class _Bad(Exception):
     """Something in the file is not what a graph file may hold (the decoder adds file and node)."""
 
@@ -292,8 +299,8 @@ class _Decoder:
         _expect(isinstance(d["extra"], dict), "'extra' of graph %d is not an object", gid)
         for k, v in d["extra"].items():  # after the ops: a body graph's captures name its own tensors
             self.where = "graph %d attribute %r" % (gid, k)
-            _expect(_ATTR_NAME.match(k) and not k.startswith("__") and k not in _GRAPH_FIELDS,
-                    "a graph file may not set attribute %r", k)
+            _expect(_ATTR_NAME.match(k) and not k.startswith("__") and k not in _GRAPH_FIELDS
+                    and not _shadows(type(g), k), "a graph file may not set attribute %r", k)
             setattr(g, k, self.value(v))
         self.where = "graph %d" % gid
         names = d["names_in_use"]
@@ -414,8 +421,8 @@ class _Decoder:
             for k, make in getattr(cls, "_serialize_defaults", {}).items():
                 setattr(obj, k, make())
             for k, i in x["state"].items():
-                _expect(isinstance(k, str) and _ATTR_NAME.match(k) and not k.startswith("__"),
-                        "a graph file may not set attribute %r", k)
+                _expect(isinstance(k, str) and _ATTR_NAME.match(k) and not k.startswith("__")
+                        and not _shadows(cls, k), "a graph file may not set attribute %r", k)
                 if k in getattr(cls, "_serialize_defaults", {}):
                     continue  # never taken from a file (a Saver's list of files to delete)
                 setattr(obj, k, self.value(i, depth + 1))

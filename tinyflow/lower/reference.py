@@ -199,15 +199,16 @@ def replay(lowered, plan, values):
     return intact(program.final_names) and intact(program.fetch_names)
 
 
-def verify(lowered, plan, args, rtol=1e-4, atol=1e-5, expected=None, execute_ops=False):
+def verify(lowered, plan, args, rtol=1e-4, atol=1e-5, expected=None, execute_ops=False, values=None):
     """True when the plan, executed, gives exactly what the same ops give with every value in its own
     bytes (a plan that shares live storage changes some result), and that agrees with the jitted
     function within rtol/atol (fusion may round differently). A result that does not fit its
-    planned buffer counts as not verified. The proof is `replay` (one compile for all the values);
-    `execute_ops` (and a fetch set run as segments) runs the ops in the arena instead."""
+    planned buffer counts as not verified. The proof is `replay` (one compile for all the values,
+    or `values` from all_values: several plans of one fetch set share them); `execute_ops` (and a
+    fetch set run as segments) runs the ops in the arena instead."""
     expected = expected if expected is not None else run_jitted(lowered, args)
     if not (execute_ops or lowered.program.segmented):
-        values = all_values(lowered, args)
+        values = values if values is not None else all_values(lowered, args)
         try:
             if not replay(lowered, plan, values):
                 return False

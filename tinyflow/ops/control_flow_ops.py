@@ -434,6 +434,62 @@ def _attr_dtypes(dtypes, attrs):
     return list(attrs["Tout"])
 
 
+def _refined(shapes, static):
+    """Each shape merged with its static one where they agree (the static one where they do not)."""
+    return [as_shape(s).merge_with(t) if as_shape(s).is_compatible_with(t) else t for s, t in zip(shapes, static)]
+
+
+_BODY_SHAPES = weakref.WeakKeyDictionary()   # body SubFn -> {input shapes: output shapes}
+
+
+def _body_shapes(body, in_shapes, extra=()):
+    """The shapes of body.outputs + extra for the shapes of its inputs (passes/infer.py on the body)."""
+    from tinyflow.passes.infer import infer
+    key = (tuple(s.as_proto_str() for s in in_shapes), tuple(extra))
+    memo = _BODY_SHAPES.setdefault(body, {})
+    if key not in memo:
+        outs = list(body.outputs) + list(extra)
+        try:
+            found = infer(outs, {ph: s for ph, s in zip(body.inputs, in_shapes)})
+            memo[key] = [found[t][0] if t in found else t.shape for t in outs]
+        except ValueError:   # the loop's declared shapes then
+            memo[key] = [t.shape for t in outs]
+    return memo[key]
+
+
+def _while_shapes(shapes, attrs, values):
+    """The loop variables' shapes for the shapes they enter with: the most specific shapes the body maps
+    to themselves (from the entry shapes, dimensions that change are relaxed), within the invariants;
+    a saved tensor's stack is [iterations] + its shape in the body. Shape inference with fed shapes
+    (passes/infer.py) reaches through a loop this way."""
+    n, nc = attrs["n_vars"], attrs["n_captured"]
+    static = list(attrs["output_shapes"])
+    state = _refined(shapes[:n], static[:n])
+    caps = [as_shape(s) for s in shapes[n:n + nc]]
+    saves = list(attrs.get("saves", ()))
+    for _ in range(4):
+        got = _body_shapes(attrs["body"], state + caps, saves)
+        new = [s.most_specific_compatible_shape(g) if s.is_compatible_with(g) and s.ndims == g.ndims else s
+                for s, g in zip(state, got[:n])]
+        if [s.as_proto_str() for s in new] == [s.as_proto_str() for s in state]:
+            break
+        state = new
+    out = state
+    if attrs.get("count"):
+        out = out + [TensorShape([])]
+        out += [TensorShape([max(attrs["max_static"], 0)]).concatenate(s) for s in got[n:]]
+    return _refined(out, static)
+
+
+def _while_grad_shapes(shapes, attrs, values):
+    """A WhileGrad's outputs: each has the shape of the forward input it is the gradient of: the
+    incoming gradient of a loop variable (its shape), or the captured tensor."""
+    nfv, ns = len(attrs["fv"]), attrs["n_state"]
+    caps = shapes[1 + ns:1 + ns + attrs["n_captured"]]
+    grads = shapes[1 + ns + attrs["n_captured"]:]
+    return _refined(list(grads[:nfv]) + [caps[j] for j in attrs["fc"]], attrs["output_shapes"])
+
+
 for _kind in ("If", "Case"):
     register_op("Stateless" + _kind, shape=_attr_shapes, dtype=_attr_dtypes, grad=_branch_grad,
                 lower=_branch_lower(False))
@@ -626,11 +682,11 @@ def _no_second_order(op, *grads):
 
 from tinyflow.ops import while_grad  # noqa: E402  (it uses this module's SubFn and grad_fn)
 
-register_op("StatelessWhile", shape=_attr_shapes, dtype=_attr_dtypes, grad=while_grad.while_grad,
-            lower=_while_lower(False))
-register_op("While", shape=_attr_shapes, dtype=_attr_dtypes, grad=while_grad.while_grad, lower=_while_lower(True),
-            needs_key=True)
-register_op("StatelessWhileGrad", shape=_attr_shapes, dtype=_attr_dtypes, grad=_no_second_order,
-            lower=_while_grad_lower(False))
-register_op("WhileGrad", shape=_attr_shapes, dtype=_attr_dtypes, grad=_no_second_order,
-            lower=_while_grad_lower(True), needs_key=True)
+register_op("StatelessWhile", shape=_attr_shapes, infer_shape=_while_shapes, dtype=_attr_dtypes,
+            grad=while_grad.while_grad, lower=_while_lower(False))
+register_op("While", shape=_attr_shapes, infer_shape=_while_shapes, dtype=_attr_dtypes, grad=while_grad.while_grad,
+            lower=_while_lower(True), needs_key=True)
+register_op("StatelessWhileGrad", shape=_attr_shapes, infer_shape=_while_grad_shapes, dtype=_attr_dtypes,
+            grad=_no_second_order, lower=_while_grad_lower(False))
+register_op("WhileGrad", shape=_attr_shapes, infer_shape=_while_grad_shapes, dtype=_attr_dtypes,
+            grad=_no_second_order, lower=_while_grad_lower(True), needs_key=True)

@@ -25,8 +25,21 @@ from tinyflow.graph.registry import get_op_def, register_op
 from tinyflow.passes.recompute import RECOMPUTE_GRAD_KEY  # graph collection of tf.recompute_grad's block values
 
 
-def _shapes(shapes, attrs, values):
+def _static_shapes(shapes, attrs, values):
     return list(attrs["output_shapes"])
+
+
+def _shapes(shapes, attrs, values):
+    """The segment's shapes for the shapes (and constant values) known for its inputs: shape inference
+    with fed shapes (passes/infer.py) reaches through a Recompute op."""
+    from tinyflow.passes.infer import infer_ops
+    inputs, outputs = attrs["inputs"], attrs["outputs"]
+    try:
+        found = infer_ops(attrs["ops"], dict(zip(inputs, shapes[1:])), dict(zip(inputs, values[1:])))
+    except ValueError:   # (the forward values' static shapes then)
+        return list(attrs["output_shapes"])
+    return [found[t].merge_with(s) if t in found and found[t].is_compatible_with(s) else s
+            for t, s in zip(outputs, attrs["output_shapes"])]
 
 
 def _dtypes(dtypes, attrs):
@@ -36,9 +49,17 @@ def _dtypes(dtypes, attrs):
 def _run_segment(attrs, *values):
     """The segment's ops, in order, each by its own lowering rule (no graph copy: the op keeps the
     forward ops themselves in its attrs, as the gradient pass chose them)."""
+    import jax
     env = dict(zip(attrs["inputs"], values))
     for op in attrs["ops"]:
-        out = get_op_def(op.type).lower(op.attrs, *[env[t] for t in op.inputs])
+        opdef, args = get_op_def(op.type), [env[t] for t in op.inputs]
+        # as lower/program.py's static steps: a shape computation (Shape, or pure ops on values known
+        # while tracing) stays known inside the branch, where a Reshape needs its shape as a value
+        if opdef.static or not (opdef.stateful or any(isinstance(a, jax.core.Tracer) for a in args)):
+            with jax.ensure_compile_time_eval():
+                out = opdef.lower(op.attrs, *args)
+        else:
+            out = opdef.lower(op.attrs, *args)
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
         env.update(zip(op.outputs, outs))
     return tuple(env[t] for t in attrs["outputs"])
@@ -85,7 +106,7 @@ def _grad(op, *grads):
 # attrs: ops (the forward ops, in order), inputs (the tensors they read from outside the segment, in
 # the order of this op's inputs after the gate), outputs (the forward tensors recomputed), Tout,
 # output_shapes, flops (a static estimate of the recomputation's cost, see passes/recompute.py)
-register_op("Recompute", shape=_shapes, dtype=_dtypes, grad=_grad, lower=_lower)
+register_op("Recompute", shape=_static_shapes, infer_shape=_shapes, dtype=_dtypes, grad=_grad, lower=_lower)
 
 
 def recompute_grad(f):

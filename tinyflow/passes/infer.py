@@ -113,7 +113,7 @@ def _forward(op, state):
     ins = [state.shapes.get(t, t.shape) for t in op.inputs]
     vals = [state.value(t) for t in op.inputs]
     try:
-        outs = opdef.shape(ins, op.attrs, vals)
+        outs = (opdef.infer_shape or opdef.shape)(ins, op.attrs, vals)
     except ValueError as e:  # ShapeError is a ValueError
         raise ValueError("Shape inference failed for '%s' (op: '%s') with input shapes: %s: %s" % (
             op.name, op.type, ", ".join(_shape_str(s) for s in ins), str(e).rstrip("."))) from None
@@ -176,3 +176,17 @@ def infer(fetches, feed_shapes=None, var_shapes=None, max_sweeps=100):
         for t in op.outputs:
             result[t] = (state.shapes.get(t, t.shape), t.dtype)
     return result
+
+
+def infer_ops(ops, shapes, values=None):
+    """One forward sweep over `ops` (in order) from the given {tensor: shape} and {tensor: constant value}
+    of what they read: {tensor: TensorShape} of their outputs. For a group of ops one op stands for (a
+    Recompute op's segment), whose inputs' shapes and values the caller's own inference knows."""
+    state = _State()
+    for t, s in shapes.items():
+        state.refine(t, s, "tensor %s" % t.name)
+    state.values.update((t, v) for t, v in (values or {}).items() if v is not None)
+    for op in ops:
+        _forward(op, state)
+    return {t: state.shapes.get(t, t.shape) for op in ops for t in op.outputs}
+

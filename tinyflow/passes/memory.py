@@ -10,7 +10,8 @@ sees the ops one fetch set runs, in run order, and the byte size of every value 
    Values that share storage this way form one Buffer.
 3. storage: each Buffer gets an offset in one arena, so that buffers live at the same step never
    overlap: NNVM's greedy allocator, then XLA's best fit over live ranges (two orders); the
-   smallest arena wins. A researcher can pass their own planner function instead.
+   smallest arena wins. A researcher can pass their own planner function instead, or register one
+   (register_planner; the interface is Interval in, offsets out: docs/memory.md).
 
 The lower bound is the most bytes live at any step: no plan of this order and these buffers
 can be smaller, so reaching it ends the search.
@@ -22,6 +23,7 @@ of updated variables (XLA writes them into the donated variable buffers).
     plan.planned_bytes, plan.lower_bound_bytes, plan.offset(t)
 """
 import bisect
+import collections
 import heapq
 
 import numpy as np
@@ -259,15 +261,57 @@ def best_fit_area(buffers):
 # tried in this order; the first to reach the lower bound stops the search
 STRATEGIES = {"nnvm": nnvm_greedy, "best_fit": best_fit_decreasing, "best_fit_area": best_fit_area}
 
+# ---- the planner interface (docs/memory.md) ----------------------------------------------------------
+Interval = collections.namedtuple("Interval", "start end size name")
+Interval.__doc__ = """One buffer to place: live from step `start` to step `end` (both included), `size` bytes,
+`name` (the values it holds). Two intervals whose steps meet must not share bytes."""
+
+PLANNERS = {}   # name -> planner(intervals) -> offsets, registered by register_planner
+
+
+def register_planner(name, fn):
+    """Registers `fn(intervals: [Interval]) -> [int offset per interval]` under `name`: memory reports
+    run it beside tinyflow's own planner and XLA's figures, and prove its plan by replay."""
+    if not callable(fn):
+        raise TypeError("register_planner: %r is not callable" % (fn,))
+    if name in STRATEGIES:
+        raise ValueError("register_planner: %r is a built-in strategy's name" % (name,))
+    PLANNERS[name] = fn
+    return fn
+
+
+def planners_of(planner):
+    """{name: function} for `planner`: None (the built-in strategies), a built-in or registered name,
+    or a function."""
+    if planner is None:
+        return STRATEGIES
+    if isinstance(planner, str):
+        found = STRATEGIES.get(planner) or PLANNERS.get(planner)
+        if found is None:
+            raise ValueError("Unknown planner %r; the built-in ones are %s%s" % (
+                planner, ", ".join(STRATEGIES), "; registered: " + ", ".join(PLANNERS) if PLANNERS else ""))
+        return {planner: found}
+    return {getattr(planner, "__name__", "custom"): planner}
+
+
+def place(buffers, planner, lower_bound):
+    """Places `buffers` with `planner` (see planners_of); returns (arena bytes, strategy name)."""
+    return _place(buffers, planners_of(planner), lower_bound)
+
 
 def _place(buffers, planners, lower_bound):
     """Runs the planners in turn, keeps the smallest arena and stops early at the lower bound
-    (no plan can beat it). Sets each buffer's offset; returns (arena bytes, strategy name)."""
+    (no plan can beat it). Sets each buffer's offset; returns (arena bytes, strategy name). Each
+    planner sees Intervals (which the built-in ones read by attribute, as they read buffers)."""
     best = None
+    intervals = [Interval(b.start, b.end, b.size, "+".join(getattr(t, "name", str(t)) for t in b.values))
+                 for b in buffers]
     for name, planner in planners.items():
-        offsets = list(planner(buffers))
+        offsets = list(planner(intervals))
         if len(offsets) != len(buffers):
             raise ValueError("planner %r returned %d offsets for %d buffers" % (name, len(offsets), len(buffers)))
+        if any(int(o) != o or o < 0 for o in offsets):
+            raise ValueError("planner %r returned an offset that is not a non-negative integer" % (name,))
         arena = max([int(o) + b.size for o, b in zip(offsets, buffers)], default=0)
         if best is None or arena < best[0]:
             best = (arena, name, offsets)
@@ -283,20 +327,13 @@ def plan_memory(sub, sizes, planner=None, inplace=True):
 
     sizes: {Tensor: bytes} for every value the steps compute (feeds and variables read may be
     included: they are reported as arguments). planner: None (the built-in strategies, the smaller
-    arena wins), a name in STRATEGIES, or a function(buffers) -> one byte offset per buffer, where
-    each buffer has .size, .start and .end (inclusive steps). inplace=False: no reuse in place.
+    arena wins), a name in STRATEGIES or PLANNERS, or a function(intervals) -> one byte offset per
+    interval (Interval: .start, .end inclusive steps, .size, .name). inplace=False: no reuse in place.
     """
     fed = set(sub.feeds)
     steps = executed_ops(sub)
     live = liveness(steps, sub.fetches, fed)
-    if planner is None:
-        planners = STRATEGIES
-    elif isinstance(planner, str):
-        if planner not in STRATEGIES:
-            raise ValueError("Unknown planner %r; the built-in ones are %s" % (planner, ", ".join(STRATEGIES)))
-        planners = {planner: STRATEGIES[planner]}
-    else:
-        planners = {getattr(planner, "__name__", "custom"): planner}
+    planners = planners_of(planner)
     n = len(steps)
     plain, _ = assign_inplace(live, sizes, inplace=False)     # every value its own buffer
     timeline = live_bytes(plain, n)

@@ -70,8 +70,9 @@ def predict(loss, xs, checkpoints, feed_shapes):
         if not s.is_fully_defined() and t.op.type == "Recompute":   # its forward value's shape
             s = known.get(t.op.attrs["outputs"][t.value_index], s)
         if not s.is_fully_defined():
-            raise ValueError("plan_recompute: the shape of %s is not fully known (%s); give its feed's shape "
-                             "in feed_shapes" % (t.name, s))
+            raise ValueError("plan_recompute: shape inference with feed_shapes leaves the shape of %s (op: '%s') "
+                             "not fully known (%s): its size depends on values, not on shapes"
+                             % (t.name, t.op.type, s.as_proto_str()))
         return tuple(s.as_list())
     sub = prune(fetches, feeds)
     sizes = {}
@@ -99,6 +100,16 @@ def _size_fn(loss, feed_shapes):
     return size_of
 
 
+def _check_feeds(loss, feed_shapes):
+    """A clear error for a placeholder the loss reads whose shape is neither static nor in feed_shapes."""
+    fed = {_tensor(k) for k in feed_shapes}
+    for op in prune([loss], list(fed)).ops:
+        t = op.outputs[0] if op.type in ("Placeholder", "PlaceholderWithDefault") else None
+        if t is not None and t not in fed and not t.shape.is_fully_defined() and op.type == "Placeholder":
+            raise ValueError("plan_recompute: the shape of placeholder %s is not fully known (%s); give it in "
+                             "feed_shapes" % (t.name, t.shape.as_proto_str()))
+
+
 def plan_recompute(loss, budget_bytes=None, feed_shapes=None, var_list=None, solver="greedy", max_candidates=12):
     """Chooses checkpoints for the gradients of `loss` (wrt var_list, default the trainable
     variables) so that tinyflow's predicted arena stays under `budget_bytes` with the fewest
@@ -113,6 +124,7 @@ def plan_recompute(loss, budget_bytes=None, feed_shapes=None, var_list=None, sol
     xs = [_tensor(v) for v in var_list]
     if not xs:
         raise ValueError("plan_recompute: no variables to differentiate")
+    _check_feeds(loss, feed_shapes)
     between = gradients_pass._between([loss], xs)
     ops = recompute_pass.forward_ops([graph._ops[i] for i in sorted(between)])
     size_of = _size_fn(loss, feed_shapes)

@@ -4,17 +4,22 @@ For one fetch set and its feeds: the concrete shape of every value (traced the w
 it), the MemoryPlan of passes/memory.py, the plan proved in one arena by lower/reference.py
 (`replay`) and compared with the jitted function (`verified`), and what XLA did with the same function: the fields of
 `compiled.memory_analysis()` and its buffer assignment (allocations with their sizes and the TF ops
-whose values they hold), read from XLA's dump.
+whose values they hold), read from XLA's dump; tinyflow's planner on the optimized HLO that executable
+runs (passes/hlo_memory.py: XLA's buffers after fusion), and every registered planner beside
+tinyflow's own (memory_pass.register_planner), each proved by replay.
 """
 import glob
 import os
 import re
 import shutil
 import tempfile
+import warnings
 
+import jax
 import numpy as np
 
 from tinyflow.lower import reference
+from tinyflow.passes import hlo_memory
 from tinyflow.passes import memory as memory_pass
 from tinyflow.passes import recompute as recompute_pass
 
@@ -33,8 +38,10 @@ class MemoryReport:
     jitted result (None when not checked).
     """
 
-    def __init__(self, plan, xla=None, xla_allocations=None, verified=None, name=""):
+    def __init__(self, plan, xla=None, xla_allocations=None, verified=None, name="", fused=None, planners=()):
         self.plan = plan
+        self.fused = fused               # passes/hlo_memory.HloPlan: tinyflow's planner on XLA's fused program
+        self.planners = list(planners)   # [(name, TF-op MemoryPlan, verified, HloPlan or None)] registered ones
         self.xla = xla
         self.xla_allocations = xla_allocations
         self.verified = verified
@@ -55,6 +62,7 @@ class MemoryReport:
             ("lower bound", self.lower_bound_bytes, "", None),
             ("planned arena", self.planned_bytes, "temp", x.get("temp_size_in_bytes")),
             ("planned, no inplace", self.planned_bytes_no_inplace, "", None),
+            ("planned, fused HLO", self.fused and self.fused.planned_bytes, "temp", x.get("temp_size_in_bytes")),
             ("arguments", self.argument_bytes, "arguments", x.get("argument_size_in_bytes")),
             ("", None, "outputs (aliased)", x.get("output_size_in_bytes")),
             ("planned total", self.planned_total_bytes, "args+temp+out-alias", self.xla_total_bytes),
@@ -78,6 +86,18 @@ class MemoryReport:
                  "%-22s %12s   %-18s %12s" % ("tinyflow", "MiB", "XLA", "MiB")]
         for a, va, b, vb in self.rows():
             lines.append("%-22s %12s   %-18s %12s" % (a, mib(va), b, mib(vb)))
+        if self.fused is not None:
+            lines.append("fused HLO: %d instructions, %d temp buffers, lower bound %s MiB, %d in donated arguments"
+                         % (len(self.fused.steps), len(self.fused.buffers), mib(self.fused.lower_bound_bytes),
+                            len(self.fused.in_arguments)))
+        if self.planners:
+            temp = (self.xla or {}).get("temp_size_in_bytes")
+            lines.append("%-28s %10s %9s %10s %11s" % ("planner", "TF-op MiB", "verified", "fused MiB", "/ XLA temp"))
+            for label, plan, ok, fused in [("tinyflow (" + self.plan.strategy + ")", self.plan, self.verified,
+                                            self.fused)] + self.planners:
+                ratio = "%.3f" % (fused.planned_bytes / temp) if fused is not None and temp else ""
+                lines.append("%-28s %10s %9s %10s %11s" % (label[:28], mib(plan.planned_bytes), ok,
+                                                           mib(fused and fused.planned_bytes), ratio))
         if self.recompute_flops:
             lines.append("recompute: %d segments, %.4g extra GFLOPs (gradient checkpointing)"
                          % (sum(op.type == "Recompute" for op in self.plan.steps), self.recompute_flops / 1e9))
@@ -113,18 +133,19 @@ class MemoryReport:
             import matplotlib.pyplot as plt
         except ImportError:
             raise ImportError("report.plot needs matplotlib: pip install matplotlib") from None
-        fig, ax = plt.subplots(figsize=(8, 4))
-        steps = np.arange(len(self.plan.timeline))
-        ax.step(steps, np.asarray(self.plan.timeline) / _MiB, where="post", label="live bytes (tinyflow)")
-        ax.axhline(self.planned_bytes / _MiB, color="C1", label="planned arena")
-        ax.axhline(self.lower_bound_bytes / _MiB, color="C2", linestyle=":", label="lower bound")
-        if self.xla:
-            ax.axhline(self.xla["temp_size_in_bytes"] / _MiB, color="C3", linestyle="--", label="XLA temp")
-            ax.axhline(self.xla["peak_memory_in_bytes"] / _MiB, color="C4", linestyle="-.", label="XLA peak")
-        ax.set_xlabel("step (op in run order)")
-        ax.set_ylabel("MiB")
-        ax.set_title("memory of %s" % (self.name or "fetch set"))
-        ax.legend()
+        panels = [("TF ops", self.plan)] + ([("XLA's fused program", self.fused)] if self.fused else [])
+        fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4), squeeze=False)
+        for ax, (what, plan) in zip(axes[0], panels):
+            ax.step(np.arange(len(plan.timeline)), np.asarray(plan.timeline) / _MiB, where="post", label="live bytes")
+            ax.axhline(plan.planned_bytes / _MiB, color="C1", label="planned arena")
+            ax.axhline(plan.lower_bound_bytes / _MiB, color="C2", linestyle=":", label="lower bound")
+            if self.xla:
+                ax.axhline(self.xla["temp_size_in_bytes"] / _MiB, color="C3", linestyle="--", label="XLA temp")
+                ax.axhline(self.xla["peak_memory_in_bytes"] / _MiB, color="C4", linestyle="-.", label="XLA peak")
+            ax.set_xlabel("step (%s, in run order)" % what)
+            ax.set_ylabel("MiB")
+            ax.set_title("%s: %s" % (self.name or "fetch set", what), fontsize=9)
+            ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(path)
         plt.close(fig)
@@ -171,14 +192,15 @@ def _read_buffer_assignment(text, hlo_text, op_names):
 
 
 def xla_memory(lowered, args, buffers=False, jitted=None):
-    """(memory_analysis fields, buffer assignment or None) of the jitted fetch set for `args`. The
+    """(memory_analysis fields, buffer assignment or None, optimized HLO text) of the jitted fetch set. The
     figures come from the executable the Session runs (JAX's cache: no second compile); XLA's
     buffer assignment, with the TF ops of its values, only when `buffers` (it needs a compile of
     its own, with XLA's dump options)."""
     traced = (jitted or lowered.jitted).lower(*lowered.flat_args(*args))
     if not buffers:
-        stats = traced.compile().memory_analysis()
-        return {f: int(getattr(stats, f, 0) or 0) for f in _XLA_FIELDS}, None
+        compiled = traced.compile()
+        stats = compiled.memory_analysis()
+        return {f: int(getattr(stats, f, 0) or 0) for f in _XLA_FIELDS}, None, compiled.as_text()
     tmp = tempfile.mkdtemp(prefix="tinyflow_xla_")
     try:
         try:
@@ -193,28 +215,49 @@ def xla_memory(lowered, args, buffers=False, jitted=None):
             with open(found[-1]) as f:
                 op_names = {op.name for op in lowered.sub.ops}
                 allocs = _read_buffer_assignment(f.read(), compiled.as_text() or "", op_names)
-        return fields, allocs
+        return fields, allocs, compiled.as_text()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
+
+# Bytes each buffer of XLA's program is rounded up to when tinyflow plans it: XLA GPU aligns its
+# buffers to 256 bytes (kXlaAllocatedBufferAlignBytes); on the CPU the plans match without padding.
+HLO_ALIGN = {"gpu": 256, "cuda": 256, "rocm": 256}
 
 # Verification compiles one function returning every value (about the step's own compile, with XLA's
 # slow optimizations off) and holds them all at once: on by default up to this many ops.
 VERIFY_MAX_OPS = 2000
 
 
-def build_report(lowered, args, planner=None, verify="auto", xla=True, name="", jitted=None):
+def build_report(lowered, args, planner=None, verify="auto", xla=True, name="", jitted=None, planners=None):
     """A MemoryReport of a Lowered fetch set for concrete arguments. verify: True, False, or "auto"
     (prove the plan by executing it when the fetch set has at most VERIFY_MAX_OPS ops); xla: True
-    (XLA's figures), "buffers" (also XLA's buffer assignment, one more compile) or False."""
+    (XLA's figures and tinyflow's plan of XLA's optimized HLO), "buffers" (also XLA's buffer
+    assignment, one more compile) or False. planners: names of planners (memory_pass.register_planner)
+    planned, proved and printed beside tinyflow's own (default: every registered one)."""
     plan = plan_for(lowered, args, planner)
     if lowered.program.segmented:   # segments: no one XLA program to report on
         xla = False
-    fields, allocs = xla_memory(lowered, args, xla == "buffers", jitted) if xla else (None, None)
+    fields, allocs, hlo = xla_memory(lowered, args, xla == "buffers", jitted) if xla else (None, None, None)
+    align = HLO_ALIGN.get(jax.default_backend(), 1)
+    try:
+        fused = hlo_memory.plan_hlo(hlo, planner, align) if hlo else None
+    except hlo_memory.HloReadError as e:   # a program this reader does not know: the other figures stand
+        fused, hlo = None, None
+        warnings.warn(str(e))
     if verify == "auto":
         verify = len(lowered.program.steps) <= VERIFY_MAX_OPS
-    verified = reference.verify(lowered, plan, args) if verify else None
-    report = MemoryReport(plan, fields, allocs, verified, name)
+    planners = memory_pass.PLANNERS if planners is None else planners
+    check = {}
+    if verify and not lowered.program.segmented:   # one replay's values serve every plan
+        check = {"expected": reference.run_jitted(lowered, args), "values": reference.all_values(lowered, args)}
+    verified = reference.verify(lowered, plan, args, **check) if verify else None
+    rows = []
+    for label in planners:
+        mine = memory_pass.plan_memory(lowered.sub, plan.sizes(), planner=label)   # the same sizes
+        rows.append((label, mine, reference.verify(lowered, mine, args, **check) if verify else None,
+                     hlo_memory.plan_hlo(hlo, label, align) if hlo else None))
+    report = MemoryReport(plan, fields, allocs, verified, name, fused, rows)
     report.recompute_flops = recompute_flops(lowered, args)
     return report
 
@@ -228,9 +271,9 @@ def recompute_flops(lowered, args):
                                       else recompute_pass.static_shape(t))
 
 
-def memory_report(session, fetches, feed_dict=None, planner=None, verify="auto", xla=True):
+def memory_report(session, fetches, feed_dict=None, planner=None, verify="auto", xla=True, planners=None):
     """The MemoryReport of `session.run(fetches, feed_dict)` (nothing is run, no variable changes)."""
     bound = session.lowered(fetches, feed_dict)
     names = [getattr(t, "name", str(t)) for t in bound.function.sub.fetches + bound.function.sub.targets]
     return build_report(bound.function, bound.args, planner, verify, xla, name=", ".join(names),
-                        jitted=bound.jitted)
+                        jitted=bound.jitted, planners=planners)

@@ -81,7 +81,7 @@ def _check_attrs(node):
                 raise _err(node, "attr '%s' has type %s, expected %s" % (name, got, kind))
     if "value" in node.attr:
         try:
-            convert.to_numpy(node.attr["value"].tensor)
+            convert.check_tensor(node.attr["value"].tensor)   # checked, not yet materialized
         except convert.BadAttr as e:
             raise _err(node, "attr 'value': %s" % e) from None
     for name in ("dtype", "T", "DstT"):
@@ -209,7 +209,7 @@ def build(graph_def, input_map=None, name="import", graph=None):
                 outs = [first] + list(outs[1:])
                 op = first.op
             if node.op == "Const":
-                op._tf_const = b.attr("value")
+                op._tf_const = op.attrs["value"] if op.type == "Const" else b.attr("value")   # made once
             built[node.name] = [o for o in outs] if first is not None else []
             ops[node.name] = op
     return built, ops

@@ -11,7 +11,7 @@ from tinyflow.graph import errors
 from tinyflow.runtime.session import Session
 from tinyflow.graph.core import GraphKeys, get_default_graph
 from tinyflow.ops import state_ops
-from tinyflow.formats.checkpoint import latest_checkpoint
+from tinyflow.formats.checkpoint import get_checkpoint_state
 from tinyflow.api.train.hooks import CheckpointSaverHook, SessionRunArgs, SessionRunContext, SessionRunValues
 from tinyflow.api.train.saver import Saver
 
@@ -72,7 +72,7 @@ class ChiefSessionCreator:
     def create_session(self):
         s = self._scaffold.finalize()
         sess = Session(config=self._config)
-        path = self._checkpoint_path or (latest_checkpoint(self._checkpoint_dir) if self._checkpoint_dir else None)
+        path = self._checkpoint_path or (_named_checkpoint(self._checkpoint_dir) if self._checkpoint_dir else None)
         if path:
             s.saver.restore(sess, path)
         else:
@@ -81,6 +81,14 @@ class ChiefSessionCreator:
                 s.init_fn(s, sess)
         sess.run(s.local_init_op)
         return sess
+
+
+def _named_checkpoint(checkpoint_dir):
+    """The checkpoint the `checkpoint` state file of checkpoint_dir names, or None when it has none. As
+    TF's SessionManager, a named checkpoint that is missing is not skipped: restoring it raises
+    ("The passed save_path is not a valid checkpoint"), never a silent fresh start from step 0."""
+    state = get_checkpoint_state(checkpoint_dir)
+    return state.model_checkpoint_path if state is not None and state.model_checkpoint_path else None
 
 
 class MonitoredSession:

@@ -9,7 +9,7 @@ The update ops themselves (ApplyAdam, ...) live in training_ops.py.
 """
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
-from tinyflow.ops import array_ops, state_ops
+from tinyflow.ops import array_ops, state_ops, variable_scope
 from tinyflow.ops.base import convert_to_tensor
 from tinyflow.ops.math_ops import cast
 from tinyflow.passes.gradients import gradients as _gradients
@@ -159,11 +159,13 @@ class Optimizer:
         return self._slot(var, slot_name, op_name, lambda: array_ops.fill(shape, convert_to_tensor(value, var.dtype)))
 
     def _slot(self, var, slot_name, op_name, init):
-        """A slot variable `<var>/<op_name>` for var, created once, not trainable (TF's slot_creator)."""
+        """A slot variable `<var>/<op_name>` for var, created once, not trainable (TF's slot_creator),
+        inside the variable scope current when the optimizer runs (`OptimizeLoss/w/Adam`)."""
         slots = self._slots.setdefault(slot_name, {})
         if var not in slots:
             graph = var.graph
-            with graph.control_dependencies(None), graph.name_scope(var.op.name + "/"):
+            outer = variable_scope.get_variable_scope().name
+            with graph.control_dependencies(None), graph.name_scope((outer + "/" if outer else "") + var.op.name + "/"):
                 slots[var] = state_ops.Variable(init, trainable=False, name=op_name, dtype=var.dtype,
                                                 validate_shape=var.shape.is_fully_defined())
         return slots[var]
