@@ -236,20 +236,18 @@ class TrainingMixin:
                     np.random.shuffle(index)
                 batches = ((self._feeds(xs, ys, index[i:i + batch_size]), len(index[i:i + batch_size]))
                            for i in range(0, n, batch_size))
-            totals, seen = np.zeros(len(names)), 0
+            means = self._means()
             for b, (feeds, size) in enumerate(batches):
                 logs = {"batch": b, "size": size}
                 callback_list.call("on_batch_begin", b, logs)
                 values = self._run("train", feeds)
-                totals += np.asarray(values, dtype=np.float64) * size
-                seen += size
+                running = means.add(values, size)
                 logs["loss"] = values[0]
-                for k, t in zip(names[1:], totals[1:]):
-                    logs[k] = t / seen   # TF 1.15's stateful metrics: the running value of the epoch
+                logs.update(zip(names[1:], running[1:]))   # TF 1.15's stateful metrics: the epoch's running value
                 callback_list.call("on_batch_end", b, logs)
                 if self.stop_training:
                     break
-            epoch_logs = {k: float(t / max(seen, 1)) for k, t in zip(names, totals)}
+            epoch_logs = dict(zip(names, means.result()))
             if val is not None and (epoch + 1) % validation_freq == 0:
                 val_values = self._loop("test", val[0], val[1], batch_size or 32, steps=validation_steps)
                 epoch_logs.update(("val_" + k, v) for k, v in zip(names, val_values))
@@ -262,20 +260,19 @@ class TrainingMixin:
     def _loop(self, kind, xs, ys, batch_size, steps=None, verbose=0):
         """Runs the test fetch set over all batches: the batch-size weighted means of its values."""
         n = len(xs[0])
-        totals, seen = None, 0
-        progbar = None
+        means, progbar = self._means(), None
         if verbose == 1:
             from tinyflow.api.keras.utils import Progbar
             progbar = Progbar(target=n, stateful_metrics=self.metrics_names[1:], unit_name="sample")
         for i in range(0, n, batch_size):
-            index = slice(i, i + batch_size)
             size = min(batch_size, n - i)
-            values = np.asarray(self._run(kind, self._feeds(xs, ys, index)), dtype=np.float64) * size
-            totals = values if totals is None else totals + values
-            seen += size
+            running = means.add(self._run(kind, self._feeds(xs, ys, slice(i, i + batch_size))), size)
             if progbar is not None:
-                progbar.update(seen, list(zip(self.metrics_names, totals / seen)))
-        return [float(t) for t in totals / max(seen, 1)]
+                progbar.update(means.seen, list(zip(self.metrics_names, running)))
+        return means.result()
+
+    def _means(self):
+        return _Means(len(self.metrics_names), 1 + len(getattr(self, "_output_losses", [])))
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None, steps=None, callbacks=None,
                  **kwargs):
@@ -331,17 +328,15 @@ class TrainingMixin:
         self.stop_training = False
         for epoch in range(initial_epoch, epochs):
             cb.call("on_epoch_begin", epoch, {})
-            totals, seen = None, 0
+            means = self._means()
             for step in range(steps_per_epoch):
                 batch = generator[step] if it is None else next(it)
                 xs, ys = self._standardize(batch[0], batch[1])
-                size = len(xs[0])
-                values = np.asarray(self._run("train", self._feeds(xs, ys, slice(None))), np.float64) * size
-                totals, seen = (values if totals is None else totals + values), seen + size
-                cb.call("on_batch_end", step, {"batch": step, "size": size})
-            if totals is None:
+                means.add(self._run("train", self._feeds(xs, ys, slice(None))), len(xs[0]))
+                cb.call("on_batch_end", step, {"batch": step, "size": len(xs[0])})
+            if not means.seen:
                 raise ValueError("The generator gave no batch for epoch %d" % epoch)
-            logs = {k: float(t / seen) for k, t in zip(self.metrics_names, totals)}
+            logs = dict(zip(self.metrics_names, means.result()))
             if validation_data is not None:
                 vxs, vys = self._standardize(validation_data[0], validation_data[1])
                 logs.update(("val_" + k, v) for k, v in zip(self.metrics_names, self._loop("test", vxs, vys, 32)))
@@ -355,6 +350,28 @@ class TrainingMixin:
         cb.call("on_train_end", {})
         self.history = history
         return history
+
+
+class _Means:
+    """TF 1.15's epoch values: the loss and the metrics are means over samples (batches weighted by
+    their size); the per-output losses of a multi-output model are Mean metrics of the batch losses
+    (each batch counts once)."""
+
+    def __init__(self, n, per_batch_end):
+        self.totals, self.counts = np.zeros(n), np.zeros(n)
+        self.per_batch = np.zeros(n, bool)
+        self.per_batch[1:per_batch_end] = True
+        self.seen = 0
+
+    def add(self, values, size):
+        w = np.where(self.per_batch, 1.0, float(size))
+        self.totals += np.asarray(values, np.float64) * w
+        self.counts += w
+        self.seen += size
+        return self.result()
+
+    def result(self):
+        return [float(t) for t in self.totals / np.maximum(self.counts, 1)]
 
 
 def _check_shape(a, t, what, output=None):
