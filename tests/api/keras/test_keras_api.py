@@ -1,5 +1,7 @@
 """tf.keras pieces checked against TF 1.15's recorded behaviour: progress output, callbacks, Keras
 layers on placeholders with Session.run, utils and preprocessing."""
+import re
+
 import numpy as np
 import pytest
 
@@ -124,3 +126,42 @@ def test_fit_on_a_repeated_dataset_with_steps_per_epoch():
     ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(4)
     h = model.fit(ds, epochs=3, steps_per_epoch=2, verbose=0)
     assert len(h.history["loss"]) == 3 and all(np.isfinite(h.history["loss"]))
+
+
+def test_verbose_1_progress_bar(capsys):
+    model, x, y = _mlp()
+    model.fit(x, y, batch_size=4, epochs=1, verbose=1)
+    out = capsys.readouterr().out
+    assert out.startswith("Train on 10 samples\n")
+    last = out.rstrip("\n").split("\r")[-1]   # TF 1.15 redraws the bar after "\b...\r"
+    assert re.match(r"^10/10 \[={30}\] - \d+s \d+[mu]?s/sample - loss: \d\.\d{4} - acc: \d\.\d{4} *$", last), last
+
+
+def test_subclassed_model_build_and_weights():
+    K.backend.clear_session()
+
+    class Small(K.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = K.layers.Dense(5, activation="tanh")
+            self.out = K.layers.Dense(1)
+
+        def call(self, inputs):
+            return self.out(self.hidden(inputs))
+    model = Small()
+    model.build((None, 3))
+    assert [w.name for w in model.weights] == ["small/dense/kernel:0", "small/dense/bias:0", "small/dense_1/kernel:0",
+                                               "small/dense_1/bias:0"]
+    assert model.layers == [model.hidden, model.out] and model.get_layer("dense_1") is model.out
+    assert [tuple(w.shape) for w in model.get_weights()] == [(3, 5), (5,), (5, 1), (1,)]
+
+
+def test_backend_function_and_learning_phase():
+    tf.reset_default_graph()
+    x = K.backend.placeholder(shape=(None, 2))
+    drop = K.layers.Dropout(0.5)(x)
+    f = K.backend.function([x, K.backend.learning_phase()], [drop])
+    ones = np.ones((200, 2), "float32")
+    np.testing.assert_array_equal(f([ones, False])[0], ones)
+    trained = f([ones, True])[0]
+    assert set(np.unique(trained)) <= {0.0, 2.0} and 0.3 < (trained == 0).mean() < 0.7

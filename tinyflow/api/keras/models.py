@@ -8,6 +8,7 @@ from tinyflow.api.keras import backend as K
 from tinyflow.api.keras.engine import InputLayer, Layer, network_nodes, run_nodes
 from tinyflow.api.keras.training import TrainingMixin
 from tinyflow.graph import nest
+from tinyflow.graph.shapes import TensorShape
 
 
 def _unique(items):
@@ -117,7 +118,20 @@ class Model(TrainingMixin, Layer):
 
     # ---- calling ----------------------------------------------------------------------------------
     def build(self, input_shape):
-        self.built = True
+        """Called by the user on a subclassed model (`model.build((None, 3))`): creates its weights by
+        calling it on placeholders of that shape (a list of shapes for several inputs)."""
+        if self._is_graph_network or self.__dict__.get("_in_call") or self.outputs is not None:
+            self.built = True
+            return
+        shapes = input_shape if isinstance(input_shape, list) else [input_shape]
+        self._set_inputs([np.zeros([d or 1 for d in TensorShape(sh).as_list()], K.floatx()) for sh in shapes])
+
+    def __call__(self, inputs, *args, **kwargs):
+        self._in_call = True
+        try:
+            return Layer.__call__(self, inputs, *args, **kwargs)
+        finally:
+            self._in_call = False
 
     def call(self, inputs, training=None, mask=None):
         if not self._is_graph_network:
