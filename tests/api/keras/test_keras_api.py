@@ -165,3 +165,17 @@ def test_backend_function_and_learning_phase():
     np.testing.assert_array_equal(f([ones, False])[0], ones)
     trained = f([ones, True])[0]
     assert set(np.unique(trained)) <= {0.0, 2.0} and 0.3 < (trained == 0).mean() < 0.7
+
+
+def test_conv1d_pooling_and_global_pooling_against_numpy():
+    tf.reset_default_graph()
+    x = K.Input(shape=(6, 2))
+    conv = K.layers.Conv1D(3, 2, kernel_initializer="ones", bias_initializer="ones")
+    h = K.layers.MaxPooling1D()(conv(x))
+    out = K.layers.GlobalAveragePooling1D()(h)
+    model = K.Model(x, out)
+    assert [w.name for w in model.weights] == ["conv1d/kernel:0", "conv1d/bias:0"]
+    data = np.random.RandomState(0).rand(2, 6, 2).astype("float32")
+    windows = data.sum(-1)[:, :-1] + data.sum(-1)[:, 1:] + 1.0          # every filter: the window's sum + 1
+    pooled = np.maximum(windows[:, 0:4:2], windows[:, 1:4:2])           # pool 2 over 5 steps -> 2
+    np.testing.assert_allclose(model.predict(data), np.repeat(pooled.mean(1, keepdims=True), 3, 1), rtol=1e-5)

@@ -318,3 +318,63 @@ add, subtract, multiply, maximum, minimum, average = (_merge_function(c) for c i
 def concatenate(inputs, axis=-1, **kwargs):
     """Functional interface to the `Concatenate` layer."""
     return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+# ---- 1-D convolution and pooling, transposed convolution (tf.layers' classes, Keras' defaults) ---------
+def _keras_conv_kwargs(kwargs, activation, kernel_initializer, bias_initializer):
+    kw = {k: kwargs.pop(k) for k in ("kernel_regularizer", "bias_regularizer", "activity_regularizer")
+          if k in kwargs}
+    kw.update(activation=activation, kernel_initializer=kernel_initializer, bias_initializer=bias_initializer)
+    return _kernel_bias_args(kw)
+
+
+class Conv1D(tf_layers.Conv1D, Layer):
+    """1-D convolution of [batch, steps, channels]."""
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format="channels_last", dilation_rate=1,
+                 activation=None, use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 **kwargs):
+        kw = _keras_conv_kwargs(kwargs, activation, kernel_initializer, bias_initializer)
+        super().__init__(filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+                         dilation_rate=dilation_rate, use_bias=use_bias, **kw, **kwargs)
+
+
+class Conv2DTranspose(tf_layers.Conv2DTranspose, Layer):
+    """The transpose of Conv2D (a [kh, kw, filters, in] kernel)."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None, activation=None,
+                 use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
+        kw = _keras_conv_kwargs(kwargs, activation, kernel_initializer, bias_initializer)
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format or K.image_data_format(), use_bias=use_bias, **kw, **kwargs)
+
+
+class MaxPooling1D(tf_layers.MaxPooling1D, Layer):
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format="channels_last", **kwargs):
+        super().__init__(pool_size, strides if strides is not None else pool_size, padding=padding,
+                         data_format=data_format, **kwargs)
+
+
+class AveragePooling1D(tf_layers.AveragePooling1D, Layer):
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format="channels_last", **kwargs):
+        super().__init__(pool_size, strides if strides is not None else pool_size, padding=padding,
+                         data_format=data_format, **kwargs)
+
+
+class GlobalAveragePooling1D(Layer):
+    def __init__(self, data_format="channels_last", **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = data_format
+
+    def call(self, inputs):
+        return math_ops.reduce_mean(inputs, axis=1 if self.data_format == "channels_last" else 2)
+
+
+class GlobalMaxPooling1D(GlobalAveragePooling1D):
+    def call(self, inputs):
+        return math_ops.reduce_max(inputs, axis=1 if self.data_format == "channels_last" else 2)
+
+
+MaxPool1D, AvgPool1D, Convolution1D, Convolution2D = MaxPooling1D, AveragePooling1D, Conv1D, Conv2D
+GlobalAvgPool2D, GlobalMaxPool2D, GlobalAvgPool1D, GlobalMaxPool1D = (GlobalAveragePooling2D, GlobalMaxPooling2D,
+                                                                      GlobalAveragePooling1D, GlobalMaxPooling1D)

@@ -222,6 +222,12 @@ class Model(TrainingMixin, Layer):
         Saver(var_list=self.weights).restore(K.get_session(), filepath)
 
 
+    def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
+        """Not there yet: the Keras HDF5 / SavedModel whole-model formats (save_weights works)."""
+        raise NotImplementedError("model.save (Keras HDF5 / SavedModel) is not supported yet in tinyflow: use "
+                                  "model.save_weights(%r)" % (filepath,))
+
+
 def _shape_str(shape):
     return str(shape).replace("None", "None")
 
