@@ -179,3 +179,15 @@ def test_conv1d_pooling_and_global_pooling_against_numpy():
     windows = data.sum(-1)[:, :-1] + data.sum(-1)[:, 1:] + 1.0          # every filter: the window's sum + 1
     pooled = np.maximum(windows[:, 0:4:2], windows[:, 1:4:2])           # pool 2 over 5 steps -> 2
     np.testing.assert_allclose(model.predict(data), np.repeat(pooled.mean(1, keepdims=True), 3, 1), rtol=1e-5)
+
+
+def test_constraints_apply_after_each_update():
+    K.backend.clear_session()
+    model = K.Sequential([K.layers.Dense(4, input_shape=(3,), kernel_constraint=K.constraints.NonNeg()),
+                          K.layers.Dense(1, kernel_constraint=K.constraints.MaxNorm(0.5))])
+    model.compile(K.optimizers.SGD(0.5), "mse")
+    rng = np.random.RandomState(0)
+    model.fit(rng.rand(16, 3).astype("float32"), -rng.rand(16, 1).astype("float32") * 10, epochs=3, verbose=0)
+    k1, _, k2, _ = model.get_weights()
+    assert (k1 >= 0).all() and (k1 == 0).any()            # pushed negative, projected back to 0
+    assert np.linalg.norm(k2, axis=0).max() <= 0.5 + 1e-6

@@ -4,7 +4,7 @@ Layers add ops to the default graph when called; Sequential, functional and subc
 with compile / fit, each of train, test and predict being one fetch set (one jitted function per
 step) run by the Keras session (`tf.keras.backend.get_session()`).
 """
-from tinyflow.api.keras import (activations, backend, callbacks, datasets, initializers, layers, losses,  # noqa: F401
+from tinyflow.api.keras import (activations, backend, callbacks, constraints, datasets, initializers, layers, losses,  # noqa: F401
                                 metrics, models, optimizers, preprocessing, regularizers, utils)
 from tinyflow.api.keras.engine import Input  # noqa: F401
 from tinyflow.api.keras.models import Model, Sequential  # noqa: F401

@@ -23,6 +23,11 @@ def _kernel_bias_args(kw):
     return kw
 
 
+def _constraint(c):
+    from tinyflow.api.keras import constraints
+    return constraints.get(c)
+
+
 class Dense(tf_layers.Dense, Layer):
     """activation(inputs @ kernel + bias); weights "dense/kernel:0", "dense/bias:0"."""
 
@@ -32,8 +37,8 @@ class Dense(tf_layers.Dense, Layer):
         kw = _kernel_bias_args(dict(activation=activation, kernel_initializer=kernel_initializer,
                                     bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
                                     bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer))
-        super().__init__(units, use_bias=use_bias, kernel_constraint=kernel_constraint,
-                         bias_constraint=bias_constraint, **kw, **kwargs)
+        super().__init__(units, use_bias=use_bias, kernel_constraint=_constraint(kernel_constraint),
+                         bias_constraint=_constraint(bias_constraint), **kw, **kwargs)
 
     def get_config(self):
         return dict(super().get_config(), units=self.units, activation=activations.serialize(self.activation),

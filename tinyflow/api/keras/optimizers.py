@@ -88,6 +88,12 @@ class Optimizer:
             updates.append(state_ops.assign_add(self.iterations, np.int64(1)))
         return updates
 
+    @staticmethod
+    def _set(var, value):
+        """var = value, through the variable's constraint (applied after each update, as Keras does)."""
+        constraint = getattr(var, "constraint", None)
+        return state_ops.assign(var, constraint(value) if constraint is not None else value)
+
     def _lr(self, dtype, step):
         lr = self._hyper("learning_rate", dtype)
         if self.decay:
@@ -114,11 +120,11 @@ class SGD(Optimizer):
     def _update(self, var, g, slots, step):
         lr = self._lr(var.dtype.base_dtype, step)
         if not slots:
-            return [state_ops.assign_sub(var, lr * g)]
+            return [self._set(var, var.value() - lr * g)]
         m = self._hyper("momentum", var.dtype.base_dtype)
         v = m * slots["momentum"].value() - lr * g
         new_var = var.value() + (m * v - lr * g if self._config["nesterov"] else v)
-        return [state_ops.assign(slots["momentum"], v), state_ops.assign(var, new_var)]
+        return [state_ops.assign(slots["momentum"], v), self._set(var, new_var)]
 
 
 class Adam(Optimizer):
@@ -145,7 +151,7 @@ class Adam(Optimizer):
         if "vhat" in slots:
             v = math_ops.maximum(slots["vhat"].value(), v)
             out.append(state_ops.assign(slots["vhat"], v))
-        return out + [state_ops.assign(var, var.value() - lr * m / (math_ops.sqrt(v) + eps))]
+        return out + [self._set(var, var.value() - lr * m / (math_ops.sqrt(v) + eps))]
 
 
 class Adamax(Optimizer):
@@ -164,7 +170,7 @@ class Adamax(Optimizer):
         m = b1 * slots["m"].value() + (1.0 - b1) * g
         u = math_ops.maximum(b2 * slots["v"].value(), math_ops.abs(g))
         return [state_ops.assign(slots["m"], m), state_ops.assign(slots["v"], u),
-                state_ops.assign(var, var.value() - lr * m / (u + self._config["epsilon"]))]
+                self._set(var, var.value() - lr * m / (u + self._config["epsilon"]))]
 
 
 class RMSprop(Optimizer):
@@ -191,8 +197,8 @@ class RMSprop(Optimizer):
             denom = rms - mg * mg
         if "momentum" in slots:
             mom = self._hyper("momentum", dtype) * slots["momentum"].value() + lr * g / math_ops.sqrt(denom + eps)
-            return out + [state_ops.assign(slots["momentum"], mom), state_ops.assign(var, var.value() - mom)]
-        return out + [state_ops.assign(var, var.value() - lr * g / (math_ops.sqrt(denom) + eps))]
+            return out + [state_ops.assign(slots["momentum"], mom), self._set(var, var.value() - mom)]
+        return out + [self._set(var, var.value() - lr * g / (math_ops.sqrt(denom) + eps))]
 
 
 class Adagrad(Optimizer):
@@ -209,7 +215,7 @@ class Adagrad(Optimizer):
         acc = slots["accumulator"].value() + g * g
         lr = self._lr(var.dtype.base_dtype, step)
         return [state_ops.assign(slots["accumulator"], acc),
-                state_ops.assign(var, var.value() - lr * g / (math_ops.sqrt(acc) + self._config["epsilon"]))]
+                self._set(var, var.value() - lr * g / (math_ops.sqrt(acc) + self._config["epsilon"]))]
 
 
 class Adadelta(Optimizer):
@@ -229,7 +235,7 @@ class Adadelta(Optimizer):
         u = math_ops.sqrt(slots["accum_var"].value() + eps) / math_ops.sqrt(acc + eps) * g
         acc_u = rho * slots["accum_var"].value() + (1.0 - rho) * u * u
         return [state_ops.assign(slots["accum_grad"], acc), state_ops.assign(slots["accum_var"], acc_u),
-                state_ops.assign(var, var.value() - lr * u)]
+                self._set(var, var.value() - lr * u)]
 
 
 class TFOptimizer:
