@@ -191,3 +191,32 @@ def test_constraints_apply_after_each_update():
     k1, _, k2, _ = model.get_weights()
     assert (k1 >= 0).all() and (k1 == 0).any()            # pushed negative, projected back to 0
     assert np.linalg.norm(k2, axis=0).max() <= 0.5 + 1e-6
+
+
+def test_layer_subclass_with_add_weight_and_regularizer_in_the_loss():
+    K.backend.clear_session()
+
+    class Linear(K.layers.Layer):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+
+        def build(self, input_shape):
+            self.w = self.add_weight("w", shape=(input_shape[-1], self.units), initializer="ones",
+                                     regularizer=K.regularizers.l2(0.1))
+            self.b = self.add_weight("b", shape=(self.units,), initializer="zeros")
+
+        def call(self, inputs):
+            return tf.matmul(inputs, self.w) + self.b
+
+    x = K.Input(shape=(3,))
+    layer = Linear(2)
+    model = K.Model(x, layer(x))
+    assert [w.name for w in model.weights] == ["linear/w:0", "linear/b:0"]
+    model.compile("sgd", "mse")
+    data, target = np.ones((4, 3), "float32"), np.zeros((4, 2), "float32")
+    # mse of outputs 3.0 (= 9) plus 0.1 * sum(w^2) = 0.1 * 6
+    np.testing.assert_allclose(model.evaluate(data, target, verbose=0), 9.0 + 0.6, rtol=1e-6)
+    dense = K.layers.Dense(1, kernel_regularizer="l2", kernel_initializer="ones")
+    dense(x)
+    assert len(dense.losses) == 1

@@ -88,6 +88,25 @@ class Layer(tf_layers.Layer):
 
     apply = __call__
 
+    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None, trainable=None,
+                   constraint=None, **kwargs):
+        """A weight "<layer>/<name>" (initializer, regularizer and constraint by Keras name or object); the
+        regularizer's penalty joins the layer's `losses`, which fit adds to the loss."""
+        from tinyflow.api.keras import constraints, initializers, regularizers
+        shape = [d.value if hasattr(d, "value") else d for d in TensorShape(shape).as_list()] if shape is not None \
+            else []
+        init = initializers.get(initializer) if initializer is not None else None
+        if init is None and (dtype is None or dt.as_dtype(dtype).is_floating):
+            init = initializers.get("glorot_uniform")
+        regularizer = regularizers.get(regularizer)
+        v = super().add_weight(name, shape, dtype=dtype, initializer=init,
+                               trainable=True if trainable is None else trainable,
+                               constraint=constraints.get(constraint), **kwargs)
+        if regularizer is not None:
+            with get_default_graph().name_scope(None), get_default_graph().name_scope(v.op.name + "/Regularizer"):
+                self._losses.append(regularizer(v.value()))
+        return v
+
     # ---- what Keras asks of a layer ---------------------------------------------------------------
     def get_weights(self):
         return K.batch_get_value(self.weights)
