@@ -21,12 +21,11 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 # Inside api/ (the TF1 frontend), an order too: a module may import its own rank and those before it.
 # The namespace itself (api/__init__.py) may name every api module (it loads them lazily).
 API_ORDER = [
-    ("basics", ["aliases", "tinyflow_api", "app", "logging", "gfile", "compat", "template", "dtypes", "sparse",
-                "image_adjust", "test", "cluster_resolver", "nest",
-                "device_lib",
+    ("basics", ["aliases", "tinyflow_api", "flags", "app", "logging", "gfile", "compat", "template", "dtypes",
+                "sparse", "image_adjust", "test", "cluster_resolver", "nest", "device_lib",
                 "strings", "debugging", "linalg", "math", "image", "distribute", "examples"]),
     ("nn", ["nn", "losses", "layers", "layers_conv", "rnn", "rnn_cell", "seq2seq"]),
-    ("files", ["tf_files", "train", "summary", "graph_util", "io"]),
+    ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model"]),
     ("input", ["data"]),
     ("eager", ["eager"]),
     ("models", ["metrics", "metrics_curves", "feature_column", "estimator", "tf_names", "contrib",

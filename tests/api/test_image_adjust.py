@@ -78,6 +78,7 @@ def test_random_augmentations_check_their_ranges_as_tf():
             call()
 
 
+@pytest.mark.slow
 def test_random_augmentations_stay_in_their_range():
     tf.reset_default_graph()
     x = tf.constant(IMG[0])
@@ -117,6 +118,7 @@ def test_random_crop_takes_a_window_of_the_value():
             sess.run(too_big, {fed: value})                   # known when run: TF's Slice kernel check
 
 
+@pytest.mark.slow
 def test_sample_distorted_bounding_box_follows_its_constraints():
     tf.reset_default_graph()
     box = tf.constant([[[0.1, 0.2, 0.5, 0.6]]], tf.float32)
@@ -155,6 +157,7 @@ def test_sample_distorted_bounding_box_falls_back_to_the_whole_image():
         tf.image.sample_distorted_bounding_box([40, 50, 3], np.zeros([1, 0, 4], np.float32))
 
 
+@pytest.mark.slow
 def test_hue_and_saturation_gradients_match_finite_differences():
     tf.reset_default_graph()
     x0 = IMG[1, :2, :2]
@@ -176,6 +179,7 @@ with open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "image", "cr
     CROP = json.load(_f)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["bilinear_3x4", "bilinear_1x1", "nearest_3x4", "nearest_1x1"])
 def test_crop_and_resize_and_its_gradients_match_tf(key):
     tf.reset_default_graph()
@@ -194,3 +198,32 @@ def test_crop_and_resize_and_its_gradients_match_tf(key):
             got_gi, got_gb = sess.run([gi, gb])
             np.testing.assert_allclose(got_gi, want["gi"], rtol=1e-5, atol=1e-5)
             np.testing.assert_allclose(got_gb, want["gb"], rtol=1e-4, atol=1e-4)
+
+
+with open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "image", "nms.json")) as _f:
+    NMS = json.load(_f)
+
+
+@pytest.mark.parametrize("case", ["a", "b", "c", "d"])
+def test_non_max_suppression_matches_tf(case):
+    tf.reset_default_graph()
+    mo, iou, st = NMS[case]["args"]
+    st = float("-inf") if st is None else st
+    boxes, scores = np.array(NMS["boxes"], np.float32), np.array(NMS["scores"], np.float32)
+    idx = tf.image.non_max_suppression(boxes, scores, mo, iou, st)
+    padded, valid = tf.image.non_max_suppression_padded(boxes, scores, mo, iou, st, pad_to_max_output_size=True)
+    assert padded.shape.as_list() == [mo]
+    with tf.Session() as sess:
+        got_idx, got_padded, got_valid = sess.run([idx, padded, valid])
+    assert got_idx.tolist() == NMS[case]["idx"]
+    assert got_padded.tolist() == NMS[case]["padded"] and int(got_valid) == NMS[case]["valid"]
+
+
+def test_non_max_suppression_at_the_threshold_as_tf():
+    # TF 1.15: iou exactly 0.5 at threshold 0.5 drops the box; threshold 0 drops even disjoint boxes
+    boxes = np.array([[0, 0, 1, 1], [2, 2, 3, 3], [0, 0, 1, 2]], np.float32)
+    scores = np.array([0.9, 0.8, 0.7], np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        assert sess.run(tf.image.non_max_suppression(boxes, scores, 10, 0.5)).tolist() == [0, 1]
+        assert sess.run(tf.image.non_max_suppression(boxes, scores, 10, 0.0)).tolist() == [0]
+        assert sess.run(tf.image.non_max_suppression(boxes, scores, 10, 0.3, 0.75)).tolist() == [0, 1]

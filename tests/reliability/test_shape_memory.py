@@ -9,6 +9,7 @@ import sys
 import weakref
 
 import numpy as np
+import pytest
 
 import tinyflow as tf
 
@@ -46,6 +47,7 @@ def test_rss_stays_bounded_over_200_batch_sizes():
     assert out["growth_mb"] < 16, out
 
 
+@pytest.mark.slow
 def test_each_fetch_set_keeps_at_most_8_shapes_and_close_frees_them():
     x = tf.placeholder(tf.float32, [None])
     w = tf.Variable(0.0)

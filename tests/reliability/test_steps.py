@@ -21,6 +21,7 @@ def _state(sess):
     return [np.array(v) for v in sess.run(tf.global_variables())]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opt", [tf.train.MomentumOptimizer(0.1, 0.9), tf.train.AdamOptimizer(0.1)])
 def test_a_py_func_raising_in_a_training_step_keeps_every_variable_and_slot(opt):
     x, w, loss, train = _model(opt)
@@ -133,6 +134,7 @@ def test_generated_names_are_unique_valid_identifiers():
         compile("%s = 1" % g, "<t>", "exec")
 
 
+@pytest.mark.slow
 def test_the_executable_cache_is_bounded_and_freed_by_close():
     x = tf.placeholder(tf.float32, [])
     ys = [x * float(i) for i in range(12)]
@@ -158,6 +160,7 @@ def test_reordered_feeds_and_dict_fetches_reuse_one_function():
         assert len(sess._plans) == 3
 
 
+@pytest.mark.slow
 def test_a_saver_reads_one_consistent_snapshot_while_another_thread_trains(tmp_path):
     a = tf.Variable(0, dtype=tf.int64)
     b = tf.Variable(0, dtype=tf.int64)

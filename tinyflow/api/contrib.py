@@ -120,6 +120,11 @@ for _name in ("optimize_loss", "layer_norm", "OPTIMIZER_CLS_NAMES", "OPTIMIZER_S
 layers.__all__ = sorted(layers.__all__ + ["batch_norm", "optimize_loss", "layer_norm"] + _MORE)
 sys.modules[__name__ + ".seq2seq"] = seq2seq
 
+from tinyflow.api.saved_model import predictor as _predictor  # noqa: E402
+
+predictor = _module("predictor", "tf.contrib.predictor: a SavedModel's signature as a callable.", {
+    "from_saved_model": _predictor.from_saved_model})
+
 
 def __getattr__(name):
     """tf.contrib.eager, made on first use (it loads eager execution's machinery)."""

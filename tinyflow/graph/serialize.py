@@ -60,6 +60,27 @@ def register_serializable(cls, defaults=None):
     return cls
 
 
+_RUNTIME_ONLY = []
+
+
+class Unsaved:
+    """What a loaded graph holds in place of a runtime-only object (see register_runtime_only)."""
+
+    def __init__(self, class_name):
+        self.class_name = class_name
+
+    def __repr__(self):
+        return "<unsaved %s>" % self.class_name
+
+
+def register_runtime_only(cls):
+    """Instances of `cls` live only in the running program (a Dataset's Python iterator, closures over
+    its data): a graph file holds {"unsaved": class name} in their place, quietly, as TF keeps iterator
+    state out of its graph files, and the loaded op holds an Unsaved (running it says so). Returns cls."""
+    _RUNTIME_ONLY.append(cls)
+    return cls
+
+
 class _Encoder:
     def __init__(self):
         self.graphs = []     # encoded graph dicts, by id
@@ -149,6 +170,8 @@ class _Encoder:
         cls = type(v)
         if _SAFE_CLASSES.get(_class_path(cls)) is cls:
             return {"obj": _class_path(cls), "state": {k: self.value(x) for k, x in vars(v).items()}}
+        if isinstance(v, tuple(_RUNTIME_ONLY)):
+            return {"unsaved": cls.__name__}
         raise _Unencodable("%s is not serializable" % cls.__name__)
 
 
@@ -408,6 +431,9 @@ class _Decoder:
                         "unusable dict key %r", key)
                 out[key] = self.value(i, depth + 1)
             return out
+        if tag == "unsaved":
+            _expect(isinstance(x, str) and len(x) <= 200, "unsaved must name a class")
+            return Unsaved(x)
         if tag == "slice":
             _expect(isinstance(x, list) and len(x) == 3 and all(i is None or type(i) is int for i in x),
                     "a slice is [start, stop, step] of integers")

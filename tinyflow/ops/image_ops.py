@@ -18,8 +18,9 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError
 from tinyflow.graph.registry import register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.array_ops import _ints, _scope, shape
-from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.array_ops import _ints, _scope, reshape, shape
+from tinyflow.ops.base import constant_value_of, convert_to_tensor, make_op
+from tinyflow.ops.indexing_ops import slice as slice_op
 from tinyflow.ops.random_ops import _key, _seed_attrs
 
 _TABLE = 1024  # TF's bicubic kernel reads its weights from a table of 1024 + 1 steps
@@ -364,3 +365,72 @@ def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear
                   convert_to_tensor(crop_size, dtype=dt.int32, name="crop_size")]
         return make_op("CropAndResize", inputs, {"method": method, "extrapolation_value": float(extrapolation_value)},
                        name=scope)
+
+
+# ---- non-max suppression: TF's greedy selection, padded to max_output_size ------------------------------
+def _nms_lower(a, boxes, scores, max_output_size, iou_threshold, score_threshold):
+    """(indices padded with 0 to max_output_size, number valid): the highest-scoring box left, then every
+    box overlapping it by iou_threshold or more dropped (TF 1.15 drops at equality: a threshold of 0
+    keeps one box), until max_output_size or no box scores above score_threshold (ties: the lower
+    index first, as TF's queue gives them)."""
+    n, k = boxes.shape[0], int(np.asarray(max_output_size))
+    b = boxes.astype(jnp.float32)
+    y0, x0 = jnp.minimum(b[:, 0], b[:, 2]), jnp.minimum(b[:, 1], b[:, 3])
+    y1, x1 = jnp.maximum(b[:, 0], b[:, 2]), jnp.maximum(b[:, 1], b[:, 3])
+    area = (y1 - y0) * (x1 - x0)
+    ih = jnp.maximum(jnp.minimum(y1[:, None], y1[None]) - jnp.maximum(y0[:, None], y0[None]), 0)
+    iw = jnp.maximum(jnp.minimum(x1[:, None], x1[None]) - jnp.maximum(x0[:, None], x0[None]), 0)
+    inter = ih * iw
+    union = area[:, None] + area[None] - inter
+    ok = (area[:, None] > 0) & (area[None] > 0)
+    iou = jnp.where(ok, inter / jnp.where(ok, union, 1.0), 0.0)
+    s = scores.astype(jnp.float32)
+    alive = s > score_threshold.astype(jnp.float32)
+
+    def step(i, state):
+        alive, picked, count = state
+        best = jnp.argmax(jnp.where(alive, s, -jnp.inf))
+        take = alive[best] & (count < k)
+        picked = jnp.where(take, picked.at[count].set(best.astype(jnp.int32)), picked)
+        alive = jnp.where(take, alive & (iou[best] < iou_threshold.astype(jnp.float32)) & (jnp.arange(n) != best),
+                          alive)
+        return alive, picked, count + take.astype(jnp.int32)
+    _, picked, count = lax.fori_loop(0, min(k, n), step, (alive, jnp.zeros([k], jnp.int32), jnp.int32(0)))
+    return picked, count
+
+
+def _nms_shape(shapes, attrs, values):
+    k = values[2]
+    if shapes[0].ndims is not None and not shapes[0].is_compatible_with([None, 4]):
+        raise ShapeError("boxes must be 2-D [num_boxes, 4], got shape %s" % shapes[0].as_proto_str())
+    return [TensorShape([None if k is None else int(np.asarray(k))]), TensorShape([])]
+
+
+register_op("NonMaxSuppressionPadded", shape=_nms_shape, dtype=lambda d, a: [dt.int32, dt.int32], grad=None,
+            lower=_nms_lower)
+
+
+def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                               pad_to_max_output_size=False, name=None):
+    """(selected_indices, valid_outputs): TF's greedy non-max suppression, the indices padded with 0 to
+    max_output_size when pad_to_max_output_size (else cut to the valid ones)."""
+    with _scope(name or "non_max_suppression_padded"):
+        inputs = [convert_to_tensor(boxes, dtype=dt.float32, name="boxes"),
+                  convert_to_tensor(scores, dtype=dt.float32, name="scores"),
+                  convert_to_tensor(max_output_size, dtype=dt.int32, name="max_output_size"),
+                  convert_to_tensor(iou_threshold, dtype=dt.float32, name="iou_threshold"),
+                  convert_to_tensor(score_threshold, dtype=dt.float32, name="score_threshold")]
+        if constant_value_of(inputs[2]) is None:
+            raise ValueError("tinyflow: non_max_suppression needs max_output_size known when the graph is built "
+                             "(XLA compiles its output's size)")
+        picked, valid = make_op("NonMaxSuppressionPadded", inputs)
+        if not pad_to_max_output_size:
+            picked = slice_op(picked, [0], reshape(valid, [1]))
+        return picked, valid
+
+
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                        name=None):
+    """The indices of the boxes TF's greedy non-max suppression keeps, best score first."""
+    return non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold, score_threshold,
+                                      name=name or "non_max_suppression")[0]

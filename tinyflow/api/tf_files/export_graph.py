@@ -12,6 +12,7 @@ import numpy as np
 from tinyflow.formats import convert
 from tinyflow.formats.protos import graph_pb2
 from tinyflow.graph import dtypes as dt
+from tinyflow.graph.shapes import TensorShape
 
 # ops with no "T" attr in TF (their dtypes are in other attrs)
 _NO_T = {"Const", "Placeholder", "VariableV2", "NoOp", "Cast", "ScalarSummary", "HistogramSummary", "MergeSummary",
@@ -21,7 +22,7 @@ _DROP = {"MaxPool": ("dilations",), "AvgPool": ("dilations",), "MaxPoolGrad": ("
          "SparseSoftmaxCrossEntropyWithLogits": ("axis",), "AssignAdd": ("validate_shape",),
          "AssignSub": ("validate_shape",)}
 _T_FROM = {"Select": 1, "SelectV2": 1, "Conv2DBackpropInput": 1, "ScalarSummary": 1, "HistogramSummary": 1,
-           "StridedSliceGrad": 4}
+           "StridedSliceGrad": 4, "Split": 1}
 _REDUCTIONS = {"Sum", "Mean", "Max", "Min", "Prod", "All", "Any"}
 
 
@@ -118,9 +119,39 @@ def _summary(op, gd):
     gd.node[-1].attr["_output_shapes"].list.shape.add()   # a scalar string
 
 
-_COMPOSITE = {"SumToShape": _sum_to_shape, "Unreduce": _unreduce, "ScalarSummary": _summary,
+def _frames(kind):
+    def export(op, gd):
+        from tinyflow.api.tf_files import export_frames
+        if kind == "if":
+            return export_frames.export_if(op, gd, node_def)
+        if kind == "while":
+            return export_frames.export_while(op, gd, node_def)
+        return getattr(export_frames, "export_" + kind)(op, gd)
+    return export
+
+
+def _parse_example(op, gd):
+    """tf.parse_example's op as TF's ParseExample: its keys as string Const inputs (outputs in TF's
+    order, which is tinyflow's while there is at most one sparse key)."""
+    sparse, dense = op.attrs["sparse"], op.attrs["dense"]
+    if op.attrs.get("single") or len(sparse) > 1:
+        raise ValueError("cannot export %s: TF's ParseExample orders the outputs of several sparse keys "
+                         "differently (or a ParseSingleExample)" % op.name)
+    n = op.name
+    inputs = [_input_name(op.inputs[0]), _string_const(gd, n + "/names", [])]
+    inputs += [_string_const(gd, "%s/sparse_keys_%d" % (n, i), k) for i, (k, _) in enumerate(sparse)]
+    inputs += [_string_const(gd, "%s/dense_keys_%d" % (n, i), k) for i, (k, _, _) in enumerate(dense)]
+    inputs += [_input_name(t) for t in op.inputs[1:]]
+    _add(gd, n, "ParseExample", inputs, Nsparse=len(sparse), Ndense=len(dense), sparse_types=[t for _, t in sparse],
+         Tdense=[t for _, t, _ in dense], dense_shapes=[TensorShape(shape) for _, _, shape in dense])
+
+
+_COMPOSITE = {"ParseExample": _parse_example, "SumToShape": _sum_to_shape, "Unreduce": _unreduce,
+              "ScalarSummary": _summary,
               "HistogramSummary": _summary, "ImageSummary": _summary, "AudioSummaryV2": _summary,
-              "TensorSummaryV2": _summary}
+              "TensorSummaryV2": _summary, "StatelessIf": _frames("if"), "If": _frames("if"),
+              "StatelessWhile": _frames("while"), "While": _frames("while"),
+              "TensorListGetItem": _frames("get_item"), "TensorListSetItem": _frames("set_item")}
 
 
 def node_def(op, gd):
@@ -152,6 +183,8 @@ def node_def(op, gd):
             attrs["N"] = len(op.inputs) - 1
         if op.type == "GatherV2":
             attrs["Tparams"], attrs["Tindices"] = op.inputs[0].dtype, op.inputs[1].dtype
+    elif op.type == "SplitV":
+        attrs["Tlen"] = op.inputs[1].dtype
     elif op.type == "StridedSliceGrad":  # (shape, begin, end, strides: Index; dy: T)
         attrs["Index"] = op.inputs[0].dtype
     elif op.type in ("Pack", "AddN", "MergeSummary"):
@@ -192,8 +225,9 @@ def _order_reads_before_updates(gd):
     not after it and is needed by some op that also needs the update (the same training step)."""
     nodes = list(gd.node)
     index = {n.name: i for i, n in enumerate(nodes)}
-    src = [[index[i.lstrip("^").split(":")[0]] for i in n.input if i.lstrip("^").split(":")[0] in index]
-           for n in nodes]
+    src = [[index[i.lstrip("^").split(":")[0]] for i in n.input if i.lstrip("^").split(":")[0] in index
+            and not (n.op == "Merge" and nodes[index[i.lstrip("^").split(":")[0]]].op == "NextIteration")]
+           for n in nodes]  # (without the edges that close a TF1 while loop)
     order, seen = [], set()
     for i in range(len(nodes)):  # topological order (inputs first)
         stack = [(i, 0)]

@@ -165,7 +165,14 @@ class Optimizer:
         if var not in slots:
             graph = var.graph
             outer = variable_scope.get_variable_scope().name
-            with graph.control_dependencies(None), graph.name_scope((outer + "/" if outer else "") + var.op.name + "/"):
+            scope = (outer + "/" if outer else "") + var.op.name + "/"
+            if getattr(var, "_tf_partitioned", False):
+                # TF's checkpoint key of a slot of a partitioned variable `v/part_0`: v + "/" + the slot's
+                # name cut at len("v/part_0/"), which the outer scope shifts ("dnn/" gives v/t_0/Adagrad)
+                cut = (scope[:-1] + "/part_0/" + op_name)[len(var.op.name + "/part_0/"):]
+                scope, op_name = (var.op.name + "/" + cut).rsplit("/", 1)
+                scope += "/"
+            with graph.control_dependencies(None), graph.name_scope(scope):
                 slots[var] = state_ops.Variable(init, trainable=False, name=op_name, dtype=var.dtype,
                                                 validate_shape=var.shape.is_fully_defined())
         return slots[var]
