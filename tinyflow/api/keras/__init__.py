@@ -1,0 +1,12 @@
+"""tf.keras: TF 1.15's graph-mode Keras on tinyflow's graph.
+
+Layers add ops to the default graph when called; Sequential, functional and subclassed models train
+with compile / fit, each of train, test and predict being one fetch set (one jitted function per
+step) run by the Keras session (`tf.keras.backend.get_session()`).
+"""
+from tinyflow.api.keras import (activations, backend, callbacks, constraints, datasets, initializers, layers, losses,  # noqa: F401
+                                metrics, models, optimizers, preprocessing, regularizers, utils)
+from tinyflow.api.keras.engine import Input  # noqa: F401
+from tinyflow.api.keras.models import Model, Sequential  # noqa: F401
+
+__version__ = "2.2.4-tf"

@@ -1,0 +1,262 @@
+"""Keras' engine on tinyflow's graph: the Keras Layer (a tf.layers Layer that records where it was
+called, takes lists of inputs and Keras' learning phase), InputLayer / Input, and the graph network
+behind the functional Model and Sequential.
+
+In TF 1.15 graph mode a Keras layer called on a tensor adds its ops to the default graph at once;
+a functional Model is the record of those calls (one Node per call), so the model's outputs are
+ordinary graph tensors that fit / evaluate / predict fetch with the inputs fed. Calling a model on
+new tensors replays its nodes on them (a nested model, shared layers).
+"""
+import inspect
+
+from tinyflow.api import layers as tf_layers
+from tinyflow.api.keras import backend as K
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph import nest
+from tinyflow.graph.core import Tensor, get_default_graph
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops import variable_scope as vs
+from tinyflow.ops.base import convert_to_tensor
+
+
+class Node:
+    """One call of a layer: its input tensors (as passed), its output tensors and keyword arguments."""
+
+    def __init__(self, layer, inputs, outputs, kwargs):
+        self.layer, self.inputs, self.outputs, self.kwargs = layer, inputs, outputs, kwargs
+        self.input_tensors = nest.flatten(inputs)
+        self.output_tensors = nest.flatten(outputs)
+
+
+class Layer(tf_layers.Layer):
+    """tf.keras.layers.Layer: subclass it with `build(input_shape)` (creating weights with
+    `add_weight`) and `call(inputs)`; the variables are named "<layer name>/<weight name>"."""
+
+    def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        input_shape = kwargs.pop("input_shape", None)
+        input_dim = kwargs.pop("input_dim", None)
+        batch_size = kwargs.pop("batch_size", None)
+        if input_dim is not None and input_shape is None:
+            input_shape = (input_dim,)
+        if batch_input_shape is None and input_shape is not None:
+            batch_input_shape = (batch_size,) + tuple(input_shape)
+        self._batch_input_shape = tuple(batch_input_shape) if batch_input_shape is not None else None
+        super().__init__(trainable=trainable, name=name, dtype=dtype, **kwargs)
+        self._inbound_nodes = []
+        params = inspect.signature(self.call).parameters
+        self._expects_training = "training" in params
+        self._expects_mask = "mask" in params
+
+    # Keras layers open the variable scope of their unique name (a subclassed model's layers end up
+    # under the model's scope: "my_model/dense/kernel").
+    def _set_scope(self, scope=None):
+        if self._scope is None:
+            with vs.variable_scope(scope if scope is not None else self._name) as captured:
+                self._scope = captured
+
+    def __call__(self, inputs, *args, **kwargs):
+        """Builds the layer on its first call (from the inputs' shapes), applies it, records the call."""
+        self._set_scope(kwargs.pop("scope", None))
+        if self._expects_training and kwargs.get("training") is None:
+            kwargs["training"] = K.learning_phase()
+        graph = get_default_graph()
+        inputs = _map(_to_tensor, inputs)
+        reuse = True if self.built else self._reuse
+        with vs.variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False) as scope:
+            self._current_scope = scope
+            with graph.name_scope(scope.original_name_scope or None):
+                if not self.built:
+                    first = nest.flatten(inputs)[0]
+                    if self._dtype is None:
+                        self._dtype = first.dtype.base_dtype if first.dtype.is_floating else dt.as_dtype(K.floatx())
+                    shapes = _map(lambda t: t.shape, inputs)
+                    self.build(shapes if isinstance(inputs, (list, tuple)) else shapes)
+                    self.built = True
+                outputs = self.call(inputs, *args, **kwargs)
+                if self.activity_regularizer is not None:
+                    with graph.name_scope("ActivityRegularizer"):
+                        for out in nest.flatten(outputs):
+                            self._losses.append(self.activity_regularizer(out))
+        node_kwargs = {k: v for k, v in kwargs.items() if k != "training" or v is not K.learning_phase()}
+        node = Node(self, inputs, outputs, node_kwargs)
+        self._inbound_nodes.append(node)
+        for i, t in enumerate(node.output_tensors):
+            if isinstance(t, Tensor):
+                t._keras_history = (self, len(self._inbound_nodes) - 1, i)
+        return outputs
+
+    apply = __call__
+
+    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None, trainable=None,
+                   constraint=None, **kwargs):
+        """A weight "<layer>/<name>" (initializer, regularizer and constraint by Keras name or object); the
+        regularizer's penalty joins the layer's `losses`, which fit adds to the loss."""
+        from tinyflow.api.keras import constraints, initializers, regularizers
+        shape = [d.value if hasattr(d, "value") else d for d in TensorShape(shape).as_list()] if shape is not None \
+            else []
+        init = initializers.get(initializer) if initializer is not None else None
+        if init is None and (dtype is None or dt.as_dtype(dtype).is_floating):
+            init = initializers.get("glorot_uniform")
+        regularizer = regularizers.get(regularizer)
+        v = super().add_weight(name, shape, dtype=dtype, initializer=init,
+                               trainable=True if trainable is None else trainable,
+                               constraint=constraints.get(constraint), **kwargs)
+        if regularizer is not None:
+            with get_default_graph().name_scope(None), get_default_graph().name_scope(v.op.name + "/Regularizer"):
+                self._losses.append(regularizer(v.value()))
+        return v
+
+    # ---- what Keras asks of a layer ---------------------------------------------------------------
+    def get_weights(self):
+        return K.batch_get_value(self.weights)
+
+    def set_weights(self, weights):
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError('You called `set_weights(weights)` on layer "%s" with a weight list of length %d, but '
+                             "the layer was expecting %d weights. Provided weights: %s..."
+                             % (self.name, len(weights), len(params), str(weights)[:50]))
+        for p, w in zip(params, weights):
+            if not p.shape.is_compatible_with(TensorShape(getattr(w, "shape", ()))):
+                raise ValueError("Layer weight shape %s not compatible with provided weight shape %s"
+                                 % (tuple(p.shape.as_list()), tuple(w.shape)))
+        K.batch_set_value(zip(params, weights))
+
+    def count_params(self):
+        return int(sum(int(TensorShape(w.shape).num_elements()) for w in self.weights))
+
+    @property
+    def input(self):
+        return self._node(0).inputs
+
+    @property
+    def output(self):
+        return self._node(0).outputs
+
+    @property
+    def input_shape(self):
+        return _map(lambda t: tuple(t.shape.as_list()), self.input)
+
+    @property
+    def output_shape(self):
+        return _map(lambda t: tuple(t.shape.as_list()), self.output)
+
+    def _node(self, i):
+        if not self._inbound_nodes:
+            raise AttributeError("Layer %s is not connected, no input to return." % self.name)
+        return self._inbound_nodes[i]
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name if self.dtype else None}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+
+def _map(fn, x):
+    """fn applied to each tensor of a list / tuple / dict of them (or to x itself)."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_map(fn, v) for v in x)
+    if isinstance(x, dict):
+        return {k: _map(fn, v) for k, v in x.items()}
+    return fn(x)
+
+
+def _to_tensor(x):
+    if isinstance(x, Tensor):
+        return x
+    if hasattr(x, "_variable"):   # a Variable: its value
+        return x.value()
+    return convert_to_tensor(x)
+
+
+class InputLayer(Layer):
+    """The layer an `Input` is: a placeholder named as the layer ("input_1")."""
+
+    def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None, sparse=False, name=None,
+                 **kwargs):
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        if name is None:
+            name = tf_layers._unique_layer_name("input")
+        super().__init__(name=name, dtype=dtype or K.floatx())
+        if batch_input_shape is None:
+            batch_input_shape = (batch_size,) + tuple(input_shape or ())
+        self._batch_input_shape = tuple(batch_input_shape)
+        if input_tensor is None:
+            with get_default_graph().name_scope(None):
+                input_tensor = K.placeholder(shape=self._batch_input_shape, dtype=self.dtype, name=name)
+        self.built = True
+        node = Node(self, [], input_tensor, {})
+        self._inbound_nodes.append(node)
+        input_tensor._keras_history = (self, 0, 0)
+
+    def get_config(self):
+        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype.name, "name": self.name}
+
+
+def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tensor=None, batch_shape=None,
+          **kwargs):
+    """A Keras input: a placeholder [batch_size, *shape] to build a functional Model from."""
+    if shape is None and batch_shape is None and tensor is None:
+        raise ValueError("Please provide to Input either a `shape` or a `tensor` argument. Note that `shape` does "
+                         "not include the batch dimension.")
+    if batch_shape is None and shape is not None:
+        batch_shape = (batch_size,) + tuple(shape if isinstance(shape, (list, tuple)) else (shape,))
+    layer = InputLayer(batch_input_shape=batch_shape, dtype=dtype, input_tensor=tensor, name=name)
+    return layer._inbound_nodes[0].outputs
+
+
+def network_nodes(inputs, outputs):
+    """The nodes between `inputs` and `outputs`, in an order that computes each before its use, and
+    the layers they call (each once, in first-use order). ValueError for an output the inputs do not
+    reach ("Graph disconnected")."""
+    input_ids = {id(t) for t in inputs}
+    nodes, seen = [], set()
+
+    def visit(t):
+        history = getattr(t, "_keras_history", None)
+        if history is None:
+            raise ValueError("Output tensors to a Model must be the output of a TensorFlow `Layer` (thus holding "
+                             "past layer metadata). Found: %s" % (t,))
+        layer, node_index, _ = history
+        node = layer._inbound_nodes[node_index]
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        if id(t) not in input_ids:
+            if isinstance(layer, InputLayer):
+                raise ValueError("Graph disconnected: cannot obtain value for tensor %s at layer \"%s\". The "
+                                 "following previous layers were accessed without issue: %s"
+                                 % (t, layer.name, [n.layer.name for n in nodes]))
+            for x in node.input_tensors:
+                visit(x)
+        nodes.append(node)
+
+    for t in inputs:
+        visit(t)
+    for t in outputs:
+        visit(t)
+    layers = []
+    for n in nodes:
+        if not any(n.layer is seen_layer for seen_layer in layers):
+            layers.append(n.layer)
+    return nodes, layers
+
+
+def run_nodes(nodes, inputs, new_inputs, outputs):
+    """The `outputs` of the network, recomputed from `new_inputs` in place of `inputs` (the layers
+    called again, on the new tensors, with their weights shared)."""
+    values = {id(a): b for a, b in zip(inputs, new_inputs)}
+    for node in nodes:
+        if isinstance(node.layer, InputLayer) or all(id(t) in values for t in node.output_tensors):
+            continue
+        args = _map(lambda t: values[id(t)], node.inputs)
+        result = node.layer(args, **node.kwargs)
+        for a, b in zip(node.output_tensors, nest.flatten(result)):
+            values[id(a)] = b
+    return [values[id(t)] for t in outputs]

@@ -1,0 +1,289 @@
+"""tf.keras.Model and Sequential: the functional model (Model(inputs, outputs)), the subclassed model
+(a Model with `call`) and Sequential, with what they hold (layers, weights, summary) and how they are
+saved. Training (compile / fit / evaluate / predict) is in training.py."""
+import numpy as np
+
+from tinyflow.api import layers as tf_layers
+from tinyflow.api.keras import backend as K
+from tinyflow.api.keras.engine import InputLayer, Layer, network_nodes, run_nodes
+from tinyflow.api.keras.training import TrainingMixin
+from tinyflow.graph import nest
+from tinyflow.graph.shapes import TensorShape
+
+
+def _unique(items):
+    out = []
+    for x in items:
+        if not any(x is y for y in out):
+            out.append(x)
+    return out
+
+
+class Model(TrainingMixin, Layer):
+    """Model(inputs, outputs) groups the layers between Keras inputs and outputs; a subclass defines
+    its layers in __init__ and the forward pass in `call(inputs)`."""
+
+    def __init__(self, *args, **kwargs):
+        inputs = kwargs.pop("inputs", args[0] if len(args) > 0 else None)
+        outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
+        self.__dict__.setdefault("_tracked", [])
+        Layer.__init__(self, name=kwargs.pop("name", None), trainable=kwargs.pop("trainable", True), **kwargs)
+        self._is_graph_network = False
+        self.inputs = self.outputs = None
+        self._init_training()
+        if inputs is not None and outputs is not None:
+            self._init_graph_network(inputs, outputs)
+
+    def __setattr__(self, name, value):
+        # a subclassed model's layers are the Layer attributes it sets (in that order)
+        if isinstance(value, tf_layers.Layer) and not name.startswith("_"):
+            tracked = self.__dict__.setdefault("_tracked", [])
+            if not any(value is t for t in tracked):
+                tracked.append(value)
+        object.__setattr__(self, name, value)
+
+    def _init_graph_network(self, inputs, outputs):
+        self._nested_inputs, self._nested_outputs = inputs, outputs
+        self.inputs, self.outputs = list(nest.flatten(inputs)), list(nest.flatten(outputs))
+        self._nodes, self._network_layers = network_nodes(self.inputs, self.outputs)
+        self._is_graph_network = True
+        self.built = True
+        self.input_names = [t._keras_history[0].name for t in self.inputs]
+        self.output_names = [t._keras_history[0].name for t in self.outputs]
+        self._compile_if_pending()
+
+    # ---- what the model holds -----------------------------------------------------------------------
+    @property
+    def layers(self):
+        if self._is_graph_network:
+            return list(self._network_layers)
+        return [t for t in self._tracked if isinstance(t, tf_layers.Layer)]
+
+    def _all_layers(self):
+        return [layer for layer in self.layers if layer is not self]
+
+    @property
+    def trainable_weights(self):
+        if not self.trainable:
+            return []
+        return _unique(w for layer in self._all_layers() for w in layer.trainable_weights)
+
+    @property
+    def non_trainable_weights(self):
+        if not self.trainable:
+            return _unique(w for layer in self._all_layers() for w in layer.weights)
+        return _unique(w for layer in self._all_layers() for w in layer.non_trainable_weights)
+
+    @property
+    def weights(self):
+        return _unique(w for layer in self._all_layers() for w in layer.weights)
+
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    variables = weights
+
+    @property
+    def updates(self):
+        return [u for layer in self._all_layers() for u in layer.updates]
+
+    @property
+    def losses(self):
+        return list(self._losses) + [loss for layer in self._all_layers() for loss in layer.losses]
+
+    def get_layer(self, name=None, index=None):
+        """The layer named `name`, or at position `index` (ValueError when there is none)."""
+        if index is not None:
+            if len(self.layers) <= index:
+                raise ValueError("Was asked to retrieve layer at index %d but model only has %d layers."
+                                 % (index, len(self.layers)))
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError("No such layer: " + str(name))
+
+    def get_weights(self):
+        return K.batch_get_value(self.weights)
+
+    def set_weights(self, weights):
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError("You called `set_weights(weights)` on model %s with a weight list of length %d, but the "
+                             "model was expecting %d weights." % (self.name, len(weights), len(params)))
+        for p, w in zip(params, weights):
+            if tuple(p.shape.as_list()) != tuple(np.shape(w)):
+                raise ValueError("Layer weight shape %s not compatible with provided weight shape %s"
+                                 % (tuple(p.shape.as_list()), tuple(np.shape(w))))
+        K.batch_set_value(zip(params, weights))
+
+    # ---- calling ----------------------------------------------------------------------------------
+    def build(self, input_shape):
+        """Called by the user on a subclassed model (`model.build((None, 3))`): creates its weights by
+        calling it on placeholders of that shape (a list of shapes for several inputs)."""
+        if self._is_graph_network or self.__dict__.get("_in_call") or self.outputs is not None:
+            self.built = True
+            return
+        shapes = input_shape if isinstance(input_shape, list) else [input_shape]
+        self._set_inputs([np.zeros([d or 1 for d in TensorShape(sh).as_list()], K.floatx()) for sh in shapes])
+
+    def __call__(self, inputs, *args, **kwargs):
+        self._in_call = True
+        try:
+            return Layer.__call__(self, inputs, *args, **kwargs)
+        finally:
+            self._in_call = False
+
+    def call(self, inputs, training=None, mask=None):
+        if not self._is_graph_network:
+            raise NotImplementedError("When subclassing the `Model` class, you should implement a `call` method.")
+        outs = run_nodes(self._nodes, self.inputs, nest.flatten(inputs), self.outputs)
+        return outs[0] if len(outs) == 1 else outs
+
+    def _set_inputs(self, arrays):
+        """A model without Keras inputs (subclassed, Sequential without input_shape) gets placeholders
+        shaped like the data's batches and is called on them."""
+        arrays = arrays if isinstance(arrays, (list, tuple)) else [arrays]
+        placeholders = []
+        for i, a in enumerate(arrays):
+            a = np.asarray(a)
+            dtype = K.floatx() if a.dtype.kind == "f" else a.dtype
+            placeholders.append(K.placeholder(shape=(None,) + a.shape[1:], dtype=dtype, name="input_%d" % (i + 1)))
+        outputs = self(placeholders[0] if len(placeholders) == 1 else placeholders)
+        self.inputs, self.outputs = placeholders, list(nest.flatten(outputs))
+        self.input_names = ["input_%d" % (i + 1) for i in range(len(placeholders))]
+        self.output_names = ["output_%d" % (i + 1) for i in range(len(self.outputs))]
+        self._compile_if_pending()
+
+    # ---- summary ----------------------------------------------------------------------------------
+    def summary(self, line_length=None, positions=None, print_fn=None):
+        """Prints the layers, their output shapes and parameter counts as TF 1.15 does."""
+        print_fn = print_fn or print
+        multi = self._is_graph_network and not isinstance(self, Sequential) and any(
+            len(n.input_tensors) > 1 for n in self._nodes) or (self._is_graph_network and len(self.inputs) > 1)
+        line_length = line_length or (98 if multi else 65)
+        positions = positions or ([.33, .55, .67, 1.] if multi else [.45, .85, 1.])
+        positions = [int(line_length * p) if p <= 1 else p for p in positions]
+        cols = ["Layer (type)", "Output Shape", "Param #"] + (["Connected to"] if multi else [])
+
+        def row(fields):
+            line = ""
+            for f, p in zip(fields, positions):
+                line = (line + str(f))[:p].ljust(p)
+            print_fn(line)
+
+        print_fn('Model: "%s"' % self.name)
+        print_fn("_" * line_length)
+        row(cols)
+        print_fn("=" * line_length)
+        layers = self.layers
+        for i, layer in enumerate(layers):
+            try:
+                shape = layer.output_shape
+                shape = [tuple(shape)] if isinstance(layer, InputLayer) else shape
+            except (AttributeError, ValueError):
+                shape = "multiple"
+            fields = ["%s (%s)" % (layer.name, type(layer).__name__), _shape_str(shape), layer.count_params()]
+            if multi:
+                inbound = []
+                for node in layer._inbound_nodes:
+                    if any(node is n for n in self._nodes):
+                        for t in node.input_tensors:
+                            src, ni, ti = t._keras_history
+                            inbound.append("%s[%d][%d]" % (src.name, ni, ti))
+                row(fields + [inbound[0] if inbound else ""])
+                for extra in inbound[1:]:
+                    row(["", "", "", extra])
+            else:
+                row(fields)
+            print_fn(("=" if i == len(layers) - 1 else "_") * line_length)
+        trainable = sum(int(np.prod(w.shape.as_list())) for w in self.trainable_weights)
+        total = sum(int(np.prod(w.shape.as_list())) for w in self.weights)
+        print_fn("Total params: {:,}".format(total))
+        print_fn("Trainable params: {:,}".format(trainable))
+        print_fn("Non-trainable params: {:,}".format(total - trainable))
+        print_fn("_" * line_length)
+
+    def count_params(self):
+        return sum(int(np.prod(w.shape.as_list())) for w in self.weights)
+
+    # ---- weights on disk --------------------------------------------------------------------------
+    def save_weights(self, filepath, overwrite=True, save_format=None):
+        """The weights in a TF checkpoint at `filepath` (names as the variables')."""
+        from tinyflow.api.train.saver import Saver
+        Saver(var_list=self.weights).save(K.get_session(), filepath, write_meta_graph=False)
+
+    def load_weights(self, filepath, by_name=False):
+        """Restores the weights save_weights wrote (a checkpoint prefix or its directory)."""
+        import os
+        from tinyflow.api.train.saver import Saver
+        from tinyflow.formats.checkpoint import latest_checkpoint
+        if os.path.isdir(filepath):
+            filepath = latest_checkpoint(filepath)
+        Saver(var_list=self.weights).restore(K.get_session(), filepath)
+
+
+    def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
+        """Not there yet: the Keras HDF5 / SavedModel whole-model formats (save_weights works)."""
+        raise NotImplementedError("model.save (Keras HDF5 / SavedModel) is not supported yet in tinyflow: use "
+                                  "model.save_weights(%r)" % (filepath,))
+
+
+def _shape_str(shape):
+    return str(shape).replace("None", "None")
+
+
+class Sequential(Model):
+    """A linear stack of layers: Sequential([Dense(4, input_shape=(3,)), Dense(1)]) or .add(layer)."""
+
+    def __init__(self, layers=None, name=None):
+        super().__init__(name=name)
+        self._seq_layers = []
+        self._input_tensor = None
+        for layer in layers or []:
+            self.add(layer)
+
+    @property
+    def layers(self):
+        return list(self._seq_layers)
+
+    def add(self, layer):
+        """Appends `layer`; once the first layer knows its input shape the model is built as layers are added."""
+        if isinstance(layer, InputLayer):
+            self._input_tensor = layer._inbound_nodes[0].outputs
+            return
+        if not isinstance(layer, tf_layers.Layer):
+            raise TypeError("The added layer must be an instance of class Layer. Found: " + str(layer))
+        if not self._seq_layers and self._input_tensor is None and getattr(layer, "_batch_input_shape", None):
+            inp = InputLayer(batch_input_shape=layer._batch_input_shape, dtype=layer.dtype,
+                             name=layer.name + "_input")
+            self._input_tensor = inp._inbound_nodes[0].outputs
+        self._seq_layers.append(layer)
+        if self._input_tensor is not None:
+            out = self._input_tensor
+            if self.outputs:
+                out = self.outputs[0]
+            out = layer(out)
+            self._init_graph_network([self._input_tensor], [out])
+
+    def pop(self):
+        if not self._seq_layers:
+            raise TypeError("There are no layers in the model.")
+        self._seq_layers.pop()
+        if self._input_tensor is not None:
+            out = self._input_tensor
+            for layer in self._seq_layers:
+                out = layer._inbound_nodes[-1].outputs if layer._inbound_nodes else layer(out)
+            self._init_graph_network([self._input_tensor], [out])
+
+    def call(self, inputs, training=None, mask=None):
+        out = inputs
+        for layer in self._seq_layers:
+            out = layer(out)
+        return out
+
+    def predict_classes(self, x, batch_size=32, verbose=0):
+        proba = self.predict(x, batch_size=batch_size, verbose=verbose)
+        return proba.argmax(axis=-1) if proba.shape[-1] > 1 else (proba > 0.5).astype("int32")
+
+    def predict_proba(self, x, batch_size=32, verbose=0):
+        return self.predict(x, batch_size=batch_size, verbose=verbose)

@@ -1,0 +1,273 @@
+"""tf.keras.optimizers: TF 1.15's Keras optimizers (optimizer_v2) with Keras' defaults (Adam and
+RMSprop epsilon 1e-7, RMSprop rho 0.9, Adagrad's accumulators starting at 0.1, ...).
+
+`get_updates(loss, params)` builds the update ops fit runs with each step. The learning rate and the
+other hyperparameters are variables ("training/Adam/learning_rate"), so callbacks can change them
+(`K.set_value(model.optimizer.lr, 0.01)`) without a recompile; `iterations` counts the steps.
+A tf.train optimizer passed to compile is used through its minimize.
+"""
+import numpy as np
+
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import get_default_graph
+from tinyflow.ops import math_ops, state_ops
+from tinyflow.passes.gradients import gradients
+
+_COUNTS = {}
+
+
+class Optimizer:
+    """Base class: subclasses give `_defaults`, `_slots` and `_update(var, grad, slots, step)`."""
+
+    _slots = ()
+    _defaults = {}
+
+    def __init__(self, name=None, **kwargs):
+        self._name = name or type(self).__name__
+        extra = set(kwargs) - set(self._defaults) - {"lr", "decay", "clipnorm", "clipvalue"}
+        if extra:
+            raise TypeError("Unexpected keyword argument passed to optimizer: " + str(sorted(extra)[0]))
+        self._config = dict(self._defaults)
+        if "lr" in kwargs:
+            kwargs["learning_rate"] = kwargs.pop("lr")
+        self._config.update({k: v for k, v in kwargs.items() if k in self._defaults})
+        self.decay = float(kwargs.get("decay", 0.0))
+        self.clipnorm, self.clipvalue = kwargs.get("clipnorm"), kwargs.get("clipvalue")
+        self._hyper_vars, self.weights, self.iterations = {}, [], None
+
+    def _build_hypers(self):
+        if self.iterations is not None:
+            return
+        with get_default_graph().name_scope(None), get_default_graph().name_scope(self._name):
+            self.iterations = state_ops.Variable(np.int64(0), name="iter", trainable=False)
+            self.weights.append(self.iterations)
+            for k, v in self._config.items():
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    self._hyper_vars[k] = state_ops.Variable(np.float32(v), name=k, trainable=False)
+
+    def __getattr__(self, name):
+        if name in ("lr", "learning_rate") or name in type(self)._defaults:
+            self._build_hypers()
+            key = "learning_rate" if name == "lr" else name
+            return self._hyper_vars.get(key, self._config.get(key))
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
+
+    def _hyper(self, name, dtype):
+        v = self._hyper_vars.get(name)
+        return math_ops.cast(v.value() if v is not None else self._config[name], dtype)
+
+    def get_gradients(self, loss, params):
+        grads = gradients(loss, params)
+        if any(g is None for g in grads):
+            raise ValueError("An operation has `None` for gradient. Please make sure that all of your ops have a "
+                             "gradient defined (i.e. are differentiable).")
+        if self.clipnorm is not None:
+            from tinyflow.ops.clip_ops import clip_by_norm
+            grads = [clip_by_norm(g, self.clipnorm) for g in grads]
+        if self.clipvalue is not None:
+            grads = [math_ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+        return grads
+
+    def get_updates(self, loss, params):
+        """The ops of one step: each param (and its slots) updated from the gradient of `loss`."""
+        self._build_hypers()
+        graph = get_default_graph()
+        grads = self.get_gradients(loss, params)
+        updates = []
+        with graph.name_scope(None), graph.name_scope(self._name):
+            step = math_ops.cast(self.iterations.value() + 1, dt.float32)
+            for p, g in zip(params, grads):
+                base = p.op.name
+                slots = {}
+                for s in self._slots:
+                    init = self._config.get("initial_accumulator_value", 0.0) if s == "accumulator" else 0.0
+                    value = np.full(p.shape.as_list(), init, dtype=p.dtype.base_dtype.np)
+                    slots[s] = state_ops.Variable(value, name="%s/%s" % (base, s), trainable=False)
+                    self.weights.append(slots[s])
+                updates.extend(self._update(p, g, slots, step))
+            updates.append(state_ops.assign_add(self.iterations, np.int64(1)))
+        return updates
+
+    @staticmethod
+    def _set(var, value):
+        """var = value, through the variable's constraint (applied after each update, as Keras does)."""
+        constraint = getattr(var, "constraint", None)
+        return state_ops.assign(var, constraint(value) if constraint is not None else value)
+
+    def _lr(self, dtype, step):
+        lr = self._hyper("learning_rate", dtype)
+        if self.decay:
+            lr = lr / (1.0 + self.decay * math_ops.cast(step - 1.0, dtype))
+        return lr
+
+    def get_config(self):
+        return dict(self._config, name=self._name, decay=self.decay)
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class SGD(Optimizer):
+    """var -= lr * g; with momentum: v = momentum * v - lr * g, var += v (Nesterov: var += momentum * v - lr * g)."""
+
+    _defaults = {"learning_rate": 0.01, "momentum": 0.0, "nesterov": False}
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
+        super().__init__(name, learning_rate=learning_rate, momentum=momentum, nesterov=nesterov, **kwargs)
+        self._slots = ("momentum",) if momentum else ()
+
+    def _update(self, var, g, slots, step):
+        lr = self._lr(var.dtype.base_dtype, step)
+        if not slots:
+            return [self._set(var, var.value() - lr * g)]
+        m = self._hyper("momentum", var.dtype.base_dtype)
+        v = m * slots["momentum"].value() - lr * g
+        new_var = var.value() + (m * v - lr * g if self._config["nesterov"] else v)
+        return [state_ops.assign(slots["momentum"], v), self._set(var, new_var)]
+
+
+class Adam(Optimizer):
+    """m, v moving moments; var -= lr * sqrt(1 - beta_2^t) / (1 - beta_1^t) * m / (sqrt(v) + epsilon)."""
+
+    _defaults = {"learning_rate": 0.001, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7, "amsgrad": False}
+    _slots = ("m", "v")
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False, name="Adam",
+                 **kwargs):
+        super().__init__(name, learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
+                         amsgrad=amsgrad, **kwargs)
+        if amsgrad:
+            self._slots = ("m", "v", "vhat")
+
+    def _update(self, var, g, slots, step):
+        dtype = var.dtype.base_dtype
+        b1, b2, eps = self._hyper("beta_1", dtype), self._hyper("beta_2", dtype), self._config["epsilon"]
+        t = math_ops.cast(step, dtype)
+        lr = self._lr(dtype, step) * math_ops.sqrt(1.0 - math_ops.pow(b2, t)) / (1.0 - math_ops.pow(b1, t))
+        m = b1 * slots["m"].value() + (1.0 - b1) * g
+        v = b2 * slots["v"].value() + (1.0 - b2) * g * g
+        out = [state_ops.assign(slots["m"], m), state_ops.assign(slots["v"], v)]
+        if "vhat" in slots:
+            v = math_ops.maximum(slots["vhat"].value(), v)
+            out.append(state_ops.assign(slots["vhat"], v))
+        return out + [self._set(var, var.value() - lr * m / (math_ops.sqrt(v) + eps))]
+
+
+class Adamax(Optimizer):
+    """Adam with the infinity norm: u = max(beta_2 * u, |g|); var -= lr / (1 - beta_1^t) * m / (u + epsilon)."""
+
+    _defaults = {"learning_rate": 0.001, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
+    _slots = ("m", "v")
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adamax", **kwargs):
+        super().__init__(name, learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, **kwargs)
+
+    def _update(self, var, g, slots, step):
+        dtype = var.dtype.base_dtype
+        b1, b2 = self._hyper("beta_1", dtype), self._hyper("beta_2", dtype)
+        lr = self._lr(dtype, step) / (1.0 - math_ops.pow(b1, math_ops.cast(step, dtype)))
+        m = b1 * slots["m"].value() + (1.0 - b1) * g
+        u = math_ops.maximum(b2 * slots["v"].value(), math_ops.abs(g))
+        return [state_ops.assign(slots["m"], m), state_ops.assign(slots["v"], u),
+                self._set(var, var.value() - lr * m / (u + self._config["epsilon"]))]
+
+
+class RMSprop(Optimizer):
+    """rms = rho * rms + (1 - rho) * g^2; var -= lr * g / (sqrt(rms) + epsilon) (with momentum, TF's
+    kernel: mom = momentum * mom + lr * g / sqrt(rms + epsilon); var -= mom). `centered` subtracts the
+    mean gradient's square from rms."""
+
+    _defaults = {"learning_rate": 0.001, "rho": 0.9, "momentum": 0.0, "epsilon": 1e-7, "centered": False}
+
+    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False, name="RMSprop",
+                 **kwargs):
+        super().__init__(name, learning_rate=learning_rate, rho=rho, momentum=momentum, epsilon=epsilon,
+                         centered=centered, **kwargs)
+        self._slots = ("rms",) + (("momentum",) if momentum else ()) + (("mg",) if centered else ())
+
+    def _update(self, var, g, slots, step):
+        dtype = var.dtype.base_dtype
+        rho, lr, eps = self._hyper("rho", dtype), self._lr(dtype, step), self._config["epsilon"]
+        rms = rho * slots["rms"].value() + (1.0 - rho) * g * g
+        out, denom = [state_ops.assign(slots["rms"], rms)], rms
+        if "mg" in slots:
+            mg = rho * slots["mg"].value() + (1.0 - rho) * g
+            out.append(state_ops.assign(slots["mg"], mg))
+            denom = rms - mg * mg
+        if "momentum" in slots:
+            mom = self._hyper("momentum", dtype) * slots["momentum"].value() + lr * g / math_ops.sqrt(denom + eps)
+            return out + [state_ops.assign(slots["momentum"], mom), self._set(var, var.value() - mom)]
+        return out + [self._set(var, var.value() - lr * g / (math_ops.sqrt(denom) + eps))]
+
+
+class Adagrad(Optimizer):
+    """accumulator += g^2 (starting at 0.1); var -= lr * g / (sqrt(accumulator) + epsilon)."""
+
+    _defaults = {"learning_rate": 0.001, "initial_accumulator_value": 0.1, "epsilon": 1e-7}
+    _slots = ("accumulator",)
+
+    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name="Adagrad", **kwargs):
+        super().__init__(name, learning_rate=learning_rate, initial_accumulator_value=initial_accumulator_value,
+                         epsilon=epsilon, **kwargs)
+
+    def _update(self, var, g, slots, step):
+        acc = slots["accumulator"].value() + g * g
+        lr = self._lr(var.dtype.base_dtype, step)
+        return [state_ops.assign(slots["accumulator"], acc),
+                self._set(var, var.value() - lr * g / (math_ops.sqrt(acc) + self._config["epsilon"]))]
+
+
+class Adadelta(Optimizer):
+    """acc = rho * acc + (1 - rho) g^2; u = sqrt(acc_u + eps) / sqrt(acc + eps) * g;
+    acc_u = rho * acc_u + (1 - rho) u^2; var -= lr * u."""
+
+    _defaults = {"learning_rate": 0.001, "rho": 0.95, "epsilon": 1e-7}
+    _slots = ("accum_grad", "accum_var")
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, name="Adadelta", **kwargs):
+        super().__init__(name, learning_rate=learning_rate, rho=rho, epsilon=epsilon, **kwargs)
+
+    def _update(self, var, g, slots, step):
+        dtype = var.dtype.base_dtype
+        rho, eps, lr = self._hyper("rho", dtype), self._config["epsilon"], self._lr(dtype, step)
+        acc = rho * slots["accum_grad"].value() + (1.0 - rho) * g * g
+        u = math_ops.sqrt(slots["accum_var"].value() + eps) / math_ops.sqrt(acc + eps) * g
+        acc_u = rho * slots["accum_var"].value() + (1.0 - rho) * u * u
+        return [state_ops.assign(slots["accum_grad"], acc), state_ops.assign(slots["accum_var"], acc_u),
+                self._set(var, var.value() - lr * u)]
+
+
+class TFOptimizer:
+    """A tf.train optimizer given to compile: its minimize is the update."""
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.iterations, self.weights = None, []
+
+    def get_updates(self, loss, params):
+        return [self.optimizer.minimize(loss, var_list=params)]
+
+    @property
+    def lr(self):
+        raise AttributeError("A tf.train optimizer has no Keras `lr` variable")
+
+
+sgd, adam, adamax, rmsprop, adagrad, adadelta = SGD, Adam, Adamax, RMSprop, Adagrad, Adadelta
+_BY_NAME = {"sgd": SGD, "adam": Adam, "adamax": Adamax, "rmsprop": RMSprop, "adagrad": Adagrad, "adadelta": Adadelta}
+
+
+def get(identifier):
+    """'adam' -> Adam() with Keras' defaults; a Keras optimizer as is; a tf.train optimizer wrapped."""
+    if isinstance(identifier, Optimizer) or isinstance(identifier, TFOptimizer):
+        return identifier
+    if isinstance(identifier, str):
+        if identifier.lower() not in _BY_NAME:
+            raise ValueError("Unknown optimizer: %s" % identifier)
+        if identifier.lower() == "adagrad":   # TF 1.15's Adagrad.from_config starts the accumulators at 0
+            return Adagrad(initial_accumulator_value=0.0)
+        return _BY_NAME[identifier.lower()]()
+    from tinyflow.api.train.optimizer import Optimizer as TrainOptimizer
+    if isinstance(identifier, TrainOptimizer):
+        return TFOptimizer(identifier)
+    raise ValueError("Could not interpret optimizer identifier: %s" % (identifier,))
