@@ -249,7 +249,7 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
 
 def _fingerprint(text):
     """The hash of hash buckets and OOV buckets: TF's Fingerprint64 (FarmHash) when the optional pyfarmhash
-    package is installed (`pip install tinyflow[farmhash]`), so a string lands in TF's bucket; else
+    package is installed (`pip install pyfarmhash`), so a string lands in TF's bucket; else
     tinyflow's own crc32, with a warning (once) that buckets then differ from TF's."""
     fingerprint64 = _farmhash()
     if fingerprint64 is not None:
@@ -268,7 +268,7 @@ def _farmhash():
             _FARMHASH.append(farmhash.fingerprint64)
         except ImportError:
             _tf.logging.warning("tinyflow: hash buckets use crc32, not TF's FarmHash Fingerprint64 (pip install "
-                                "pyfarmhash, or tinyflow[farmhash]): a model trained in TF gives other ids here.")
+                                "pyfarmhash, or pip install -e ".[farmhash]" from a checkout): a model trained in TF gives other ids here.")
             _FARMHASH.append(None)
     return _FARMHASH[0]
 

@@ -124,7 +124,7 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     """Loads the MetaGraphDef of `tags` from export_dir into sess.graph, restores its variables from
     export_dir/variables and runs its main op (legacy_init_op) with the asset paths fed; returns the
     MetaGraphDef (its signature_def map names the tensors to feed and fetch)."""
-    from tinyflow.api.tf_files.meta_graph import import_meta_graph
+    from tinyflow.api.train.saver import import_meta_graph
     export_dir = _text(export_dir)
     meta = get_meta_graph_def_from_tags(parse_saved_model(export_dir), tags, export_dir)
     graph = sess.graph
