@@ -30,6 +30,7 @@ from tinyflow.graph import dtypes as _dt
 from tinyflow.graph.registry import get_op_def
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.lower import render as render_mod
+from tinyflow.ops.random_ops import run_key
 
 _COUNTER = itertools.count(1)
 _SEGMENT = re.compile(r"segment_[0-9]+")
@@ -236,5 +237,5 @@ def example_args(lowered, values, feed_values=(), counter=0):
     """The argument tuple of `lowered.fn` from a dict of variable values and feed values."""
     rw = tuple(values[v] for v in lowered.rw_vars)
     ro = tuple(values[v] for v in lowered.ro_vars)
-    key = np.uint32(counter) if lowered.needs_key else None
+    key = run_key(counter) if lowered.needs_key else None
     return rw, ro, tuple(feed_values), key

@@ -24,6 +24,7 @@ from tinyflow.graph import errors
 from tinyflow.graph.core import (Operation, Tensor, _default_sessions, get_default_graph, get_default_session)  # noqa: F401
 from tinyflow.graph.registry import get_op_def
 from tinyflow.lower import jax_backend, pipeline
+from tinyflow.ops.random_ops import run_key
 from tinyflow.passes import prune as prune_pass
 from tinyflow.runtime import compile_cache
 from tinyflow.runtime.config import ConfigProto
@@ -236,7 +237,7 @@ class Session:
             key = None
             if low.needs_key:
                 self._counter += 1
-                key = np.uint32(self._counter)
+                key = run_key(self._counter)
             outs = self._dispatch(low, low.flat_args(rw, ro, feeds, key))
             n = len(low.updated)
             finals, outs = outs[:n], outs[n:]
