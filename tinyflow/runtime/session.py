@@ -408,7 +408,8 @@ class Session:
         by the jitted function (through `fetched`), or computed on the host the same way."""
         op = e if isinstance(e, Operation) else e.op
         parts = []
-        for t in op.inputs:
+        # an op may name tensors computed in the step for its rule to read instead (a histogram's buckets)
+        for t in op.attrs.get("_host_inputs", op.inputs):
             if get_op_def(t.op.type).host_compute is not None:
                 parts.append(self._host_plan(t, fetched))
             else:
