@@ -3,7 +3,7 @@ the same step without summaries: what the summaries cost. Run it with another ti
 for a before/after (the histograms were bucketed on the host before: float64 copies of every
 tensor, np.searchsorted and a Python loop per histogram per step).
 
-    python benchmarks/summaries.py [--steps 30]
+    python benchmarks/summaries.py [--steps 30] [--tf1]
 """
 import argparse
 import os
@@ -16,13 +16,17 @@ if "tinyflow" not in os.environ.get("PYTHONPATH", ""):
     sys.path.insert(0, os.path.dirname(HERE))
 import numpy as np  # noqa: E402
 
-import tinyflow as tf  # noqa: E402
+if "--tf1" in sys.argv:   # the same script under TF 1.15 (~/.tf1-oracle/bin/python benchmarks/summaries.py --tf1)
+    import tensorflow as tf  # noqa: E402
+else:
+    import tinyflow as tf  # noqa: E402
 from _common import step_times  # noqa: E402
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=30)
+    p.add_argument("--tf1", action="store_true")
     args = p.parse_args()
     tf.set_random_seed(0)
     x = tf.placeholder(tf.float32, [None, 784])
@@ -54,7 +58,8 @@ def main():
 
         (t_sum, m_sum), (t_plain, m_plain) = step_times([with_summaries, lambda: sess.run(train, feed)], args.steps)
         writer.close()
-    print("tinyflow from %s" % os.path.dirname(os.path.dirname(tf.__file__)))
+    where = os.path.dirname(os.path.dirname(tf.__file__))
+    print("%s from %s" % ("TF " + tf.__version__ if args.tf1 else "tinyflow", where))
     print("step + 6 histograms + scalar, written: fastest %.2f ms, median %.2f ms" % (t_sum * 1e3, m_sum * 1e3))
     print("step alone:                            fastest %.2f ms, median %.2f ms" % (t_plain * 1e3, m_plain * 1e3))
     print("summaries cost: %.2fx the step (median)" % (m_sum / m_plain))
