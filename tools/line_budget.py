@@ -18,9 +18,10 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # passes: 1650 -> 1900 for issue 29 (hlo_memory.py: tinyflow's planner over XLA's optimized HLO, ~300
 # lines, and the planner interface in memory.py); runtime: 2450 -> 2500 for the same issue
 # (memory_report.py prints the fused plan and every registered planner beside tinyflow's own).
-# runtime: 2500 -> 2530 for issue 30 (the compile cache's bound, run keys of unseeded random ops);
+# runtime: 2500 -> 2800 for issue 31 (one program per feed shape, checked against the memory there
+# is before dispatch: runtime/executables.py; compilation cache entries verified on load).
 # lower: 1200 -> 1260 for issue 30 (compiler_options.py: XLA options chosen per fetch set).
-BUDGET = {"graph": 1950, "formats": 2500, "passes": 1900, "ops": 11500, "lower": 1260, "runtime": 2530,
+BUDGET = {"graph": 1950, "formats": 2500, "passes": 1900, "ops": 11500, "lower": 1260, "runtime": 2800,
           "api": 22000, "cli": 800}
 TOTAL = 45000
 

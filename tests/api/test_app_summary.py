@@ -1,50 +1,11 @@
-"""tf.app / tf.flags, tf.logging, tf.gfile and tf.summary (FileWriter, event files TensorBoard reads)."""
-import logging
+"""tf.gfile and tf.summary (FileWriter, event files TensorBoard reads); tf.flags and tf.logging: test_flags.py,
+test_logging.py."""
 import os
 
 import numpy as np
 import pytest
 
 import tinyflow as tf
-
-
-def test_flags_parse_known_arguments_and_app_run_passes_the_rest(monkeypatch):
-    flags = tf.app.flags
-    monkeypatch.setattr(flags, "FLAGS", type(flags.FLAGS)())  # a fresh flag set for this test
-    flags.DEFINE_integer("steps", 10, "training steps")
-    flags.DEFINE_float("lr", 0.5, "learning rate")
-    flags.DEFINE_boolean("fast", False, "go fast")
-    flags.DEFINE_string("data_dir", "/tmp/x", "data")
-    seen = {}
-
-    def main(argv):
-        seen["argv"] = argv
-        seen["values"] = (flags.FLAGS.steps, flags.FLAGS.lr, flags.FLAGS.fast, flags.FLAGS.data_dir)
-        return 3
-
-    with pytest.raises(SystemExit) as e:
-        tf.app.run(main, argv=["prog", "--steps=5", "--fast", "extra", "--lr", "0.25"])
-    assert e.value.code == 3
-    assert seen == {"argv": ["prog", "extra"], "values": (5, 0.25, True, "/tmp/x")}
-    with pytest.raises(ValueError, match="--steps"):
-        flags.FLAGS(["prog", "--steps=many"])
-    flags.FLAGS(["prog", "--nofast"])
-    assert flags.FLAGS.fast is False
-    with pytest.raises(ValueError, match="already defined"):
-        flags.DEFINE_integer("steps", 1, "again")
-
-
-def test_logging_levels(caplog):
-    tf.logging.set_verbosity(tf.logging.INFO)
-    assert tf.logging.get_verbosity() == tf.logging.INFO
-    with caplog.at_level(logging.INFO, logger="tensorflow"):
-        tf.logging.info("step %d", 7)
-        tf.logging.debug("hidden")
-        for _ in range(3):
-            tf.logging.log_first_n(tf.logging.INFO, "first", 2)
-    messages = [r.getMessage() for r in caplog.records]
-    assert "step 7" in messages and "hidden" not in messages and messages.count("first") == 2
-    tf.logging.set_verbosity(tf.logging.WARN)
 
 
 def test_gfile(tmp_path):

@@ -210,11 +210,13 @@ def test_map_python_function_on_numpy():
     assert got[0].dtype == np.float32
 
 
+@pytest.mark.slow
 def test_map_random_ops_draw_per_element():
     got = _flat(_all(lambda: tf.data.Dataset.range(300).map(lambda v: tf.random_uniform([], seed=1))))
     assert len(set(got)) == 300 and all(0 <= u < 1 for u in got)
 
 
+@pytest.mark.slow
 def test_map_on_elements_of_different_shapes():
     def gen():
         for n in range(1, 200):
@@ -361,6 +363,7 @@ def _softmax_regression(x, y):
     return tf.train.GradientDescentOptimizer(0.5).minimize(loss), W, b
 
 
+@pytest.mark.slow
 def test_training_from_dataset_equals_feed_dict():
     rng = np.random.RandomState(0)
     X = rng.randn(50, 4)

@@ -60,6 +60,7 @@ def test_python_and_numpy_interop(eager):
     np.testing.assert_array_equal((m @ m).numpy(), np.array([[1, 2], [3, 4]]) @ np.array([[1, 2], [3, 4]]))
 
 
+@pytest.mark.slow
 def test_ops_match_numpy(eager):
     a = np.random.RandomState(0).randn(4, 6).astype(np.float32)
     t = tf.constant(a)
@@ -96,6 +97,7 @@ def test_kernels_are_cached_per_signature(eager):
     assert len(execute._KERNELS) == n2 + 1
 
 
+@pytest.mark.slow
 def test_random_ops_draw_new_numbers_with_one_kernel(eager):
     a = tf.random_normal([1000])
     n = len(execute._KERNELS)
@@ -144,6 +146,7 @@ def _fd(f, x, eps=1e-4):
     return g
 
 
+@pytest.mark.slow
 def test_gradient_matches_finite_differences(eager):
     rng = np.random.RandomState(1)
     a0, w0 = rng.randn(3, 4), rng.randn(4, 2)
@@ -162,6 +165,7 @@ def test_gradient_matches_finite_differences(eager):
                                atol=1e-7)
 
 
+@pytest.mark.slow
 def test_tape_structures_persistent_and_unconnected(eager):
     x, z = tf.constant(2.0), tf.constant(5.0)
     v = tf.Variable(3.0)
@@ -204,6 +208,7 @@ def test_tape_once_stop_recording_and_variable_watching(eager):
     np.testing.assert_allclose(tape.gradient(s, v).numpy(), 6.0)  # only the second factor
 
 
+@pytest.mark.slow
 def test_second_order_with_nested_tapes(eager):
     x0 = np.array([0.3, -1.2, 2.0])
     x = tf.constant(x0)
@@ -226,6 +231,7 @@ def test_second_order_with_nested_tapes(eager):
     np.testing.assert_allclose(t2.gradient(g, w).numpy(), (2 + 4 * 1.5 ** 2) * np.exp(1.5 ** 2), rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_jacobian(eager):
     x0 = np.array([1.0, 2.0])
     x = tf.constant(x0)
@@ -286,6 +292,7 @@ def test_graph_mode_is_unaffected_and_graph_blocks_inside_eager():
         tf.train.GradientDescentOptimizer(0.1).minimize(lambda: 1.0)
 
 
+@pytest.mark.slow
 def test_enable_at_startup_and_the_late_error():
     code = ("import tinyflow as tf\n"
             "tf.enable_eager_execution(); tf.enable_eager_execution()\n"
@@ -321,6 +328,7 @@ def test_custom_gradient(eager):
     assert np.isfinite(g).all()  # the plain gradient would be inf/inf = nan at x = 100
 
 
+@pytest.mark.slow
 def test_rules_needing_values_and_bad_inputs(eager):
     x = tf.constant(np.arange(12.0).reshape(3, 4))
     shape = tf.shape(x)[::-1]  # a computed shape: Reshape's kernel gets it as a static value
@@ -340,6 +348,7 @@ def test_rules_needing_values_and_bad_inputs(eager):
     assert float(tf.py_func(lambda a: a + 1, [tf.constant(1.0)], tf.float32)) == 2.0
 
 
+@pytest.mark.slow
 def test_layers_and_network(eager):
     tfe = tf.contrib.eager
 
@@ -366,6 +375,7 @@ def test_layers_and_network(eager):
     np.testing.assert_allclose(grads[1].numpy(), ((dy @ k2.T) * (h > 0)).sum(0), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_saver_and_slots_eagerly(eager, tmp_path):
     w = tf.Variable(np.arange(6.0, dtype=np.float32).reshape(2, 3), name="w")
     step = tf.Variable(0, dtype=tf.int64, name="global_step")
@@ -390,6 +400,7 @@ def test_saver_and_slots_eagerly(eager, tmp_path):
     np.testing.assert_array_equal(w.numpy(), saved + 1)
 
 
+@pytest.mark.slow
 def test_gradient_penalty_double_backprop_matches_finite_differences(eager):
     """d/dW of ||d loss / dx||^2 for a small tanh/sigmoid/softmax network, through nested tapes."""
     rng = np.random.RandomState(5)

@@ -10,6 +10,8 @@ import pytest
 import tinyflow as tf
 from tinyflow.api.eager import eager_mode
 
+pytestmark = pytest.mark.slow  # every test here takes over a second (the fast subset: -m "not slow")
+
 
 HERE = os.path.join(_TESTS, "fixtures", "eager")
 _spec = importlib.util.spec_from_file_location("eager_scripts", os.path.join(HERE, "scripts.py"))

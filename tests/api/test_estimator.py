@@ -53,6 +53,7 @@ def trained(tmp_path_factory):
     return est
 
 
+@pytest.mark.slow
 def test_resume_continues_global_step(trained):
     assert trained.get_variable_value("global_step") == 8
     # the second call restarted the input_fn: 5 steps, then 3 steps from the first batch again
@@ -63,6 +64,7 @@ def test_resume_continues_global_step(trained):
     assert trained.latest_checkpoint().endswith("model.ckpt-8")
 
 
+@pytest.mark.slow
 def test_keep_checkpoint_max_and_max_steps(trained):
     state = tf.train.get_checkpoint_state(trained.model_dir)
     # the second call saved at 5 (its start), 7 and 8; earlier ones were deleted, across calls
@@ -74,6 +76,7 @@ def test_keep_checkpoint_max_and_max_steps(trained):
     assert trained.get_variable_value("global_step") == 8
 
 
+@pytest.mark.slow
 def test_evaluate(trained):
     metrics = trained.evaluate(eval_input())
     w = trained.get_variable_value("w")[:, 0]
@@ -89,6 +92,7 @@ def test_evaluate(trained):
     assert any(f.startswith("events") for f in os.listdir(trained.model_dir))  # training summaries
 
 
+@pytest.mark.slow
 def test_predict(trained):
     w = trained.get_variable_value("w")
     inp = tf.estimator.inputs.numpy_input_fn({"x": X[:7]}, batch_size=3, shuffle=False)
@@ -103,6 +107,7 @@ def test_predict(trained):
         list(trained.predict(inp, predict_keys=["nope"]))
 
 
+@pytest.mark.slow
 def test_input_fn_tensors_hooks_and_nan(tmp_path):
     calls = []
 
@@ -120,6 +125,7 @@ def test_input_fn_tensors_hooks_and_nan(tmp_path):
         bad.train(input_fn, steps=50)
 
 
+@pytest.mark.slow
 def test_train_until_input_ends_and_predict_without_checkpoint(tmp_path):
     est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), params={})
     out = list(est.predict(tf.estimator.inputs.numpy_input_fn({"x": X[:2]}, shuffle=False)))
@@ -180,6 +186,7 @@ def test_pandas_input_fn():
     np.testing.assert_array_equal(l, [0, 2])
 
 
+@pytest.mark.slow
 def test_seeded_dnn_is_reproducible(tmp_path):
     fc = tf.feature_column
     values = []
@@ -207,6 +214,7 @@ def test_runner_aliases():
         sys.modules.update(saved)
 
 
+@pytest.mark.slow
 def test_string_labels_through_label_vocabulary(tmp_path):
     fc = tf.feature_column
     labels = np.where(Y > 0.5, "pos", "neg")

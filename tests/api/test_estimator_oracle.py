@@ -14,6 +14,8 @@ HERE = os.path.join(_TESTS, "fixtures", "estimator")
 sys.path.insert(0, HERE)
 import scenarios  # noqa: E402
 
+pytestmark = pytest.mark.slow  # every test here takes over a second (the fast subset: -m "not slow")
+
 
 with open(os.path.join(HERE, "estimator.json")) as f:
     EXPECTED = json.load(f)

@@ -30,6 +30,7 @@ def _run(tensor):
         return sess.run(tensor)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(fc_cases.CASES))
 def test_same_as_tf(name):
     with tf.Graph().as_default():
@@ -38,6 +39,7 @@ def test_same_as_tf(name):
     np.testing.assert_allclose(got, np.asarray(EXPECTED[name]), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_variable_names_and_column_order():
     with tf.Graph().as_default():
         features = {"b": tf.constant([[1.0]]), "a": tf.constant([2])}
@@ -49,6 +51,7 @@ def test_variable_names_and_column_order():
         assert value[0, 2] == 1.0  # columns sorted by name: a_embedding (2 values), then b
 
 
+@pytest.mark.slow
 def test_crossed_and_hash_buckets_are_in_range_and_deterministic():
     with tf.Graph().as_default():
         features = {"x": tf.constant([[3], [3], [8]]), "y": tf.constant([1, 1, 2])}

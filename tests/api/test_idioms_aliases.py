@@ -6,8 +6,11 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import tinyflow as tf
+
+pytestmark = pytest.mark.slow  # every test here takes over a second (the fast subset: -m "not slow")
 
 
 _ROOT = os.path.dirname(_TESTS)

@@ -13,6 +13,8 @@ import tinyflow as tf
 sys.path.insert(0, os.path.join(_TESTS, "fixtures", "idioms"))
 import make_batch_norm  # noqa: E402
 
+pytestmark = pytest.mark.slow  # every test here takes over a second (the fast subset: -m "not slow")
+
 
 _BN = json.load(open(os.path.join(_TESTS, "fixtures", "idioms", "batch_norm.json")))
 

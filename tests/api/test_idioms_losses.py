@@ -13,6 +13,7 @@ import tinyflow as tf
 _CASES = json.load(open(os.path.join(_TESTS, "fixtures", "idioms", "losses.json")))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _CASES, ids=[c["name"] for c in _CASES])
 def test_loss_matches_tf115(case):
     tf.reset_default_graph()

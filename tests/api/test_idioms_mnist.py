@@ -67,6 +67,7 @@ def test_bad_files_name_the_file(tmp_path):
         input_data.read_data_sets(str(tmp_path), validation_size=30)
 
 
+@pytest.mark.slow
 def test_unchanged_tutorial_script_runs_under_the_runner(tmp_path):
     make_mnist.write_idx(str(tmp_path / "MNIST_data"))
     script = tmp_path / "softmax.py"

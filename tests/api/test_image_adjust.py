@@ -78,6 +78,7 @@ def test_random_augmentations_check_their_ranges_as_tf():
             call()
 
 
+@pytest.mark.slow
 def test_random_augmentations_stay_in_their_range():
     tf.reset_default_graph()
     x = tf.constant(IMG[0])
@@ -117,6 +118,7 @@ def test_random_crop_takes_a_window_of_the_value():
             sess.run(too_big, {fed: value})                   # known when run: TF's Slice kernel check
 
 
+@pytest.mark.slow
 def test_sample_distorted_bounding_box_follows_its_constraints():
     tf.reset_default_graph()
     box = tf.constant([[[0.1, 0.2, 0.5, 0.6]]], tf.float32)
@@ -155,6 +157,7 @@ def test_sample_distorted_bounding_box_falls_back_to_the_whole_image():
         tf.image.sample_distorted_bounding_box([40, 50, 3], np.zeros([1, 0, 4], np.float32))
 
 
+@pytest.mark.slow
 def test_hue_and_saturation_gradients_match_finite_differences():
     tf.reset_default_graph()
     x0 = IMG[1, :2, :2]
@@ -176,6 +179,7 @@ with open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "image", "cr
     CROP = json.load(_f)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["bilinear_3x4", "bilinear_1x1", "nearest_3x4", "nearest_1x1"])
 def test_crop_and_resize_and_its_gradients_match_tf(key):
     tf.reset_default_graph()

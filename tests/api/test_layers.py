@@ -17,6 +17,7 @@ def _names(vs):
     return [v.name for v in vs]
 
 
+@pytest.mark.slow
 def test_dense_names_values_and_uniquification():
     x = tf.placeholder(tf.float32, [None, 5])
     h = tf.layers.dense(x, 4, activation=tf.nn.relu)
@@ -54,6 +55,7 @@ def test_function_api_name_and_reuse():
     assert _names(tf.trainable_variables())[2:] == ["net/dense/kernel:0", "net/dense/bias:0"]
 
 
+@pytest.mark.slow
 def test_dense_rank3_and_regularizers():
     x = tf.placeholder(tf.float32, [None, 4, 3])
     y = tf.layers.dense(x, 2, kernel_regularizer=lambda w: tf.reduce_sum(tf.abs(w)),
@@ -79,6 +81,7 @@ def _conv_ref(x, k, stride):
     return out
 
 
+@pytest.mark.slow
 def test_conv_pool_flatten():
     x = tf.placeholder(tf.float32, [None, 6, 6, 2])
     c = tf.layers.conv2d(x, 3, 3, bias_initializer=tf.constant_initializer(0.1))
@@ -101,6 +104,7 @@ def test_conv_pool_flatten():
         tf.layers.conv2d(x, 3, 3, padding="full")
 
 
+@pytest.mark.slow
 def test_conv_strides_and_same_padding():
     x = tf.placeholder(tf.float32, [1, 7, 7, 1])
     c = tf.layers.conv2d(x, 2, [3, 3], strides=2, padding="same", use_bias=False)
@@ -111,6 +115,7 @@ def test_conv_strides_and_same_padding():
     np.testing.assert_allclose(cv, _conv_ref(padded, k, 2), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_dropout_training_flag():
     x = tf.ones([100, 100])
     assert tf.layers.dropout(x, 0.5).op.type == "Identity"  # training=False: identity
@@ -149,6 +154,7 @@ def test_batch_normalization_training_and_updates():
     np.testing.assert_allclose(mv, 0.99 + 0.01 * xv.var(0), rtol=1e-4)  # 2-D: the biased variance
 
 
+@pytest.mark.slow
 def test_batch_normalization_inference_and_tensor_flag():
     x = tf.placeholder(tf.float32, [None, 2, 2, 3])
     training = tf.placeholder(tf.bool, [])
@@ -173,6 +179,7 @@ def test_batch_normalization_inference_and_tensor_flag():
     np.testing.assert_allclose(mv, 0.9 + 0.1 * v * 16 / 15, rtol=1e-4)  # 4-D (fused): unbiased
 
 
+@pytest.mark.slow
 def test_layers_train():
     """A small net of layers learns XOR-like data with the update ops as control dependencies."""
     tf.set_random_seed(1)
@@ -194,6 +201,7 @@ def test_layers_train():
         assert sess.run(loss, {x: xv, y: yv}) < first * 0.5
 
 
+@pytest.mark.slow
 def test_channels_first():
     x = tf.placeholder(tf.float32, [2, 3, 6, 6])
     c = tf.layers.conv2d(x, 4, 3, data_format="channels_first", padding="same")

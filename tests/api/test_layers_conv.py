@@ -5,6 +5,8 @@ import pytest
 
 import tinyflow as tf
 
+pytestmark = pytest.mark.slow  # every test here takes over a second (the fast subset: -m "not slow")
+
 RNG = np.random.RandomState(0)
 
 

@@ -20,6 +20,7 @@ def _nonzero_mean(per_elem, w=1.0):
     return (per_elem * w).sum() / (w != 0).sum()
 
 
+@pytest.mark.slow
 def test_regression_losses():
     err = PRED - LAB
     huber = np.where(np.abs(err) <= 1.0, 0.5 * err ** 2, np.abs(err) - 0.5)
@@ -57,6 +58,7 @@ def test_reductions():
         tf.losses.mean_squared_error(LAB, PRED, weights=np.ones((2, 3), np.float32))
 
 
+@pytest.mark.slow
 def test_log_hinge_sigmoid_cosine():
     labels = (R.rand(5, 2) > 0.5).astype(np.float32)
     logits = R.randn(5, 2).astype(np.float32)
@@ -81,6 +83,7 @@ def _xent(labels, logits):
     return -(labels * logp).sum(-1)
 
 
+@pytest.mark.slow
 def test_softmax_losses():
     logits = R.randn(4, 3).astype(np.float32)
     ids = np.array([0, 2, 1, 2], np.int32)
@@ -108,6 +111,7 @@ def test_gradient_of_weighted_loss():
     np.testing.assert_allclose(g, 2 * (PRED - LAB) * W / 9, rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_total_and_regularization_losses():
     assert _eval(tf.losses.get_regularization_loss()) == 0.0
     tf.get_variable("w", [2], initializer=tf.ones_initializer(), regularizer=lambda v: tf.reduce_sum(v) * 0.5)

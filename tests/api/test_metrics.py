@@ -4,6 +4,8 @@ import pytest
 
 import tinyflow as tf
 
+pytestmark = pytest.mark.slow  # every test here takes over a second (the fast subset: -m "not slow")
+
 
 def _session():
     sess = tf.Session()

@@ -139,6 +139,7 @@ def test_trajectory_matches_tf_formula(case):
             np.testing.assert_allclose(sess.run(opt.get_slot(w, slot)), state[slot], rtol=2e-5, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_adam_beta_powers_and_global_step():
     w = tf.Variable(W0, name="w")
     loss = tf.reduce_sum(w * w)

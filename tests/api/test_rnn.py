@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import tinyflow as tf
 
@@ -37,6 +38,7 @@ def _run(fetches, x, feed=X, dtype=tf.float64):
     return sess, sess.run(fetches, {x: feed.astype(dtype.as_numpy_dtype)})
 
 
+@pytest.mark.slow
 def test_dynamic_rnn_lstm_matches_numpy_and_tf_names():
     x = tf.placeholder(tf.float64, [None, T, D])
     out, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(H), x, dtype=tf.float64)
@@ -53,6 +55,7 @@ def test_dynamic_rnn_lstm_matches_numpy_and_tf_names():
     np.testing.assert_allclose(h, hh, rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_gru_cell_matches_numpy_and_names():
     x = tf.placeholder(tf.float64, [B, T, D])
     out, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(H), x, dtype=tf.float64, time_major=False)
@@ -69,6 +72,7 @@ def test_gru_cell_matches_numpy_and_names():
     np.testing.assert_allclose(s, hh, rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_static_rnn_shares_weights_with_dynamic_rnn():
     x = tf.placeholder(tf.float64, [B, T, D])
     cell = tf.nn.rnn_cell.BasicRNNCell(H)
@@ -81,6 +85,7 @@ def test_static_rnn_shares_weights_with_dynamic_rnn():
     np.testing.assert_allclose(ds, ss, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_sequence_length_zeroes_outputs_and_keeps_the_last_state():
     lengths = np.array([4, 2, 1])
     x = tf.placeholder(tf.float64, [B, T, D])
@@ -97,6 +102,7 @@ def test_sequence_length_zeroes_outputs_and_keeps_the_last_state():
         np.testing.assert_allclose(c[row], cc[0], rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_dynamic_rnn_gradient_matches_finite_differences():
     x = tf.placeholder(tf.float64, [2, 3, D])
     cell = tf.nn.rnn_cell.LSTMCell(3, use_peepholes=True, num_proj=2, cell_clip=5.0,
@@ -148,6 +154,7 @@ def test_multi_rnn_cell_names_and_state_structure():
     assert zero[0].c.shape.as_list() == [None, 4] and zero[1].shape.as_list() == [None, 3]
 
 
+@pytest.mark.slow
 def test_dropout_wrapper_scales_kept_outputs():
     x = tf.placeholder(tf.float32, [B, D])
     inner = tf.nn.rnn_cell.BasicRNNCell(50)
@@ -159,6 +166,7 @@ def test_dropout_wrapper_scales_kept_outputs():
     np.testing.assert_allclose(d[kept], 2 * p[kept], rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_bidirectional_dynamic_rnn_backward_is_the_cell_on_reversed_sequences():
     lengths = np.array([4, 3, 2])
     x = tf.placeholder(tf.float64, [B, T, D])
@@ -178,6 +186,7 @@ def test_bidirectional_dynamic_rnn_backward_is_the_cell_on_reversed_sequences():
         np.testing.assert_allclose(b_state[row], h, rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_lstm_classifier_trains():
     """A sequence task an LSTM must remember across steps: is the first element positive?"""
     rng = np.random.RandomState(0)
@@ -197,6 +206,7 @@ def test_lstm_classifier_trains():
     assert sess.run(acc, {x: xs, y: ys}) > 0.95
 
 
+@pytest.mark.slow
 def test_contrib_fully_connected_and_regularizers():
     x = tf.placeholder(tf.float32, [None, 3])
     out = tf.contrib.layers.fully_connected(x, 2, weights_regularizer=tf.contrib.layers.l2_regularizer(0.5))
@@ -219,6 +229,7 @@ def test_partly_known_shape_arguments_give_partly_known_shapes():
     assert tf.fill(tf.shape(x), 1.0).shape.as_list() == [None, 784]
 
 
+@pytest.mark.slow
 def test_runner_resolves_tensorflow_contrib(tmp_path):
     script = tmp_path / "uses_contrib.py"
     script.write_text("import tensorflow as tf\nfrom tensorflow.contrib import rnn\n"

@@ -57,6 +57,7 @@ def test_cosine_decay():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.slow
 def test_clip_by_norm_and_global_norm():
     r = np.random.RandomState(0)
     a, b = r.randn(3, 4).astype(np.float32), r.randn(5).astype(np.float32)
@@ -104,6 +105,7 @@ def _sgdr(s, first=4, t_mul=2.0, m_mul=0.5, alpha=0.0):
     return 0.1 * ((1 - alpha) * 0.5 * m_mul ** i * (1 + math.cos(math.pi * frac)) + alpha)
 
 
+@pytest.mark.slow
 def test_cosine_decay_restarts_and_linear_cosine():
     steps = [0, 1, 3, 4, 5, 11, 12, 13]
     _, got = _values(lambda s: tf.train.cosine_decay_restarts(0.1, s, 4, m_mul=0.5), steps)

@@ -187,6 +187,7 @@ def write_csvs(directory, rng):
     return files
 
 
+@pytest.mark.slow
 def test_classic_csv_pipeline_trains_a_linear_model(graph, tmp_path):
     files = write_csvs(str(tmp_path), np.random.RandomState(0))
     fq = tf.train.string_input_producer(files, num_epochs=30, shuffle=True, seed=1)

@@ -50,6 +50,7 @@ def test_checkpoint_state_and_latest_of_tf_files():
     assert names["conv/w/Adam_1"] == [3, 3, 1, 4] and names["beta1_power"] == [] and "global_step" in names
 
 
+@pytest.mark.slow
 def test_restore_tf_checkpoint_and_resume_with_tfs_losses():
     x, y, probs, loss, train_op = convnet()
     xs, ys, x_test = data()
@@ -62,6 +63,7 @@ def test_restore_tf_checkpoint_and_resume_with_tfs_losses():
     np.testing.assert_allclose(losses, want["next_losses"], rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_saver_writes_tf_format_by_default_and_roundtrips(tmp_path):
     x, y, probs, loss, train_op = convnet()
     xs, ys, _ = data()
@@ -141,6 +143,7 @@ def test_saver_deletes_old_tf_checkpoints(tmp_path):
     shutil.rmtree(tmp_path)
 
 
+@pytest.mark.slow
 def test_import_tinyflow_stays_light():
     """TF's protobufs and crc32c load only when a TF file is read or written."""
     import subprocess

@@ -13,6 +13,7 @@ pytest.importorskip("hypothesis", reason="the fuzz tests need hypothesis (the te
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 255)), min_size=1, max_size=4),
        st.booleans(), st.integers(0, 400))
@@ -34,6 +35,7 @@ def test_fuzz_bundle_reader(tmp_path_factory, edits, in_data, cut):
         pass
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(st.dictionaries(st.text(min_size=1, max_size=12).filter(lambda s: not s.startswith("\x00")),
                        st.integers(0, 3), min_size=1, max_size=6))

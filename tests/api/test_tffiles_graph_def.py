@@ -53,6 +53,7 @@ def test_read_graph_def_detects_text_or_binary(tmp_path):
         read_graph_def(str(bad))
 
 
+@pytest.mark.slow
 def test_tinyflow_graph_roundtrip_through_graph_def_and_freeze(tmp_path):
     x, y, probs, loss, train_op = convnet()
     xs, ys, x_test = data()

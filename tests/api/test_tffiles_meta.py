@@ -2,6 +2,7 @@
 import os
 
 import numpy as np
+import pytest
 
 import tinyflow as tf
 from tffiles_model import FIX, convnet, data, expected
@@ -9,6 +10,7 @@ from tffiles_model import FIX, convnet, data, expected
 PREFIX = os.path.join(FIX, "convnet", "model.ckpt-5")
 
 
+@pytest.mark.slow
 def test_tf_meta_graph_restores_and_resumes_training_with_tfs_losses():
     saver = tf.train.import_meta_graph(PREFIX + ".meta")
     g = tf.get_default_graph()
@@ -40,6 +42,7 @@ def test_tf_meta_graph_under_an_import_scope():
         np.testing.assert_allclose(sess.run("m/probs:0", {"m/x:0": x_test}), expected()["probs"], rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_saver_writes_a_binary_meta_graph_def(tmp_path):
     x, y, probs, loss, train_op = convnet()
     tf.add_to_collection("train_op", train_op)

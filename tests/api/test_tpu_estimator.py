@@ -54,6 +54,7 @@ def _run(model_dir):
     return est, ev, preds, seen
 
 
+@pytest.mark.slow
 def test_trains_evaluates_and_predicts_as_tf(tmp_path):
     est, ev, preds, seen = _run(str(tmp_path))
     assert seen == TF["seen"]   # params: batch size by mode; use_tpu for the model_fn only

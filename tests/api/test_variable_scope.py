@@ -84,6 +84,7 @@ def test_reenter_scope_object_and_default_names():
             assert s.name == "b/dense"
 
 
+@pytest.mark.slow
 def test_initializers_dtypes_and_values():
     with tf.variable_scope("s", initializer=tf.constant_initializer(2.0)):
         a = tf.get_variable("a", [2])

@@ -9,6 +9,8 @@ import sys
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow  # every test here takes over a second (the fast subset: -m "not slow")
+
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dp_worker.py")
 
 

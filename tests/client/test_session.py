@@ -224,6 +224,7 @@ def test_lowered_source_one_line_per_op():
         assert "exponential" in low.hlo
 
 
+@pytest.mark.slow
 def test_runner_aliases_tensorflow(tmp_path):
     import subprocess
     import sys

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every test here takes over a second (the fast subset: -m "not slow")
+
 ROOT = os.path.dirname(_TESTS)
 
 SCRIPT = r'''

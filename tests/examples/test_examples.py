@@ -27,6 +27,7 @@ def _run_example(name, *args):
     return p.stdout
 
 
+@pytest.mark.slow
 def test_mnist_softmax_reaches_accuracy():
     out = _run_example("mnist_softmax.py", "--epochs", "3")
     assert len(re.findall(r"^epoch +\d+/3 ", out, re.M)) == 3  # a progress line per epoch
@@ -68,6 +69,7 @@ def test_digits_split_and_batches():
     assert x.shape == (7, 64) and y.shape == (7,)
 
 
+@pytest.mark.slow
 def test_lstm_example_trains_writes_summaries_and_saves(tmp_path):
     out = _run_example("lstm.py", "--epochs", "2", "--logdir", str(tmp_path))
     assert len(re.findall(r"^epoch +\d+/2  loss [0-9.]+  train accuracy [0-9.]+$", out, re.M)) == 2

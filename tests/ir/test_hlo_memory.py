@@ -151,6 +151,7 @@ def _train_graph(width=64, layers=3, batch=32):
     return loss, train, {x: rng.randn(batch, width).astype(np.float32)}
 
 
+@pytest.mark.slow
 def test_fused_plan_reaches_xlas_temp():
     """The Session's own executable: tinyflow's plan of its buffers within 5% of XLA's temp (XLA CPU: equal)."""
     with tf.Graph().as_default():
@@ -177,6 +178,7 @@ def _first_fit(intervals):
     return offsets
 
 
+@pytest.mark.slow
 def test_registered_planner_is_run_proved_and_printed(monkeypatch):
     monkeypatch.setattr(memory_pass, "PLANNERS", {})
     seen = []
@@ -200,6 +202,7 @@ def test_registered_planner_is_run_proved_and_printed(monkeypatch):
     assert "first_fit_test" in str(r)
 
 
+@pytest.mark.slow
 def test_a_registered_planner_that_overlaps_is_not_verified(monkeypatch):
     monkeypatch.setattr(memory_pass, "PLANNERS", {})
     memory_pass.register_planner("all_at_zero", lambda intervals: [0] * len(intervals))
@@ -229,6 +232,7 @@ def test_planner_interface_errors(monkeypatch):
         hlo_memory.plan_hlo("HloModule empty")
 
 
+@pytest.mark.slow
 def test_example_best_fit_planner_beats_nothing_worse_than_naive():
     spec = importlib.util.spec_from_file_location("best_fit_planner",
                                                   os.path.join(ROOT, "examples", "passes", "best_fit_planner.py"))

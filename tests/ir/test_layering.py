@@ -3,15 +3,19 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import layers  # noqa: E402
 
 
+@pytest.mark.slow
 def test_no_module_imports_a_layer_to_its_right():
     assert layers.violations(layers.graph_of_imports()) == []
 
 
+@pytest.mark.slow
 def test_no_cycle_between_layers():
     assert layers.layer_cycles(layers.graph_of_imports()) == []
 
@@ -54,6 +58,7 @@ def test_graph_and_passes_run_without_jax():
     assert out.stdout.strip() == "ok"
 
 
+@pytest.mark.slow
 def test_import_leaves_the_garbage_collector_as_it_found_it():
     """`import tinyflow` pauses the cyclic GC while it runs and freezes what it built; the
     process's own setting (on or off) comes back, also when the import fails."""
@@ -75,6 +80,7 @@ def test_import_leaves_the_garbage_collector_as_it_found_it():
             assert out[-1] == want, (setting, mode, out)
 
 
+@pytest.mark.slow
 def test_no_module_cycle_but_the_declared_one():
     assert layers.module_cycles(layers.graph_of_imports()) == []
 

@@ -138,6 +138,7 @@ def _train_graph():
     return w, loss, train, feeds
 
 
+@pytest.mark.slow
 def test_memory_report_of_a_training_step():
     w, loss, train, feeds = _train_graph()
     with tf.Session() as sess:

@@ -115,6 +115,7 @@ def test_dynamic_rnn_says_the_budget_is_out_of_reach():
     assert plan.predicted_peak_bytes == min(c[1] for c in plan.candidates) <= plain
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS + list(MODELS))
 def test_prediction_is_the_sessions_planned_arena(kind):
     """Built with an unknown batch and planned for feed_shapes, the predicted arena (with the chosen

@@ -94,6 +94,7 @@ def test_second_order_through_recompute():
         np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_minimize_with_checkpoints_trains_the_same():
     losses = []
     for ck in (None, "sqrt"):
@@ -150,6 +151,7 @@ def _train_step(layers, width, batch, checkpoints):
         return g, sess, x, loss, train, xv
 
 
+@pytest.mark.slow
 def test_recompute_survives_into_xla():
     """XLA keeps the recomputed matmuls (more dots in the optimized HLO) and needs fewer temp bytes."""
     dots, temp = {}, {}
@@ -165,6 +167,7 @@ def test_recompute_survives_into_xla():
     assert temp["sqrt"] < 0.7 * temp[None], temp
 
 
+@pytest.mark.slow
 def test_memory_report_shows_recompute_flops():
     g, sess, x, loss, train, xv = _train_step(8, 16, 32, "sqrt")
     with g.as_default():
@@ -178,6 +181,7 @@ def test_memory_report_shows_recompute_flops():
     assert "extra GFLOPs" in str(report)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["greedy", "milp"])
 def test_plan_recompute_respects_budget(solver):
     if solver == "milp":

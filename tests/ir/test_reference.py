@@ -22,6 +22,7 @@ def test_concrete_shapes_follow_the_feeds():
     assert shapes[tf.get_default_graph().get_tensor_by_name("Tanh:0")] == ((5, 3), np.dtype(np.float32))
 
 
+@pytest.mark.slow
 def test_executed_plan_equals_the_jitted_function():
     x = tf.placeholder(tf.float32, [None, 4])
     logits = tf.matmul(x, tf.constant(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)))
@@ -40,6 +41,7 @@ def test_executed_plan_equals_the_jitted_function():
     assert reference.verify(lowered, plan, args)
 
 
+@pytest.mark.slow
 def test_variable_updates_stay_outside_the_arena():
     x = tf.placeholder(tf.float32, [4, 2])
     w = tf.Variable(np.ones((2, 2), np.float32))
@@ -71,6 +73,7 @@ def _broken(plan_buffers_planner):
         return lowered, args, plan_for(lowered, args, planner=plan_buffers_planner, inplace=False), (a, b)
 
 
+@pytest.mark.slow
 def test_a_plan_sharing_live_storage_is_caught():
     def overlap_a_and_b(buffers):
         offs, top = [], 0

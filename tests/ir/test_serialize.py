@@ -80,6 +80,7 @@ def test_training_step_round_trip():
     np.testing.assert_array_equal(results[0][1], results[1][1])
 
 
+@pytest.mark.slow
 def test_control_flow_round_trip():
     x = tf.placeholder(tf.float32, [], name="x")
     y = tf.cond(x > 0, lambda: x * 2.0, lambda: x - 1.0)
@@ -103,6 +104,7 @@ def test_write_graph(tmp_path):
 CONFORMANCE = "/work/shared/conformance/scripts"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.isdir(CONFORMANCE), reason="shared conformance scripts not available")
 @pytest.mark.parametrize("script", ["p02_variables", "p04_softmax_regression", "p05_mlp_adam", "p06_cnn",
                                     "p07_errors"])

@@ -31,6 +31,7 @@ def _losses(split, monkeypatch):
     return out, weights, low
 
 
+@pytest.mark.slow
 def test_a_split_training_step_gives_the_same_losses_and_variables(monkeypatch):
     whole, w_whole, low_whole = _losses(0, monkeypatch)
     parts, w_parts, low = _losses(10, monkeypatch)
@@ -44,6 +45,7 @@ def test_a_split_training_step_gives_the_same_losses_and_variables(monkeypatch):
         np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_equal_parts_and_what_a_split_fetch_set_cannot_give(monkeypatch):
     monkeypatch.setattr(pipeline, "SPLIT_STEPS", 35)
     x = tf.placeholder(tf.float32, [2], name="x")

@@ -12,6 +12,7 @@ def _run(fetches, feed=None):
         return s.run(fetches, feed)
 
 
+@pytest.mark.slow
 def test_getitem_matches_numpy():
     x = tf.constant(X)
     i = tf.placeholder(tf.int32, [])
@@ -151,6 +152,7 @@ def test_where_forms():
     np.testing.assert_array_equal(_run(rows), [[1] * 3, [0] * 3])
 
 
+@pytest.mark.slow
 def test_cumsum_reverse_linspace_eye():
     x = tf.constant([1.0, 2.0, 3.0])
     got = _run([tf.cumsum(x, exclusive=True), tf.cumsum(x, reverse=True), tf.reverse_v2(x, [0]),
@@ -177,6 +179,7 @@ def test_tensordot_einsum_shapes():
         tf.tensordot(a, b, [[1], [0, 1]])
 
 
+@pytest.mark.slow
 def test_boolean_mask_and_broadcast_to():
     x = tf.constant(X)
     m = tf.boolean_mask(x, [[True, False, True], [False, False, True]])

@@ -135,6 +135,7 @@ def test_check_numerics_and_its_gradient():
         tf.check_numerics(tf.constant([1, 2]), "ints")
 
 
+@pytest.mark.slow
 def test_verify_tensor_all_finite_and_add_check_numerics_ops():
     x = tf.placeholder(tf.float32, [2])
     y = tf.verify_tensor_all_finite(x * 2.0, "doubled")
@@ -149,6 +150,7 @@ def test_verify_tensor_all_finite_and_add_check_numerics_ops():
         sess.run([z, everything], {x: [-1.0, 2.0]})
 
 
+@pytest.mark.slow
 def test_gather_index_out_of_range_raises_and_keeps_the_table():
     table = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2))
     ids = tf.placeholder(tf.int32, [None, 2])
@@ -164,6 +166,7 @@ def test_gather_index_out_of_range_raises_and_keeps_the_table():
     np.testing.assert_array_equal(sess.run(table), before)
 
 
+@pytest.mark.slow
 def test_gather_nd_and_constant_indices_out_of_range():
     params = tf.constant(np.arange(6.0).reshape(3, 2))
     sess = _session()
@@ -187,6 +190,7 @@ def test_sparse_softmax_cross_entropy_label_out_of_range():
         sess.run(loss, {logits: np.zeros((2, 3)), labels: [0, 3]})
 
 
+@pytest.mark.slow
 def test_checks_appear_in_the_generated_source_and_plans_verify():
     table = tf.Variable(np.ones((4, 3), np.float32))
     ids = tf.placeholder(tf.int32, [None])

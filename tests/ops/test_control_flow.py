@@ -28,6 +28,7 @@ def _fd(sess, loss, x, feed, x0, eps=1e-6):
     return num
 
 
+@pytest.mark.slow
 def test_cond_picks_branch_and_differentiates_captured_and_variables():
     x = tf.placeholder(tf.float64, [3], name="x")
     p = tf.placeholder(tf.bool, [], name="p")
@@ -89,6 +90,7 @@ def test_cond_errors():
         tf.cond(p, x, lambda: x)
 
 
+@pytest.mark.slow
 def test_case_and_switch_case():
     x = tf.placeholder(tf.float64, [3])
     k = tf.placeholder(tf.int32, [])
@@ -105,6 +107,7 @@ def test_case_and_switch_case():
         np.testing.assert_allclose(sess.run(nodefault, {x: XV, k: 5}), XV * 10)  # last fn is the default
 
 
+@pytest.mark.slow
 def test_while_loop_values_and_gradients():
     x = tf.placeholder(tf.float64, [3])
     w = tf.Variable(np.array([0.5, 1.0, -2.0]))
@@ -187,6 +190,7 @@ def test_variables_created_in_a_body_are_lifted_out():
         assert sess.run(c) == pytest.approx(6.0)
 
 
+@pytest.mark.slow
 def test_map_fn_scan_fold():
     x = tf.placeholder(tf.float64, [4, 3])
     dyn = tf.placeholder(tf.float64, [None, 3])
@@ -217,6 +221,7 @@ def test_map_fn_scan_fold():
         np.testing.assert_allclose(gd, 2 * xv, rtol=1e-6)
 
 
+@pytest.mark.slow
 def test_training_through_while_loop_reduces_loss():
     rng = np.random.RandomState(1)
     xs = rng.randn(5, 8, 2)  # 5 steps, batch 8; target: the same recurrence with w = [1, -1]
@@ -238,6 +243,7 @@ def test_training_through_while_loop_reduces_loss():
         np.testing.assert_allclose(sess.run(w), [[1.0], [-1.0]], atol=0.05)
 
 
+@pytest.mark.slow
 def test_tensor_array_in_while_loop():
     x = tf.placeholder(tf.float64, [4, 3])
     rows = tf.TensorArray(tf.float64, size=4).unstack(x)
@@ -261,6 +267,7 @@ def test_tensor_array_in_while_loop():
         np.testing.assert_allclose(sess.run(g, {x: xv}), _fd(sess, loss, x, {x: xv}, xv), rtol=1e-5)
 
 
+@pytest.mark.slow
 def test_nested_control_flow_gradients():
     x = tf.placeholder(tf.float64, [3])
 

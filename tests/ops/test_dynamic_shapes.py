@@ -21,6 +21,7 @@ def _lowered(fetches, feeds):
         return sess.lowered(fetches, feeds)
 
 
+@pytest.mark.slow
 def test_boolean_mask_forms_vs_numpy():
     rng = np.random.RandomState(0)
     x = tf.placeholder(tf.float32, [None, 3, 2])
@@ -69,6 +70,7 @@ def test_unique_and_unique_with_counts_vs_numpy():
     assert got_idx.dtype == np.int32 and got_uc.count.dtype == np.int64
 
 
+@pytest.mark.slow
 def test_dynamic_partition_stitch_and_gradient():
     d = tf.placeholder(tf.float64, [None, 2])
     p = tf.placeholder(tf.int32, [None])
@@ -93,6 +95,7 @@ def test_dynamic_partition_stitch_and_gradient():
                                       [[-1, -1], dv[0], [0, 0], dv[1]])
 
 
+@pytest.mark.slow
 def test_slices_with_run_time_bounds():
     x = tf.placeholder(tf.float32, [None, 4])
     i = tf.placeholder(tf.int32, [])
@@ -122,6 +125,7 @@ def test_range_with_a_fed_limit_and_sequence_mask():
         np.testing.assert_array_equal(sess.run(mask, {lengths: lv}), np.arange(3)[None, :] < lv[:, None])
 
 
+@pytest.mark.slow
 def test_bincount_of_a_run_time_input():
     arr = tf.placeholder(tf.int32, [None])
     w = tf.placeholder(tf.float32, [None])
@@ -191,6 +195,7 @@ def _adam_reference(w0, b0, batches, lr=0.0625):
     return [np.asarray(p) for p in params], losses
 
 
+@pytest.mark.slow
 def test_masked_loss_training_with_adam_matches_jax():
     rng = np.random.RandomState(3)
     T, F = 5, 3
@@ -267,6 +272,7 @@ def test_source_errors_and_single_jit_unchanged():
             sess.run(c, {x: [1.0]})
 
 
+@pytest.mark.slow
 def test_segment_ops_with_run_time_ids():
     d = tf.placeholder(tf.float64, [None, 2])
     ids = tf.placeholder(tf.int32, [None])

@@ -6,6 +6,7 @@ import pytest
 import tinyflow as tf
 
 
+@pytest.mark.slow
 def test_dropout_with_bool_placeholder_keeps_shape_into_conv2d():
     tf.reset_default_graph()
     x = tf.placeholder(tf.float32, [None, 8, 8, 1])
@@ -48,6 +49,7 @@ def test_cond_output_shape_from_both_branches():
     assert out.shape.as_list() == [2, 3]
 
 
+@pytest.mark.slow
 def test_nn_dropout_and_batch_normalization_keep_shape_with_placeholders():
     tf.reset_default_graph()
     x = tf.placeholder("float", [None, 4, 4, 1])

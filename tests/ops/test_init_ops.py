@@ -26,6 +26,7 @@ def test_constant_zeros_ones_identity():
         tf.constant_initializer({"a": 1})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("init,mean,std,lo,hi", [
     (tf.random_normal_initializer(1.0, 2.0, seed=1), 1.0, 2.0, None, None),
     (tf.truncated_normal_initializer(0.0, 1.0, seed=2), 0.0, 0.8796, -2.0, 2.0),
@@ -46,6 +47,7 @@ def test_compute_fans():
     assert _compute_fans([3, 3, 4, 8]) == (36, 72)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode,distribution", [("fan_in", "truncated_normal"), ("fan_out", "untruncated_normal"),
                                                ("fan_avg", "uniform"), ("fan_in", "normal")])
 def test_variance_scaling(mode, distribution):
@@ -61,6 +63,7 @@ def test_variance_scaling(mode, distribution):
         assert np.abs(v).max() <= 2 * math.sqrt(2.0 / n) / 0.87962566103423978
 
 
+@pytest.mark.slow
 def test_glorot():
     v = _value(tf.glorot_uniform_initializer(seed=5), [200, 300])
     limit = math.sqrt(6 / 500)
@@ -80,6 +83,7 @@ def test_variance_scaling_errors():
         tf.random_normal_initializer(dtype=tf.int32)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", [[6, 4], [4, 6], [2, 3, 4]])
 def test_orthogonal(shape):
     v = _value(tf.orthogonal_initializer(gain=1.5, seed=7), shape, tf.float64).reshape(-1, shape[-1])
@@ -91,6 +95,7 @@ def test_orthogonal(shape):
         tf.orthogonal_initializer()([3])
 
 
+@pytest.mark.slow
 def test_config_and_get_variable_use():
     init = tf.random_uniform_initializer(-2, 2, seed=9)
     assert init.get_config() == {"minval": -2, "maxval": 2, "seed": 9, "dtype": "float32"}
@@ -105,6 +110,7 @@ def test_config_and_get_variable_use():
     assert wv.tolist() == [0, 0, 0]
 
 
+@pytest.mark.slow
 def test_seeded_initializer_repeats_in_rebuilt_graph():
     vals = []
     for _ in range(2):

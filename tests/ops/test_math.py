@@ -50,6 +50,7 @@ def test_truediv_of_integers_is_float():
     np.testing.assert_allclose(run(tf.constant([7, -7]) / 2), [3.5, -3.5])
 
 
+@pytest.mark.slow
 def test_floor_division_and_mod_follow_python():
     iv, jv = np.array([7, -7, 7, -7], np.int32), np.array([2, 2, -2, -2], np.int32)
     i, j = tf.constant(iv), tf.constant(jv)
@@ -84,6 +85,7 @@ def test_float_only_ops_reject_integers_and_logic_needs_bool():
         tf.constant([1.0]) < tf.constant([True])
 
 
+@pytest.mark.slow
 def test_casts():
     f = tf.constant([1.7, -1.7, 2.5, -0.5])
     out = run([tf.cast(f, tf.int32), tf.cast(f, tf.int64), tf.to_int32(f), tf.to_int64(f), tf.to_double(f),
@@ -119,6 +121,7 @@ def test_round_is_half_to_even_and_keeps_integers():
 
 
 # ---- Python operators ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_every_python_operator():
     a, b = np.array([[1.5, -2.0], [3.0, 0.5]], np.float32), np.array([[2.0, 1.0], [-1.0, 4.0]], np.float32)
     x, y = tf.constant(a), tf.constant(b)
@@ -197,6 +200,7 @@ def test_batch_matmul_values():
 
 
 # ---- reductions ---------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_reduction_argument_spellings():
     a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     x = tf.constant(a)
@@ -222,6 +226,7 @@ def test_reduction_argument_spellings():
         tf.reduce_sum(x, axis=3)
 
 
+@pytest.mark.slow
 def test_integer_and_bool_reductions_keep_dtypes():
     i = tf.constant([[1, 2], [3, 5]])
     b = tf.constant([[True, False], [True, True]])
@@ -235,6 +240,7 @@ def test_integer_and_bool_reductions_keep_dtypes():
     assert out[5] == 30
 
 
+@pytest.mark.slow
 def test_argmax_argmin_and_count_nonzero():
     a = np.array([[1, 9, 3], [7, 2, 8]], np.float32)
     x = tf.constant(a)
@@ -254,6 +260,7 @@ def test_argmax_argmin_and_count_nonzero():
         tf.argmax(x, output_type=tf.float32)
 
 
+@pytest.mark.slow
 def test_reduce_logsumexp_is_stable():
     a = np.array([[1000.0, 1000.0], [-1000.0, -999.0]], np.float32)
     out = run([tf.reduce_logsumexp(tf.constant(a), axis=1), tf.reduce_logsumexp(tf.constant([-np.inf, -np.inf]))])
@@ -320,6 +327,7 @@ def test_integer_shape_arithmetic_is_known_at_build_time():
     assert tf.reshape(x, [p * 2, -1]).shape.as_list() == [None, None]  # run-time values stay unknown
 
 
+@pytest.mark.slow
 def test_linalg_namespace_and_norm_arguments():
     a = np.array([[2.0, 1.0], [0.5, 3.0]], np.float32)
     x = tf.constant(a)

@@ -88,6 +88,7 @@ def test_segment_ops_need_constant_sorted_ids():
         tf.segment_mean(data, [-1, 0, 0])
 
 
+@pytest.mark.slow
 def test_segment_ops_values_and_empty_segments():
     data = np.array([[1, -2], [3, 4], [5, 6], [-7, 8]], np.int32)
     ids = [0, 0, 2, 2]
@@ -106,6 +107,7 @@ def test_segment_ops_values_and_empty_segments():
     assert all(o.dtype == np.int32 for o in out)
 
 
+@pytest.mark.slow
 def test_segment_max_gradient_splits_ties():
     x = tf.constant([2.0, 2.0, 1.0, 5.0])
     y = tf.segment_max(x, [0, 0, 0, 1])
@@ -114,6 +116,7 @@ def test_segment_max_gradient_splits_ties():
         np.testing.assert_allclose(sess.run(g), [0.5, 0.5, 0, 1])
 
 
+@pytest.mark.slow
 def test_unsorted_segment_sum_gradient_drops_negative_ids():
     x = tf.constant([1.0, 2.0, 3.0])
     y = tf.unsorted_segment_sum(x, tf.constant([0, -1, 1]), 2)
@@ -121,6 +124,7 @@ def test_unsorted_segment_sum_gradient_drops_negative_ids():
         np.testing.assert_array_equal(sess.run(tf.gradients(y * [3.0, 4.0], x)[0]), [3, 0, 4])
 
 
+@pytest.mark.slow
 def test_bincount_lengths_and_errors():
     arr = tf.placeholder(tf.int32, [None])
     assert tf.bincount(arr).shape.as_list() == [None]   # a run-time length: tests/test_dynamic_shapes.py
@@ -187,6 +191,7 @@ IMG = R.rand(2, 6, 9, 2).astype(np.float32)
 CASES = [([11, 4], False), ([3, 13], False), ([6, 9], True), ([4, 5], True), ([1, 1], True), ([12, 18], False)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size,align", CASES)
 def test_resize_matches_tf1_formula(size, align):
     x = tf.constant(IMG)
@@ -212,6 +217,7 @@ def test_resize_legacy_sampling_is_not_half_pixel():
     np.testing.assert_allclose(half[0], [0, 0.25, 0.75, 1])
 
 
+@pytest.mark.slow
 def test_resize_images_dtypes_and_shapes():
     u8 = (IMG[0] * 255).astype(np.uint8)
     same = tf.image.resize_images(u8, [6, 9])
@@ -260,6 +266,7 @@ def test_resize_gradient_is_the_adjoint(name, np_resize):
 
 
 # ---- the other tf.image helpers -------------------------------------------------------------------
+@pytest.mark.slow
 def test_random_flip_is_seeded_and_per_image():
     x = tf.constant(np.arange(2 * 1 * 3 * 1, dtype=np.float32).reshape(2, 1, 3, 1))
     y = tf.image.random_flip_left_right(x, seed=5)
@@ -302,6 +309,7 @@ def test_convert_image_dtype():
         tf.image.convert_image_dtype(u8, tf.bool)
 
 
+@pytest.mark.slow
 def test_per_image_standardization_uniform_and_uint8():
     flat = np.full((2, 2, 1), 3.0, np.float32)
     u8 = (IMG[0] * 255).astype(np.uint8)
@@ -328,6 +336,7 @@ def test_crop_and_pad_errors():
         tf.image.flip_left_right(IMG[0, 0])
 
 
+@pytest.mark.slow
 def test_crop_or_pad_with_unknown_size():
     x = tf.placeholder(tf.float32, [None, None, 2])
     y = tf.image.resize_image_with_crop_or_pad(x, 4, 5)

@@ -106,6 +106,7 @@ def test_bias_add_checks_the_channel_dimension():
 
 
 # ---- activations and losses ------------------------------------------------------------------------
+@pytest.mark.slow
 def test_leaky_relu_default_alpha_and_stable_losses():
     np.testing.assert_allclose(run(tf.nn.leaky_relu(tf.constant([-1.0, 2.0]))), [-0.2, 2.0])
     big = tf.constant([[1000.0, -1000.0, 0.0]])
@@ -157,6 +158,7 @@ def test_sigmoid_cross_entropy_shape_error():
         tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.zeros([3]), logits=tf.zeros([2, 3]))
 
 
+@pytest.mark.slow
 def test_moments_and_l2():
     x = np.random.RandomState(0).randn(4, 3)
     mean, var = tf.nn.moments(tf.constant(x), axes=[0], keep_dims=True)
@@ -175,6 +177,7 @@ def test_dropout_keep_prob_one_is_the_identity():
     assert tf.nn.dropout(x, rate=0.0) is x
 
 
+@pytest.mark.slow
 def test_dropout_statistics_and_scaling():
     x = tf.ones([200, 500])
     y = tf.nn.dropout(x, keep_prob=0.7)
@@ -188,6 +191,7 @@ def test_dropout_statistics_and_scaling():
     assert (a != b).any()  # a new mask each run
 
 
+@pytest.mark.slow
 def test_dropout_noise_shape_seed_and_tensor_keep_prob():
     tf.set_random_seed(1)
     x = tf.ones([50, 4])
@@ -224,6 +228,7 @@ def test_top_k_values_indices_and_ties():
         tf.nn.top_k(x, 5)
 
 
+@pytest.mark.slow
 def test_in_top_k():
     p = tf.constant([[0.1, 0.9, 0.5], [0.3, 0.3, 0.1]])
     got = run(tf.nn.in_top_k(p, tf.constant([2, 0], tf.int64), 1))
@@ -244,6 +249,7 @@ def test_embedding_lookup_single_table_and_gradient():
     np.testing.assert_array_equal(np.asarray(gv)[:, 0], [1, 0, 1, 0, 0, 2])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(tf, "concat"), reason="needs tf.concat (array ops)")
 @pytest.mark.parametrize("strategy", ["mod", "div"])
 def test_embedding_lookup_sharded(strategy):
@@ -261,6 +267,7 @@ def test_max_pool_gradient_goes_to_the_first_of_tied_maxima():
 
 
 # ---- candidate sampling ----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_unique_sampler_draws_distinct_ids_and_reports_expected_counts():
     labels = tf.constant([[0], [4]], tf.int64)
     ids, true_count, sampled_count = tf.nn.log_uniform_candidate_sampler(labels, 1, 5, True, 6, seed=3)
@@ -276,6 +283,7 @@ def test_unique_sampler_draws_distinct_ids_and_reports_expected_counts():
         tf.nn.uniform_candidate_sampler(labels, 1, 9, True, 8)
 
 
+@pytest.mark.slow
 def test_nce_and_sampled_softmax_train_a_tiny_model():
     rng = np.random.RandomState(0)
     x = tf.constant(rng.randn(16, 4).astype(np.float32))
@@ -304,6 +312,7 @@ def test_space_to_depth_shapes_and_errors():
         tf.nn.space_to_depth(tf.zeros([1, 4, 4, 3]), 1)
 
 
+@pytest.mark.slow
 def test_activation_gradients_at_the_kinks_follow_tf():
     x = tf.constant([0.0, 6.0])
     fns = {"relu": (tf.nn.relu, [0, 1]), "relu6": (tf.nn.relu6, [0, 0]), "elu": (tf.nn.elu, [1, 1]),

@@ -10,6 +10,7 @@ def _run(t, sess=None):
         return s.run(t)
 
 
+@pytest.mark.slow
 def test_shapes_dtypes_and_names():
     a = tf.random_normal([2, 3])
     b = tf.random_uniform(tf.constant([4]), dtype=tf.float64)
@@ -23,6 +24,7 @@ def test_shapes_dtypes_and_names():
     assert vc.dtype == np.int32 and ((-3 <= vc) & (vc < 3)).all()
 
 
+@pytest.mark.slow
 def test_moments():
     n = tf.random_normal([20000], mean=2.0, stddev=3.0, seed=1)
     u = tf.random_uniform([20000], minval=-1.0, maxval=3.0, seed=2)
@@ -42,6 +44,7 @@ def test_integer_uniform_needs_maxval_and_bad_dtype():
         tf.random_uniform([2], dtype=tf.bool)
 
 
+@pytest.mark.slow
 def test_each_run_draws_new_numbers_and_ops_differ():
     tf.set_random_seed(7)
     a = tf.random_normal([4])
@@ -87,6 +90,7 @@ def test_random_is_not_shared_by_cse():
     assert op.op_def.stateful and op.op_def.needs_key
 
 
+@pytest.mark.slow
 def test_shuffle_and_multinomial():
     x = tf.constant(np.arange(10))
     s = tf.random_shuffle(x, seed=1)

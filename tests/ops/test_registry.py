@@ -106,6 +106,7 @@ def _fd_check(sess, ys, xs, feed, eps=1e-6, rtol=1e-4, atol=1e-6):
     return grads
 
 
+@pytest.mark.slow  # 241 finite-difference checks: the fast subset keeps the value checks
 @pytest.mark.parametrize("spec", [s for s in SPECS if s.grad], ids=repr)
 def test_gradient_matches_finite_differences(spec):
     g, phs, out = _build(spec, np.float64)

@@ -1,6 +1,7 @@
 """The while-loop gradient of ops/while_grad.py: saved per-step values + reverse scan (bounded
 loops), checkpoint bisection (unbounded loops). Checked against numpy and finite differences."""
 import numpy as np
+import pytest
 
 import tinyflow as tf
 from tinyflow.lower.subgraph import lowered
@@ -61,6 +62,7 @@ def test_unbounded_loop_any_trip_count():
                 np.testing.assert_allclose(g, want, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_random_body_sees_the_same_draws_in_the_gradient():
     for bound in (None, 6):
         x = tf.placeholder(tf.float64, [4])
@@ -97,6 +99,7 @@ def test_two_gradients_of_one_loop_and_runs_before_and_after():
         np.testing.assert_allclose(sess.run(a, {x: X0[None]}), before)
 
 
+@pytest.mark.slow
 def test_lstm_gradient_saves_step_values_and_does_not_recompute():
     x = tf.placeholder(tf.float32, [2, 5, 3])
     cell = tf.nn.rnn_cell.BasicLSTMCell(4)

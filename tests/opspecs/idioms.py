@@ -11,6 +11,6 @@ def _unknown_rank(tf, x):
 SPECS = [
     OpSpec("tinyflow_pad_grow", lambda tf, x: tf.pad(_unknown_rank(tf, x), dim=1, pad=2),
            [np.arange(6.0).reshape(2, 3)], numpy=lambda x: np.pad(x, [(0, 0), (0, 2)]), grad=True),
-    OpSpec("tinyflow_pad_crop", lambda tf, x: tf.pad(_unknown_rank(tf, x), dim=-1, pad=-2),
-           [np.arange(12.0).reshape(2, 2, 3)], numpy=lambda x: x[..., :1], grad=True),
+    OpSpec("tinyflow_pad_front", lambda tf, x: tf.pad(_unknown_rank(tf, x), dim=-1, pad=-2),
+           [np.arange(12.0).reshape(2, 2, 3)], numpy=lambda x: np.pad(x, [(0, 0), (0, 0), (2, 0)]), grad=True),
 ]

@@ -21,4 +21,9 @@ SPECS = [
            [X], lambda x: x.mean(axis=(0, 2), keepdims=True)),
     OpSpec("dynamic_reduce_max", lambda tf, x: tf_ops.dynamic_reduce(x, tf.constant(-1), "Max", False),
            [X], lambda x: x.max(axis=-1)),
+    OpSpec("prevent_gradient", lambda tf, x: tf_ops.prevent_gradient(x, "no second derivative"), [X],
+           lambda x: x),
 ]
+
+# PreventGradient's gradient rule is TF's error (LookupError), tested in tests/api/test_tf_graphs_catalogue.py
+GRAD_EXEMPT = {"PreventGradient": "its gradient raises LookupError, as TF's"}

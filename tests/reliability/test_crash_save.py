@@ -108,6 +108,7 @@ def _leftovers(folder):
     return [n for n in os.listdir(folder) if n.endswith(".tmp") or n.endswith(".pending")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["npz", 2])
 def test_kill_at_every_step_keeps_a_named_checkpoint(tmp_path, fmt):
     """max_to_keep=1, ckpt-1 saved; a save of ckpt-2 is killed at each of its steps in turn."""
@@ -140,6 +141,7 @@ def test_kill_at_every_step_keeps_a_named_checkpoint(tmp_path, fmt):
           "cleaned)" % (fmt, crashed, crashed))
 
 
+@pytest.mark.slow
 def test_two_crashes_in_a_row_on_one_prefix(tmp_path):
     """Save P, then two saves of the same P killed at any pair of steps: P stays restorable."""
     g, saver = _model()
@@ -204,6 +206,7 @@ with tf.Session() as sess:
 """
 
 
+@pytest.mark.slow
 def test_real_session_killed_before_the_state_file(tmp_path):
     """A real training process killed after writing ckpt-2's files, before the state file names it:
     a new process restores ckpt-1 (max_to_keep=1 did not delete it)."""

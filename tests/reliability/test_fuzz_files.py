@@ -72,6 +72,7 @@ def _mutate(doc, path, new, delete):
     return doc
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(path=st.sampled_from(ALL_PATHS), new=json_values, delete=st.booleans())
 def test_fuzz_graph_json(path, new, delete):
@@ -104,6 +105,7 @@ def test_fuzz_meta_file_bytes(tmp_path_factory, pos, chunk, cut):
             assert g.get_operations() == []
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(path=st.sampled_from(ALL_PATHS), new=json_values)
 def test_fuzz_meta_file_values(tmp_path_factory, path, new):
@@ -144,6 +146,7 @@ def _read_all(prefix):
         assert list(a.shape) == reader.get_variable_to_shape_map()[name]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(key=st.sampled_from(["format", "data", "size", "sha256", "variables", "w", "n", "b", "dtype", "shape"]),
        new=json_values)

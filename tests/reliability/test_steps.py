@@ -21,6 +21,7 @@ def _state(sess):
     return [np.array(v) for v in sess.run(tf.global_variables())]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opt", [tf.train.MomentumOptimizer(0.1, 0.9), tf.train.AdamOptimizer(0.1)])
 def test_a_py_func_raising_in_a_training_step_keeps_every_variable_and_slot(opt):
     x, w, loss, train = _model(opt)
@@ -53,12 +54,13 @@ def test_a_device_failure_after_dispatch_keeps_the_variables(monkeypatch):
     sess.run(train, feed)
     before = sess.run(w)
     lowered = [v for v in sess._compiled.values() if v.rw_vars][0]
-    real = lowered.jitted
+    entry, = lowered.executables.entries.values()   # the program for this shape of the feeds
+    real = entry.call
 
     def fails_after_dispatch(*args):
         real(*args)   # the step ran on the device; then the runtime reports a failure
         raise jax.errors.JaxRuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1 bytes.")
-    monkeypatch.setattr(lowered, "jitted", fails_after_dispatch)
+    monkeypatch.setattr(entry, "call", fails_after_dispatch)
     with pytest.raises(errors.ResourceExhaustedError, match="Out of memory"):
         sess.run(train, feed)
     np.testing.assert_array_equal(sess.run(w), before)
@@ -132,6 +134,7 @@ def test_generated_names_are_unique_valid_identifiers():
         compile("%s = 1" % g, "<t>", "exec")
 
 
+@pytest.mark.slow
 def test_the_executable_cache_is_bounded_and_freed_by_close():
     x = tf.placeholder(tf.float32, [])
     ys = [x * float(i) for i in range(12)]
@@ -157,6 +160,7 @@ def test_reordered_feeds_and_dict_fetches_reuse_one_function():
         assert len(sess._plans) == 3
 
 
+@pytest.mark.slow
 def test_a_saver_reads_one_consistent_snapshot_while_another_thread_trains(tmp_path):
     a = tf.Variable(0, dtype=tf.int64)
     b = tf.Variable(0, dtype=tf.int64)

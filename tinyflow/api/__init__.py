@@ -59,15 +59,16 @@ LAZY_MODULES = {
     "losses": "tinyflow.api.losses", "linalg": "tinyflow.api.linalg", "math": "tinyflow.api.math",
     "image": "tinyflow.api.image", "debugging": "tinyflow.api.debugging", "contrib": "tinyflow.api.contrib",
     "data": "tinyflow.api.data", "distribute": "tinyflow.api.distribute", "app": "tinyflow.api.app",
-    "gfile": "tinyflow.api.gfile", "io": "tinyflow.api.io", "logging": "tinyflow.api.logging",
+    "flags": "tinyflow.api.flags", "gfile": "tinyflow.api.gfile", "io": "tinyflow.api.io",
+    "logging": "tinyflow.api.logging",
     "metrics": "tinyflow.api.metrics", "summary": "tinyflow.api.summary", "sparse": "tinyflow.api.sparse",
     "strings": "tinyflow.api.strings", "compat": "tinyflow.api.compat", "feature_column": "tinyflow.api.feature_column",
     "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util",
-    "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu"}
+    "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu",
+    "nest": "tinyflow.api.nest", "bitwise": "tinyflow.ops.bitwise_ops"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
-    "flags": ("tinyflow.api.app", "flags"),
     "python_io": ("tinyflow.api.io", "python_io"),
     "print_graph": ("tinyflow.passes.visualize", "print_graph"),
     "to_dot": ("tinyflow.passes.visualize", "to_dot"),

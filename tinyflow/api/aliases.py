@@ -2,7 +2,6 @@
 tf.device, tf.dimension_value, ...). Each is a thin wrapper over a tinyflow op or a no-op where
 tinyflow has nothing to configure (device placement is XLA's)."""
 import contextlib
-import logging as _pylogging
 
 from tinyflow.graph import shapes as _shapes
 from tinyflow.graph.core import Tensor, constant_value, get_default_graph, name_scope
@@ -109,8 +108,9 @@ def variable_op_scope(values, name_or_scope, default_name=None, initializer=None
 
 
 def get_logger():
-    """The Python logger tf.logging writes to."""
-    return _pylogging.getLogger("tensorflow")
+    """tf.get_logger(): the Python logger tf.logging writes to, with TF's stderr handler."""
+    from tinyflow.api.logging import get_logger as tf_logger
+    return tf_logger()
 
 
 def NotDifferentiable(op_type):  # noqa: N802 (TF's name)

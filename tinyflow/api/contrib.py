@@ -129,6 +129,10 @@ def __getattr__(name):
     if name == "tpu":
         from tinyflow.api import tpu
         return tpu.module(__name__ + ".tpu")
+    if name == "summary":
+        from tinyflow.api import contrib_summary
+        sys.modules[__name__ + ".summary"] = contrib_summary
+        return contrib_summary
     if name == "training":
         from tinyflow.api import contrib_training
         sys.modules[__name__ + ".training"] = contrib_training

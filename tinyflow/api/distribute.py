@@ -8,7 +8,11 @@ tinyflow scales the unchanged graph with XLA's SPMD partitioner and JAX's multi-
     tf.distribute.initialize("host:1234", num_processes=2, process_id=0)   # or the environment's
     TINYFLOW_COORDINATOR, TINYFLOW_NUM_PROCESSES, TINYFLOW_PROCESS_ID
 
-after which each process feeds its own rows of the batch.
+after which each process feeds its own rows of the batch. A process that dies or fails makes the
+others' next step raise `tf.errors.UnavailableError` within seconds (a collective that loses its
+peer), or, when process 0 dies, JAX ends them; no process waits more than
+$TINYFLOW_DISTRIBUTED_TIMEOUT seconds (default 30) for a dead one. Restart the job: a
+MonitoredTrainingSession with a checkpoint_dir resumes from the last checkpoint.
 """
 import os
 
@@ -48,7 +52,25 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None):
         raise ValueError("tf.distribute.initialize needs coordinator_address, num_processes and process_id "
                          "(or TINYFLOW_COORDINATOR, TINYFLOW_NUM_PROCESSES, TINYFLOW_PROCESS_ID)")
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
-    jax.distributed.initialize(coordinator_address, num_processes=int(num_processes), process_id=int(process_id))
+    # A process that dies: the others' next step fails in the collective (UnavailableError, within
+    # seconds); "recoverable" keeps JAX from aborting them for it, and the timeouts bound how long a
+    # process waits for a dead one (heartbeats, the shutdown barrier; JAX's defaults: 100 s, 300 s).
+    # When process 0 (the coordinator) dies, JAX ends the others itself, with its message.
+    timeout = _env_secs("TINYFLOW_DISTRIBUTED_TIMEOUT", 30)
+    jax.config.update("jax_enable_recoverability", True)
+    jax.distributed.initialize(coordinator_address, num_processes=int(num_processes), process_id=int(process_id),
+                               heartbeat_timeout_seconds=timeout, shutdown_timeout_seconds=timeout)
+
+
+def _env_secs(name, default):
+    text = os.environ.get(name, "").strip()
+    try:
+        value = int(text) if text else default
+    except ValueError:
+        raise ValueError("tinyflow: $%s must be a whole number of seconds, got %r" % (name, text)) from None
+    if value < 1:
+        raise ValueError("tinyflow: $%s must be at least 1 second, got %d" % (name, value))
+    return value
 
 
 def process_index():

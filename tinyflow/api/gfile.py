@@ -89,3 +89,38 @@ def Walk(top, in_order=True):
 # tf.io.gfile's names for the same functions
 exists, isdir, makedirs, mkdir, listdir, glob, remove, rmtree, rename, copy, stat, walk = (
     Exists, IsDirectory, MakeDirs, MkDir, ListDirectory, Glob, Remove, DeleteRecursively, Rename, Copy, Stat, Walk)
+
+
+# tensorflow.python.lib.io.file_io: what gfile wraps in TF, under its own names
+FileIO = GFile
+file_exists = Exists
+get_matching_files = Glob
+recursive_create_dir = MakeDirs
+create_dir = MkDir
+delete_file = Remove
+delete_recursively = DeleteRecursively
+is_directory = IsDirectory
+list_directory = ListDirectory
+
+
+def read_file_to_string(filename, binary_mode=False):
+    """The whole file: bytes with binary_mode, else str."""
+    with GFile(filename, "rb" if binary_mode else "r") as f:
+        return f.read()
+
+
+def write_string_to_file(filename, file_content):
+    """Writes the file anew with file_content (str or bytes)."""
+    with GFile(filename, "wb" if isinstance(file_content, bytes) else "w") as f:
+        f.write(file_content)
+
+
+def atomic_write_string_to_file(filename, contents, overwrite=True):
+    """Writes to a temporary file beside filename, then renames it into place."""
+    tmp = "%s.tmp%s" % (filename, os.getpid())
+    write_string_to_file(tmp, contents)
+    try:
+        Rename(tmp, filename, overwrite)
+    except Exception:
+        Remove(tmp)
+        raise

@@ -26,7 +26,7 @@ from tinyflow.graph.core import GraphKeys, Tensor, get_default_graph
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape, as_shape
 from tinyflow.passes import infer as infer_pass
-from tinyflow.ops import array_ops, indexing_ops, math_ops, nn_ops, random_ops, state_ops
+from tinyflow.ops import array_ops, math_ops, nn_ops, random_ops, state_ops
 from tinyflow.ops.base import convert_to_tensor, make_op
 
 __all__ = ["infer_variable_shapes", "normal", "pad", "equal", "not_equal", "reduce_mean", "reduce_sum"]
@@ -103,9 +103,9 @@ def normal(shape, stdev=1.0, dtype=dt.float32, seed=None, name=None):
 
 
 def pad(tensor=None, paddings=None, mode="CONSTANT", name=None, constant_values=0, dim=None, pad=None, x=None):
-    """tf.pad. TF's call (paddings given) pads as TF does. TinyFlow's call tf.pad(x, dim=d, pad=p)
-    changes the size of dimension d by p at its end: p > 0 appends p zeros, p < 0 crops the last
-    |p| elements (so a crop undoes a pad)."""
+    """tf.pad. TF's call (paddings given) pads as TF does. TinyFlow's call tf.pad(x, dim=d, pad=p) pads
+    dimension d with |p| zeros as Torch's nn.Padding does: at its end when p > 0, at its start when p < 0
+    (so pad(pad(x, dim=d, pad=-3), dim=d, pad=3) has 3 zeros on both sides)."""
     tensor = x if tensor is None else tensor
     if paddings is not None or (dim is None and pad is None):
         return array_ops.pad(tensor, paddings, mode=mode, name=name, constant_values=constant_values)
@@ -114,60 +114,52 @@ def pad(tensor=None, paddings=None, mode="CONSTANT", name=None, constant_values=
     rank = t.shape.ndims
     if rank is None:  # TinyFlow's scripts pad placeholders of unknown rank: resolve `dim` when lowering
         return make_op("TinyFlowPad", [t], {"dim": dim, "pad": p}, name=name or "pad")
-    dim = dim + rank if dim < 0 else dim
-    if p >= 0:
-        widths = np.zeros((rank, 2), np.int32)
-        widths[dim] = [0, p]
-        return array_ops.pad(t, widths, name=name or "pad")
-    size = t.shape[dim].value
-    if size is not None and -p > size:
-        raise ValueError("tf.pad(x, dim=%d, pad=%d): cannot crop %d elements from a dimension of size %d"
-                         % (dim, p, -p, size))
-    begin = [0] * rank
-    length = [-1] * rank
-    length[dim] = size + p if size is not None else -1
-    if size is None:  # crop from a run-time size: shape(x)[dim] + p
-        length = array_ops.concat([[-1] * dim, array_ops.shape(t)[dim:dim + 1] + p, [-1] * (rank - dim - 1)], 0)
-    return indexing_ops.slice(t, begin, length, name=name or "pad")
+    if not -rank <= dim < rank:
+        raise ValueError("tf.pad(x, dim=%d): x has rank %d" % (dim, rank))
+    widths = np.zeros((rank, 2), np.int32)
+    widths[dim % rank] = _pad_widths(p)
+    return array_ops.pad(t, widths, name=name or "pad")
+
+
+def _pad_widths(p):
+    """(before, after) of TinyFlow's pad=p: |p| zeros before when p < 0, p zeros after when p > 0."""
+    return (-p, 0) if p < 0 else (0, p)
+
+
+def _tinyflow_pad_dim(attrs, ndims):
+    d = attrs["dim"]
+    if not -ndims <= d < ndims:
+        raise ValueError("tf.pad(x, dim=%d): x has rank %d" % (d, ndims))
+    return d % ndims
 
 
 def _tinyflow_pad_shape(shapes, attrs, values):
     s = shapes[0]
     if s.ndims is None:
         return [TensorShape(None)]
-    d = attrs["dim"] + s.ndims if attrs["dim"] < 0 else attrs["dim"]
-    if not 0 <= d < s.ndims:
-        raise ValueError("tf.pad(x, dim=%d): x has rank %d" % (attrs["dim"], s.ndims))
+    d = _tinyflow_pad_dim(attrs, s.ndims)
     dims = s.as_list()
     if dims[d] is not None:
-        if dims[d] + attrs["pad"] < 0:
-            raise ValueError("tf.pad(x, dim=%d, pad=%d): cannot crop %d elements from a dimension of size %d"
-                             % (attrs["dim"], attrs["pad"], -attrs["pad"], dims[d]))
-        dims[d] += attrs["pad"]
+        dims[d] += abs(attrs["pad"]) * (-1 if attrs.get("unpad") else 1)
     return [TensorShape(dims)]
 
 
 def _tinyflow_pad_lower(attrs, x):
-    """The rank is concrete here: pad with zeros at the end of `dim`, or crop it."""
+    """The rank is concrete here: pad `dim` with zeros (or, for the gradient, cut the padded places off)."""
     import jax.numpy as jnp
-    d, p = attrs["dim"], attrs["pad"]
-    d = d + x.ndim if d < 0 else d
-    if not 0 <= d < x.ndim:
-        raise ValueError("tf.pad(x, dim=%d): x has rank %d" % (attrs["dim"], x.ndim))
-    if p >= 0:
-        widths = [(0, 0)] * x.ndim
-        widths[d] = (0, p)
-        return jnp.pad(x, widths)
-    if -p > x.shape[d]:
-        raise ValueError("tf.pad(x, dim=%d, pad=%d): cannot crop %d elements from a dimension of size %d"
-                         % (attrs["dim"], p, -p, x.shape[d]))
-    index = [slice(None)] * x.ndim
-    index[d] = slice(0, x.shape[d] + p)
-    return x[tuple(index)]
+    d = _tinyflow_pad_dim(attrs, x.ndim)
+    before, after = _pad_widths(attrs["pad"])
+    if attrs.get("unpad"):
+        index = [slice(None)] * x.ndim
+        index[d] = slice(before, x.shape[d] - after)
+        return x[tuple(index)]
+    widths = [(0, 0)] * x.ndim
+    widths[d] = (before, after)
+    return jnp.pad(x, widths)
 
 
 register_op("TinyFlowPad", shape=_tinyflow_pad_shape, dtype=lambda d, a: [d[0]],
-            grad=lambda op, g: [make_op("TinyFlowPad", [g], {"dim": op.attrs["dim"], "pad": -op.attrs["pad"]})],
+            grad=lambda op, g: [make_op("TinyFlowPad", [g], dict(op.attrs, unpad=not op.attrs.get("unpad")))],
             lower=_tinyflow_pad_lower)
 
 

@@ -88,7 +88,9 @@ def table(api=None, have=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from tinyflow.cli.runner import version
+    parser = argparse.ArgumentParser(prog="python -m tinyflow.coverage", description=__doc__.splitlines()[0])
+    parser.add_argument("-V", "--version", action="version", version=version())
     parser.add_argument("--missing", metavar="MODULE", help="list the TF 1.15 names MODULE lacks (e.g. nn)")
     args = parser.parse_args(argv)
     api = load_api()

@@ -1,7 +1,8 @@
 """`python -m tinyflow.memory [--plot DIR] [--planner FILE] SCRIPT.py [args]`: the memory report of every
 fetch set a script runs.
 
-The script runs unchanged (as `__main__`, with `tensorflow` aliased to tinyflow). The first time a
+The script runs unchanged (as `__main__`, with `tensorflow`, `tensorflow.compat.v1` and their
+submodules aliased to tinyflow as under `python -m tinyflow`). The first time a
 session runs a fetch set, its report is taken just before that run (the variables as they are
 then; nothing is changed). After the script, the reports are printed, one table per fetch set;
 --plot DIR also draws each (DIR/fetch_set_N.png, needs matplotlib); --planner FILE runs a file that
@@ -13,6 +14,7 @@ import os
 import runpy
 import sys
 
+from tinyflow.cli.runner import alias_tensorflow, print_trimmed_traceback, standard_option
 from tinyflow.runtime import session as session_mod
 from tinyflow.runtime.memory_report import build_report
 from tinyflow.passes.recompute_plan import RecomputePlan, plan_recompute  # noqa: F401 (tinyflow.memory.plan_recompute)
@@ -21,7 +23,6 @@ from tinyflow.passes.memory import PLANNERS, Interval, register_planner  # noqa:
 
 def record_reports(script, argv=(), verify=True, xla=True):
     """Runs `script` and returns [MemoryReport] of its distinct fetch sets, in first-run order."""
-    import tinyflow
     reports, seen = [], set()
     original = session_mod.Session.run
 
@@ -44,24 +45,41 @@ def record_reports(script, argv=(), verify=True, xla=True):
             print(failed, file=sys.stderr)
         return result
 
-    saved_argv, saved_tf = sys.argv, sys.modules.get("tensorflow")
+    saved_argv = sys.argv
+    saved_tf = {k: m for k, m in sys.modules.items() if k == "tensorflow" or k.startswith("tensorflow.")}
     sys.argv = [script] + list(argv)
-    sys.modules["tensorflow"] = tinyflow
+    alias_tensorflow()
     session_mod.Session.run = run
     try:
         runpy.run_path(script, run_name="__main__")
     finally:
         session_mod.Session.run = original
         sys.argv = saved_argv
-        if saved_tf is None:
-            sys.modules.pop("tensorflow", None)
-        else:
-            sys.modules["tensorflow"] = saved_tf
+        for k in [k for k in sys.modules if k == "tensorflow" or k.startswith("tensorflow.")]:
+            del sys.modules[k]
+        sys.modules.update(saved_tf)
     return reports
+
+
+USAGE = """usage: python -m tinyflow.memory [--plot DIR] [--planner FILE] SCRIPT.py [args...]
+       python -m tinyflow.memory --version
+
+Runs a TensorFlow 1 script on tinyflow (`import tensorflow` resolving to tinyflow, as under
+`python -m tinyflow`) and prints the memory report of every fetch set it runs: one table per
+fetch set, taken just before its first run. --plot DIR also draws each (DIR/fetch_set_N.png, needs
+matplotlib); --planner FILE runs a file that registers a planner (register_planner), which every
+report then shows beside tinyflow's own. python -m tinyflow --help lists the settings."""
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        print(USAGE, file=sys.stderr)
+        return 2
+    answer = standard_option(argv, USAGE)
+    if answer:
+        print(answer[0])
+        return answer[1]
     plot_dir = None
     while argv[:1] in (["--plot"], ["--planner"]) and len(argv) > 1:
         flag, value, argv = argv[0], argv[1], argv[2:]
@@ -70,9 +88,18 @@ def main(argv=None):
         else:
             runpy.run_path(value)
     if not argv:
-        print("usage: python -m tinyflow.memory [--plot DIR] [--planner FILE] SCRIPT.py [args...]")
+        print(USAGE, file=sys.stderr)
         return 2
-    reports = record_reports(argv[0], argv[1:])
+    if argv[0].startswith("-") or not os.path.isfile(argv[0]):
+        raise SystemExit("tinyflow.memory: %s\n%s" % ("unknown option " + argv[0] if argv[0].startswith("-")
+                                                      else "no script " + argv[0], USAGE))
+    try:
+        reports = record_reports(argv[0], argv[1:])
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as e:
+        print_trimmed_traceback(e)
+        return 1
     for i, r in enumerate(reports):
         print("\n[%d] %s" % (i + 1, r))
         if plot_dir:

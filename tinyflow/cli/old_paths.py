@@ -81,6 +81,7 @@ class OldPathFinder(importlib.abc.MetaPathFinder):
                                                is_package=real.submodule_search_locations is not None)
         if real.submodule_search_locations is not None:
             spec.submodule_search_locations = list(real.submodule_search_locations)
+        spec.origin = real.origin   # runpy's __file__ (`python -m tinyflow.coverage` reads files beside it)
         return spec
 
 

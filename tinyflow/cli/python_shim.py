@@ -23,11 +23,16 @@ MODULES = {
     "training.training_util": "train", "layers": "layers", "layers.core": "layers", "layers.layers": "layers",
     "summary": "summary", "summary.summary": "summary", "platform": None, "platform.gfile": "gfile",
     "platform.tf_logging": "logging", "platform.flags": "flags", "platform.app": "app", "client": None,
-    "client.session": None, "util": None, "util.nest": None,
+    "client.session": None, "util": None, "util.nest": "nest", "lib": None, "lib.io": None,
+    "lib.io.file_io": "gfile", "pywrap_tensorflow": None, "client.device_lib": "_device_lib",
+    "ops.string_ops": "strings",
 }
 
 
 def _extra(tinyflow, path):
+    if path == "_device_lib":
+        from tinyflow.api import device_lib
+        return device_lib
     obj = tinyflow
     for part in path.split("."):
         obj = getattr(obj, part, None)
@@ -54,10 +59,8 @@ def build(tinyflow):
                 None if rank is None else [None] * rank), "dimension_value": tinyflow.dimension_value})
         if name == "framework.tensor_util":
             module.constant_value = tinyflow.get_static_value
-        if name == "util.nest":
-            from tinyflow.ops import control_flow_ops
-            module.flatten = control_flow_ops.flatten
-            module.pack_sequence_as = lambda structure, flat: control_flow_ops.pack_as(structure, flat)
+        if name == "pywrap_tensorflow":
+            module.NewCheckpointReader = tinyflow.train.NewCheckpointReader
         modules[full] = module
         parent, _, leaf = full.rpartition(".")
         setattr(modules[parent], leaf, module)

@@ -18,7 +18,7 @@ import numpy as np
 
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
-from tinyflow.formats import ordered_code
+from tinyflow.formats import files, ordered_code
 from tinyflow.formats.protos import bundle
 from tinyflow.formats.table import masked_crc32c, read_table, write_table
 
@@ -33,10 +33,11 @@ def data_filename(prefix, shard=0, num_shards=1):
 def is_bundle(prefix):
     """True when P.index is a table (TF's format); tinyflow's npz index is JSON text."""
     try:
-        with open(prefix + ".index", "rb") as f:
-            return f.read(1) != b"{"
-    except OSError:
+        f, _ = files.open_regular(prefix + ".index", "Checkpoint index")
+    except errors.OpError:   # absent, or not a regular file: the reader says which
         return False
+    with f:
+        return f.read(1) != b"{"
 
 
 def _loss(message):
@@ -50,12 +51,11 @@ class BundleReader:
     def __init__(self, prefix):
         self._prefix = prefix
         index_path = prefix + ".index"
-        try:
-            with open(index_path, "rb") as f:
-                raw = f.read()
-        except OSError as e:
+        try:   # a regular file of at most files.MAX_WHOLE_FILE bytes (/dev/zero, a FIFO: refused)
+            raw = files.read_regular(index_path, "Checkpoint index")
+        except errors.NotFoundError as e:
             raise errors.NotFoundError(None, None, "Unsuccessful TensorSliceReader constructor: Failed to find any "
-                                       "matching files for %s (%s)" % (prefix, e)) from None
+                                       "matching files for %s (%s)" % (prefix, e.message)) from None
         items = read_table(raw, index_path)
         msgs = bundle()
         if not items or items[0][0] != b"":
@@ -77,9 +77,12 @@ class BundleReader:
         self._shards = [data_filename(prefix, i, header.num_shards) for i in range(header.num_shards)]
         sizes = []
         for path in self._shards:
-            if not os.path.exists(path):
+            if not os.path.lexists(path):
                 raise errors.NotFoundError(None, None, "Checkpoint data file %s of %s not found" % (path, prefix))
-            sizes.append(os.path.getsize(path))
+            f, size = files.open_regular(path, "Checkpoint data file")   # its real size, a regular file
+            f.close()
+            sizes.append(size)
+        self._sizes = sizes
         self._names = {}
         for key, entry in self._entries.items():
             self._check(key, entry, sizes, index_path)
@@ -130,6 +133,9 @@ class BundleReader:
                 raise _loss("Checkpoint index %s: slice %s of %s has the wrong dtype or shape"
                             % (index_path, ext, name))
             covered += math.prod(n for _, _, n in ext)  # Python ints: no overflow on a hostile shape
+        if covered * _BY_ENUM[entry.dtype].np.itemsize > sum(self._sizes):   # overlapping slices: bounded
+            raise _loss("Checkpoint index %s: the slices of %s need %d bytes, more than its data files hold"
+                        % (index_path, name, covered * _BY_ENUM[entry.dtype].np.itemsize))
         if covered != math.prod(shape):
             raise _loss("Checkpoint index %s: the slices of %s do not cover its shape %s" % (index_path, name, shape))
 
@@ -179,9 +185,13 @@ class BundleReader:
 
     def _read(self, name, entry):
         path = self._shards[entry.shard_id]
-        with open(path, "rb") as f:
-            f.seek(entry.offset)
-            raw = f.read(entry.size)
+        f, size = files.open_regular(path, "Checkpoint data file")
+        with f:
+            if entry.offset + entry.size > size:
+                raw = b""
+            else:
+                f.seek(entry.offset)
+                raw = f.read(entry.size)
         if len(raw) != entry.size:
             raise _loss("Checkpoint data file %s is truncated: %s needs bytes %d..%d" % (path, name, entry.offset,
                                                                                       entry.offset + entry.size))

@@ -24,7 +24,7 @@ import numpy as np
 
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
-from tinyflow.formats.durable import atomic_write, fault_point, remove_checkpoint
+from tinyflow.formats.durable import atomic_write, fault_point, owner, owner_alive, remove_checkpoint
 
 FORMAT = "tinyflow-checkpoint-1"
 _STATE = "checkpoint"
@@ -72,7 +72,7 @@ def write_checkpoint(prefix, named_arrays):
         _settle(pending[:-len(".index.pending")])
     data = _npz_bytes({n: _storable(a, d) for n, (d, a) in named_arrays.items()})
     index = {"format": FORMAT, "data": os.path.basename(prefix) + ".npz", "size": len(data),
-             "sha256": hashlib.sha256(data).hexdigest(),
+             "sha256": hashlib.sha256(data).hexdigest(), "writer": owner(),
              "variables": {n: {"dtype": d.name, "shape": list(a.shape)} for n, (d, a) in named_arrays.items()}}
     atomic_write(prefix + ".index.pending", json.dumps(index, indent=1).encode())
     atomic_write(prefix + ".npz", data)
@@ -89,6 +89,8 @@ def _settle(prefix):
         return
     try:
         index, _ = _read_index(pending)
+        if owner_alive(index.get("writer")):   # another live process is saving it now: not a leftover
+            return
         if _matches(index, _read_data(prefix, index, pending)):
             os.replace(pending, prefix + ".index")
             return

@@ -7,6 +7,7 @@ from tinyflow.graph.shapes import TensorShape
 
 BY_ENUM = {d.as_datatype_enum: d for d in dt.ALL}
 MAX_CONST_BYTES = 1 << 30  # a Const bigger than 1 GiB is refused rather than allocated
+MAX_REPEATED_BYTES = 32 << 20   # a Const of a few values and a huge shape is refused over 32 MiB
 
 
 class BadAttr(Exception):
@@ -48,9 +49,11 @@ _VAL_FIELDS = {"float32": "float_val", "float64": "double_val", "int32": "int_va
                "float16": "half_val", "bfloat16": "half_val", "uint32": "uint32_val", "uint64": "uint64_val"}
 
 
-def to_numpy(tp):
-    """A numpy array from a TensorProto (its tensor_content, or its typed values; fewer values than
-    elements repeat the last one, as TF)."""
+def check_tensor(tp):
+    """(DType, dims, values) of a TensorProto, its sizes checked before anything is allocated (BadAttr):
+    at most MAX_CONST_BYTES, content of the right length, at most as many values as elements, and a
+    tail of repeated values (fewer values than elements) only up to MAX_REPEATED_BYTES unless every
+    element is the same value (kept as a broadcast view: no memory)."""
     dtype = dtype_of(tp.dtype)
     shape = shape_of(tp.tensor_shape)
     if not shape.is_fully_defined():
@@ -64,29 +67,52 @@ def to_numpy(tp):
             raise BadAttr("a string tensor of %d elements has %d values" % (numel, len(tp.string_val)))
         if numel > 1 << 20:
             raise BadAttr("a string tensor of %d elements is too large" % numel)
-        out = np.empty(numel, dtype=object)
-        out[:] = list(tp.string_val) * (numel if len(tp.string_val) == 1 and numel != 1 else 1)
-        return out.reshape(dims)
-    itemsize = dtype.np.itemsize
-    if numel * itemsize > MAX_CONST_BYTES:
-        raise BadAttr("a constant of shape %s (%d bytes) is too large" % (dims, numel * itemsize))
+        return dtype, dims, numel, tp.string_val
+    nbytes = numel * dtype.np.itemsize
+    if nbytes > MAX_CONST_BYTES:
+        raise BadAttr("a constant of shape %s (%d bytes) is too large (tinyflow's limit: %d bytes)"
+                      % (dims, nbytes, MAX_CONST_BYTES))
     if tp.tensor_content:
-        if len(tp.tensor_content) != numel * itemsize:
+        if len(tp.tensor_content) != nbytes:
             raise BadAttr("tensor_content holds %d bytes, shape %s of %s needs %d" % (len(tp.tensor_content), dims,
-                                                                                     dtype.name, numel * itemsize))
-        npd = dtype.np.newbyteorder("<") if itemsize > 1 and dtype != dt.bfloat16 else dtype.np
-        return np.frombuffer(tp.tensor_content, npd).astype(dtype.np).reshape(dims)
-    vals = list(getattr(tp, _VAL_FIELDS[dtype.name]))
+                                                                                     dtype.name, nbytes))
+        return dtype, dims, numel, None
+    vals = getattr(tp, _VAL_FIELDS[dtype.name])
     if len(vals) > numel:
         raise BadAttr("%d values for a tensor of %d elements" % (len(vals), numel))
+    if 1 < len(vals) < numel and nbytes > MAX_REPEATED_BYTES:
+        raise BadAttr("a constant of shape %s (%d bytes) given by %d values, the last one repeated, is over "
+                      "tinyflow's limit of %d bytes for a repeated value" % (dims, nbytes, len(vals),
+                                                                             MAX_REPEATED_BYTES))
+    return dtype, dims, numel, vals
+
+
+def to_numpy(tp):
+    """A numpy array from a TensorProto (its tensor_content, or its typed values; fewer values than
+    elements repeat the last one, as TF), checked first (check_tensor). One value for every element
+    gives a read-only broadcast view."""
+    dtype, dims, numel, vals = check_tensor(tp)
+    if dtype == dt.string:
+        out = np.empty(numel, dtype=object)
+        out[:] = list(vals) * (numel if len(vals) == 1 and numel != 1 else 1)
+        return out.reshape(dims)
+    if vals is None:
+        npd = dtype.np.newbyteorder("<") if dtype.np.itemsize > 1 and dtype != dt.bfloat16 else dtype.np
+        return np.frombuffer(tp.tensor_content, npd).astype(dtype.np).reshape(dims)
+    vals = list(vals)
     if dtype in (dt.float16, dt.bfloat16):
         arr = np.array(vals, np.uint16).view(dtype.np)
     else:
         arr = np.array(vals).astype(dtype.np) if vals else np.zeros(0, dtype.np)
-    if len(vals) < numel:
-        fill = arr[-1] if len(vals) else np.zeros((), dtype.np)
-        arr = np.concatenate([arr, np.full(numel - len(vals), fill, dtype.np)])
-    return arr.reshape(dims)
+    if len(vals) == numel:
+        return arr.reshape(dims)
+    fill = arr[-1] if len(vals) else np.zeros((), dtype.np)
+    if len(vals) <= 1:   # one value everywhere (tf.zeros, tf.ones in a frozen graph): no memory
+        return np.broadcast_to(fill, dims)
+    out = np.empty(numel, dtype.np)
+    out[:len(vals)] = arr
+    out[len(vals):] = fill
+    return out.reshape(dims)
 
 
 def from_numpy(value, tp, dtype=None):

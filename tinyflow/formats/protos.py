@@ -73,8 +73,8 @@ def read_message(path, make, what, binary_ok=lambda message, data: True):
     from google.protobuf import text_format
 
     from tinyflow.graph import errors
-    with open(path, "rb") as f:
-        data = f.read()
+    from tinyflow.formats import files
+    data = files.read_regular(path, what)   # a regular file under files.MAX_WHOLE_FILE bytes
     message = make()
     try:
         message.ParseFromString(data)

@@ -7,9 +7,11 @@ read; a bad one is a DataLossError naming the file. GZIP / ZLIB compression wrap
 crc32c comes from the `google-crc32c` package, imported when a record is first framed.
 """
 import gzip
+import io
 import struct
 import zlib
 
+from tinyflow.formats import files
 from tinyflow.graph import errors
 
 _MASK_DELTA = 0xA282EAD8
@@ -115,39 +117,62 @@ def read_records(path, compression=None):
 
 def records_with_offsets(path, compression=None):
     """Yields (offset, record) of the records of the TFRecord file `path` (bytes), verifying both checksums of each.
-    DataLossError (naming the file) on a corrupted or truncated record; NotFoundError when absent."""
+    The file is streamed, one record at a time (a record's length is checked against the file's size and
+    files.MAX_RECORD before it is read). DataLossError (naming the file) on a corrupted or truncated record or
+    a file that is not a regular file; NotFoundError when absent."""
     compression = _compression(compression)
-    try:
-        if compression == "ZLIB":
-            with open(path, "rb") as f:
-                data = zlib.decompress(f.read())
-        else:
-            with _open(path, "rb", compression) as f:
-                data = f.read()
-    except FileNotFoundError:
-        raise errors.NotFoundError(None, None, "%s; No such file or directory" % path) from None
-    except (OSError, zlib.error, EOFError) as e:
-        raise errors.DataLossError(None, None, "%s: cannot decompress (%s)" % (path, e)) from None
-    pos, n = 0, len(data)
-    while pos < n:
-        if n - pos < 12:
+    f, size = files.open_regular(path, "TFRecord file")
+    with f:
+        stream = files.decompressing(f, compression)
+        try:
+            yield from _records(stream, path, None if compression else size)
+        except (OSError, zlib.error, EOFError) as e:
+            raise errors.DataLossError(None, None, "%s: cannot decompress (%s)" % (path, e)) from None
+
+
+def _records(f, path, size):
+    """(offset, record) of a stream of framed records; `size`: the stream's length when known."""
+    pos = 0
+    while True:
+        header = f.read(12)
+        if not header:
+            return
+        if len(header) < 12:
             raise errors.DataLossError(None, None, "truncated record at %d in file %s" % (pos, path))
-        header = data[pos:pos + 8]
-        (length,) = struct.unpack("<Q", header)
-        (crc,) = struct.unpack("<I", data[pos + 8:pos + 12])
-        if crc != masked_crc32c(header):
+        (length,) = struct.unpack("<Q", header[:8])
+        (crc,) = struct.unpack("<I", header[8:])
+        if crc != masked_crc32c(header[:8]):
             raise errors.DataLossError(None, None, "corrupted record at %d in file %s (length checksum mismatch)"
                                        % (pos, path))
-        start, end = pos + 12, pos + 12 + length
-        if end + 4 > n:
+        if size is not None and pos + 16 + length > size:
+            raise errors.DataLossError(None, None, "truncated record at %d in file %s: its length %d is over the "
+                                       "file's %d bytes" % (pos, path, length, size))
+        limit = files.MAX_RECORD if size is not None else files.MAX_COMPRESSED_RECORD
+        if length > limit:
+            raise errors.DataLossError(None, None, "record at %d in file %s: its length %d is over tinyflow's limit "
+                                       "of %d bytes for a record%s" % (pos, path, length, limit, "" if size is not None
+                                                                       else " of a compressed file"))
+        record = f.read(length) if size is not None else _read_chunks(f, length)
+        tail = f.read(4)
+        if len(record) < length or len(tail) < 4:
             raise errors.DataLossError(None, None, "truncated record at %d in file %s" % (pos, path))
-        record = data[start:end]
-        (crc,) = struct.unpack("<I", data[end:end + 4])
+        (crc,) = struct.unpack("<I", tail)
         if crc != masked_crc32c(record):
             raise errors.DataLossError(None, None, "corrupted record at %d in file %s (data checksum mismatch)"
                                        % (pos, path))
         yield pos, record
-        pos = end + 4
+        pos += 16 + length
+
+
+def _read_chunks(f, n):
+    """n bytes of a decompressing stream, read 1 MiB at a time: memory grows only with what really comes."""
+    buf = io.BytesIO()   # getvalue() hands over its buffer: no second copy
+    while buf.tell() < n:
+        chunk = f.read(min(1 << 20, n - buf.tell()))
+        if not chunk:
+            break
+        buf.write(chunk)
+    return buf.getvalue()
 
 
 def tf_record_iterator(path, options=None):

@@ -60,6 +60,27 @@ def register_serializable(cls, defaults=None):
     return cls
 
 
+_RUNTIME_ONLY = []
+
+
+class Unsaved:
+    """What a loaded graph holds in place of a runtime-only object (see register_runtime_only)."""
+
+    def __init__(self, class_name):
+        self.class_name = class_name
+
+    def __repr__(self):
+        return "<unsaved %s>" % self.class_name
+
+
+def register_runtime_only(cls):
+    """Instances of `cls` live only in the running program (a Dataset's Python iterator, closures over
+    its data): a graph file holds {"unsaved": class name} in their place, quietly, as TF keeps iterator
+    state out of its graph files, and the loaded op holds an Unsaved (running it says so). Returns cls."""
+    _RUNTIME_ONLY.append(cls)
+    return cls
+
+
 class _Encoder:
     def __init__(self):
         self.graphs = []     # encoded graph dicts, by id
@@ -149,6 +170,8 @@ class _Encoder:
         cls = type(v)
         if _SAFE_CLASSES.get(_class_path(cls)) is cls:
             return {"obj": _class_path(cls), "state": {k: self.value(x) for k, x in vars(v).items()}}
+        if isinstance(v, tuple(_RUNTIME_ONLY)):
+            return {"unsaved": cls.__name__}
         raise _Unencodable("%s is not serializable" % cls.__name__)
 
 
@@ -200,6 +223,13 @@ def to_json(graph, indent=None):
 _MAX_DEPTH = 64        # nesting of one value (a list in a tuple in a dict ...)
 _MAX_RANK = 64
 _MAX_FILE_BYTES = 1 << 30
+
+
+def _shadows(cls, name):
+    """Whether setting `name` on an instance of cls would hide its method or property (a file must
+    not replace `Graph.get_operations` or `Saver.restore`): class data (None, numbers) may be set."""
+    import inspect
+    return hasattr(inspect.getattr_static(cls, name, None), "__get__")
 
 
 class _Bad(Exception):
@@ -292,8 +322,8 @@ class _Decoder:
         _expect(isinstance(d["extra"], dict), "'extra' of graph %d is not an object", gid)
         for k, v in d["extra"].items():  # after the ops: a body graph's captures name its own tensors
             self.where = "graph %d attribute %r" % (gid, k)
-            _expect(_ATTR_NAME.match(k) and not k.startswith("__") and k not in _GRAPH_FIELDS,
-                    "a graph file may not set attribute %r", k)
+            _expect(_ATTR_NAME.match(k) and not k.startswith("__") and k not in _GRAPH_FIELDS
+                    and not _shadows(type(g), k), "a graph file may not set attribute %r", k)
             setattr(g, k, self.value(v))
         self.where = "graph %d" % gid
         names = d["names_in_use"]
@@ -401,6 +431,9 @@ class _Decoder:
                         "unusable dict key %r", key)
                 out[key] = self.value(i, depth + 1)
             return out
+        if tag == "unsaved":
+            _expect(isinstance(x, str) and len(x) <= 200, "unsaved must name a class")
+            return Unsaved(x)
         if tag == "slice":
             _expect(isinstance(x, list) and len(x) == 3 and all(i is None or type(i) is int for i in x),
                     "a slice is [start, stop, step] of integers")
@@ -414,8 +447,8 @@ class _Decoder:
             for k, make in getattr(cls, "_serialize_defaults", {}).items():
                 setattr(obj, k, make())
             for k, i in x["state"].items():
-                _expect(isinstance(k, str) and _ATTR_NAME.match(k) and not k.startswith("__"),
-                        "a graph file may not set attribute %r", k)
+                _expect(isinstance(k, str) and _ATTR_NAME.match(k) and not k.startswith("__")
+                        and not _shadows(cls, k), "a graph file may not set attribute %r", k)
                 if k in getattr(cls, "_serialize_defaults", {}):
                     continue  # never taken from a file (a Saver's list of files to delete)
                 setattr(obj, k, self.value(i, depth + 1))

@@ -52,6 +52,9 @@ def apply(step, attrs, args):
         except errors.OpError:
             raise
         except Exception as e:  # a failure while tracing: before anything is dispatched
+            if isinstance(e, MemoryError) or "RESOURCE_EXHAUSTED" in str(e):   # a value computed while tracing
+                raise errors.ResourceExhaustedError(op.node_def, op, "OOM while tracing: %s\n\t [[node %s (op: %s)]]"
+                                                    % (e, op.name, op.type)) from e
             raise errors.InvalidArgumentError(op.node_def, op, "%s\n\t [[node %s (op: %s)]]"
                                               % (e, op.name, op.type)) from e
     if step.check:

@@ -36,8 +36,9 @@ from tinyflow.lower import render as render_mod
 
 # Donating the buffers of the variables a step updates (an update in place on the device) is safe
 # only when nothing can fail after dispatch that the Session could survive: a step calling back into
-# Python (py_func, Print) can fail there, so it never donates; on the CPU nothing else can (an
-# allocation failure ends the process); on an accelerator an out-of-memory error can, so there a
+# Python (py_func, Print) can fail there, so it never donates; on the CPU only an allocation can,
+# so there a step may donate and the Session decides per shape from XLA's memory analysis
+# (runtime/executables.py); on an accelerator an out-of-memory error can, so there a
 # step keeps the old buffers until it has finished, unless the user asks for donation. "auto"
 # (the default): that rule; "always" / "never" override it ($TINYFLOW_DONATE or Session.donate).
 # Not donating costs one more copy of the updated variables, and time (tinyflow's benchmarks).

@@ -1,6 +1,7 @@
 """Image codecs (tf.image.decode_png / decode_jpeg / decode_image / encode_png / encode_jpeg): host ops.
 
-They run Pillow (the `images` extra: pip install "tinyflow[images]"), imported when one first runs.
+They run Pillow (pip install pillow, or the `images` extra from a checkout: pip install -e ".[images]"),
+imported when one first runs.
 Decoded images are uint8 (or uint16 PNG) [height, width, channels]; `channels=0` keeps the file's.
 """
 import io
@@ -21,8 +22,8 @@ def _pil(op):
     try:
         from PIL import Image
     except ImportError:
-        raise errors.UnimplementedError(op.node_def, op, "%s needs Pillow: pip install \"tinyflow[images]\" "
-                                        "(or pip install pillow)" % op.type) from None
+        raise errors.UnimplementedError(op.node_def, op, "%s needs Pillow: pip install pillow (from a checkout: "
+                                        "pip install -e \".[images]\")" % op.type) from None
     return Image
 
 

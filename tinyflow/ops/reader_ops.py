@@ -99,11 +99,12 @@ register_host_op("ReaderResetV2", lambda s, a, v: [], lambda d, a: [], _reset, s
 
 
 def _open(op, name):
+    """The bytes of file `name`: a regular file of at most files.MAX_WHOLE_FILE bytes."""
+    from tinyflow.formats import files
     try:
-        with open(name, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise errors.NotFoundError(op.node_def, op, "%s; No such file or directory" % name) from None
+        return files.read_regular(name, "file")
+    except errors.OpError as e:
+        raise type(e)(op.node_def, op, e.message) from None
 
 
 class ReaderBase:

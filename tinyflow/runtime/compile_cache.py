@@ -17,9 +17,17 @@ A cache directory set by the user for JAX itself (`jax_compilation_cache_dir`) i
 The cache holds compiled executables that the process loads and runs, so it must be private: a
 directory owned by someone else, or writable by group or others, is refused with a warning and
 the process compiles as if there were no cache. tinyflow creates it with mode 0700.
+
+Each entry tinyflow writes records what it was compiled for: JAX's cache key (a hash of the
+program, the compile options, the backend and JAX's version) and a SHA-256 of the key and the
+executable. An entry read under another key (two entries swapped or copied over each other) or
+whose bytes changed is not run: a RuntimeWarning names it, and the step is compiled again (and
+the entry rewritten). Entries written by JAX itself (no record) are compiled again silently.
 """
+import hashlib
 import os
 import stat
+import struct
 import warnings
 
 _DONE = False
@@ -91,6 +99,7 @@ def setup():
     if max_bytes >= 0:   # JAX's own eviction (jax_compilation_cache_max_size) needs the filelock package
         trim(path, max_bytes)
     _reset_jax_cache_state()
+    _verify_entries()
     _DIR = path
     return _DIR
 
@@ -104,6 +113,78 @@ def _reset_jax_cache_state():
         cc.reset_cache()
     except Exception:  # a JAX without it: the setting still holds for later processes' first compile
         pass
+
+
+_MAGIC = b"tinyflow-cache-entry-1\n"
+
+
+def _record(key, value):
+    """An entry's bytes: the magic, the key it was compiled for, SHA-256(key, value), value."""
+    k = key.encode()
+    return _MAGIC + struct.pack("<I", len(k)) + k + hashlib.sha256(k + b"\0" + value).digest() + value
+
+
+def _verified(key, raw):
+    """The executable bytes of entry `raw` read under `key`, or None (compile again) when it was not
+    written by tinyflow, was compiled for another key, or changed."""
+    if not raw.startswith(_MAGIC):
+        return None   # JAX's own entry, or an older tinyflow's: compiled again, rewritten
+    at = len(_MAGIC)
+    try:
+        (n,) = struct.unpack_from("<I", raw, at)
+    except struct.error:
+        n = -1
+    k, digest, value = raw[at + 4:at + 4 + n], raw[at + 4 + n:at + 36 + n], raw[at + 36 + n:]
+    if n < 0 or k != key.encode() or hashlib.sha256(k + b"\0" + value).digest() != digest:
+        why = ("was compiled for another program (%s)" % k.decode("utf-8", "replace")[:80] if n >= 0 and
+               k != key.encode() else "is damaged (its checksum does not match)")
+        warnings.warn("tinyflow: the compilation cache entry %s in %s %s: not used, compiling again"
+                      % (key[:80], _DIR, why), RuntimeWarning)
+        return None
+    return value
+
+
+class _VerifiedCache:
+    """JAX's file cache, each entry written with its record (_record) and checked when read."""
+
+    def __init__(self, base):
+        self._base = base
+
+    def get(self, key):
+        raw = self._base.get(key)
+        value = None if raw is None else _verified(key, raw)
+        if raw is not None and value is None:   # removed, so that the fresh compile is stored (JAX never overwrites)
+            try:
+                os.remove(os.path.join(str(getattr(self._base, "path", _DIR)), key + "-cache"))
+            except OSError:
+                pass
+        return value
+
+    def put(self, key, value):
+        self._base.put(key, _record(key, value))
+
+    def __getattr__(self, name):   # _path, clear, ...: the base cache's
+        return getattr(self._base, name)
+
+
+def _verify_entries():
+    """Makes JAX's persistent cache in tinyflow's directory a _VerifiedCache (private JAX names: a
+    JAX without them keeps its plain cache)."""
+    try:
+        from jax._src import compilation_cache as cc
+        plain = cc.get_file_cache
+    except (ImportError, AttributeError):
+        return
+    if getattr(plain, "tinyflow", False):
+        return
+
+    def get_file_cache(path):
+        made = plain(path)
+        if made is None or os.path.abspath(path) != _DIR:
+            return made
+        return _VerifiedCache(made[0]), made[1]
+    get_file_cache.tinyflow = True
+    cc.get_file_cache = get_file_cache
 
 
 def _reset_for_tests():

@@ -63,7 +63,8 @@ def _triggers(op):
     if opdef.host is not None:
         return False  # report_uninitialized_variables: the plain Session computes it
     if opdef.host_compute is not None:
-        return any(_is_string(t) for t in op.inputs)  # an iterator's initializer reading file names
+        # an iterator's initializer reading file names; a summary (strings out) when strings are staged
+        return any(_is_string(t) for t in op.inputs) or any(_is_string(t) for t in op.outputs)
     if opdef.host_feed is not None:
         return any(_is_string(t) for t in op.outputs)  # a dataset of strings
     return any(_is_string(t) for t in op.inputs) or any(_is_string(t) for t in op.outputs)

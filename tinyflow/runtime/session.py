@@ -5,7 +5,8 @@ FetchPlan), the feed conversions and shape checks, the jitted call, the numpy re
 else (resolving names, the compile pipeline of lower/pipeline.py) happens once per fetch set.
 
 State is never lost: a step's new variable values are stored only once the step has finished (a
-step donating its buffers on the CPU, where nothing can fail after dispatch, stores them at once);
+step donating its buffers on the CPU stores them at once: it donates only when XLA's memory
+analysis says it fits well in the free memory, runtime/executables.py);
 a step that fails after dispatch (a py_func raising, out of memory, Ctrl-C) leaves every variable
 as it was. Runs from several threads are safe: a lock covers reading the variables, dispatch and
 storing the new values, so runs that write variables are serialized and lose no update. A fetch
@@ -26,7 +27,7 @@ from tinyflow.graph.registry import get_op_def
 from tinyflow.lower import jax_backend, pipeline
 from tinyflow.ops.random_ops import run_key
 from tinyflow.passes import prune as prune_pass
-from tinyflow.runtime import compile_cache
+from tinyflow.runtime import compile_cache, executables
 from tinyflow.runtime.config import ConfigProto
 from tinyflow.runtime import fetches as fetch_util
 
@@ -88,6 +89,14 @@ def _cache_size():
     return pipeline.env_int("TINYFLOW_CACHE_SIZE", 128)
 
 
+# What a collective says when a process of the job is gone (gloo on the CPU, the coordination service)
+_PEER_LOST = ("Gloo", "Connection reset by peer", "Connection closed by peer", "heartbeat", "UNAVAILABLE")
+
+
+def _shape_cache_size():
+    return pipeline.env_int("TINYFLOW_SHAPE_CACHE_SIZE", 8)
+
+
 _ODict = collections.OrderedDict
 
 
@@ -115,7 +124,9 @@ class Session:
 
     tinyflow's own settings: `executable_cache_size` (fetch sets kept compiled, least recently used
     first out; default 128 or $TINYFLOW_CACHE_SIZE), `donate` ("auto", "always" or "never": whether a
-    step updates its variables in place, see pipeline.DONATE)."""
+    step updates its variables in place, see pipeline.DONATE). Memory budget: each fetch set keeps
+    the programs of at most $TINYFLOW_SHAPE_CACHE_SIZE (8) shapes of its feeds, least recently used
+    first out (runtime/executables.py); close() frees them all."""
 
     def __init__(self, target="", graph=None, config=None, device=None):
         # config: a ConfigProto, or TinyFlow's "cpu" / "gpu" / "gpu fusion"; device= is TinyFlow's keyword
@@ -180,8 +191,7 @@ class Session:
     # ---- run -----------------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs the ops and evaluates the tensors in `fetches`, with `feed_dict` substituted."""
-        if self._closed:
-            raise RuntimeError("Attempted to use a closed Session.")
+        self._check_open()
         feed_dict = feed_dict or {}
         if self._graph._host_stage:  # string and queue ops run on the host around the jitted step
             from tinyflow.runtime import host_stage
@@ -266,27 +276,49 @@ class Session:
         """The jitted call (Lowered.jitted: flat arguments, (*finals, *fetches) back); the new variable
         values are ready (the step finished) when it returns. A failure after dispatch raises TF's
         error for it, every variable as it was."""
-        outs = ()
+        outs, donates, waits = (), low.donate, low.waits
         try:
             if self._placement is not None:
                 outs = self._placement.jitted(low)(*args)
-            elif self._device is not None:
-                with jax.default_device(self._device):
-                    outs = low.jitted(*args)
-            else:
+            elif low.program.segmented:
                 outs = low.jitted(*args)
-            if low.updated and low.waits:   # (not a donating step on the CPU: see pipeline.py)
+            else:   # one program per shape of the feeds (runtime/executables.py): it says whether it donates
+                if self._device is not None:
+                    with jax.default_device(self._device):
+                        outs, donates, waits = self._executable_call(low, args)
+                else:
+                    outs, donates, waits = self._executable_call(low, args)
+            if low.updated and waits:   # (not a donating step on the CPU: see executables.py)
                 jax.block_until_ready(outs[:len(low.updated)])
             return outs
         except errors.OpError:
             raise
         except KeyboardInterrupt:
-            if low.donate:   # Ctrl-C while waiting: the old buffers are gone; the step runs on, its results stand
+            if donates:   # Ctrl-C while waiting: the old buffers are gone; the step runs on, its results stand
                 for v, val in zip(low.updated, outs):
                     self._values[v] = val
             raise
         except Exception as e:
             raise self._dispatch_error(low, args[:len(low.rw_vars)], e) from e
+
+    def _executable_call(self, low, args):
+        """Calls the program (runtime/executables.py) of this fetch set for the shapes of these feeds,
+        compiled and checked against the memory there is for a new shape: (outs, donates, waits)."""
+        table = self._table(low)
+        key = tuple([a.shape for a in args[len(low.rw_vars) + len(low.ro_vars):]])
+        entry = table.get(key, args)
+        try:
+            return entry.call(*args), entry.donates, entry.waits
+        except TypeError:   # a variable changed shape (validate_shape=False): compiled again (nothing ran)
+            table.forget(key)
+            entry = table.get(key, args)
+            return entry.call(*args), entry.donates, entry.waits
+
+    def _table(self, low):
+        table = low.__dict__.get("executables")
+        if table is None:
+            table = low.executables = executables.Executables(low, _shape_cache_size(), self._platform())
+        return table
 
     def _dispatch_error(self, low, rw, e):
         from tinyflow.ops import script_ops
@@ -297,6 +329,10 @@ class Session:
         msg = str(e) + ("\n\tVariables lost with their donated buffers: %s" % ", ".join(lost) if lost else "")
         if "RESOURCE_EXHAUSTED" in msg or "Out of memory" in msg or "out of memory" in msg:
             return errors.ResourceExhaustedError(None, None, msg)
+        if self._placement is not None and any(m in msg for m in _PEER_LOST):
+            return errors.UnavailableError(None, None, "tinyflow: process %d of the data-parallel job could not "
+                                           "finish the step: another process failed or died (%s)"
+                                           % (jax.process_index(), msg))
         if isinstance(e, jax.errors.JaxRuntimeError):
             return errors.UnknownError(None, None, msg)
         return e
@@ -307,13 +343,16 @@ class Session:
         lock or any variable (nothing to keep consistent), one closure over what it needs. Why: on a
         tiny graph Session.run's own Python is most of the cost of a call."""
         low, specs, rebuild, kinds, single = plan.lowered, plan.feed_specs, plan.rebuild, plan.kinds, plan.single
-        jitted, array, checked_feeds = low.jitted, np.array, _checked_feeds
+        array, checked_feeds = np.array, _checked_feeds
         dispatch_error = self._dispatch_error
+        table = None if low.program.segmented else self._table(low)
+        jitted = low.jitted
 
         def call(feed_dict):
             feeds = checked_feeds(feed_dict.values(), specs)
-            try:
-                outs = jitted(*feeds)
+            try:   # one program per shape of the feeds (runtime/executables.py)
+                fn = jitted if table is None else table.get(tuple([f.shape for f in feeds]), feeds).call
+                outs = fn(*feeds)
             except errors.OpError:
                 raise
             except Exception as e:
@@ -486,6 +525,7 @@ class Session:
         """[numpy value] of `var_ops`, all from one moment (no step of another thread stores between
         two of them): what a Saver writes. FailedPreconditionError for an uninitialized one."""
         fetch = np.array if self._placement is None else self._placement.fetch
+        self._check_open()
         with self._lock:   # copied out under the lock: the next step may donate these buffers
             arrays = [self._values.get(v) for v in var_ops]
             for v, a in zip(var_ops, arrays):
@@ -494,7 +534,13 @@ class Session:
                                                          % v.name)
             return [fetch(a) for a in arrays]
 
+    def _check_open(self):
+        """TF's error for a closed Session (Variable.load, Saver.save and restore after close())."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+
     def _set_variable(self, var_op, value):
+        self._check_open()
         a = np.asarray(value, var_op.attrs["dtype"].np)
         if self._placement is not None:
             a = self._placement.put_variable(a)
@@ -569,7 +615,9 @@ def _convert_feed(value, tensor, np_dtype, dims):
     else:
         try:
             a = np.asarray(value)
-            if a.dtype.kind in "USO" and np_dtype.kind not in "USO":
+            if a.dtype.kind == "O" and np_dtype.kind not in "USO":   # None, a dict, 2**70: numpy's own error
+                a = np.asarray(value, dtype=np_dtype)                # (TF's: TypeError, OverflowError)
+            if a.dtype.kind in "US" and np_dtype.kind not in "USO":
                 raise ValueError("could not convert string to %s: %s" % (np_dtype.name, _short(value)))
             if a.dtype.kind in "iu" and np_dtype.kind in "iu" and not isinstance(value, (np.ndarray, np.generic)):
                 _check_python_ints(a, value, np_dtype)
@@ -577,13 +625,15 @@ def _convert_feed(value, tensor, np_dtype, dims):
         except (TypeError, ValueError, OverflowError) as e:
             if isinstance(e, TypeError) and str(e).startswith("Type of feed value"):
                 raise
-            raise ValueError("Cannot feed value %s for Tensor %r: %s" % (_short(value), tensor.name, e)) from None
+            raise (ValueError if isinstance(e, ValueError) else type(e))(
+                "Cannot feed value %s (of type %s) for Tensor %r: %s" % (_short(value), type(value).__name__,
+                                                                         tensor.name, e)) from None
     if dims is not None and a.shape != dims:
         shape = a.shape
         if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
             raise ValueError("Cannot feed value of shape %r for Tensor %r, which has shape %r"
-                             % (shape, tensor.name, "(%s)" % ", ".join("?" if d is None else str(d) for d in dims)
-                                + ("," if len(dims) == 1 else "")))
+                             % (shape, tensor.name, "(%s%s)" % (", ".join("?" if d is None else str(d) for d in dims),
+                                                                 "," if len(dims) == 1 else "")))
     return a
 
 

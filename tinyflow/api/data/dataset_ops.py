@@ -11,6 +11,7 @@ import numpy as np
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor, constant_value
+from tinyflow.graph.serialize import register_runtime_only
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops import base
 from tinyflow.api.data import structure as nest
@@ -45,6 +46,7 @@ def int_arg(x):
     return a if isinstance(a, Tensor) else int(a)
 
 
+@register_runtime_only
 class Dataset:
     """A sequence of elements, each a nested structure (tuple, dict) of tensors of fixed dtypes.
 

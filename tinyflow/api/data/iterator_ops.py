@@ -16,6 +16,7 @@ from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor, get_default_graph
 from tinyflow.graph.registry import register_op
+from tinyflow.graph.serialize import register_runtime_only
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.base import constant
 from tinyflow.api.data import structure as nest
@@ -24,8 +25,18 @@ from tinyflow.api.data.dataset_ops import Dataset, Run
 _STATE = weakref.WeakKeyDictionary()  # Session -> {Iterator: generator of flat elements}
 
 
-def _get_next(session, op):
+def _runtime_iterator(op):
+    """The op's Iterator; one read from a graph file was not saved there (it lives in the program)."""
     it = op.attrs["iterator"]
+    if not isinstance(it, Iterator):
+        raise errors.FailedPreconditionError(
+            op.node_def, op, "%s: its iterator was not saved in the graph file it was read from (a Dataset's "
+            "iterator lives in the program that built it): build the input pipeline again" % op.name)
+    return it
+
+
+def _get_next(session, op):
+    it = _runtime_iterator(op)
     state = _STATE.setdefault(session, {})
     elements = state.get(it)
     if elements is None:
@@ -44,7 +55,7 @@ def _get_next(session, op):
 
 
 def _make_iterator(session, op, input_values):
-    it, dataset = op.attrs["iterator"], op.attrs["dataset"]
+    it, dataset = _runtime_iterator(op), op.attrs["dataset"]
     run = Run(zip(op.inputs[1:], input_values[1:]))
     _STATE.setdefault(session, {})[it] = dataset._iterate(run)
     return []
@@ -56,6 +67,7 @@ register_op("MakeIterator", shape=lambda s, a, v: [], dtype=lambda d, a: [], gra
             host_compute=_make_iterator)
 
 
+@register_runtime_only
 class Iterator:
     """Reads a Dataset in a graph: `get_next()` gives the next element's tensors at each run."""
 

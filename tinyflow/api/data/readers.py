@@ -3,13 +3,15 @@
 File names may be known now (a string or list) or a string placeholder the iterator's initializer
 is fed. Elements are scalar strings (bytes); `map` them with tf.decode_csv or tf.parse_single_example.
 """
+import zlib
+
 import numpy as np
 
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.formats import tfrecord
+from tinyflow.formats import files, tfrecord
 from tinyflow.ops.base import _as_tensor_or_none
 from tinyflow.ops.host_ops import to_bytes_array
 from tinyflow.api.data.dataset_ops import Dataset
@@ -48,21 +50,13 @@ class TextLineDataset(_FileDataset):
         super().__init__(filenames, compression_type)
 
     def _records(self, name):
-        import gzip
-        import zlib
-        try:
-            if (self._compression or "").upper() == "GZIP":
-                with gzip.open(name, "rb") as f:
-                    data = f.read()
-            else:
-                with open(name, "rb") as f:
-                    data = f.read()
-                if (self._compression or "").upper() == "ZLIB":
-                    data = zlib.decompress(data)
-        except FileNotFoundError:
-            raise errors.NotFoundError(None, None, "%s; No such file or directory" % name) from None
-        for line in data.splitlines():
-            yield np.array(line.rstrip(b"\r"), dtype=object)
+        f, _ = files.open_regular(name, "text file")
+        with f:   # streamed: a line at a time, each at most files.MAX_COMPRESSED_RECORD bytes
+            try:
+                for line in files.lines(files.decompressing(f, (self._compression or "").upper()), name):
+                    yield np.array(line.rstrip(b"\r"), dtype=object)
+            except (OSError, zlib.error, EOFError) as e:
+                raise errors.DataLossError(None, None, "%s: cannot decompress (%s)" % (name, e)) from None
 
 
 class TFRecordDataset(_FileDataset):
@@ -86,11 +80,8 @@ class FixedLengthRecordDataset(_FileDataset):
 
     def _records(self, name):
         n, head, foot = self._sizes
-        try:
-            with open(name, "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            raise errors.NotFoundError(None, None, "%s; No such file or directory" % name) from None
-        body = data[head:len(data) - foot]
-        for i in range(0, len(body) - n + 1, n):
-            yield np.array(body[i:i + n], dtype=object)
+        f, size = files.open_regular(name, "record file")
+        with f:   # streamed: a record at a time
+            f.seek(head)
+            for _ in range(max(0, size - head - foot) // n if n > 0 else 0):
+                yield np.array(f.read(n), dtype=object)

@@ -8,12 +8,13 @@ step the hooks read) through the Session's jitted function, as a hand-written lo
 """
 import inspect
 import os
+import time
 
 import numpy as np
 
 from tinyflow.api import metrics as metrics_lib
 from tinyflow.api import tf_names as _tf
-from tinyflow.api.estimator.hooks import StepCounterHook, SummarySaverHook, StopAfterNEvalsHook, write_eval_summaries
+from tinyflow.api.estimator.hooks import SummarySaverHook, StopAfterNEvalsHook, write_eval_summaries
 from tinyflow.api.estimator.model_fn import EstimatorSpec, ModeKeys, resolve_model_dir
 
 
@@ -51,6 +52,7 @@ class Estimator:
                              "Estimator.".format(model_fn, params))
         self._model_fn = model_fn
         self._model_dir, self._config = resolve_model_dir(model_dir, config)
+        _tf.logging.info("Using config: %s", str(vars(self._config)))
         self._params = dict(params or {})
         self._warm_start_from = warm_start_from
         # premade estimators set these: their input_fns' numpy strings become ids on the host
@@ -111,9 +113,11 @@ class Estimator:
             kwargs["labels"] = labels
         elif labels is not None:
             raise ValueError("model_fn does not take labels, but input_fn returns labels.")
+        _tf.logging.info("Calling model_fn.")
         spec = self._model_fn(features=features, **kwargs)
         if not isinstance(spec, EstimatorSpec):
             raise ValueError("model_fn should return an EstimatorSpec. Given: {}".format(type(spec)))
+        _tf.logging.info("Done calling model_fn.")
         return spec
 
     def _new_graph(self):
@@ -172,11 +176,11 @@ class Estimator:
             all_hooks.append(_tf.train.StopAtStepHook(num_steps=steps, last_step=max_steps))
         all_hooks.append(_tf.train.NanTensorHook(spec.loss))
         if cfg.log_step_count_steps:
-            all_hooks.append(_tf.train.LoggingTensorHook({"loss": spec.loss, "step": global_step},
+            with _tf.control_dependencies([spec.train_op]):  # TF logs the step this run reached
+                step_after = _tf.identity(global_step)
+            all_hooks.append(_tf.train.LoggingTensorHook({"loss": spec.loss, "step": step_after},
                                                          every_n_iter=cfg.log_step_count_steps))
         chief_hooks = list(spec.training_chief_hooks)
-        if cfg.log_step_count_steps:
-            chief_hooks.append(StepCounterHook(cfg.log_step_count_steps, self._model_dir))
         if cfg.save_summary_steps:
             chief_hooks.append(SummarySaverHook(cfg.save_summary_steps, self._model_dir))
         save_steps, save_secs = cfg.save_checkpoints_steps, cfg.save_checkpoints_secs
@@ -190,10 +194,12 @@ class Estimator:
         with _tf.train.MonitoredTrainingSession(checkpoint_dir=self._model_dir, scaffold=scaffold, hooks=all_hooks,
                                                 chief_only_hooks=chief_hooks, save_checkpoint_secs=0,
                                                 save_checkpoint_steps=0, save_summaries_steps=0,
+                                                log_step_count_steps=cfg.log_step_count_steps,
                                                 config=cfg.session_config) as sess:
-            fetches = [spec.train_op, spec.loss]
+            fetches, loss = [spec.train_op, spec.loss], None
             while not sess.should_stop():
-                sess.run(fetches)
+                _, loss = sess.run(fetches)
+        _tf.logging.info("Loss for final step: %s.", loss)
 
     # ---- evaluate ------------------------------------------------------------------------------------
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
@@ -220,6 +226,7 @@ class Estimator:
                 all_hooks.append(StopAfterNEvalsHook(steps))
             creator = _tf.train.ChiefSessionCreator(scaffold=spec.scaffold, checkpoint_filename_with_path=path,
                                                     config=self._config.session_config)
+            _tf.logging.info("Starting evaluation at " + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
             sess = _tf.train.MonitoredSession(creator, all_hooks)
             try:
                 while not sess.should_stop():
@@ -228,7 +235,10 @@ class Estimator:
                 pass
             results = sess._tf_sess().run(dict(values, global_step=global_step))
             sess.close()
+            _tf.logging.info("Finished evaluation at " + time.strftime("%Y-%m-%d-%H:%M:%S", time.localtime()))
         results = {k: _scalar(v) for k, v in results.items()}
+        _tf.logging.info("Saving dict for global step %d: %s", results["global_step"], ", ".join(
+            "%s = %s" % (k, v) for k, v in sorted(results.items()) if not isinstance(v, bytes)))
         write_eval_summaries(self.eval_dir(name), results)
         return results
 

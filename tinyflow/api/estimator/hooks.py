@@ -1,46 +1,22 @@
 """The hooks an Estimator adds around its sessions: step rate, summaries, a fixed number of eval batches."""
-import time
-
 from tinyflow.api import tf_names as _tf
+from tinyflow.api.train.hooks import StepCounterHook  # noqa: F401 (tf.estimator.StepCounterHook)
 
 
 class StopAfterNEvalsHook(_tf.train.SessionRunHook):
-    """Requests a stop after `num_evals` runs (evaluate(steps=N))."""
+    """Requests a stop after `num_evals` runs (evaluate(steps=N)), logging `Evaluation [i/N]` as TF does
+    (every run below 20, else every tenth of N)."""
 
     def __init__(self, num_evals):
         self._num_evals, self._done = num_evals, 0
+        self._log_frequency = 1 if num_evals < 20 else num_evals // 10
 
     def after_run(self, run_context, run_values):
         self._done += 1
+        if self._done % self._log_frequency == 0 or self._done == self._num_evals:
+            _tf.logging.info("Evaluation [%d/%d]", self._done, self._num_evals)
         if self._done >= self._num_evals:
             run_context.request_stop()
-
-
-class StepCounterHook(_tf.train.SessionRunHook):
-    """Logs global_step/sec every `every_n_steps` steps and writes it as a summary to output_dir."""
-
-    def __init__(self, every_n_steps=100, output_dir=None):
-        self._every, self._output_dir = every_n_steps, output_dir
-
-    def begin(self):
-        self._step = _tf.train.get_global_step()
-        self._last = None
-
-    def before_run(self, run_context):
-        return _tf.train.SessionRunArgs(self._step)
-
-    def after_run(self, run_context, run_values):
-        step, now = int(run_values.results) + 1, time.time()
-        if self._last is None:
-            self._last = (step, now)
-        elif step - self._last[0] >= self._every:
-            rate = (step - self._last[0]) / max(now - self._last[1], 1e-9)
-            _tf.logging.info("global_step/sec: %g", rate)
-            if self._output_dir:
-                Summary = _tf.summary.Summary
-                summary = Summary(value=[Summary.Value(tag="global_step/sec", simple_value=rate)])
-                _tf.summary.FileWriterCache.get(self._output_dir).add_summary(summary, step)
-            self._last = (step, now)
 
 
 class SummarySaverHook(_tf.train.SessionRunHook):

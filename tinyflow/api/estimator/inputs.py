@@ -108,7 +108,7 @@ def pandas_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue
     try:
         import pandas as pd
     except ImportError:
-        raise TypeError("pandas_input_fn should not be called without pandas installed") from None
+        raise TypeError("pandas_input_fn should not be called without pandas installed (pip install pandas)") from None
     if not isinstance(x, pd.DataFrame):
         raise TypeError("x must be a pandas DataFrame; got {}".format(type(x).__name__))
     if y is not None:

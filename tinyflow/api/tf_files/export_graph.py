@@ -21,7 +21,7 @@ _DROP = {"MaxPool": ("dilations",), "AvgPool": ("dilations",), "MaxPoolGrad": ("
          "SparseSoftmaxCrossEntropyWithLogits": ("axis",), "AssignAdd": ("validate_shape",),
          "AssignSub": ("validate_shape",)}
 _T_FROM = {"Select": 1, "SelectV2": 1, "Conv2DBackpropInput": 1, "ScalarSummary": 1, "HistogramSummary": 1,
-           "StridedSliceGrad": 4}
+           "StridedSliceGrad": 4, "Split": 1}
 _REDUCTIONS = {"Sum", "Mean", "Max", "Min", "Prod", "All", "Any"}
 
 
@@ -118,9 +118,22 @@ def _summary(op, gd):
     gd.node[-1].attr["_output_shapes"].list.shape.add()   # a scalar string
 
 
+def _frames(kind):
+    def export(op, gd):
+        from tinyflow.api.tf_files import export_frames
+        if kind == "if":
+            return export_frames.export_if(op, gd, node_def)
+        if kind == "while":
+            return export_frames.export_while(op, gd, node_def)
+        return getattr(export_frames, "export_" + kind)(op, gd)
+    return export
+
+
 _COMPOSITE = {"SumToShape": _sum_to_shape, "Unreduce": _unreduce, "ScalarSummary": _summary,
               "HistogramSummary": _summary, "ImageSummary": _summary, "AudioSummaryV2": _summary,
-              "TensorSummaryV2": _summary}
+              "TensorSummaryV2": _summary, "StatelessIf": _frames("if"), "If": _frames("if"),
+              "StatelessWhile": _frames("while"), "While": _frames("while"),
+              "TensorListGetItem": _frames("get_item"), "TensorListSetItem": _frames("set_item")}
 
 
 # tinyflow's own helpers that TF's graph has inside another op (a histogram's buckets: its summary op)
@@ -156,6 +169,8 @@ def node_def(op, gd):
             attrs["N"] = len(op.inputs) - 1
         if op.type == "GatherV2":
             attrs["Tparams"], attrs["Tindices"] = op.inputs[0].dtype, op.inputs[1].dtype
+    elif op.type == "SplitV":
+        attrs["Tlen"] = op.inputs[1].dtype
     elif op.type == "StridedSliceGrad":  # (shape, begin, end, strides: Index; dy: T)
         attrs["Index"] = op.inputs[0].dtype
     elif op.type in ("Pack", "AddN", "MergeSummary"):
@@ -196,8 +211,9 @@ def _order_reads_before_updates(gd):
     not after it and is needed by some op that also needs the update (the same training step)."""
     nodes = list(gd.node)
     index = {n.name: i for i, n in enumerate(nodes)}
-    src = [[index[i.lstrip("^").split(":")[0]] for i in n.input if i.lstrip("^").split(":")[0] in index]
-           for n in nodes]
+    src = [[index[i.lstrip("^").split(":")[0]] for i in n.input if i.lstrip("^").split(":")[0] in index
+            and not (n.op == "Merge" and nodes[index[i.lstrip("^").split(":")[0]]].op == "NextIteration")]
+           for n in nodes]  # (without the edges that close a TF1 while loop)
     order, seen = [], set()
     for i in range(len(nodes)):  # topological order (inputs first)
         stack = [(i, 0)]

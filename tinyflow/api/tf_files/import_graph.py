@@ -2,31 +2,24 @@
 
 Everything that can be checked is checked before any op is built: every op type is known (one
 error lists all the unknown ones), every input names an existing node and output, the graph has no
-cycle, attrs have the right kinds. If building still fails, the ops added so far are removed, so
-a failed import leaves the graph as it was.
+cycle but TF1 while loops (NextIteration -> Merge), attrs have the right kinds. TF1 control-flow
+frames (Enter/Exit/Switch/Merge/NextIteration/LoopCond) are checked by import_frames.py and built as
+tinyflow's own tf.while_loop and tf.cond by import_build.py and import_loops.py. If building still
+fails, the ops added so far are removed, so a failed import leaves the graph as it was.
 """
 import contextlib
 
+from tinyflow.api.tf_files.import_build import Builder
+from tinyflow.api.tf_files.import_frames import Analysis, err, is_back_edge, parse_input
+from tinyflow.api.tf_files.ops_table import CONVERTERS
+from tinyflow.formats import convert
 from tinyflow.graph import errors
 from tinyflow.graph.core import Tensor, get_default_graph
-from tinyflow.formats import convert
-from tinyflow.api.tf_files.ops_table import CONVERTERS
 
 _NO_VALUE = object()
 
 
-def _err(node, message):
-    return errors.InvalidArgumentError(None, None, "Node '%s' (op: '%s'): %s" % (node.name, node.op, message))
-
-
-def _parse_input(name):
-    """('node', output index, is_control) of a NodeDef input string."""
-    if name.startswith("^"):
-        return name[1:], -1, True
-    node, _, idx = name.partition(":")
-    if idx and not idx.isdigit():
-        raise ValueError("bad input name %r" % name)
-    return node, int(idx or 0), False
+_err, _parse_input = err, parse_input
 
 
 class _Node:
@@ -45,8 +38,12 @@ class _Node:
     def const(self, i, required=True):
         """The value of input i when it is a Const node (TF's constant inputs: axes, shapes, perms)."""
         v = self.consts[i] if i < len(self.consts) else None
+        if v is None and i < len(self.inputs) and isinstance(self.inputs[i], Tensor):
+            from tinyflow.graph.core import constant_value
+            v = constant_value(self.inputs[i])  # computed from constants and static shapes (a perm, an axis)
         if v is None and required:
-            raise _err(self.node, "tinyflow needs input %d to be a constant (a Const node)" % i)
+            raise _err(self.node, "tinyflow needs input %d to be a constant (a Const node, or computed from "
+                       "constants and static shapes)" % i)
         return v
 
     def attr(self, name, default=_NO_VALUE):
@@ -73,19 +70,28 @@ _ATTR_KINDS = {"T": "type", "dtype": "type", "DstT": "type", "SrcT": "type", "va
                "axis": "i", "N": "i"}
 
 
+_LIST_T = {"Assert", "Print", "IdentityN"}  # ops whose "T" is a list of types
+_FLOW_OPS = {"Enter", "Exit", "Switch", "Merge", "NextIteration", "Identity"}  # may carry a TensorArray handle
+_RESOURCE = 20  # DT_RESOURCE
+
+
 def _check_attrs(node):
     for name, kind in _ATTR_KINDS.items():
-        if name in node.attr:
+        if name in node.attr and not (name == "T" and node.op in _LIST_T):
             got = node.attr[name].WhichOneof("value")
             if got != kind and not (kind == "list" and got is None):
                 raise _err(node, "attr '%s' has type %s, expected %s" % (name, got, kind))
     if "value" in node.attr:
         try:
-            convert.to_numpy(node.attr["value"].tensor)
+            convert.check_tensor(node.attr["value"].tensor)   # checked, not yet materialized
         except convert.BadAttr as e:
             raise _err(node, "attr 'value': %s" % e) from None
     for name in ("dtype", "T", "DstT"):
-        if name in node.attr and node.attr[name].type not in convert.BY_ENUM:
+        if name not in node.attr or name == "T" and node.op in _LIST_T:
+            continue
+        if node.op in _FLOW_OPS and node.attr[name].type == _RESOURCE:
+            continue
+        if node.attr[name].type not in convert.BY_ENUM:
             raise _err(node, "attr '%s' is DataType %d, which tinyflow does not support" % (name,
                                                                                          node.attr[name].type))
 
@@ -120,7 +126,8 @@ def check_graph_def(graph_def, input_map=()):
                 continue
             if src not in by_name:
                 raise _err(n, "Unknown input node '%s'" % inp)
-            d.append(src)
+            if not is_back_edge(n, by_name[src]):  # NextIteration -> Merge closes a while loop
+                d.append(src)
         deps[n.name] = d
     order, state = [], {}
     for n in nodes:  # iterative depth-first topological sort that reports a cycle
@@ -137,8 +144,8 @@ def check_graph_def(graph_def, input_map=()):
                 order.append(by_name[name])
             elif state.get(nxt) == 1:
                 cycle = [s for s, _ in stack][[s for s, _ in stack].index(nxt):]
-                raise errors.InvalidArgumentError(None, None, "GraphDef has a cycle (tinyflow imports no TF1 "
-                                                  "while loops): %s" % " -> ".join(cycle + [nxt]))
+                raise errors.InvalidArgumentError(None, None, "GraphDef has a cycle that is not a while loop "
+                                                  "(NextIteration -> Merge): %s" % " -> ".join(cycle + [nxt]))
             elif nxt not in state:
                 state[nxt] = 1
                 stack.append((nxt, iter(deps[nxt])))
@@ -167,52 +174,33 @@ def _rollback(graph):
 
 
 def build(graph_def, input_map=None, name="import", graph=None):
-    """Builds graph_def's nodes; returns {node name: [output Tensors]} (names as in the GraphDef)."""
+    """Builds graph_def's nodes; returns {node name: [output Tensors]} (names as in the GraphDef) and
+    {node name: Operation}, for the nodes built at the top level (not inside a loop or cond)."""
     graph = graph or get_default_graph()
     input_map = {(k if ":" in k or k.startswith("^") else k + ":0"): v for k, v in (input_map or {}).items()}
+    if any(n.op in _REF_OPS for n in graph_def.node):  # TF1's control flow of variables: the same frames
+        graph_def = _without_ref_ops(graph_def)
     order = check_graph_def(graph_def, input_map)
-    prefix = name + "/" if name else ""
-    built, ops = {}, {}
+    analysis = Analysis(order, {n.name: n for n in order})
+    builder = Builder(graph, analysis, name + "/" if name else "", input_map, _Node)
     with graph.as_default(), graph.name_scope(None), _rollback(graph):
-        for node in order:
-            inputs, consts, controls = [], [], []
-            for inp in node.input:
-                src, idx, is_control = _parse_input(inp)
-                if is_control:
-                    controls.append(ops[src])
-                    continue
-                key = "%s:%d" % (src, idx)
-                if key in input_map:
-                    t = input_map[key]
-                    inputs.append(t if isinstance(t, Tensor) else _convert(t))
-                    consts.append(None)
-                    continue
-                outs = built[src]
-                if idx >= len(outs):
-                    raise _err(node, "input '%s' names output %d of a node with %d outputs" % (inp, idx, len(outs)))
-                inputs.append(outs[idx])
-                consts.append(ops[src]._tf_const if hasattr(ops[src], "_tf_const") else None)
-            b = _Node(node, inputs, consts, prefix, graph)
-            try:
-                with graph.control_dependencies(controls):
-                    outs = CONVERTERS[node.op](b, node)
-            except errors.OpError:
-                raise
-            except Exception as e:  # a builder's complaint about this node's inputs or attrs
-                raise _err(node, "%s: %s" % (type(e).__name__, e)) from None
-            first = outs[0] if isinstance(outs[0], Tensor) else None
-            op = first.op if first is not None else outs[0]
-            if op.name != b.name and b.name not in graph._by_name and first is not None:
-                from tinyflow.ops.array_ops import identity
-                with graph.control_dependencies(None):
-                    first = identity(first, name=b.name)
-                outs = [first] + list(outs[1:])
-                op = first.op
-            if node.op == "Const":
-                op._tf_const = b.attr("value")
-            built[node.name] = [o for o in outs] if first is not None else []
-            ops[node.name] = op
+        builder.build_scope(builder.top, [n.name for n in order])
+    built = {k: v[0] for k, v in builder.top.env.items()}
+    ops = {k: v[1] for k, v in builder.top.env.items() if v[1] is not None}
     return built, ops
+
+
+_REF_OPS = {"RefSwitch": "Switch", "RefEnter": "Enter", "RefExit": "Exit", "RefMerge": "Merge",
+            "RefNextIteration": "NextIteration", "RefIdentity": "Identity"}
+
+
+def _without_ref_ops(graph_def):
+    """A copy of graph_def with TF1's Ref* control-flow ops as their plain forms (tinyflow has no refs)."""
+    copy = type(graph_def)()
+    copy.CopyFrom(graph_def)
+    for n in copy.node:
+        n.op = _REF_OPS.get(n.op, n.op)
+    return copy
 
 
 def _convert(value):

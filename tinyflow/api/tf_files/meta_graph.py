@@ -120,7 +120,9 @@ def _variable_def(raw):
 
 
 def is_json_meta(path):
-    with open(path, "rb") as f:
+    from tinyflow.formats import files
+    f, _ = files.open_regular(path, "MetaGraph file")   # never a device or FIFO
+    with f:
         return f.read(1) == b"{"
 
 

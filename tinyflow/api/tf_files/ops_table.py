@@ -400,19 +400,27 @@ def _conv_backprop(b, node):
 
 @converts("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3")
 def _fused_batch_norm_grad(b, node):
-    """Inference-mode gradients (is_training=False): the statistics are constants."""
+    """The gradients of FusedBatchNorm. Inference mode (is_training=False): the statistics are the
+    inputs, constants. Training mode: they are the batch's (recomputed here from x, the biased
+    variance the forward pass normalized with), so dx has the two extra terms of their gradient."""
     tf = _tf()
-    if b.attr("is_training", True):
-        raise ValueError("FusedBatchNormGrad with is_training=True is not supported by tinyflow's importer")
     if b.attr("data_format", "NHWC") != "NHWC":
         raise ValueError("FusedBatchNormGrad supports data_format NHWC only")
     dy, x, scale, mean, var = (b.x(i) for i in range(5))
+    axes = [0, 1, 2]
     with b.scope():
+        if b.attr("is_training", True):
+            mean = tf.reduce_mean(x, axis=axes)
+            var = tf.reduce_mean(tf.square(x - mean), axis=axes)
         inv = tf.rsqrt(var + max(b.attr("epsilon", 1e-4), 1.001e-5))
-        dx = dy * (scale * inv)
-        dscale = tf.reduce_sum(dy * (x - mean) * inv, axis=[0, 1, 2])
-        doffset = tf.reduce_sum(dy, axis=[0, 1, 2])
-        zero = tf.zeros_like(mean)
+        x_hat = (x - mean) * inv
+        dscale = tf.reduce_sum(dy * x_hat, axis=axes)
+        doffset = tf.reduce_sum(dy, axis=axes)
+        if b.attr("is_training", True):
+            dx = (scale * inv) * (dy - tf.reduce_mean(dy, axis=axes) - x_hat * tf.reduce_mean(dy * x_hat, axis=axes))
+        else:
+            dx = dy * (scale * inv)
+        zero = tf.zeros_like(scale)
     return [dx, dscale, doffset, zero, zero]
 
 
@@ -467,3 +475,130 @@ def _merge_summary(b, node):
 def _broadcast_to(b, node):
     shape = b.const(1, required=False)
     return [_tf().broadcast_to(b.x(0), shape.tolist() if shape is not None else b.x(1), name=b.name)]
+
+
+# ---- what TF's losses put in training graphs ------------------------------------------------------
+@converts("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_xent(b, node):
+    from tinyflow.ops.base import make_op
+    return list(make_op("SparseSoftmaxCrossEntropyWithLogits", [b.x(0), b.x(1)], name=b.name))
+
+
+@converts("PreventGradient")
+def _prevent_gradient(b, node):
+    from tinyflow.api.tf_files.tf_ops import prevent_gradient
+    return [prevent_gradient(b.x(0), b.attr("message", ""), name=b.name)]
+
+
+# ---- TF1 control flow: frames become tf.while_loop / tf.cond (import_loops.py), never single nodes ---
+def _structural(b, node):
+    raise ValueError("a %s node must be part of a while loop or tf.cond frame" % node.op)
+
+
+for _t in ("Enter", "Exit", "NextIteration", "LoopCond", "Switch", "Merge"):
+    CONVERTERS[_t] = _structural
+
+
+@converts("Split")
+def _split(b, node):
+    return list(_tf().split(b.x(1), b.attr("num_split"), axis=int(b.const(0)), name=b.name))
+
+
+@converts("SplitV")
+def _split_v(b, node):
+    return list(_tf().split(b.x(0), [int(s) for s in b.const(1)], axis=int(b.const(2)), name=b.name))
+
+
+@converts("Assert")
+def _assert(b, node):
+    data = []
+    for i in range(1, b.num_inputs):
+        c = b.const(i, required=False)
+        if c is not None and np.asarray(c).dtype.kind in "SOU":  # TF's message pieces: kept as text
+            data.append(b"".join(np.asarray(c).reshape(-1)[:1]).decode("utf-8", "replace"))
+        else:
+            data.append(b.x(i))
+    return [_tf().Assert(b.x(0), data, summarize=b.attr("summarize", 3), name=b.name)]
+
+
+@converts("ReverseSequence")
+def _reverse_sequence(b, node):
+    return [_tf().reverse_sequence(b.x(0), b.x(1), seq_axis=b.attr("seq_dim"), batch_axis=b.attr("batch_dim", 0),
+                                   name=b.name)]
+
+
+@converts("SigmoidGrad", "TanhGrad")
+def _activation_grad(b, node):
+    tf = _tf()
+    y, dy = b.x(0), b.x(1)
+    with b.scope():
+        local = y * (1 - y) if node.op == "SigmoidGrad" else 1 - y * y
+    return [tf.multiply(dy, local, name=b.name)]
+
+
+@converts("ConcatOffset")
+def _concat_offset(b, node):
+    """The offset of each input of a ConcatV2 along its axis (TF's gradient of concat slices with them)."""
+    tf = _tf()
+    axis, shapes = int(b.const(0)), [b.x(i) for i in range(1, b.num_inputs)]
+    rank = shapes[0].shape.as_list()[0]
+    if rank is None:
+        raise ValueError("ConcatOffset needs shapes of known length")
+    mask = np.eye(rank, dtype=np.int32)[axis % rank]
+    out, total = [], None
+    with b.scope():
+        for s in shapes:
+            out.append(tf.zeros_like(s) if total is None else total * mask)
+            size = s[axis % rank]
+            total = size if total is None else total + size
+    return out
+
+
+@converts("ControlTrigger")
+def _control_trigger(b, node):
+    return [_tf().no_op(name=b.name)]
+
+
+@converts("StackV2")
+def _stack(b, node):
+    """TF's while-loop gradients push forward values on stacks and pop them in the gradient loop;
+    tinyflow replaces that gradient loop by its own (import_loops.build_grad_loop): the stack stays unused."""
+    return [_tf().no_op(name=b.name)]
+
+
+@converts("StackPushV2", "StackPopV2")
+def _stack_op(b, node):
+    raise ValueError("tinyflow imports stacks only as the accumulators of TF's while-loop gradients")
+
+
+@converts("IdentityN")
+def _identity_n(b, node):
+    tf = _tf()
+    with b.scope():
+        return [tf.identity(b.x(i)) for i in range(b.num_inputs)]
+
+
+@converts("TensorScatterUpdate")
+def _tensor_scatter_update(b, node):
+    """tensor with the slices at indices replaced by updates (unique indices: TF's rule for a defined result)."""
+    tf = _tf()
+    x, indices, updates = b.x(0), b.x(1), b.x(2)
+    with b.scope():
+        shape = tf.shape(x, out_type=indices.dtype)
+        covered = tf.scatter_nd(indices, tf.ones_like(updates), shape)
+        return [tf.add(x * (1 - covered), tf.scatter_nd(indices, updates, shape), name=b.name)]
+
+
+@converts("RsqrtGrad")
+def _rsqrt_grad(b, node):
+    tf = _tf()
+    y, dy = b.x(0), b.x(1)
+    with b.scope():
+        local = -0.5 * y * y * y
+    return [tf.multiply(dy, local, name=b.name)]
+
+
+@converts("DynamicStitch", "ParallelDynamicStitch")
+def _dynamic_stitch(b, node):
+    n = b.attr("N")
+    return [_tf().dynamic_stitch([b.x(i) for i in range(n)], [b.x(n + i) for i in range(n)], name=b.name)]

@@ -4,6 +4,7 @@ static op) and they lower with numpy on those values.
 
   BroadcastGradientArgs(s0, s1) -> (r0, r1): the axes to sum a broadcast result's gradient over
   DynamicReduce(x, axes; reduction, keep_dims): Sum/Mean/Max/Min/Prod over axes given as a tensor
+  PreventGradient(x; message): the identity; its gradient raises LookupError (TF's rule)
 """
 import numpy as np
 
@@ -97,3 +98,19 @@ def bga(s0, s1, name=None):
     return make_op("BroadcastGradientArgs", [s0, s1], {"T": s0.dtype}, name=name)
 
 
+
+
+
+def _prevent_gradient_grad(op, grad):
+    raise LookupError("Gradient explicitly disabled. Reason: %s" % op.attrs["message"])  # TF's error
+
+
+register_op("PreventGradient", shape=lambda s, a, v: [s[0]], dtype=lambda d, a: [d[0]], grad=_prevent_gradient_grad,
+            lower=lambda attrs, x: x)
+
+
+def prevent_gradient(x, message="", name=None):
+    """TF's PreventGradient: the identity, whose gradient is an error (what the second derivative of a
+    sparse softmax cross entropy meets)."""
+    from tinyflow.ops.base import make_op
+    return make_op("PreventGradient", [x], {"message": str(message)}, name=name)

@@ -16,7 +16,7 @@ from tinyflow.api.train.tf_checkpoint import (NewCheckpointReader, init_from_che
                                               load_checkpoint, load_variable)
 from tinyflow.api.train.hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError,
                                       NanTensorHook, SecondOrStepTimer, SessionRunArgs, SessionRunContext,
-                                      SessionRunHook, SessionRunValues, StopAtStepHook)
+                                      SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook)
 from tinyflow.api.train.monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
                                                   Scaffold, SingularMonitoredSession)
 from tinyflow.api.train.coordinator import Coordinator, LooperThread  # noqa: E402,F401

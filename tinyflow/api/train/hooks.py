@@ -1,15 +1,13 @@
 """Session-run hooks (tf.train.SessionRunHook and the common ones): code that runs around every
 MonitoredSession.run, may add fetches to it and may ask the training loop to stop."""
 import collections
-import logging
 import os
 import time
 
 import numpy as np
 
+from tinyflow.api import logging as tf_logging
 from tinyflow.api.train.step import get_global_step
-
-_log = logging.getLogger("tinyflow")
 
 
 class SessionRunArgs(collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"])):
@@ -127,6 +125,7 @@ class CheckpointSaverHook(SessionRunHook):
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None, checkpoint_basename="model.ckpt",
                  scaffold=None, listeners=None):
+        tf_logging.info("Create CheckpointSaverHook.")
         if saver is not None and scaffold is not None:
             raise ValueError("You cannot provide both saver and scaffold.")
         self._saver, self._scaffold = saver, scaffold
@@ -171,7 +170,7 @@ class CheckpointSaverHook(SessionRunHook):
         """Saves; returns True when a listener asks to stop."""
         for listener in self._listeners:
             listener.before_save(session, step)
-        _log.info("Saving checkpoints for %d into %s.", step, self._save_path)
+        tf_logging.info("Saving checkpoints for %d into %s.", step, self._save_path)
         self._get_saver().save(session, self._save_path, global_step=step)
         stop = False
         for listener in self._listeners:
@@ -205,21 +204,65 @@ class LoggingTensorHook(SessionRunHook):
         self._should_log = bool(self._timer) and self._timer.should_trigger_for_step(self._iter)
         return SessionRunArgs(self._tensors) if self._should_log else None
 
-    def _emit(self, values):
-        if self._formatter:
-            _log.info(self._formatter(values))
-        else:
-            _log.info(", ".join("%s = %s" % (k, values[k]) for k in sorted(values)))
+    def _emit(self, values, elapsed=None):
+        """TF's line: `loss = 0.1584287, step = 1`, then ` (0.059 sec)` since the last one."""
+        original = np.get_printoptions()
+        np.set_printoptions(suppress=True)
+        try:
+            if self._formatter:
+                tf_logging.info(self._formatter(values))
+            elif elapsed is not None:
+                tf_logging.info("%s (%.3f sec)", ", ".join("%s = %s" % (k, values[k]) for k in sorted(values)),
+                                elapsed[0])
+            else:
+                tf_logging.info("%s", ", ".join("%s = %s" % (k, values[k]) for k in sorted(values)))
+        finally:
+            np.set_printoptions(**original)
 
     def after_run(self, run_context, run_values):
         if self._should_log:
-            self._timer.update_last_triggered_step(self._iter)
-            self._emit(run_values.results)
+            self._emit(run_values.results, self._timer.update_last_triggered_step(self._iter))
         self._iter += 1
 
     def end(self, session):
         if self._at_end:
             self._emit(session.run(self._tensors))
+
+
+class StepCounterHook(SessionRunHook):
+    """Logs `global_step/sec: N` every `every_n_steps` steps (or every_n_secs seconds) and writes it as
+    a summary to output_dir (or summary_writer)."""
+
+    def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None):
+        if (every_n_steps is None) == (every_n_secs is None):
+            raise ValueError("exactly one of every_n_steps and every_n_secs should be provided.")
+        self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
+        self._output_dir, self._writer = output_dir, summary_writer
+
+    def begin(self):
+        self._step = _global_step_or_fail("StepCounterHook")
+        self._timer.reset()
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._step)
+
+    def after_run(self, run_context, run_values):
+        # the fetched step is the value before this run's increment (TF reads it after): +1
+        step = int(run_values.results) + 1
+        if not self._timer.should_trigger_for_step(step):
+            return
+        elapsed = self._timer.update_last_triggered_step(step)
+        if elapsed is None or elapsed[1] <= 0:
+            return
+        rate = elapsed[1] / max(elapsed[0], 1e-9)
+        tf_logging.info("global_step/sec: %g", rate)
+        writer = self._writer
+        if writer is None and self._output_dir:
+            from tinyflow.api.summary import FileWriterCache
+            writer = FileWriterCache.get(self._output_dir)
+        if writer is not None:
+            from tinyflow.formats.tf_protos import Summary
+            writer.add_summary(Summary(value=[Summary.Value(tag="global_step/sec", simple_value=rate)]), step)
 
 
 class NanLossDuringTrainingError(RuntimeError):
@@ -240,5 +283,5 @@ class NanTensorHook(SessionRunHook):
         if np.isnan(run_values.results):
             if self._fail:
                 raise NanLossDuringTrainingError
-            _log.warning("Model diverged with loss = NaN.")
+            tf_logging.warning("Model diverged with loss = NaN.")
             run_context.request_stop()

@@ -5,14 +5,17 @@ the variables when it starts, runs hooks around every run and knows when trainin
         while not sess.should_stop():
             sess.run(train_op)
 
-Unlike TF, the graph is not finalized when the session starts.
+Unlike TF, the graph is not finalized when the session starts (the log still says "Graph was finalized."
+at that point, as TF's does: scripts and tests read these lines).
 """
 from tinyflow.graph import errors
 from tinyflow.runtime.session import Session
 from tinyflow.graph.core import GraphKeys, get_default_graph
 from tinyflow.ops import state_ops
-from tinyflow.formats.checkpoint import latest_checkpoint
-from tinyflow.api.train.hooks import CheckpointSaverHook, SessionRunArgs, SessionRunContext, SessionRunValues
+from tinyflow.api import logging as tf_logging
+from tinyflow.formats.checkpoint import get_checkpoint_state
+from tinyflow.api.train.hooks import (CheckpointSaverHook, SessionRunArgs, SessionRunContext, SessionRunValues,
+                                      StepCounterHook)
 from tinyflow.api.train.saver import Saver
 
 USE_DEFAULT = object()
@@ -49,6 +52,7 @@ class Scaffold:
             self._local_init_op = state_ops.local_variables_initializer()
         if self._saver is None:
             self._saver = default_saver()
+        tf_logging.info("Graph was finalized.")
         return self
 
     init_op = property(lambda self: self._init_op)
@@ -72,15 +76,25 @@ class ChiefSessionCreator:
     def create_session(self):
         s = self._scaffold.finalize()
         sess = Session(config=self._config)
-        path = self._checkpoint_path or (latest_checkpoint(self._checkpoint_dir) if self._checkpoint_dir else None)
+        path = self._checkpoint_path or (_named_checkpoint(self._checkpoint_dir) if self._checkpoint_dir else None)
         if path:
             s.saver.restore(sess, path)
         else:
             sess.run(s.init_op, feed_dict=s.init_feed_dict)
             if s.init_fn:
                 s.init_fn(s, sess)
+        tf_logging.info("Running local_init_op.")
         sess.run(s.local_init_op)
+        tf_logging.info("Done running local_init_op.")
         return sess
+
+
+def _named_checkpoint(checkpoint_dir):
+    """The checkpoint the `checkpoint` state file of checkpoint_dir names, or None when it has none. As
+    TF's SessionManager, a named checkpoint that is missing is not skipped: restoring it raises
+    ("The passed save_path is not a valid checkpoint"), never a silent fresh start from step 0."""
+    state = get_checkpoint_state(checkpoint_dir)
+    return state.model_checkpoint_path if state is not None and state.model_checkpoint_path else None
 
 
 class MonitoredSession:
@@ -176,9 +190,9 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
                              save_summaries_secs=USE_DEFAULT, config=None, stop_grace_period_secs=120,
                              log_step_count_steps=100, max_wait_secs=7200, save_checkpoint_steps=USE_DEFAULT,
                              summary_dir=None):
-    """A MonitoredSession for training: restores from / saves to checkpoint_dir (every 600 s by default).
-
-    Summaries and step-rate logging are not written by tinyflow."""
+    """A MonitoredSession for training: restores from / saves to checkpoint_dir (every 600 s by default) and
+    logs global_step/sec every log_step_count_steps steps. Hooks run in TF's order: chief_only_hooks, the
+    step counter, the checkpoint saver, then `hooks`. Summaries are not written by tinyflow here."""
     if save_checkpoint_secs is USE_DEFAULT and save_checkpoint_steps is USE_DEFAULT:
         save_checkpoint_secs, save_checkpoint_steps = 600, None
     elif save_checkpoint_secs is USE_DEFAULT:
@@ -186,11 +200,15 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     elif save_checkpoint_steps is USE_DEFAULT:
         save_checkpoint_steps = None
     scaffold = scaffold or Scaffold()
-    all_hooks = list(hooks or [])
+    all_hooks = []
     if is_chief:
         all_hooks += list(chief_only_hooks or [])
+        summary_dir = summary_dir or checkpoint_dir
+        if summary_dir and log_step_count_steps and log_step_count_steps > 0:
+            all_hooks.append(StepCounterHook(every_n_steps=log_step_count_steps, output_dir=summary_dir))
         if checkpoint_dir and ((save_checkpoint_secs or 0) > 0 or (save_checkpoint_steps or 0) > 0):
             all_hooks.append(CheckpointSaverHook(checkpoint_dir, save_secs=save_checkpoint_secs or None,
                                                  save_steps=save_checkpoint_steps or None, scaffold=scaffold))
+    all_hooks += list(hooks or [])
     creator = ChiefSessionCreator(scaffold, master, config, checkpoint_dir if is_chief else None)
     return MonitoredSession(creator, all_hooks, stop_grace_period_secs)

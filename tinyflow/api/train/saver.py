@@ -18,6 +18,7 @@ from tinyflow.ops.state_ops import Variable
 from tinyflow.formats.checkpoint import (_MissingCheckpointError, checkpoint_exists, update_checkpoint_state,
                                          write_checkpoint)
 from tinyflow.formats.durable import clean_leftovers, fault_point, remove_checkpoint
+from tinyflow.api import logging as tf_logging
 from tinyflow.api.train.tf_checkpoint import open_reader, write_bundle
 
 NPZ = "npz"  # Saver(write_version=NPZ): tinyflow's npz checkpoint instead of TF's V2 format
@@ -155,6 +156,7 @@ class Saver:
             raise ValueError("Can't load save_path when it is None.")
         if not checkpoint_exists(save_path):
             raise _MissingCheckpointError(None, None, "The passed save_path is not a valid checkpoint: %s" % save_path)
+        tf_logging.info("Restoring parameters from %s", save_path)
         reader = open_reader(save_path)
         values = {}
         for name, op in self._vars.items():

@@ -1,0 +1,77 @@
+"""Out of memory in a training step, on the CPU too, keeps every variable (issue 31, item 1)."""
+import jax
+import numpy as np
+import pytest
+
+import tinyflow as tf
+from tinyflow.graph import errors
+from tinyflow.runtime import executables
+
+
+def _model():
+    x = tf.placeholder(tf.float32, [None, 8])
+    w = tf.Variable(np.ones((1,), np.float32))
+    big = tf.matmul(x, x, transpose_b=True)   # [n, n]: 78 GB fetched for n = 140,000
+    train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(tf.reduce_sum(x) * tf.reduce_sum(w))
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    sess.run([train, big], {x: np.ones((3, 8), np.float32)})
+    return sess, x, big, train
+
+
+def _state(sess):
+    return [np.array(v) for v in sess.run(tf.global_variables())]
+
+
+def test_a_step_larger_than_the_machine_is_refused_before_dispatch_and_keeps_every_variable():
+    _, total = executables.memory()
+    if total is None:
+        pytest.skip("no /proc/meminfo: the memory of this machine is unknown")
+    sess, x, big, train = _model()
+    before = _state(sess)
+    n = int((2 * total / 4) ** 0.5) + 1   # the fetched [n, n] float32 matrix: twice the machine
+    with pytest.raises(errors.ResourceExhaustedError, match=r"OOM when running the step \[MatMul:0, Momentum\]"):
+        sess.run([train, big], {x: np.ones((n, 8), np.float32)})
+    for a, b in zip(before, _state(sess)):
+        np.testing.assert_array_equal(a, b)
+    sess.run(train, {x: np.ones((3, 8), np.float32)})   # and the session goes on
+    assert not np.array_equal(_state(sess)[0], before[0])
+
+
+def test_a_step_needing_much_of_the_free_memory_does_not_donate_so_a_failure_after_dispatch_keeps_it(monkeypatch):
+    sess, x, big, train = _model()
+    feed = {x: np.ones((50, 8), np.float32)}
+    low = [v for v in sess._compiled.values() if v.rw_vars][0]
+    # the program for 50 rows needs ~10 kB; with 8 kB free it must not donate
+    monkeypatch.setattr(executables, "memory", lambda: (8000, 10 ** 12))
+    sess.run([train, big], feed)
+    entry = low.executables.entries[((50, 8),)]
+    assert not entry.donates and entry.waits and entry.need > 4000
+    before = _state(sess)
+    real = entry.call
+
+    def fails_after_dispatch(*args):
+        real(*args)   # the step ran; then XLA reports the allocation failure
+        raise jax.errors.JaxRuntimeError("RESOURCE_EXHAUSTED: Out of memory allocating 10000 bytes.")
+    monkeypatch.setattr(entry, "call", fails_after_dispatch)
+    with pytest.raises(errors.ResourceExhaustedError, match="Out of memory allocating"):
+        sess.run([train, big], feed)
+    for a, b in zip(before, _state(sess)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_small_step_donates_on_the_cpu():
+    sess, x, big, train = _model()
+    low = [v for v in sess._compiled.values() if v.rw_vars][0]
+    entry = low.executables.entries[((3, 8),)]
+    assert entry.donates == (jax.default_backend() == "cpu") and entry.need < 10 ** 6
+
+
+def test_out_of_memory_while_tracing_is_resource_exhausted_naming_the_op():
+    w = tf.Variable(np.ones((1,), np.float32))
+    step = tf.assign_add(w, tf.reduce_sum(tf.tile(tf.ones([1, 1]), [400000, 400000]))[None])
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    with pytest.raises(errors.ResourceExhaustedError, match=r"node Tile|OOM when running the step"):
+        sess.run(step)
+    np.testing.assert_array_equal(sess.run(w), [1.0])
