@@ -1,6 +1,7 @@
 """Per-fetch-set XLA compiler options (lower/compiler_options.py): which fetch sets get which, and
 that a CNN training step gives the same values with and without them (benchmarks/compiler_options.py
 measures whether each still helps)."""
+import jax
 import numpy as np
 import pytest
 
@@ -29,6 +30,7 @@ def _feed(x, y):
     return {x: rng.rand(16, 12, 12, 1).astype(np.float32), y: rng.randint(0, 5, 16)}
 
 
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="XLA:CPU options: none are passed on an accelerator")
 def test_choices_by_what_the_fetch_set_holds(monkeypatch):
     monkeypatch.delenv("XLA_FLAGS", raising=False)
     monkeypatch.delenv("TINYFLOW_COMPILER_OPTIONS", raising=False)
