@@ -4,7 +4,7 @@ import os
 import pytest
 
 # the suite (and the example scripts it starts) leaves the user's compilation cache alone;
-# tests/test_speed_compile_cache.py turns it on in processes of its own
+# tests/runtime/test_speed_compile_cache.py turns it on in processes of its own
 os.environ.setdefault("TINYFLOW_COMPILATION_CACHE", "0")
 
 import tinyflow as tf  # noqa: E402

@@ -21,7 +21,8 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # runtime: 2500 -> 2800 for issue 31 (one program per feed shape, checked against the memory there
 # is before dispatch: runtime/executables.py; compilation cache entries verified on load).
 # lower: 1200 -> 1260 for issue 30 (compiler_options.py: XLA options chosen per fetch set).
-BUDGET = {"graph": 1950, "formats": 2500, "passes": 1900, "ops": 11500, "lower": 1260, "runtime": 2800,
+# Issue 24's cycles: FuncGraph and SubFn (150 lines) moved from ops/ to graph/func_graph.py, the budget with them.
+BUDGET = {"graph": 2100, "formats": 2500, "passes": 1900, "ops": 11350, "lower": 1260, "runtime": 2800,
           "api": 22000, "cli": 800}
 TOTAL = 45000
 

@@ -198,3 +198,32 @@ def test_crop_and_resize_and_its_gradients_match_tf(key):
             got_gi, got_gb = sess.run([gi, gb])
             np.testing.assert_allclose(got_gi, want["gi"], rtol=1e-5, atol=1e-5)
             np.testing.assert_allclose(got_gb, want["gb"], rtol=1e-4, atol=1e-4)
+
+
+with open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "image", "nms.json")) as _f:
+    NMS = json.load(_f)
+
+
+@pytest.mark.parametrize("case", ["a", "b", "c", "d"])
+def test_non_max_suppression_matches_tf(case):
+    tf.reset_default_graph()
+    mo, iou, st = NMS[case]["args"]
+    st = float("-inf") if st is None else st
+    boxes, scores = np.array(NMS["boxes"], np.float32), np.array(NMS["scores"], np.float32)
+    idx = tf.image.non_max_suppression(boxes, scores, mo, iou, st)
+    padded, valid = tf.image.non_max_suppression_padded(boxes, scores, mo, iou, st, pad_to_max_output_size=True)
+    assert padded.shape.as_list() == [mo]
+    with tf.Session() as sess:
+        got_idx, got_padded, got_valid = sess.run([idx, padded, valid])
+    assert got_idx.tolist() == NMS[case]["idx"]
+    assert got_padded.tolist() == NMS[case]["padded"] and int(got_valid) == NMS[case]["valid"]
+
+
+def test_non_max_suppression_at_the_threshold_as_tf():
+    # TF 1.15: iou exactly 0.5 at threshold 0.5 drops the box; threshold 0 drops even disjoint boxes
+    boxes = np.array([[0, 0, 1, 1], [2, 2, 3, 3], [0, 0, 1, 2]], np.float32)
+    scores = np.array([0.9, 0.8, 0.7], np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        assert sess.run(tf.image.non_max_suppression(boxes, scores, 10, 0.5)).tolist() == [0, 1]
+        assert sess.run(tf.image.non_max_suppression(boxes, scores, 10, 0.0)).tolist() == [0]
+        assert sess.run(tf.image.non_max_suppression(boxes, scores, 10, 0.3, 0.75)).tolist() == [0, 1]

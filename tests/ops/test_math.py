@@ -370,5 +370,5 @@ def test_max_and_min_over_nothing_give_the_identity():
 
 
 def test_string_constants_are_fetched_as_bytes():
-    hello = tf.constant("hello")  # strings run on the host (tests/test_strings_*.py), fetched as TF gives them
+    hello = tf.constant("hello")  # strings run on the host (tests/*/test_strings_*.py), fetched as TF gives them
     assert tf.Session().run(hello) == b"hello"

@@ -80,7 +80,7 @@ def test_scatter_build_errors():
 # ---- segment ops, bincount, confusion_matrix ------------------------------------------------------
 def test_segment_ops_need_constant_sorted_ids():
     data = tf.constant(np.arange(6.0).reshape(3, 2))
-    # run-time ids: a run-time length (tests/test_dynamic_shapes.py)
+    # run-time ids: a run-time length (tests/ops/test_dynamic_shapes.py)
     assert tf.segment_sum(data, tf.placeholder(tf.int32, [3])).shape.as_list() == [None, 2]
     with pytest.raises(tf.errors.InvalidArgumentError, match="not increasing"):
         tf.segment_max(data, [1, 0, 1])
@@ -127,7 +127,7 @@ def test_unsorted_segment_sum_gradient_drops_negative_ids():
 @pytest.mark.slow
 def test_bincount_lengths_and_errors():
     arr = tf.placeholder(tf.int32, [None])
-    assert tf.bincount(arr).shape.as_list() == [None]   # a run-time length: tests/test_dynamic_shapes.py
+    assert tf.bincount(arr).shape.as_list() == [None]   # a run-time length: tests/ops/test_dynamic_shapes.py
     counts = tf.bincount(arr, minlength=4, maxlength=4)
     assert counts.shape.as_list() == [4] and counts.dtype == tf.int32
     with tf.Session() as sess:

@@ -1,4 +1,4 @@
-"""String tensors and tf.strings ops, run on the host (client/host_stage.py).
+"""String tensors and tf.strings ops, run on the host (runtime/host_stage.py).
 
 Expected values are what TF 1.15 returns for the same calls (learned by running them with the TF1
 oracle; the calls are in the test names)."""

@@ -1,7 +1,7 @@
 """Op specs: one small, checkable use of each op, for the registry-driven tests.
 
 Each op family has a module here (math.py, array.py, nn.py, ...) with a list SPECS of OpSpec.
-tests/test_registry.py runs every spec: its forward value against numpy, the dtype and shape the
+tests/ops/test_registry.py runs every spec: its forward value against numpy, the dtype and shape the
 shape rule declared against what the lowering produced, and (grad=True) tf.gradients against
 central finite differences in float64. It also fails if a registered op type appears in no spec's
 graph (forward or gradient), so a new op without a spec fails the suite.

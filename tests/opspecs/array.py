@@ -1,4 +1,4 @@
-"""Specs of the array ops (ops/array_ops.py, indexing_ops.py, sequence_ops.py, matrix_ops.py). Ops
+"""Specs of the array ops (ops/core/array_ops.py, indexing_ops.py, sequence_ops.py, matrix_ops.py). Ops
 whose gradient rule builds another op are wrapped in tf.square with second_order=True, so the
 gradient's own gradient rule runs too."""
 import numpy as np

@@ -3,7 +3,7 @@ Q and R are checked through sign-free identities: Q R = X and Q^T Q = I."""
 import numpy as np
 
 from opspecs import OpSpec
-from tinyflow.ops.base import make_op
+from tinyflow.ops.core.base import make_op
 
 X = np.random.RandomState(0).randn(5, 3).astype(np.float32)
 

@@ -1,6 +1,6 @@
 """Specs of the ops that look at values while a graph runs (ops/logging_ops.py) and of tf.py_func
 (ops/script_ops.py): passing checks and prints leave values alone, and gradients pass through them.
-Failing checks and the printed text are tested in tests/test_checks.py."""
+Failing checks and the printed text are tested in tests/ops/test_checks.py."""
 import numpy as np
 
 from opspecs import OpSpec

@@ -1,4 +1,4 @@
-"""Specs of the math ops (ops/math_ops.py, ops/linalg_ops.py): every op against numpy; every
+"""Specs of the math ops (ops/core/math_ops.py, ops/linalg_ops.py): every op against numpy; every
 differentiable op against finite differences, with broadcasting inputs, and to second order for the
 elementwise ones."""
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from opspecs import OpSpec
-from tinyflow.ops import math_ops as M
+from tinyflow.ops.core import math_ops as M
 
 R = np.random.RandomState(42)
 A = R.randn(3, 4).astype(np.float32)

@@ -1,5 +1,5 @@
 """Specs of the random ops (ops/random_ops.py): declared dtype and shape; values are checked for
-their distribution in tests/test_random.py."""
+their distribution in tests/ops/test_random.py."""
 import numpy as np
 
 from opspecs import OpSpec

@@ -11,18 +11,18 @@ import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)  # TF's dtypes: float64 and int64 must stay themselves
 
-from tinyflow.graph import errors  # noqa: E402
+from tinyflow.graph import core as _core, errors  # noqa: E402
 from tinyflow.graph.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16, float32,  # noqa: E402
                                    float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64)
 from tinyflow.graph.core import (Graph, GraphKeys, Operation, Tensor, add_to_collection,  # noqa: E402
                                  add_to_collections, control_dependencies, get_collection, get_collection_ref,
                                  get_default_graph, name_scope, reset_default_graph)
 from tinyflow.graph.shapes import Dimension, TensorShape  # noqa: E402
-from tinyflow.ops.base import constant, convert_to_tensor, register_tensor_conversion_function  # noqa: E402
-from tinyflow.ops.math_ops import *  # noqa: E402,F403
-from tinyflow.ops.array_ops import *  # noqa: E402,F403
-from tinyflow.ops.indexing_ops import *  # noqa: E402,F403
-from tinyflow.ops.sequence_ops import *  # noqa: E402,F403
+from tinyflow.ops.core.base import constant, convert_to_tensor, register_tensor_conversion_function  # noqa: E402
+from tinyflow.ops.core.math_ops import *  # noqa: E402,F403
+from tinyflow.ops.core.array_ops import *  # noqa: E402,F403
+from tinyflow.ops.core.indexing_ops import *  # noqa: E402,F403
+from tinyflow.ops.core.sequence_ops import *  # noqa: E402,F403
 from tinyflow.ops.matrix_ops import *  # noqa: E402,F403
 from tinyflow.ops.state_ops import *  # noqa: E402,F403
 from tinyflow.ops.random_ops import *  # noqa: E402,F403
@@ -37,16 +37,24 @@ from tinyflow.ops.functional_ops import *  # noqa: E402,F403
 from tinyflow.ops.logging_ops import *  # noqa: E402,F403 (tf.Assert, tf.Print, tf.print, tf.check_numerics)
 from tinyflow.ops.check_ops import *  # noqa: E402,F403 (tf.assert_equal, ...)
 from tinyflow.ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402 (also at tf.nn)
-from tinyflow.ops.sequence_ops import reverse_sequence  # noqa: E402
+from tinyflow.ops.core.sequence_ops import reverse_sequence  # noqa: E402
 from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)
 from tinyflow.ops import recompute_ops as _recompute_ops  # noqa: E402,F401 (the Recompute op that checkpointed gradients make)
 from tinyflow.passes.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians  # noqa: E402
 from tinyflow.runtime.config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,  # noqa: E402
                                      RunOptions)
 from tinyflow.runtime.session import InteractiveSession, Session, get_default_session  # noqa: E402
-from tinyflow.runtime.eager.context import disable_eager_execution, executing_eagerly  # noqa: E402
 from tinyflow.api.tinyflow_api import *  # noqa: E402,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
 from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ... TF1's other names)
+
+
+
+def _as_graph_def(graph, from_version=None, add_shapes=False):
+    """Graph.as_graph_def: TF's GraphDef protobuf, made by api/tf_files (loaded on first use)."""
+    return importlib.import_module("tinyflow.api.tf_files.export_graph").as_graph_def(graph, from_version, add_shapes)
+
+
+_core.register_graph_codec("as_graph_def", _as_graph_def)
 
 # The TF API level tinyflow implements (scripts compare tf.__version__ with "1.x"); tinyflow's own
 # release is TINYFLOW_VERSION.
@@ -64,11 +72,14 @@ LAZY_MODULES = {
     "metrics": "tinyflow.api.metrics", "summary": "tinyflow.api.summary", "sparse": "tinyflow.api.sparse",
     "strings": "tinyflow.api.strings", "compat": "tinyflow.api.compat", "feature_column": "tinyflow.api.feature_column",
     "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util",
-    "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu",
-    "nest": "tinyflow.api.nest", "bitwise": "tinyflow.ops.bitwise_ops"}
+    "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu", "nest": "tinyflow.api.nest",
+    "bitwise": "tinyflow.ops.bitwise_ops", "saved_model": "tinyflow.api.saved_model"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
+    # the mode switch loads the eager executor (runtime/eager/), which graph programs never need
+    "executing_eagerly": ("tinyflow.runtime.eager.context", "executing_eagerly"),
+    "disable_eager_execution": ("tinyflow.runtime.eager.context", "disable_eager_execution"),
     "python_io": ("tinyflow.api.io", "python_io"),
     "print_graph": ("tinyflow.passes.visualize", "print_graph"),
     "to_dot": ("tinyflow.passes.visualize", "to_dot"),

@@ -5,8 +5,8 @@ import contextlib
 
 from tinyflow.graph import shapes as _shapes
 from tinyflow.graph.core import Tensor, constant_value, get_default_graph, name_scope
-from tinyflow.ops import array_ops, math_ops
-from tinyflow.ops.base import broadcast_shapes, convert_to_tensor
+from tinyflow.ops.core import array_ops, math_ops
+from tinyflow.ops.core.base import broadcast_shapes, convert_to_tensor
 
 __all__ = ["arg_max", "arg_min", "device", "colocate_with", "container", "init_scope", "dimension_value",
            "dimension_at_index", "is_tensor", "get_static_value", "identity_n", "broadcast_static_shape",

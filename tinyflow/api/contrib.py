@@ -2,45 +2,41 @@
 
 - tf.contrib.rnn: the RNN cells of tf.nn.rnn_cell, static_rnn and static_bidirectional_rnn;
 - tf.contrib.layers: xavier_initializer, variance_scaling_initializer, l1/l2_regularizer,
-  fully_connected ("fully_connected/weights", "fully_connected/biases") and flatten.
+  fully_connected ("fully_connected/weights", "fully_connected/biases"), flatten, and what
+  contrib_layers_more.py (conv2d, pooling, dropout, one_hot_encoding, the initializers) and
+  contrib_batch_norm.py (batch_norm) define;
+- tf.contrib.seq2seq (seq2seq.py), tf.contrib.learn.datasets.mnist (contrib_learn.py), tf.contrib.eager.
 
 Both are real modules (`import tensorflow.contrib.rnn` works under `python -m tinyflow`).
 """
 import sys
 import types
 
+from tinyflow.api import contrib_layers_extra as _extra
+from tinyflow.api import contrib_layers_more as _more
+from tinyflow.api import contrib_learn as learn  # noqa: F401 (tf.contrib.learn.datasets.mnist)
 from tinyflow.api import layers as _layers
 from tinyflow.api import rnn as _rnn
 from tinyflow.api import rnn_cell as _cells
-from tinyflow.graph import dtypes as dt
-from tinyflow.ops import init_ops, math_ops, nn_ops
+from tinyflow.api import seq2seq  # (tf.contrib.seq2seq)
+from tinyflow.api import contrib_batch_norm as _bn
+from tinyflow.api.contrib_layers_more import variance_scaling_initializer, xavier_initializer
+from tinyflow.ops import init_ops, nn_ops
+from tinyflow.ops.core import math_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 
 
-def _module(name, doc, members):
+def _module(name, doc, members, constants=None):
     mod = types.ModuleType(__name__ + "." + name, doc)
     mod.__dict__.update(members)
     mod.__all__ = sorted(members)
+    mod.__dict__.update(constants or {})   # reachable, not in __all__
     sys.modules[mod.__name__] = mod
     return mod
 
 
 # ---- tf.contrib.layers ---------------------------------------------------------------------------
-def xavier_initializer(uniform=True, seed=None, dtype=dt.float32):
-    """Glorot's initializer: variance 1 / average fan (uniform, or a truncated normal)."""
-    return init_ops.VarianceScaling(1.0, "fan_avg", "uniform" if uniform else "truncated_normal", seed=seed,
-                                    dtype=dtype)
-
-
-def variance_scaling_initializer(factor=2.0, mode="FAN_IN", uniform=False, seed=None, dtype=dt.float32):
-    """contrib's He initializer by default: variance factor / fan (mode FAN_IN, FAN_OUT or FAN_AVG)."""
-    if mode not in ("FAN_IN", "FAN_OUT", "FAN_AVG"):
-        raise TypeError("Unknown mode %s [FAN_IN, FAN_OUT, FAN_AVG]" % mode)
-    return init_ops.VarianceScaling(factor, mode.lower(), "uniform" if uniform else "truncated_normal", seed=seed,
-                                    dtype=dtype)
-
-
 def _regularizer(scale, name, penalty):
     if scale < 0.0:
         raise ValueError("Setting a scale less than 0 on a regularizer: %g" % scale)
@@ -91,54 +87,46 @@ def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_f
         return activation_fn(out) if activation_fn is not None else out
 
 
-layers = _module("layers", "tf.contrib.layers: initializers, regularizers, fully_connected, flatten.", {
-    "xavier_initializer": xavier_initializer, "xavier_initializer_conv2d": xavier_initializer,
-    "variance_scaling_initializer": variance_scaling_initializer, "l1_regularizer": l1_regularizer,
-    "l2_regularizer": l2_regularizer, "fully_connected": fully_connected, "flatten": _layers.flatten,
-})
+layers = _module("layers", "tf.contrib.layers: initializers, regularizers, fully_connected, conv2d, pooling, "
+                 "dropout, one_hot_encoding, flatten, batch_norm, optimize_loss, layer_norm.", {
+                     "xavier_initializer": xavier_initializer, "xavier_initializer_conv2d": xavier_initializer,
+                     "variance_scaling_initializer": variance_scaling_initializer, "l1_regularizer": l1_regularizer,
+                     "l2_regularizer": l2_regularizer, "fully_connected": fully_connected, "flatten": _layers.flatten,
+                     "batch_norm": _bn.batch_norm, "conv2d": _more.conv2d, "max_pool2d": _more.max_pool2d,
+                     "avg_pool2d": _more.avg_pool2d, "dropout": _more.dropout,
+                     "one_hot_encoding": _more.one_hot_encoding, "optimize_loss": _extra.optimize_loss,
+                     "layer_norm": _extra.layer_norm},
+                 {"OPTIMIZER_CLS_NAMES": _extra.OPTIMIZER_CLS_NAMES, "OPTIMIZER_SUMMARIES": _extra.OPTIMIZER_SUMMARIES})
 
 rnn = _module("rnn", "tf.contrib.rnn: the RNN cells, static_rnn and static_bidirectional_rnn.", dict(
     {name: getattr(_cells, name) for name in _cells.__all__},
     static_rnn=_rnn.static_rnn, static_bidirectional_rnn=_rnn.static_bidirectional_rnn,
     LSTMBlockCell=_cells.LSTMCell, GRUBlockCell=_cells.GRUCell))
+sys.modules[__name__ + ".seq2seq"] = seq2seq   # `import tensorflow.contrib.seq2seq` resolves
 
-# batch_norm, seq2seq and learn.datasets live in their own files; attached here so that
-# tf.contrib.layers.batch_norm and `import tensorflow.contrib.seq2seq` resolve.
-from tinyflow.api import contrib_batch_norm as _bn  # noqa: E402
-from tinyflow.api import seq2seq  # noqa: E402,F401 (tf.contrib.seq2seq)
-from tinyflow.api import contrib_learn as learn  # noqa: E402,F401 (tf.contrib.learn.datasets.mnist)
+from tinyflow.api.saved_model import predictor as _predictor  # noqa: E402
 
-from tinyflow.api import contrib_layers_more as _more  # noqa: E402
+predictor = _module("predictor", "tf.contrib.predictor: a SavedModel's signature as a callable.", {
+    "from_saved_model": _predictor.from_saved_model})
 
-layers.batch_norm = _bn.batch_norm
-_MORE = ["conv2d", "max_pool2d", "avg_pool2d", "dropout", "one_hot_encoding"]
-for _name in _MORE:
-    setattr(layers, _name, getattr(_more, _name))
-from tinyflow.api import contrib_layers_extra as _extra  # noqa: E402 (optimize_loss, layer_norm)
-for _name in ("optimize_loss", "layer_norm", "OPTIMIZER_CLS_NAMES", "OPTIMIZER_SUMMARIES"):
-    setattr(layers, _name, getattr(_extra, _name))
-layers.__all__ = sorted(layers.__all__ + ["batch_norm", "optimize_loss", "layer_norm"] + _MORE)
-sys.modules[__name__ + ".seq2seq"] = seq2seq
+
+# tf.contrib.<name> -> the module that is that namespace, imported on first use (and put in sys.modules
+# under its contrib path, so `import tensorflow.contrib.slim as slim` works under the runner)
+_LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framework",
+         "summary": "tinyflow.api.contrib_summary", "training": "tinyflow.api.contrib_training",
+         "cluster_resolver": "tinyflow.api.cluster_resolver"}
 
 
 def __getattr__(name):
-    """tf.contrib.eager, made on first use (it loads eager execution's machinery)."""
+    """tf.contrib's namespaces that load on first use: eager, tpu and those of _LAZY."""
     if name == "eager":
         from tinyflow.api.eager import tfe
         return tfe.install(sys.modules[__name__])
     if name == "tpu":
         from tinyflow.api import tpu
         return tpu.module(__name__ + ".tpu")
-    if name == "summary":
-        from tinyflow.api import contrib_summary
-        sys.modules[__name__ + ".summary"] = contrib_summary
-        return contrib_summary
-    if name == "training":
-        from tinyflow.api import contrib_training
-        sys.modules[__name__ + ".training"] = contrib_training
-        return contrib_training
-    if name == "cluster_resolver":
-        from tinyflow.api import cluster_resolver
-        sys.modules[__name__ + ".cluster_resolver"] = cluster_resolver
-        return cluster_resolver
+    if name in _LAZY:
+        import importlib
+        module = sys.modules[__name__ + "." + name] = importlib.import_module(_LAZY[name])
+        return module
     raise AttributeError("module 'tinyflow.contrib' has no attribute %r" % name)

@@ -9,10 +9,11 @@ both. Updates go to `updates_collections` (UPDATE_OPS), or run with the output w
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, add_to_collections, control_dependencies
 from tinyflow.api.layers import _static_bool
-from tinyflow.ops import array_ops, init_ops, math_ops, nn_ops, state_ops
+from tinyflow.ops import init_ops, nn_ops, state_ops
+from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import convert_to_tensor
-from tinyflow.ops.indexing_ops import where
+from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.ops.core.indexing_ops import where
 
 
 def _variable(name, shape, dtype, initializer, regularizer, trainable, collections):
@@ -48,8 +49,10 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
     dtype = dt.float32 if fused else x.dtype.base_dtype
     with vs.variable_scope(scope, "BatchNorm", [x], reuse=reuse):
         params = {}
-        for name, on, default in (("beta", center, init_ops.zeros_initializer()),
-                                  ("gamma", scale, init_ops.ones_initializer())):
+        order = (("beta", center, init_ops.zeros_initializer()), ("gamma", scale, init_ops.ones_initializer()))
+        if rank != 2 and updates_collections == GraphKeys.UPDATE_OPS:
+            order = order[::-1]  # TF builds these with its BatchNormalization layer: gamma first
+        for name, on, default in order:
             if on:
                 params[name] = _variable(name, params_shape, dtype, initializers.get(name, default),
                                          regularizers.get(name), trainable, collections.get(name))

@@ -4,10 +4,11 @@ import numbers
 
 from tinyflow.api import summary, train
 from tinyflow.graph.core import GraphKeys, Tensor, control_dependencies, get_collection
-from tinyflow.ops import clip_ops, init_ops, math_ops, nn_ops, random_ops
+from tinyflow.ops import clip_ops, init_ops, nn_ops, random_ops
+from tinyflow.ops.core import math_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.array_ops import identity
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.array_ops import identity
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.state_ops import trainable_variables
 
 OPTIMIZER_CLS_NAMES = {

@@ -1,13 +1,28 @@
 """More of tf.contrib.layers as tutorials call it: conv2d (TF's Conv/weights, Conv/biases names),
-max_pool2d, avg_pool2d, dropout (keep_prob, is_training) and one_hot_encoding."""
+max_pool2d, avg_pool2d, dropout (keep_prob, is_training), one_hot_encoding, and the initializers
+(xavier_initializer, variance_scaling_initializer) that contrib.py's fully_connected uses too."""
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, add_to_collections, name_scope
 from tinyflow.api.layers import _static_bool
 from tinyflow.ops import init_ops, nn_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import convert_to_tensor
-from tinyflow.ops.indexing_ops import where
-from tinyflow.ops.sequence_ops import one_hot
+from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.ops.core.indexing_ops import where
+from tinyflow.ops.core.sequence_ops import one_hot
+
+
+def xavier_initializer(uniform=True, seed=None, dtype=dt.float32):
+    """Glorot's initializer: variance 1 / average fan (uniform, or a truncated normal)."""
+    return init_ops.VarianceScaling(1.0, "fan_avg", "uniform" if uniform else "truncated_normal", seed=seed,
+                                    dtype=dtype)
+
+
+def variance_scaling_initializer(factor=2.0, mode="FAN_IN", uniform=False, seed=None, dtype=dt.float32):
+    """contrib's He initializer by default: variance factor / fan (mode FAN_IN, FAN_OUT or FAN_AVG)."""
+    if mode not in ("FAN_IN", "FAN_OUT", "FAN_AVG"):
+        raise TypeError("Unknown mode %s [FAN_IN, FAN_OUT, FAN_AVG]" % mode)
+    return init_ops.VarianceScaling(factor, mode.lower(), "uniform" if uniform else "truncated_normal", seed=seed,
+                                    dtype=dtype)
 
 
 def _pair(v):
@@ -20,7 +35,6 @@ def conv2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_form
            reuse=None, variables_collections=None, outputs_collections=None, trainable=True, scope=None):
     """activation_fn(conv(inputs, weights) + biases) on NHWC inputs; variables Conv/weights and
     Conv/biases (the scope is made unique: Conv_1, ...), also in MODEL_VARIABLES."""
-    from tinyflow.api.contrib import xavier_initializer
     if data_format not in (None, "NHWC"):
         raise NotImplementedError("tinyflow's contrib.layers.conv2d supports data_format NHWC only")
     if _pair(rate) != [1, 1]:

@@ -18,8 +18,8 @@ from tinyflow.formats import png
 from tinyflow.formats.events import EventFileWriter
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import add_to_collection, get_collection, get_default_graph
-from tinyflow.ops import math_ops
-from tinyflow.ops.base import constant, convert_to_tensor
+from tinyflow.ops.core import math_ops
+from tinyflow.ops.core.base import constant, convert_to_tensor
 from tinyflow.ops.script_ops import py_func
 from tinyflow.ops.state_ops import no_op
 

@@ -3,7 +3,7 @@
     sess = tf.Session(config=tf.distribute.DataParallel())   # every device of every process
 
 tinyflow scales the unchanged graph with XLA's SPMD partitioner and JAX's multi-process runtime
-(client/placement.py says what is split and what is replicated). Many processes:
+(runtime/placement.py says what is split and what is replicated). Many processes:
 
     tf.distribute.initialize("host:1234", num_processes=2, process_id=0)   # or the environment's
     TINYFLOW_COORDINATOR, TINYFLOW_NUM_PROCESSES, TINYFLOW_PROCESS_ID

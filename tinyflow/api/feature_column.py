@@ -12,8 +12,9 @@ columns by name and use TF's variable names ("input_layer/<col>_embedding/embedd
 
 Limits (no string tensors yet): string vocabularies and string hash buckets work on numpy string
 inputs that `tf.estimator.inputs.numpy_input_fn` / `pandas_input_fn` (or `encode_strings` on a
-features dict) convert to ids on the host; hash buckets and crossed columns hash with tinyflow's own
-function, not TF's FarmHash fingerprint, so the bucket an id lands in differs from TF's.
+features dict) convert to ids on the host; string hash buckets and OOV buckets hash with TF's Fingerprint64
+(FarmHash) when pyfarmhash is installed (the `farmhash` extra), else with crc32; integer hash buckets and
+crossed columns hash with tinyflow's own functions, so the bucket an id lands in differs from TF's.
 """
 import collections
 import math
@@ -247,8 +248,29 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
 
 
 def _fingerprint(text):
-    """tinyflow's string hash for hash buckets (crc32; TF uses FarmHash, so buckets differ from TF's)."""
+    """The hash of hash buckets and OOV buckets: TF's Fingerprint64 (FarmHash) when the optional pyfarmhash
+    package is installed (`pip install tinyflow[farmhash]`), so a string lands in TF's bucket; else
+    tinyflow's own crc32, with a warning (once) that buckets then differ from TF's."""
+    fingerprint64 = _farmhash()
+    if fingerprint64 is not None:
+        return fingerprint64(text.encode("utf-8"))
     return zlib.crc32(text.encode("utf-8"))
+
+
+_FARMHASH = []
+
+
+def _farmhash():
+    """pyfarmhash's fingerprint64 (TF's Fingerprint64), or None (warned once) when it is not installed."""
+    if not _FARMHASH:
+        try:
+            import farmhash
+            _FARMHASH.append(farmhash.fingerprint64)
+        except ImportError:
+            _tf.logging.warning("tinyflow: hash buckets use crc32, not TF's FarmHash Fingerprint64 (pip install "
+                                "pyfarmhash, or tinyflow[farmhash]): a model trained in TF gives other ids here.")
+            _FARMHASH.append(None)
+    return _FARMHASH[0]
 
 
 class HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
@@ -476,12 +498,25 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum", weig
 
 
 def make_parse_example_spec(feature_columns):
-    """{key: what it parses}: tinyflow has no tf.Example parsing; returns each column's raw keys and dtypes."""
+    """{feature key: FixedLenFeature / VarLenFeature}, as TF's: what tf.parse_example needs to give
+    the columns their raw features (a numeric column is fixed-length, a categorical one variable)."""
+    from tinyflow.ops.parsing_ops import FixedLenFeature, VarLenFeature
     spec = {}
     for c in feature_columns:
         for key, dtype in _raw_keys(c):
-            spec[key] = dtype
+            numeric = _numeric_of(c, key)
+            if numeric is not None:
+                spec[key] = FixedLenFeature(numeric.shape, numeric.dtype, numeric.default_value)
+            else:
+                spec[key] = VarLenFeature(dtype)
     return spec
+
+
+def _numeric_of(column, key):
+    """The NumericColumn of `key` that `column` reads (itself, or its bucketized source), or None."""
+    while not isinstance(column, NumericColumn) and hasattr(column, "source_column"):
+        column = column.source_column
+    return column if isinstance(column, NumericColumn) and column.key == key else None
 
 
 def _raw_keys(column):

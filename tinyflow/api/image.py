@@ -7,14 +7,15 @@ import numpy as np
 
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor, get_default_graph
-from tinyflow.ops import math_ops as M
-from tinyflow.ops.array_ops import expand_dims, pad, reshape, shape, squeeze, stack
-from tinyflow.ops.base import constant_value_of, convert_to_tensor
-from tinyflow.ops.image_ops import crop_and_resize, resize as _resize, sample_distorted_bounding_box  # noqa: F401
-from tinyflow.ops.indexing_ops import slice as _slice, where as _where
+from tinyflow.ops.core import math_ops as M
+from tinyflow.ops.core.array_ops import expand_dims, pad, reshape, shape, squeeze, stack
+from tinyflow.ops.core.base import constant_value_of, convert_to_tensor
+from tinyflow.ops.core.indexing_ops import slice as _slice, where as _where
+from tinyflow.ops.image_ops import (crop_and_resize, non_max_suppression, non_max_suppression_padded,  # noqa: F401
+                                    resize as _resize, sample_distorted_bounding_box)
 from tinyflow.ops.matrix_ops import tensordot
 from tinyflow.ops.random_ops import random_uniform
-from tinyflow.ops.sequence_ops import reverse
+from tinyflow.ops.core.sequence_ops import reverse
 from tinyflow.api.image_adjust import *  # noqa: F401,F403 (colour spaces, adjustments, random augmentations)
 from tinyflow.api.image_adjust import __all__ as _adjust_all, convert_image_dtype  # noqa: F401
 from tinyflow.ops.image_codec_ops import decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png  # noqa: F401
@@ -25,6 +26,7 @@ __all__ = [
     "flip_up_down", "pad_to_bounding_box", "per_image_standardization", "random_flip_left_right",
     "random_flip_up_down", "resize", "resize_bicubic", "resize_bilinear", "resize_image_with_crop_or_pad",
     "resize_images", "resize_nearest_neighbor", "rgb_to_grayscale", "sample_distorted_bounding_box", "crop_and_resize",
+    "non_max_suppression", "non_max_suppression_padded",
 ] + _adjust_all
 
 

@@ -7,14 +7,14 @@ random_uniform (TF's distributions; the numbers are tinyflow's own stream).
 """
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import control_dependencies, get_default_graph
-from tinyflow.ops import math_ops as M
-from tinyflow.ops.array_ops import concat, identity, ones_like, pad, shape, stack, transpose, unstack, zeros_like
-from tinyflow.ops.base import constant_value_of, convert_to_tensor
-from tinyflow.ops.indexing_ops import slice as _slice, where as _where
+from tinyflow.ops.core import math_ops as M
+from tinyflow.ops.core.array_ops import concat, identity, ones_like, pad, shape, stack, transpose, unstack, zeros_like
+from tinyflow.ops.core.base import constant_value_of, convert_to_tensor
+from tinyflow.ops.core.indexing_ops import slice as _slice, where as _where
 from tinyflow.ops.logging_ops import Assert
 from tinyflow.ops.matrix_ops import tensordot
 from tinyflow.ops.random_ops import random_uniform
-from tinyflow.ops.sequence_ops import reverse
+from tinyflow.ops.core.sequence_ops import reverse
 
 __all__ = ["convert_image_dtype", "adjust_brightness", "adjust_contrast", "adjust_gamma", "adjust_hue",
            "adjust_saturation", "hsv_to_rgb",

@@ -3,11 +3,11 @@ own, such as einsum and eye, are looked up on first use)."""
 import importlib
 
 from tinyflow.ops.linalg_ops import matrix_determinant as det, matrix_inverse as inv, norm, trace  # noqa: F401
-from tinyflow.ops.math_ops import matmul
+from tinyflow.ops.core.math_ops import matmul
 from tinyflow.ops.matrix_ops import cross, matrix_band_part as band_part, matrix_set_diag as set_diag  # noqa: F401
 from tinyflow.ops.matrix_ops import matrix_transpose
-from tinyflow.ops import array_ops
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core import array_ops
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.graph.core import get_default_graph
 
 __all__ = ["band_part", "cross", "det", "inv", "matmul", "matvec", "matrix_transpose", "norm", "set_diag", "trace",

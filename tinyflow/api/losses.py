@@ -7,8 +7,8 @@ Losses are computed in float32, as TF does, and cast back to the input dtype.
 from tinyflow.api import nn
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph, name_scope
-from tinyflow.ops import array_ops, math_ops
-from tinyflow.ops.base import constant, convert_to_tensor
+from tinyflow.ops.core import array_ops, math_ops
+from tinyflow.ops.core.base import constant, convert_to_tensor
 
 __all__ = ["Reduction", "absolute_difference", "add_loss", "compute_weighted_loss", "cosine_distance", "get_losses",
            "get_regularization_loss", "get_regularization_losses", "get_total_loss", "hinge_loss", "huber_loss",

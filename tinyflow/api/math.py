@@ -1,10 +1,10 @@
-"""tf.math: TF 1.15's math namespace. The math ops come from ops/math_ops.py; the few names that
+"""tf.math: TF 1.15's math namespace. The math ops come from ops/core/math_ops.py; the few names that
 other op families own (tf.math.softplus, tf.math.cumsum, ...) are looked up on first use."""
 import importlib
 
-from tinyflow.ops.math_ops import *  # noqa: F401,F403
-from tinyflow.ops.math_ops import __all__ as _math_all
-from tinyflow.ops.math_ops import div_no_nan as divide_no_nan  # noqa: F401
+from tinyflow.ops.core.math_ops import *  # noqa: F401,F403
+from tinyflow.ops.core.math_ops import __all__ as _math_all
+from tinyflow.ops.core.math_ops import div_no_nan as divide_no_nan  # noqa: F401
 # TinyFlow's readings of calls TF rejects (bool reductions, int-vs-float equality), as at tf.*
 from tinyflow.api.tinyflow_api import equal, not_equal, reduce_mean, reduce_sum  # noqa: F401,E402
 

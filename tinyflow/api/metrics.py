@@ -3,9 +3,10 @@ adds a batch to local variables ("accuracy/total", "accuracy/count", in LOCAL_VA
 METRIC_VARIABLES, reset by tf.local_variables_initializer()), value reads the running result."""
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
-from tinyflow.ops import array_ops, math_ops, state_ops
+from tinyflow.ops import state_ops
+from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 
 __all__ = ["accuracy", "false_negatives", "false_positives", "mean", "mean_absolute_error", "mean_squared_error",
            "precision", "recall", "root_mean_squared_error", "true_negatives", "true_positives"]

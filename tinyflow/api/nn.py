@@ -1,12 +1,14 @@
-"""tf.nn: activations, softmax and cross entropies, convolution and pooling (ops/nn_ops.py), and
+"""tf.nn: activations, softmax and cross entropies, convolution and pooling (ops/nn_ops.py), candidate
+samplers and sampled losses (ops/candidate_sampling_ops.py), and
 TinyFlow's layers (tinyflow_api.py).
 
 Where TF and TinyFlow share a name (conv2d, max_pool, avg_pool, batch_normalization), the call
 decides: a call TF 1.15's signature accepts means what it means in TF; a call TF would reject (a
 required argument missing, a TinyFlow-only keyword such as num_filter) takes TinyFlow's meaning.
 """
-from tinyflow.ops.math_ops import sigmoid, tanh  # noqa: F401
+from tinyflow.ops.core.math_ops import sigmoid, tanh  # noqa: F401
 from tinyflow.ops.nn_ops import *  # noqa: F401,F403
+from tinyflow.ops.candidate_sampling_ops import *  # noqa: F401,F403
 from tinyflow.ops import nn_ops as _tf
 from tinyflow.api import tinyflow_api as _tiny
 from tinyflow.api.tinyflow_api import flatten_layer, linear, mean_sparse_softmax_cross_entropy_with_logits  # noqa: F401

@@ -6,12 +6,12 @@ the cell's variables under the scope "rnn" (or `scope`), and with `sequence_leng
 after each sequence's end and carry its last state to the end, as TF does.
 """
 from tinyflow.graph import dtypes as dt
-from tinyflow.ops import array_ops, indexing_ops, math_ops
+from tinyflow.ops.core import array_ops, indexing_ops, math_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.control_flow_ops import flatten, pack_as, while_loop
 from tinyflow.ops.functional_ops import get_item, set_item
-from tinyflow.ops.sequence_ops import reverse, reverse_sequence
+from tinyflow.ops.core.sequence_ops import reverse, reverse_sequence
 
 __all__ = ["bidirectional_dynamic_rnn", "dynamic_rnn", "static_bidirectional_rnn", "static_rnn"]
 

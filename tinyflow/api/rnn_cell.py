@@ -14,9 +14,10 @@ import collections
 from tinyflow.api import layers
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph
-from tinyflow.ops import array_ops, init_ops, math_ops, nn_ops
+from tinyflow.ops import init_ops, nn_ops
+from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.control_flow_ops import flatten, pack_as
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell", "DropoutWrapper",

@@ -1,8 +1,9 @@
 """tf.contrib.seq2seq: sequence_loss (the loss of the RNN language-model tutorials), tile_batch and
 hardmax. The decoders (BasicDecoder, BeamSearchDecoder, attention wrappers) are not implemented."""
 from tinyflow.graph.core import name_scope
-from tinyflow.ops import array_ops, math_ops, nn_ops
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops import nn_ops
+from tinyflow.ops.core import array_ops, math_ops
+from tinyflow.ops.core.base import convert_to_tensor
 
 __all__ = ["SequenceLoss", "hardmax", "sequence_loss", "tile_batch"]
 
@@ -90,5 +91,5 @@ def hardmax(logits, name=None):
     with name_scope(name, "Hardmax", [logits]):
         logits = convert_to_tensor(logits, name="logits")
         depth = array_ops.shape(logits)[-1]
-        from tinyflow.ops.sequence_ops import one_hot
+        from tinyflow.ops.core.sequence_ops import one_hot
         return one_hot(math_ops.argmax(logits, -1), depth, dtype=logits.dtype)

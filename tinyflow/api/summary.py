@@ -18,7 +18,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.core.base import convert_to_tensor, make_op
 from tinyflow.ops.summary_ops import LIMITS, bucket_index
 
 __all__ = ["FileWriter", "FileWriterCache", "audio", "histogram", "image", "merge", "merge_all", "scalar",

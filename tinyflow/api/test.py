@@ -7,8 +7,8 @@ import unittest
 import numpy as np
 
 from tinyflow.graph.core import Graph, get_default_graph
-from tinyflow.ops.array_ops import placeholder_with_default, reshape
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.array_ops import placeholder_with_default, reshape
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.passes.gradients import gradients
 from tinyflow.runtime.session import Session, get_default_session
 

@@ -7,13 +7,20 @@ from tinyflow.graph import errors  # noqa: F401
 from tinyflow.graph.core import (Graph, GraphKeys, Tensor, add_to_collection, control_dependencies, get_collection,  # noqa: F401
                                  name_scope)
 from tinyflow.graph.dtypes import as_dtype, bool_ as bool, float32, int32, int64, string  # noqa: F401
-from tinyflow.ops.array_ops import (concat, expand_dims, identity, ones_like, reshape, shape, tile, zeros, zeros_like)  # noqa: F401
-from tinyflow.ops.base import constant, convert_to_tensor  # noqa: F401
+from tinyflow.ops.core.array_ops import (concat, expand_dims, identity, ones_like, placeholder, reshape, shape,  # noqa: F401
+                                         tile, zeros, zeros_like)
+from tinyflow.ops.core.indexing_ops import gather  # noqa: F401
+from tinyflow.ops.parsing_ops import parse_example  # noqa: F401
+from tinyflow.ops.string_ops import as_string  # noqa: F401
+from tinyflow.api.aliases import tables_initializer  # noqa: F401
+from tinyflow.runtime.session import Session  # noqa: F401
+from tinyflow.ops.core.base import constant, convert_to_tensor  # noqa: F401
 from tinyflow.ops.init_ops import (glorot_uniform_initializer, truncated_normal_initializer, zeros_initializer)  # noqa: F401
-from tinyflow.ops.math_ops import (add_n, argmax, cast, div, div_no_nan, equal, floormod, greater, greater_equal,  # noqa
-                                   less, log, logical_and, logical_not, logical_or, matmul, maximum, minimum,
-                                   reduce_any, reduce_sum, sigmoid, sqrt, squared_difference, where_v2)
+from tinyflow.ops.core.math_ops import (add_n, argmax, cast, div, div_no_nan, equal, floormod, greater, greater_equal,  # noqa
+                                        less, log, logical_and, logical_not, logical_or, matmul, maximum, minimum,
+                                        reduce_any, reduce_sum, sigmoid, sqrt, squared_difference, where_v2)
 from tinyflow.ops.random_ops import set_random_seed  # noqa: F401
-from tinyflow.ops.sequence_ops import one_hot, range  # noqa: F401
-from tinyflow.ops.state_ops import Variable, assign_add, global_variables, group, trainable_variables  # noqa: F401
+from tinyflow.ops.core.sequence_ops import one_hot, range  # noqa: F401
+from tinyflow.ops.state_ops import (Variable, assign_add, global_variables, group, local_variables_initializer,  # noqa: F401
+                                   trainable_variables)
 from tinyflow.ops.variable_scope import get_variable, get_variable_scope, variable_scope  # noqa: F401

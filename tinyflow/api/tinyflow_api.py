@@ -24,34 +24,13 @@ import numpy as np
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, Tensor, get_default_graph
 from tinyflow.graph.registry import register_op
-from tinyflow.graph.shapes import TensorShape, as_shape
+from tinyflow.graph.shapes import TensorShape
 from tinyflow.passes import infer as infer_pass
-from tinyflow.ops import array_ops, math_ops, nn_ops, random_ops, state_ops
-from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops import nn_ops, random_ops, state_ops
+from tinyflow.ops.core import array_ops, math_ops
+from tinyflow.ops.core.base import convert_to_tensor, make_op
 
 __all__ = ["infer_variable_shapes", "normal", "pad", "equal", "not_equal", "reduce_mean", "reduce_sum"]
-
-
-# ---- tf.Variable() with no initial value -------------------------------------------------------------
-def _deferred_variable(var, name, dtype, shape, trainable, collections):
-    """Fills `var` (a new tf.Variable) as TinyFlow's shapeless variable: a VariableV2 of a possibly
-    unknown shape, no initial value, a no-op initializer."""
-    graph = get_default_graph()
-    with graph.control_dependencies(None), graph.name_scope(name or "Variable") as scope:
-        attrs = {"shape": as_shape(shape), "dtype": dt.as_dtype(dtype or dt.float32)}
-        var._variable = graph.create_op("VariableV2", [], attrs, name=scope).outputs[0]
-        var._initial_value = None
-        var._initializer_op = array_ops.no_op(name="Assign")
-        var._snapshot = None
-    var._trainable = trainable
-    var._constraint = None
-    collections = list(collections if collections is not None else [GraphKeys.GLOBAL_VARIABLES])
-    if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-        collections.append(GraphKeys.TRAINABLE_VARIABLES)
-    graph.add_to_collections(collections, var)
-
-
-state_ops.deferred_variable = _deferred_variable
 
 
 def auto_variable(name, shape, dtype=dt.float32):

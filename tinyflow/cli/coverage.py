@@ -87,12 +87,62 @@ def table(api=None, have=None):
     return "\n".join(rows)
 
 
+def _resolves(name):
+    """Whether a TF name of the census ("tf.contrib.slim.arg_scope", "tensorflow.python.lib.io.file_io")
+    exists in tinyflow: an attribute path from the package, or a module (and attributes) under the
+    runner's `tensorflow` aliases."""
+    import importlib
+    import tinyflow
+    parts = name.split(".")
+    if parts[0] == "tf":
+        return _resolve(tinyflow, ".".join(parts[1:]) or "tf") is not None
+    from tinyflow.cli.runner import alias_tensorflow
+    alias_tensorflow()
+    for cut in range(len(parts), 0, -1):   # the longest importable module, then attributes
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except Exception:
+            continue
+        return _resolve(obj, ".".join(parts[cut:]) or "tf") is not None
+    return False
+
+
+def census(path, baseline=None):
+    """Lines saying how much of a census of missing TF 1.15 names (missing_tf1_names.tsv: repos,
+    files, first, family, name) resolves now, by name and weighted by the repositories using each."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or line.startswith("repos\t") or not line.strip():
+                continue
+            repos, files, first, family, name = line.rstrip("\n").split("\t")[:5]
+            rows.append((int(repos), int(files), name))
+    have = [r for r in rows if _resolves(r[2])]
+    weight, got = sum(r[0] for r in rows), sum(r[0] for r in have)
+    two = [r for r in rows if r[0] >= 2]
+    two_have = [r for r in two if r in have]
+    out = ["census: %d of %d names resolve now (%d of %d used by 2+ repositories); %.1f%% of their weight by "
+           "repositories" % (len(have), len(rows), len(two_have), len(two), 100.0 * got / weight)]
+    if baseline is not None:   # the census's coverage before: its missing names were (100 - baseline)% of the weight
+        total = weight / (1 - baseline / 100.0)
+        out.append("usage-weighted coverage: %.1f%% (from %.1f%%)" % (100.0 * (1 - (weight - got) / total), baseline))
+    out += ["still missing, used by 2+ repositories: " + ", ".join(r[2] for r in two if r not in have)]
+    return out
+
+
 def main(argv=None):
     from tinyflow.cli.runner import version
     parser = argparse.ArgumentParser(prog="python -m tinyflow.coverage", description=__doc__.splitlines()[0])
     parser.add_argument("-V", "--version", action="version", version=version())
     parser.add_argument("--missing", metavar="MODULE", help="list the TF 1.15 names MODULE lacks (e.g. nn)")
+    parser.add_argument("--census", metavar="TSV", help="how much of a census of missing names (repos, files, "
+                        "first, family, name per line) resolves now, weighted by repositories")
+    parser.add_argument("--baseline", type=float, help="with --census: the usage-weighted coverage (%%) the census "
+                        "was measured at, to give today's")
     args = parser.parse_args(argv)
+    if args.census:
+        print("\n".join(census(args.census, args.baseline)))
+        return 0
     api = load_api()
     if args.missing:
         have = set(covered(api)[args.missing])

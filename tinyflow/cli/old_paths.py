@@ -30,6 +30,15 @@ RENAMES = [
     ("tinyflow.python_shim", "tinyflow.cli.python_shim"),
     ("tinyflow.memory", "tinyflow.cli.memory"),
     ("tinyflow.coverage", "tinyflow.cli.coverage"),
+    ("tinyflow.layers_conv", "tinyflow.api.layers"),   # merged into tf.layers
+    ("tinyflow.api.layers_conv", "tinyflow.api.layers"),
+    ("tinyflow.data.transformations", "tinyflow.api.data.dataset_ops"),   # merged into dataset_ops
+    ("tinyflow.api.data.transformations", "tinyflow.api.data.dataset_ops"),
+    ("tinyflow.ops.base", "tinyflow.ops.core.base"),
+    ("tinyflow.ops.array_ops", "tinyflow.ops.core.array_ops"),
+    ("tinyflow.ops.math_ops", "tinyflow.ops.core.math_ops"),
+    ("tinyflow.ops.indexing_ops", "tinyflow.ops.core.indexing_ops"),
+    ("tinyflow.ops.sequence_ops", "tinyflow.ops.core.sequence_ops"),
 ]
 LAYERS = {"api", "cli", "formats", "graph", "lower", "ops", "passes", "runtime"}
 

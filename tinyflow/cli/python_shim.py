@@ -26,6 +26,11 @@ MODULES = {
     "client.session": None, "util": None, "util.nest": "nest", "lib": None, "lib.io": None,
     "lib.io.file_io": "gfile", "pywrap_tensorflow": None, "client.device_lib": "_device_lib",
     "ops.string_ops": "strings",
+    "saved_model": "saved_model", "saved_model.tag_constants": "saved_model.tag_constants",
+    "saved_model.signature_constants": "saved_model.signature_constants",
+    "saved_model.signature_def_utils": "saved_model.signature_def_utils",
+    "saved_model.builder": "saved_model.builder", "saved_model.loader": "saved_model.loader",
+    "saved_model.utils": "saved_model.utils", "saved_model.main_op": "saved_model.main_op",
 }
 
 

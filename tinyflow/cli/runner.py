@@ -30,6 +30,8 @@ def alias_tensorflow():
             sys.modules["tensorflow.compat.v1." + name] = module
     from tinyflow.cli import python_shim
     python_shim.install(tinyflow)  # tensorflow.python.framework.ops, tensorflow.python.ops.array_ops, ...
+    from tinyflow.cli import contrib_paths
+    contrib_paths.install()  # tensorflow.contrib.slim, tensorflow.contrib.framework.python.ops, ...
     from tinyflow.api.examples.tutorials.mnist import input_data  # noqa: F401 (tensorflow.examples.tutorials.mnist)
     for name in ("examples", "examples.tutorials", "examples.tutorials.mnist", "examples.tutorials.mnist.input_data"):
         sys.modules["tensorflow." + name] = sys.modules["tinyflow.api." + name]

@@ -203,7 +203,7 @@ class Graph:
         self.seed = None
         self._lock = threading.Lock()
         self._variable_store = None  # used by variable_scope (nn layer)
-        self._host_stage = False  # holds string or queue ops: Session.run stages them (client/host_stage.py)
+        self._host_stage = False  # holds string or queue ops: Session.run stages them (runtime/host_stage.py)
 
     # ---- ops -----------------------------------------------------------------------------------
     def create_op(self, op_type, inputs, attrs=None, name=None, dtypes=None):
@@ -243,9 +243,9 @@ class Graph:
             raise AssertionError("%s: shape rule gave %d outputs, dtype rule %d" % (op_type, len(shapes),
                                                                                     len(out_dtypes)))
         op._outputs = tuple(Tensor(op, i, _dt.as_dtype(d), s) for i, (d, s) in enumerate(zip(out_dtypes, shapes)))
-        if not self._host_stage and opdef.host is None and opdef.host_compute is None and any(
-                t.dtype is _dt.string for t in op._outputs):
-            self._host_stage = True  # XLA has no strings: runs of this graph may need the host stage
+        if not self._host_stage and (opdef.host_stage is not None or (
+                opdef.host is None and opdef.host_compute is None and any(t.dtype is _dt.string for t in op._outputs))):
+            self._host_stage = True  # XLA has no strings, files or queues: runs may need the host stage
         with self._lock:
             op._id = len(self._ops)
             self._ops.append(op)
@@ -432,8 +432,39 @@ class Graph:
         finally:
             _stack.remove(self) if _stack[-1] is not self else _stack.pop()
 
+    # ---- the graph as a file: computed by the modules registered for it (register_graph_codec) -----
+    def to_json(self, indent=None):
+        """The whole graph as JSON text (ops, attrs, control deps, collections, variables)."""
+        return _codec("to_json")(self, indent)
+
+    @staticmethod
+    def from_json(text):
+        """A Graph rebuilt from `to_json`'s text."""
+        return _codec("from_json")(text)
+
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """The graph as TF's GraphDef protobuf message."""
+        return _codec("as_graph_def")(self, from_version, add_shapes)
+
     def __repr__(self):
         return "<tinyflow.Graph with %d ops>" % len(self._ops)
+
+
+_CODECS = {}  # name -> function, see register_graph_codec
+
+
+def register_graph_codec(name, fn):
+    """What Graph.to_json / from_json / as_graph_def call. graph/serialize.py registers the JSON pair
+    (graph/__init__.py imports it, so they are always there); the tf. namespace registers
+    as_graph_def, whose GraphDef is TF's protobuf, made by the frontend (api/tf_files/)."""
+    _CODECS[name] = fn
+
+
+def _codec(name):
+    fn = _CODECS.get(name)
+    if fn is None:
+        raise NotImplementedError("tinyflow: Graph.%s is given by tinyflow's frontend; import tinyflow first" % name)
+    return fn
 
 
 _default = [Graph()]

@@ -52,6 +52,9 @@ class OpDef:
                    values: host_compute(session, op, values) -> [value]
       host_feed    made by the Session before each run and fed:          passes/prune (a feed), client/
                    host_feed(session, op) -> [numpy value per output]
+      host_stage   run by the Session's host stage (strings, files,      runtime/host_stage.py; the
+                   queues): host_stage(session, op, inputs) -> [numpy     graph marks itself for the
+                   value per output]; its `lower` only raises            host stage when one is made
       dynamic_shape  the output SHAPE (or a static slice the lowering      lower/program (splits the
                    makes) depends on input VALUES (Where, Unique, Pad):   step into jitted segments
                    True, or dynamic_shape(op, known) -> bool where        around the op: lower/
@@ -62,18 +65,18 @@ class OpDef:
 
     _FIELDS = ("name", "shape", "dtype", "grad", "lower", "inplace", "ref_inputs", "overwrites", "needs_key",
                "static", "stateful", "host", "infer_back", "check", "check_message", "host_compute",
-               "host_feed", "fold", "callback", "dynamic_shape", "infer_shape")
+               "host_feed", "host_stage", "fold", "callback", "dynamic_shape", "infer_shape")
 
     def __init__(self, name, shape, dtype, grad=NOT_SET, lower=None, inplace=(), ref_inputs=(),
                  overwrites=False, needs_key=False, static=False, stateful=False, host=None,
                  infer_back=None, check=None, check_message=None, host_compute=None, host_feed=None,
-                 fold=None, callback=False, dynamic_shape=False, infer_shape=None):
+                 host_stage=None, fold=None, callback=False, dynamic_shape=False, infer_shape=None):
         values = dict(name=name, shape=shape, dtype=dtype, grad=grad, lower=lower, inplace=tuple(inplace),
                       ref_inputs=tuple(ref_inputs), overwrites=overwrites, needs_key=needs_key, static=static,
                       stateful=stateful or bool(ref_inputs) or needs_key or callback, host=host,
                       infer_back=infer_back, check=check, check_message=check_message,
-                      host_compute=host_compute, host_feed=host_feed, fold=fold, callback=callback,
-                      dynamic_shape=dynamic_shape, infer_shape=infer_shape)
+                      host_compute=host_compute, host_feed=host_feed, host_stage=host_stage, fold=fold,
+                      callback=callback, dynamic_shape=dynamic_shape, infer_shape=infer_shape)
         for k, v in values.items():
             object.__setattr__(self, k, v)
 

@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 
 from tinyflow.graph import dtypes as _dt
-from tinyflow.graph.core import _VALID_NAME, Graph, Operation, Tensor, constant_value
+from tinyflow.graph.core import _VALID_NAME, Graph, Operation, Tensor, constant_value, register_graph_codec
 from tinyflow.graph.registry import get_op_def
 from tinyflow.graph.shapes import TensorShape
 
@@ -182,14 +182,18 @@ def _class_path(cls):
 def _safe_class(path):
     """The registered class a file names, or None. A file written before the modules moved into layer
     folders names a class by its old module path (tinyflow.train.queue_runner:QueueRunner): the
-    registered class with the same module file name and qualname is the one meant."""
+    registered class with the same qualname is the one meant (with the same module file name too when
+    several share the qualname; FuncGraph moved from ops/control_flow_ops.py to graph/func_graph.py)."""
     if not isinstance(path, str):
         return None
     if path in _SAFE_CLASSES:
         return _SAFE_CLASSES[path]
     module, _, qualname = path.partition(":")
-    same = [c for p, c in _SAFE_CLASSES.items()
-            if p.partition(":")[2] == qualname and p.partition(":")[0].rpartition(".")[2] == module.rpartition(".")[2]]
+    same = [c for p, c in _SAFE_CLASSES.items() if p.partition(":")[2] == qualname]
+    if len(same) > 1:
+        base = module.rpartition(".")[2]
+        same = [c for p, c in _SAFE_CLASSES.items()
+                if p.partition(":")[2] == qualname and p.partition(":")[0].rpartition(".")[2] == base]
     return same[0] if len(same) == 1 and module.startswith("tinyflow.") else None
 
 
@@ -552,13 +556,8 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
     return path
 
 
-def _graph_to_json(self, indent=None):
-    """The whole graph as JSON text (ops, attrs, control deps, collections, variables)."""
-    return to_json(self, indent)
-
-
-Graph.to_json = _graph_to_json
-Graph.from_json = staticmethod(from_json)
+register_graph_codec("to_json", to_json)
+register_graph_codec("from_json", from_json)
 
 
 register_serializable(Graph)

@@ -2,8 +2,8 @@
 import jax.numpy as jnp
 
 from tinyflow.graph.registry import register_op, shape_of_input
-from tinyflow.ops.base import broadcast_rule, convert_to_tensor, make_op
-from tinyflow.ops.math_ops import INTEGER, convert_like, dtype_rule
+from tinyflow.ops.core.base import broadcast_rule, convert_to_tensor, make_op
+from tinyflow.ops.core.math_ops import INTEGER, convert_like, dtype_rule
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"]
 

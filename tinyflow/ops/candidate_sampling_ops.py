@@ -14,9 +14,12 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError, get_default_graph
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.graph.registry import register_op
-from tinyflow.ops import math_ops as M
+from tinyflow.ops.core import math_ops as M
 from tinyflow.ops import random_ops
-from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.core.array_ops import concat, expand_dims, ones_like, reshape, stop_gradient
+from tinyflow.ops.nn_ops import (embedding_lookup, sigmoid_cross_entropy_with_logits,
+                                 softmax_cross_entropy_with_logits_v2)
+from tinyflow.ops.core.base import convert_to_tensor, make_op
 
 __all__ = ["log_uniform_candidate_sampler", "uniform_candidate_sampler", "nce_loss", "sampled_softmax_loss"]
 
@@ -115,8 +118,6 @@ def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range
 def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values,
                     subtract_log_q, remove_accidental_hits, partition_strategy, seed=None):
     """TF's _compute_sampled_logits: logits of the true classes then of the sampled ones, and their labels."""
-    from tinyflow.ops.array_ops import concat, expand_dims, ones_like, reshape, stop_gradient
-    from tinyflow.ops.nn_ops import embedding_lookup
     labels = M.cast(convert_to_tensor(labels, name="labels"), dt.int64)
     inputs = convert_to_tensor(inputs, name="inputs")
     labels_flat = reshape(labels, [-1])
@@ -153,7 +154,6 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
     with get_default_graph().name_scope(name or "nce_loss") as scope:
         logits, labels = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
                                          sampled_values, True, remove_accidental_hits, partition_strategy)
-        from tinyflow.ops.nn_ops import sigmoid_cross_entropy_with_logits
         losses = sigmoid_cross_entropy_with_logits(labels=labels, logits=logits, name="sampled_losses")
         return M.reduce_sum(losses, 1, name=scope)
 
@@ -163,8 +163,6 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
                          seed=None):
     """Softmax cross entropy over the true class and `num_sampled` sampled classes (an estimate of the
     full softmax loss for large vocabularies)."""
-    from tinyflow.ops.array_ops import stop_gradient
-    from tinyflow.ops.nn_ops import softmax_cross_entropy_with_logits_v2
     with get_default_graph().name_scope(name or "sampled_softmax_loss") as scope:
         logits, labels = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
                                          sampled_values, True, remove_accidental_hits, partition_strategy, seed)

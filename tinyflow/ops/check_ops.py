@@ -9,9 +9,9 @@ import numpy as np
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import constant_value, get_default_graph
-from tinyflow.ops import math_ops as m
-from tinyflow.ops.array_ops import no_op, rank as rank_op
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core import math_ops as m
+from tinyflow.ops.core.array_ops import no_op, rank as rank_op
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.logging_ops import Assert, check_numerics
 from tinyflow.ops.state_ops import group
 
@@ -211,7 +211,7 @@ def is_numeric_tensor(tensor):
 
 def _monotone(x, compare, name, default_name):
     with get_default_graph().name_scope(name or default_name):
-        from tinyflow.ops.array_ops import reshape
+        from tinyflow.ops.core.array_ops import reshape
         flat = reshape(convert_to_tensor(x, name="x"), [-1])
         return m.reduce_all(compare(flat[:-1], flat[1:]))
 

@@ -4,9 +4,9 @@ the way TF 1.15 builds them, so gradients flow through and NaN/inf norms propaga
 from collections.abc import Sequence
 
 from tinyflow.graph.core import get_default_graph
-from tinyflow.ops import math_ops as m
-from tinyflow.ops.array_ops import identity, ones_like, size, stack
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core import math_ops as m
+from tinyflow.ops.core.array_ops import identity, ones_like, size, stack
+from tinyflow.ops.core.base import convert_to_tensor
 
 __all__ = ["clip_by_average_norm", "clip_by_global_norm", "clip_by_norm", "global_norm"]
 

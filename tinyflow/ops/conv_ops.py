@@ -1,13 +1,8 @@
-"""Convolution and bias_add (tf.nn), with their gradient ops as ops of their own, and the window
-arithmetic pooling_ops.py shares.
-
-Window arithmetic is TF's: SAME gives ceil(n / stride) outputs and pads (total // 2) before and the
-rest after (the extra row/column goes at the end); VALID gives ceil((n - window + 1) / stride).
+"""Convolution and bias_add (tf.nn), with their gradient ops as ops of their own; the window
+arithmetic (TF's SAME/VALID/explicit padding) is window.py's, shared with pooling_ops.py.
 The backprop ops (Conv2DBackpropInput, ...) lower as the JAX vector-Jacobian product
 of the forward lowering, so they agree with it by construction for every padding/stride/dilation.
 """
-import numbers
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -17,115 +12,38 @@ from tinyflow.graph.core import ShapeError, get_default_graph
 from tinyflow.graph.registry import register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops import back_shapes
-from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.core.array_ops import expand_dims, reshape, shape, shape_tensor, squeeze
+from tinyflow.ops.core.base import as_tensor_or_none, constant_value_of, convert_to_tensor, make_op
+from tinyflow.ops.window import (channel_axis, check_padding, get_sequence, int_sizes, jax_padding, one_d, one_d_seq,
+                                 sizes_shape, spatial_axes, windowed_shape)
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose", "depthwise_conv2d",
            "depthwise_conv2d_native", "bias_add", "conv1d", "conv1d_transpose", "atrous_conv2d", "separable_conv2d",
            "convolution", "depthwise_conv2d_native_backprop_input", "depthwise_conv2d_native_backprop_filter",
            "depthwise_conv2d_backprop_input", "depthwise_conv2d_backprop_filter"]
 
-_PADDINGS = ("SAME", "VALID", "EXPLICIT")
 
 
-# ---- window arithmetic (numpy only) ----------------------------------------------------------------
-def _spatial_axes(data_format):
-    return (2, 3) if data_format.startswith("NC") else (1, 2)
 
 
-def _channel_axis(data_format):
-    return 1 if data_format.startswith("NC") else 3
 
 
-def _get_sequence(value, n, channel_index, name):
-    """TF's _get_sequence: an int or a list of 1, n or n+2 ints as the full n+2 list."""
-    if value is None:
-        return [1] * (n + 2)
-    if isinstance(value, numbers.Integral):
-        value = [value]
-    value = [int(v) for v in value]
-    if len(value) == n + 2:
-        return value
-    if len(value) == 1:
-        value = value * n
-    elif len(value) != n:
-        raise ValueError("%s should be of length 1, %d or %d but was %d" % (name, n, n + 2, len(value)))
-    full = [1] * (n + 2)
-    start = 2 if channel_index == 1 else 1
-    full[start:start + n] = value
-    return full
 
 
-def _check_padding(padding, data_format):
-    """A padding string, or explicit [[lo, hi]] * 4 pairs: returns (padding, explicit flat list)."""
-    if isinstance(padding, (list, tuple)):
-        pads = [list(p) for p in padding]
-        if len(pads) != 4 or any(len(p) != 2 for p in pads):
-            raise ValueError("When padding is explicit, it must be a list of 4 [before, after] pairs, got %s"
-                             % (padding,))
-        if any(pads[i] != [0, 0] for i in (0, _channel_axis(data_format))):
-            raise ValueError("Explicit padding in the batch or depth dimension is not supported")
-        return "EXPLICIT", [int(v) for p in pads for v in p]
-    padding = padding.decode() if isinstance(padding, bytes) else padding
-    if padding not in _PADDINGS[:2]:
-        raise ValueError("Value for attr 'padding' of \"%s\" is not in the list of allowed values: \"SAME\", "
-                         "\"VALID\"" % padding)
-    return padding, None
 
 
-def _out_size(n, k, s, d, padding, pads=None):
-    """Output length of one spatial dimension (None when n is unknown); TF's error when VALID is too small."""
-    eff = (k - 1) * d + 1 if k is not None else None
-    if n is None or eff is None:
-        return None
-    if padding == "SAME":
-        return -(-n // s)
-    if pads:
-        n = n + pads[0] + pads[1]
-    if n < eff:
-        raise ShapeError("Negative dimension size caused by subtracting %d from %d" % (eff, n))
-    return (n - eff) // s + 1
 
 
-def _pads(n, k, s, d, padding, explicit=None):
-    """(before, after) padding of one spatial dimension, TF's asymmetric SAME."""
-    if padding == "VALID":
-        return (0, 0)
-    if padding == "EXPLICIT":
-        return explicit
-    eff = (k - 1) * d + 1
-    total = max((-(-n // s) - 1) * s + eff - n, 0)
-    return (total // 2, total - total // 2)
 
 
-def _window_shape(x, window, attrs, out_channels):
-    """Output shape of a windowed op on partial shape x (NHWC or NCHW)."""
-    if x.ndims is None:
-        return TensorShape(None)
-    if x.ndims != 4:
-        raise ShapeError("Shape must be rank 4 but is rank %d" % x.ndims)
-    fmt = attrs["data_format"]
-    dims = x.as_list()
-    out = list(dims)
-    for j, ax in enumerate(_spatial_axes(fmt)):
-        out[ax] = _out_size(dims[ax], window[j], attrs["strides"][ax], attrs["dilations"][ax], attrs["padding"],
-                            _explicit(attrs, ax))
-    out[_channel_axis(fmt)] = out_channels
-    return TensorShape(out)
 
 
-def _explicit(attrs, ax):
-    e = attrs.get("explicit_paddings")
-    return (e[2 * ax], e[2 * ax + 1]) if e else None
 
 
-def _jax_padding(shape, window, attrs):
-    """lax padding pairs for the spatial dims of a concrete input shape."""
-    return [_pads(shape[ax], window[j], attrs["strides"][ax], attrs["dilations"][ax], attrs["padding"],
-                  _explicit(attrs, ax)) for j, ax in enumerate(_spatial_axes(attrs["data_format"]))]
 
 
 def _check_strides(attrs):
-    ch = _channel_axis(attrs["data_format"])
+    ch = channel_axis(attrs["data_format"])
     for key in ("strides", "dilations"):
         v = attrs[key]
         if len(v) != 4:
@@ -141,23 +59,21 @@ def _check_strides(attrs):
 def _conv_fn(attrs, depthwise):
     """The forward convolution as a jax function of (input, filter)."""
     fmt = attrs["data_format"]
-    strides = [attrs["strides"][ax] for ax in _spatial_axes(fmt)]
-    dil = [attrs["dilations"][ax] for ax in _spatial_axes(fmt)]
+    strides = [attrs["strides"][ax] for ax in spatial_axes(fmt)]
+    dil = [attrs["dilations"][ax] for ax in spatial_axes(fmt)]
 
     def conv(x, w):
         groups = 1
         if depthwise:
             h, wd, c, m = w.shape
             w, groups = w.reshape(h, wd, 1, c * m), c
-        pad = _jax_padding(x.shape, w.shape[:2], attrs)
+        pad = jax_padding(x.shape, w.shape[:2], attrs)
         # HIGHEST: full float32 on GPUs too (no TF32), as TF 1.15 computed
         return lax.conv_general_dilated(x, w, strides, pad, rhs_dilation=dil, dimension_numbers=(fmt, "HWIO", fmt),
                                          feature_group_count=groups, precision=lax.Precision.HIGHEST).astype(x.dtype)
     return conv
 
 
-def _sizes(v):
-    return tuple(int(d) for d in np.asarray(v).reshape(-1))
 
 
 def _conv_shape(depthwise):
@@ -167,7 +83,7 @@ def _conv_shape(depthwise):
             raise ShapeError("Shape must be rank 4 but is rank %d" % w.ndims)
         wl = w.as_list() if w.ndims is not None else [None] * 4
         if x.ndims is not None and x.ndims == 4:
-            cin = x.as_list()[_channel_axis(attrs["data_format"])]
+            cin = x.as_list()[channel_axis(attrs["data_format"])]
             if cin is not None and wl[2] is not None and cin != wl[2]:
                 raise ShapeError("Dimensions must be equal, but are %d and %d" % (cin, wl[2]))
             if cin is None:
@@ -178,53 +94,44 @@ def _conv_shape(depthwise):
             out_c = None if cin is None or wl[3] is None else cin * wl[3]
         else:
             out_c = wl[3]
-        return [_window_shape(x, wl[:2], attrs, out_c)]
+        return [windowed_shape(x, wl[:2], attrs, out_c)]
     return rule
 
 
-def _sizes_shape(index, hint_key="_shape"):
-    """Shape rule of a backprop op: the constant sizes input, else the hint the gradient rule left."""
-    def rule(shapes, attrs, values):
-        v = values[index]
-        if v is not None:
-            return [TensorShape(list(_sizes(v)))]
-        return [attrs.get(hint_key) or TensorShape([None] * 4)]
-    return rule
 
 
 def _register_conv_family(fwd, bi, bf, depthwise):
     def fwd_grad(op, g):
         x, w = op.inputs
-        return [_backprop(bi, _shape(x), w, g, op.attrs, x.shape), _backprop(bf, x, _shape(w), g, op.attrs, w.shape)]
+        return [_backprop(bi, shape(x), w, g, op.attrs, x.shape), _backprop(bf, x, shape(w), g, op.attrs, w.shape)]
 
     def bi_grad(op, g):
         _, w, dy = op.inputs
-        return [None, _backprop(bf, g, _shape(w), dy, op.attrs, w.shape), _forward(fwd, g, w, op.attrs)]
+        return [None, _backprop(bf, g, shape(w), dy, op.attrs, w.shape), _forward(fwd, g, w, op.attrs)]
 
     def bf_grad(op, g):
         x, _, dy = op.inputs
-        return [_backprop(bi, _shape(x), g, dy, op.attrs, x.shape), None, _forward(fwd, x, g, op.attrs)]
+        return [_backprop(bi, shape(x), g, dy, op.attrs, x.shape), None, _forward(fwd, x, g, op.attrs)]
 
     def bi_lower(attrs, sizes, w, dy):
         f = _conv_fn(attrs, depthwise)
-        return jax.vjp(lambda x: f(x, w), jnp.zeros(_sizes(sizes), dy.dtype))[1](dy)[0]
+        return jax.vjp(lambda x: f(x, w), jnp.zeros(int_sizes(sizes), dy.dtype))[1](dy)[0]
 
     def bf_lower(attrs, x, sizes, dy):
         f = _conv_fn(attrs, depthwise)
-        return jax.vjp(lambda w: f(x, w), jnp.zeros(_sizes(sizes), dy.dtype))[1](dy)[0]
+        return jax.vjp(lambda w: f(x, w), jnp.zeros(int_sizes(sizes), dy.dtype))[1](dy)[0]
 
     register_op(fwd, shape=_conv_shape(depthwise), dtype=_same_float, grad=fwd_grad,
                 infer_back=None if depthwise else back_shapes.conv2d,
                 lower=lambda a, x, w: _conv_fn(a, depthwise)(x, w))
-    register_op(bi, shape=_sizes_shape(0), dtype=same_as_input(1), grad=bi_grad, lower=bi_lower)
-    register_op(bf, shape=_sizes_shape(1), dtype=same_as_input(0), grad=bf_grad, lower=bf_lower)
+    register_op(bi, shape=sizes_shape(0), dtype=same_as_input(1), grad=bi_grad, lower=bi_lower)
+    register_op(bf, shape=sizes_shape(1), dtype=same_as_input(0), grad=bf_grad, lower=bf_lower)
 
 
 def convert_like(value, like, name=None):
     """A Tensor passes as it is (the op's dtype rule then raises TF's TypeError on a mismatch); any other
     value converts to the dtype of `like`, as TF's op wrappers do."""
-    from tinyflow.ops.base import _as_tensor_or_none
-    t = _as_tensor_or_none(value)
+    t = as_tensor_or_none(value)
     return t if t is not None else convert_to_tensor(value, dtype=like.dtype, name=name)
 
 
@@ -236,11 +143,6 @@ def _same_float(dtypes, attrs):
         raise TypeError("Value passed to parameter 'input' has DataType %s not in list of allowed values: "
                         "float16, bfloat16, float32, float64" % dtypes[0].name)
     return [dtypes[0]]
-
-
-def _shape(t):
-    from tinyflow.ops.array_ops import shape
-    return shape(t)
 
 
 def _attrs(attrs):
@@ -265,10 +167,10 @@ def _conv_attrs(op_type, strides, padding, data_format, dilations):
     data_format = data_format or "NHWC"
     if data_format not in ("NHWC", "NCHW"):
         raise ValueError("Unknown data_format %r: must be 'NHWC' or 'NCHW'" % data_format)
-    ch = _channel_axis(data_format)
-    padding, explicit = _check_padding(padding, data_format)
-    attrs = {"strides": _get_sequence(strides, 2, ch, "strides"), "padding": padding, "data_format": data_format,
-             "dilations": _get_sequence(dilations, 2, ch, "dilations"), "_type": op_type}
+    ch = channel_axis(data_format)
+    padding, explicit = check_padding(padding, data_format)
+    attrs = {"strides": get_sequence(strides, 2, ch, "strides"), "padding": padding, "data_format": data_format,
+             "dilations": get_sequence(dilations, 2, ch, "dilations"), "_type": op_type}
     if explicit:
         attrs["explicit_paddings"] = explicit
     _check_strides(attrs)
@@ -288,41 +190,37 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
 def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding, use_cudnn_on_gpu=True,
                           data_format="NHWC", dilations=[1, 1, 1, 1], name=None):
     """The gradient of conv2d with respect to its input, whose shape is `input_sizes`."""
-    from tinyflow.ops.array_ops import _shape_tensor
     w = convert_to_tensor(filter)
     dy = convert_like(out_backprop, w)
     attrs = _conv_attrs("Conv2DBackpropInput", strides, padding, data_format, dilations)
-    return make_op("Conv2DBackpropInput", [_shape_tensor(input_sizes), w, dy], attrs,
+    return make_op("Conv2DBackpropInput", [shape_tensor(input_sizes), w, dy], attrs,
                    name=name or "Conv2DBackpropInput")
 
 
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, use_cudnn_on_gpu=True,
                            data_format="NHWC", dilations=[1, 1, 1, 1], name=None):
     """The gradient of conv2d with respect to its filter, whose shape is `filter_sizes`."""
-    from tinyflow.ops.array_ops import _shape_tensor
     x = convert_to_tensor(input)
     dy = convert_like(out_backprop, x)
     attrs = _conv_attrs("Conv2DBackpropFilter", strides, padding, data_format, dilations)
-    return make_op("Conv2DBackpropFilter", [x, _shape_tensor(filter_sizes), dy], attrs,
+    return make_op("Conv2DBackpropFilter", [x, shape_tensor(filter_sizes), dy], attrs,
                    name=name or "Conv2DBackpropFilter")
 
 
 def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="SAME", data_format="NHWC",
                      name=None, input=None, filters=None, dilations=None):
     """The transpose (gradient) of conv2d: maps `value` back to a tensor of `output_shape`."""
-    from tinyflow.ops.array_ops import _shape_tensor
     value = input if value is None else value
     filter = filters if filter is None else filter
     with get_default_graph().name_scope(name or "conv2d_transpose") as scope:
         value = convert_to_tensor(value, name="value")
         w = convert_like(filter, value, name="filter")
-        ch = _channel_axis(data_format or "NHWC")
+        ch = channel_axis(data_format or "NHWC")
         if w.shape.ndims is not None and value.shape.ndims is not None and \
                 not value.shape[ch].is_compatible_with(w.shape[3]):
             raise ValueError("input channels does not match filter's input channels, {} != {}".format(
                 value.shape[ch], w.shape[3]))
-        sizes = _shape_tensor(output_shape, name="output_shape")
-        from tinyflow.ops.base import constant_value_of
+        sizes = shape_tensor(output_shape, name="output_shape")
         static = constant_value_of(sizes)
         if static is not None and w.shape.ndims is not None and \
                 not w.shape[2].is_compatible_with(int(np.asarray(static).reshape(-1)[ch])):
@@ -335,7 +233,6 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
 
 def _partial_shape(sizes):
     """The static part of a shape tensor: tf.stack([tf.shape(x)[0], 6, 6, 2]) gives [None, 6, 6, 2]."""
-    from tinyflow.ops.base import constant_value_of
     if sizes.op.type == "Pack":
         dims = [constant_value_of(t) for t in sizes.op.inputs]
         return TensorShape([None if d is None else int(d) for d in dims])
@@ -356,7 +253,7 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data
         rate = dilations
     rate = [1, 1] if rate is None else list(rate)
     if len(rate) == 4:
-        rate = [rate[i] for i in _spatial_axes(data_format or "NHWC")]
+        rate = [rate[i] for i in spatial_axes(data_format or "NHWC")]
     with get_default_graph().name_scope(name or "depthwise") as scope:
         return depthwise_conv2d_native(input, filter, strides, padding, data_format=data_format or "NHWC",
                                        dilations=rate, name=scope)
@@ -410,7 +307,6 @@ def _bias_add_grad_grad(op, gg):
     g = op.inputs[0]
     if g.shape.ndims is None:
         raise ValueError("The gradient of BiasAddGrad needs the input's rank")
-    from tinyflow.ops.array_ops import reshape
     b = reshape(gg, _bias_view(g.shape.ndims, op.attrs["data_format"]))
     return [make_op("BroadcastLike", [b, g])]
 
@@ -441,31 +337,8 @@ def bias_add(value, bias, data_format=None, name=None):
 
 
 # ---- compositions: 1-D, atrous, separable, the generic entry point --------------------------------
-def _expand(t, axis):
-    from tinyflow.ops.array_ops import expand_dims
-    return expand_dims(t, axis)
 
 
-def _squeeze(t, axis, name=None):
-    from tinyflow.ops.array_ops import squeeze
-    return squeeze(t, [axis], name=name)
-
-
-def _one_d(value, data_format, name, default, body):
-    """Runs a 2-D op on a 1-D problem: a height-1 image, squeezed back."""
-    data_format = data_format or "NWC"
-    if data_format not in ("NWC", "NCW", "NHWC", "NCHW"):
-        raise ValueError("data_format must be \"NWC\" or \"NCW\".")
-    nchw = data_format in ("NCW", "NCHW")
-    spatial = 2 if nchw else 1
-    with get_default_graph().name_scope(name or default) as scope:
-        x = _expand(convert_to_tensor(value, name="input"), spatial)
-        return _squeeze(body(x, "NCHW" if nchw else "NHWC", spatial), spatial, name=scope)
-
-
-def _one_d_seq(v, nchw, what):
-    v = _get_sequence(v, 1, 1 if nchw else 2, what)
-    return [1, 1] + v[2:] if nchw else [1, 1] + v[1:]
 
 
 def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None, data_format=None, name=None,
@@ -474,11 +347,11 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
     value = input if value is None else value
 
     def body(x, fmt, spatial):
-        w = _expand(convert_like(filters, x, name="filters"), 0)
+        w = expand_dims(convert_like(filters, x, name="filters"), 0)
         nchw = fmt == "NCHW"
-        return conv2d(x, w, _one_d_seq(stride, nchw, "stride"), padding, data_format=fmt,
-                      dilations=_one_d_seq(dilations, nchw, "dilations"))
-    return _one_d(value, data_format, name, "conv1d", body)
+        return conv2d(x, w, one_d_seq(stride, nchw, "stride"), padding, data_format=fmt,
+                      dilations=one_d_seq(dilations, nchw, "dilations"))
+    return one_d(value, data_format, name, "conv1d", body)
 
 
 def atrous_conv2d(value, filters, rate, padding, name=None):
@@ -513,10 +386,9 @@ def convolution(input, filter=None, padding=None, strides=None, dilation_rate=No
 def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides, padding, data_format="NHWC",
                                            dilations=[1, 1, 1, 1], name=None):
     """The gradient of depthwise_conv2d_native with respect to its input."""
-    from tinyflow.ops.array_ops import _shape_tensor
     w = convert_to_tensor(filter)
     attrs = _conv_attrs("DepthwiseConv2dNativeBackpropInput", strides, padding, data_format, dilations)
-    return make_op("DepthwiseConv2dNativeBackpropInput", [_shape_tensor(input_sizes), w,
+    return make_op("DepthwiseConv2dNativeBackpropInput", [shape_tensor(input_sizes), w,
                                                           convert_like(out_backprop, w)],
                    attrs, name=name or "DepthwiseConv2dNativeBackpropInput")
 
@@ -524,10 +396,9 @@ def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, st
 def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides, padding, data_format="NHWC",
                                             dilations=[1, 1, 1, 1], name=None):
     """The gradient of depthwise_conv2d_native with respect to its filter."""
-    from tinyflow.ops.array_ops import _shape_tensor
     x = convert_to_tensor(input)
     attrs = _conv_attrs("DepthwiseConv2dNativeBackpropFilter", strides, padding, data_format, dilations)
-    return make_op("DepthwiseConv2dNativeBackpropFilter", [x, _shape_tensor(filter_sizes),
+    return make_op("DepthwiseConv2dNativeBackpropFilter", [x, shape_tensor(filter_sizes),
                                                            convert_like(out_backprop, x)],
                    attrs, name=name or "DepthwiseConv2dNativeBackpropFilter")
 
@@ -538,13 +409,13 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
     nchw = data_format in ("NCW", "NCHW")
     spatial = 2 if nchw else 1
     with get_default_graph().name_scope(name or "conv1d_transpose") as scope:
-        x = _expand(convert_to_tensor(input, name="input"), spatial)
-        w = _expand(convert_like(filters, x, name="filters"), 0)
+        x = expand_dims(convert_to_tensor(input, name="input"), spatial)
+        w = expand_dims(convert_like(filters, x, name="filters"), 0)
         shape = list(output_shape)
         shape.insert(spatial, 1)
-        y = conv2d_transpose(x, w, shape, _one_d_seq(strides, nchw, "strides"), padding,
-                             data_format="NCHW" if nchw else "NHWC", dilations=_one_d_seq(dilations, nchw, "dilations"))
-        return _squeeze(y, spatial, name=scope)
+        y = conv2d_transpose(x, w, shape, one_d_seq(strides, nchw, "strides"), padding,
+                             data_format="NCHW" if nchw else "NHWC", dilations=one_d_seq(dilations, nchw, "dilations"))
+        return squeeze(y, [spatial], name=scope)
 
 
 depthwise_conv2d_backprop_input = depthwise_conv2d_native_backprop_input

@@ -15,17 +15,18 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError, get_default_graph
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.array_ops import _is_concrete, _scope, concat, expand_dims, reshape, shape, size, zeros_like
-from tinyflow.ops.base import convert_to_tensor, make_op
-from tinyflow.ops.indexing_ops import gather, scatter_nd
-from tinyflow.ops.sequence_ops import range as _range
+from tinyflow.ops.core.array_ops import concat, expand_dims, reshape, shape, size, zeros_like
+from tinyflow.ops.core.util import is_concrete, name_scope
+from tinyflow.ops.core.base import convert_to_tensor, make_op
+from tinyflow.ops.core.indexing_ops import gather, scatter_nd
+from tinyflow.ops.core.sequence_ops import range as _range
 
 __all__ = ['dynamic_partition', 'dynamic_stitch', 'unique_with_counts']
 
 
 def _concrete(x, what):
     """x as numpy; a traced x means the op sits where shapes must be static (a tf.cond / while body)."""
-    if not _is_concrete(x):
+    if not is_concrete(x):
         raise ValueError("%s has an output shape that depends on input values; inside tf.cond / "
                          "tf.while_loop bodies tinyflow needs those values known at compile time" % what)
     return np.asarray(x)
@@ -71,7 +72,7 @@ register_op("DynamicPartition", shape=_partition_shape, dtype=lambda d, a: [d[0]
 def dynamic_partition(data, partitions, num_partitions, name=None):
     """Splits `data` into `num_partitions` tensors: out[i] holds the entries (over partitions'
     dimensions) whose partition is i, in order. Their lengths depend on the values of `partitions`."""
-    with _scope(name or "DynamicPartition") as scope:
+    with name_scope(name or "DynamicPartition") as scope:
         data = convert_to_tensor(data, name="data")
         partitions = convert_to_tensor(partitions, dtype=dt.int32, name="partitions")
         outs = make_op("DynamicPartition", [data, partitions], {"num_partitions": int(num_partitions)}, name=scope)
@@ -114,7 +115,7 @@ register_op("DynamicStitch", shape=_stitch_shape, dtype=lambda d, a: [d[a["N"]]]
 def dynamic_stitch(indices, data, name=None):
     """out[indices[m][i], ...] = data[m][i, ...]: interleaves the `data` tensors; its length is
     max(indices) + 1 (a later index wins where two name the same row)."""
-    with _scope(name or "DynamicStitch") as scope:
+    with name_scope(name or "DynamicStitch") as scope:
         indices = [convert_to_tensor(i, dtype=dt.int32, name="indices") for i in indices]
         data = [convert_to_tensor(d, name="data") for d in data]
         if len(indices) != len(data):

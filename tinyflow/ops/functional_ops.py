@@ -12,7 +12,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.core.base import convert_to_tensor, make_op
 from tinyflow.ops.control_flow_ops import flatten, pack_as, while_loop
 
 __all__ = ['TensorArray', 'foldl', 'foldr', 'map_fn', 'scan']
@@ -46,12 +46,12 @@ def set_item(lst, index, item, name=None):
 
 
 def _get_item_grad(op, g):
-    from tinyflow.ops.array_ops import zeros_like
+    from tinyflow.ops.core.array_ops import zeros_like
     return [set_item(zeros_like(op.inputs[0]), op.inputs[1], g), None]
 
 
 def _set_item_grad(op, g):
-    from tinyflow.ops.array_ops import zeros_like
+    from tinyflow.ops.core.array_ops import zeros_like
     return [set_item(g, op.inputs[1], zeros_like(op.inputs[2])), None, get_item(g, op.inputs[1])]
 
 
@@ -74,7 +74,7 @@ register_op("TensorListSetItem", shape=_set_item_shape, dtype=lambda d, a: [d[0]
 # ---- helpers ----------------------------------------------------------------------------------------
 def _length(elems_flat):
     """The number of elements (first dimension) as (static int or None, int32 tensor)."""
-    from tinyflow.ops.array_ops import shape
+    from tinyflow.ops.core.array_ops import shape
     n = elems_flat[0].shape[0].value if elems_flat[0].shape.ndims else None
     for e in elems_flat:
         if e.shape.ndims == 0:
@@ -86,7 +86,7 @@ def _length(elems_flat):
 
 def _zeros_stacked(n_static, n, shape, dtype):
     """zeros([n] + shape) for a fully defined element shape."""
-    from tinyflow.ops.array_ops import fill, stack
+    from tinyflow.ops.core.array_ops import fill, stack
     if not shape.is_fully_defined():
         raise ValueError("tinyflow: map_fn/scan need a fully defined output shape per element, got %s" % shape)
     if n_static is not None:
@@ -261,15 +261,15 @@ class TensorArray:
 
     def stack(self, name=None):
         """All elements, stacked: [size, ...]."""
-        from tinyflow.ops.array_ops import identity
+        from tinyflow.ops.core.array_ops import identity
         return identity(self.flow, name=name or "TensorArrayStack")
 
     def gather(self, indices, name=None):
-        from tinyflow.ops.indexing_ops import gather
+        from tinyflow.ops.core.indexing_ops import gather
         return gather(self.flow, indices, name=name)
 
     def concat(self, name=None):
-        from tinyflow.ops.array_ops import reshape
+        from tinyflow.ops.core.array_ops import reshape
         s = self.flow.shape.as_list()
         return reshape(self.flow, [-1] + s[2:], name=name)
 
@@ -285,5 +285,5 @@ class TensorArray:
         return self
 
     def close(self, name=None):
-        from tinyflow.ops.array_ops import no_op
+        from tinyflow.ops.core.array_ops import no_op
         return no_op(name=name)

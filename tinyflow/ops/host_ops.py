@@ -1,21 +1,18 @@
 """Host ops: ops XLA cannot run (strings, files, queues), computed in Python around the jitted step.
 
-An op registered here has a host rule `rule(session, op, inputs) -> [numpy value per output]`
-(inputs: numpy values, strings as object arrays of bytes). The Session's host stage
-(client/host_stage.py) runs these rules before the jitted function, and feeds their numeric
-results to it. Their OpDef's `lower` only raises: such an op never reaches XLA.
+An op registered here has a host rule, its OpDef's `host_stage(session, op, inputs) -> [numpy value
+per output]` (inputs: numpy values, strings as object arrays of bytes). The Session's host stage
+(runtime/host_stage.py) runs these rules before the jitted function, and feeds their numeric
+results to it; a graph holding such an op marks itself for the host stage (Graph.create_op). Their
+OpDef's `lower` only raises: such an op never reaches XLA.
 
 Strings are numpy object arrays of `bytes`, as TF 1.15's Session returns them.
 """
 import numpy as np
 
 from tinyflow.graph import errors
-from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph
 from tinyflow.graph.registry import register_op
-
-HOST_RULES = {}  # op type -> rule(session, op, inputs)
-
 
 def _host_only(attrs, *args):
     raise errors.UnimplementedError(None, None, "this op runs on the host (strings, files or queues), "
@@ -23,17 +20,14 @@ def _host_only(attrs, *args):
 
 
 def register_host_op(name, shape, dtype, rule, stateful=False):
-    """Registers op type `name`, computed on the host by `rule(session, op, inputs)`."""
-    HOST_RULES[name] = rule
-    return register_op(name, shape=shape, dtype=dtype, grad=None, lower=_host_only, stateful=stateful)
+    """Registers op type `name`, computed on the host by `rule(session, op, inputs)` (OpDef.host_stage)."""
+    return register_op(name, shape=shape, dtype=dtype, grad=None, lower=_host_only, stateful=stateful,
+                       host_stage=rule)
 
 
 def make_host_op(op_type, inputs, attrs=None, name=None):
-    """Creates a host op in the default graph and marks the graph for the host stage."""
-    g = get_default_graph()
-    op = g.create_op(op_type, inputs, attrs or {}, name=name or op_type)
-    g._host_stage = True
-    return op
+    """Creates a host op in the default graph (which marks itself for the host stage)."""
+    return get_default_graph().create_op(op_type, inputs, attrs or {}, name=name or op_type)
 
 
 def to_bytes_array(value):
@@ -65,6 +59,3 @@ def bytes_map(fn, a):
     """fn applied to each bytes element of object array `a`, as an object array of its shape."""
     return string_array(a.shape, (fn(v) for v in a.reshape(-1)))
 
-
-def is_string(t):
-    return t.dtype is dt.string

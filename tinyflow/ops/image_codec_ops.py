@@ -11,9 +11,9 @@ import numpy as np
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op
-from tinyflow.ops.string_ops import _strings
+from tinyflow.ops.string_ops import as_strings
 
 _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
 
@@ -67,10 +67,31 @@ register_host_op("DecodeImageHost", lambda s, a, v: [TensorShape([None, None, a[
                  lambda d, a: [a["dtype"]], _decode)
 
 
+def _decode_by_format(session, op, inputs):
+    # slim's tfexample_decoder.Image: a "raw" (or "RAW") format is the pixels' bytes, else a PNG/JPEG/GIF/BMP
+    fmt = bytes(np.asarray(inputs[1]).reshape(-1)[0])
+    if fmt in (b"raw", b"RAW"):
+        data = bytes(np.asarray(inputs[0]).reshape(-1)[0])
+        return [np.frombuffer(data, dtype=op.attrs["dtype"].as_numpy_dtype).copy()]
+    return _decode(session, op, inputs[:1])
+
+
+register_host_op("DecodeImageByFormat", lambda s, a, v: [TensorShape(None)], lambda d, a: [a["dtype"]],
+                 _decode_by_format)
+
+
+def decode_image_by_format(contents, image_format, channels=3, dtype=dt.uint8, name=None):
+    """The image `contents` decoded as `image_format` says: raw bytes (1-D, to be reshaped) for "raw",
+    else the PNG/JPEG/GIF/BMP it holds, [height, width, channels]."""
+    return make_host_op("DecodeImageByFormat", [as_strings(contents, "contents"), as_strings(image_format, "format")],
+                        {"kind": "image", "channels": int(channels), "dtype": dt.as_dtype(dtype)},
+                        name=name or "DecodeImage").outputs[0]
+
+
 def _decode_op(kind, contents, channels, dtype, name):
     if channels not in (0, 1, 3, 4):
         raise ValueError("channels must be 0, 1, 3 or 4, got %r" % (channels,))
-    return make_host_op("DecodeImageHost", [_strings(contents, "contents")],
+    return make_host_op("DecodeImageHost", [as_strings(contents, "contents")],
                         {"kind": kind, "channels": int(channels), "dtype": dt.as_dtype(dtype)},
                         name=name or {"png": "DecodePng", "jpeg": "DecodeJpeg"}.get(kind, "DecodeImage")).outputs[0]
 

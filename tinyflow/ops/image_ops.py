@@ -18,8 +18,10 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError
 from tinyflow.graph.registry import register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.array_ops import _ints, _scope, shape
-from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.core.array_ops import reshape, shape
+from tinyflow.ops.core.base import constant_value_of, convert_to_tensor, make_op
+from tinyflow.ops.core.indexing_ops import slice as slice_op
+from tinyflow.ops.core.util import ints, name_scope
 from tinyflow.ops.random_ops import _key, _seed_attrs
 
 _TABLE = 1024  # TF's bicubic kernel reads its weights from a table of 1024 + 1 steps
@@ -108,7 +110,7 @@ def _apply(wh, x, ww, dtype):
 
 def _resize_lower(op_type):
     def lower(a, x, size):
-        out_hw = _ints(size)
+        out_hw = ints(size)
         if op_type == "ResizeNearestNeighbor":
             hi, wi = (_nearest_index(n_in, n_out, a["align_corners"], a["half_pixel_centers"])
                       for n_in, n_out in zip(x.shape[1:3], out_hw))
@@ -131,7 +133,7 @@ def _resize_shape(shapes, attrs, values):
         raise ShapeError("input must be 4-dimensional, got shape %s" % x.as_proto_str())
     if shapes[1].ndims is not None and not shapes[1].is_compatible_with([2]):
         raise ShapeError("size must be 1-dimensional with 2 elements, got shape %s" % shapes[1].as_proto_str())
-    hw = [None, None] if size is None else _ints(size)
+    hw = [None, None] if size is None else ints(size)
     if any(d is not None and d <= 0 for d in hw):
         raise ShapeError("output dimensions must be positive, got %s" % hw)
     d = x.as_list() if x.ndims is not None else [None] * 4
@@ -171,7 +173,7 @@ def resize(op_type, images, size, align_corners=False, half_pixel_centers=False,
     if align_corners and half_pixel_centers:
         from tinyflow.graph.errors import InvalidArgumentError
         raise InvalidArgumentError(None, None, "If half_pixel_centers is True, align_corners must be False.")
-    with _scope(name or op_type) as scope:
+    with name_scope(name or op_type) as scope:
         x = convert_to_tensor(images, name="images")
         size = convert_to_tensor(size, dtype=dt.int32, name="size")
         return make_op(op_type, [x, size], {"align_corners": bool(align_corners),
@@ -244,7 +246,7 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=N
     """A random crop of an image of `image_size` ([height, width, channels]) covering at least
     `min_object_covered` of one of `bounding_boxes` ([batch, N, 4] of [y_min, x_min, y_max, x_max]
     in [0, 1]): (begin, size, bboxes) for tf.slice and draw_bounding_boxes."""
-    with _scope(name or "sample_distorted_bounding_box") as scope:
+    with name_scope(name or "sample_distorted_bounding_box") as scope:
         size = convert_to_tensor(image_size, name="image_size")
         boxes = convert_to_tensor(bounding_boxes, dtype=dt.float32, name="bounding_boxes")
         if boxes.shape.ndims is not None and boxes.shape.ndims != 3 or boxes.shape[-1].value not in (None, 4):
@@ -311,7 +313,7 @@ def _crop_shape(shapes, attrs, values):
         raise ShapeError("input image must be 4-D, got shape %s" % image.as_proto_str())
     if boxes.ndims is not None and not boxes.is_compatible_with([None, 4]):
         raise ShapeError("boxes must be 2-D [num_boxes, 4], got shape %s" % boxes.as_proto_str())
-    hw = [None, None] if crop is None else _ints(crop)
+    hw = [None, None] if crop is None else ints(crop)
     if any(d is not None and d <= 0 for d in hw):
         raise ShapeError("crop dimensions must be positive")
     depth = image[3].value if image.ndims is not None else None
@@ -319,7 +321,7 @@ def _crop_shape(shapes, attrs, values):
 
 
 def _crop_lower(a, image, boxes, ind, crop):
-    return _crop_and_resize(image, boxes, ind, _ints(crop), *_crop_attrs(a))
+    return _crop_and_resize(image, boxes, ind, ints(crop), *_crop_attrs(a))
 
 
 def _crop_grad(op, g):
@@ -331,7 +333,7 @@ def _crop_grad(op, g):
 
 
 def _grad_image_lower(a, g, boxes, ind, image_size):
-    size = _ints(image_size)
+    size = ints(image_size)
     zeros = jnp.zeros(size, jnp.float32)
     _, vjp = jax.vjp(lambda im: _crop_and_resize(im, boxes, ind, g.shape[1:3], *_crop_attrs(a)), zeros)
     return vjp(g.astype(jnp.float32))[0].astype(a["T"].np)
@@ -344,7 +346,7 @@ def _grad_boxes_lower(a, g, image, boxes, ind):
 
 
 register_op("CropAndResize", shape=_crop_shape, dtype=lambda d, a: [dt.float32], grad=_crop_grad, lower=_crop_lower)
-register_op("CropAndResizeGradImage", shape=lambda s, a, v: [TensorShape(None if v[3] is None else _ints(v[3]))],
+register_op("CropAndResizeGradImage", shape=lambda s, a, v: [TensorShape(None if v[3] is None else ints(v[3]))],
             dtype=lambda d, a: [a["T"]], grad=None, lower=_grad_image_lower)
 register_op("CropAndResizeGradBoxes", shape=lambda s, a, v: [s[2]], dtype=same_as_input(2), grad=None,
             lower=_grad_boxes_lower)
@@ -357,10 +359,79 @@ def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear
     [num_boxes, crop_height, crop_width, depth]; samples outside the image are extrapolation_value."""
     if method not in ("bilinear", "nearest"):
         raise ValueError("method must be 'bilinear' or 'nearest', got %r" % method)
-    with _scope(name or "CropAndResize") as scope:
+    with name_scope(name or "CropAndResize") as scope:
         ind = box_ind if box_ind is not None else box_indices
         inputs = [convert_to_tensor(image, name="image"), convert_to_tensor(boxes, dtype=dt.float32, name="boxes"),
                   convert_to_tensor(ind, dtype=dt.int32, name="box_ind"),
                   convert_to_tensor(crop_size, dtype=dt.int32, name="crop_size")]
         return make_op("CropAndResize", inputs, {"method": method, "extrapolation_value": float(extrapolation_value)},
                        name=scope)
+
+
+# ---- non-max suppression: TF's greedy selection, padded to max_output_size ------------------------------
+def _nms_lower(a, boxes, scores, max_output_size, iou_threshold, score_threshold):
+    """(indices padded with 0 to max_output_size, number valid): the highest-scoring box left, then every
+    box overlapping it by iou_threshold or more dropped (TF 1.15 drops at equality: a threshold of 0
+    keeps one box), until max_output_size or no box scores above score_threshold (ties: the lower
+    index first, as TF's queue gives them)."""
+    n, k = boxes.shape[0], int(np.asarray(max_output_size))
+    b = boxes.astype(jnp.float32)
+    y0, x0 = jnp.minimum(b[:, 0], b[:, 2]), jnp.minimum(b[:, 1], b[:, 3])
+    y1, x1 = jnp.maximum(b[:, 0], b[:, 2]), jnp.maximum(b[:, 1], b[:, 3])
+    area = (y1 - y0) * (x1 - x0)
+    ih = jnp.maximum(jnp.minimum(y1[:, None], y1[None]) - jnp.maximum(y0[:, None], y0[None]), 0)
+    iw = jnp.maximum(jnp.minimum(x1[:, None], x1[None]) - jnp.maximum(x0[:, None], x0[None]), 0)
+    inter = ih * iw
+    union = area[:, None] + area[None] - inter
+    ok = (area[:, None] > 0) & (area[None] > 0)
+    iou = jnp.where(ok, inter / jnp.where(ok, union, 1.0), 0.0)
+    s = scores.astype(jnp.float32)
+    alive = s > score_threshold.astype(jnp.float32)
+
+    def step(i, state):
+        alive, picked, count = state
+        best = jnp.argmax(jnp.where(alive, s, -jnp.inf))
+        take = alive[best] & (count < k)
+        picked = jnp.where(take, picked.at[count].set(best.astype(jnp.int32)), picked)
+        alive = jnp.where(take, alive & (iou[best] < iou_threshold.astype(jnp.float32)) & (jnp.arange(n) != best),
+                          alive)
+        return alive, picked, count + take.astype(jnp.int32)
+    _, picked, count = lax.fori_loop(0, min(k, n), step, (alive, jnp.zeros([k], jnp.int32), jnp.int32(0)))
+    return picked, count
+
+
+def _nms_shape(shapes, attrs, values):
+    k = values[2]
+    if shapes[0].ndims is not None and not shapes[0].is_compatible_with([None, 4]):
+        raise ShapeError("boxes must be 2-D [num_boxes, 4], got shape %s" % shapes[0].as_proto_str())
+    return [TensorShape([None if k is None else int(np.asarray(k))]), TensorShape([])]
+
+
+register_op("NonMaxSuppressionPadded", shape=_nms_shape, dtype=lambda d, a: [dt.int32, dt.int32], grad=None,
+            lower=_nms_lower)
+
+
+def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                               pad_to_max_output_size=False, name=None):
+    """(selected_indices, valid_outputs): TF's greedy non-max suppression, the indices padded with 0 to
+    max_output_size when pad_to_max_output_size (else cut to the valid ones)."""
+    with name_scope(name or "non_max_suppression_padded"):
+        inputs = [convert_to_tensor(boxes, dtype=dt.float32, name="boxes"),
+                  convert_to_tensor(scores, dtype=dt.float32, name="scores"),
+                  convert_to_tensor(max_output_size, dtype=dt.int32, name="max_output_size"),
+                  convert_to_tensor(iou_threshold, dtype=dt.float32, name="iou_threshold"),
+                  convert_to_tensor(score_threshold, dtype=dt.float32, name="score_threshold")]
+        if constant_value_of(inputs[2]) is None:
+            raise ValueError("tinyflow: non_max_suppression needs max_output_size known when the graph is built "
+                             "(XLA compiles its output's size)")
+        picked, valid = make_op("NonMaxSuppressionPadded", inputs)
+        if not pad_to_max_output_size:
+            picked = slice_op(picked, [0], reshape(valid, [1]))
+        return picked, valid
+
+
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                        name=None):
+    """The indices of the boxes TF's greedy non-max suppression keeps, best score first."""
+    return non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold, score_threshold,
+                                      name=name or "non_max_suppression")[0]

@@ -11,8 +11,9 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops import array_ops, math_ops, random_ops
-from tinyflow.ops.base import constant, make_op
+from tinyflow.ops import random_ops
+from tinyflow.ops.core import array_ops, math_ops
+from tinyflow.ops.core.base import constant, make_op
 
 # The tf.* names (TF 1.15's top level); the classes are reached as tf.initializers.* or this module.
 __all__ = [

@@ -6,9 +6,10 @@ import numpy as np
 from tinyflow.graph.core import ShapeError, get_default_graph
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.base import convert_to_tensor, make_op
-from tinyflow.ops.math_ops import (FLOAT, _keep, abs, dtype_rule, matmul, multiply, negative, pow, reciprocal,
-                                   reduce_max, reduce_sum, scalar_like, sqrt, square)
+from tinyflow.ops.core.base import convert_to_tensor, make_op
+from tinyflow.ops.core.math_ops import (FLOAT, abs, dtype_rule, matmul, multiply, negative, pow, reciprocal, reduce_max,
+                                        reduce_sum, scalar_like, sqrt, square)
+from tinyflow.ops.core.util import keep_arg
 
 __all__ = ['matrix_determinant', 'matrix_inverse', 'norm', 'trace']
 
@@ -34,7 +35,7 @@ def _grad_inverse(op, g):
 
 
 def _grad_det(op, g):
-    from tinyflow.ops.array_ops import expand_dims
+    from tinyflow.ops.core.array_ops import expand_dims
     a, det = op.inputs[0], op.outputs[0]  # d det(A) / dA = det(A) A^-T
     scale = expand_dims(expand_dims(multiply(g, det), -1), -1)
     return [multiply(scale, matrix_inverse(a, adjoint=True))]
@@ -68,7 +69,7 @@ def trace(x, name=None):
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):
     """tf.norm: vector norms (ord 'euclidean'/2, 1, any p >= 1, inf) over `axis` (all entries when
     None), and matrix norms 'fro'/'euclidean', 1 and inf over a pair of axes."""
-    keep = _keep(keepdims, keep_dims)
+    keep = keep_arg(keepdims, keep_dims)
     matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
     if isinstance(axis, (list, tuple)) and len(axis) not in (1, 2):
         raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique integers, got %s" % (axis,))

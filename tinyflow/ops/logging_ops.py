@@ -17,7 +17,7 @@ import numpy as np
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError, get_default_graph
 from tinyflow.graph.registry import register_op, same_as_input
-from tinyflow.ops.base import convert_to_tensor, make_op, make_op_raw
+from tinyflow.ops.core.base import convert_to_tensor, make_op, make_op_raw
 
 __all__ = ["Assert", "Print", "check_numerics", "print"]
 

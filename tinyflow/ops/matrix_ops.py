@@ -9,11 +9,11 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError, Tensor
 from tinyflow.graph.registry import register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops import math_ops
-from tinyflow.ops.array_ops import (_convert_same, _int_tensor, _pyrange, _scope, concat, ones, pad, reshape, stack,
-                                    transpose)
-from tinyflow.ops.base import broadcast_shapes, constant_value_of, convert_to_tensor, make_op
-from tinyflow.ops.indexing_ops import _dims_or_shape, _prod
+from tinyflow.ops.core import math_ops
+from tinyflow.ops.core.array_ops import concat, ones, pad, reshape, stack, transpose
+from tinyflow.ops.core.util import convert_same, int_tensor, pyrange, name_scope
+from tinyflow.ops.core.base import broadcast_shapes, constant_value_of, convert_to_tensor, make_op
+from tinyflow.ops.core.indexing_ops import dims_or_shape, dims_prod
 
 __all__ = [
     'cross',
@@ -152,9 +152,9 @@ register_op("MatrixBandPart", shape=_matrix_shape, dtype=same_as_input(0), lower
 def matrix_band_part(input, num_lower, num_upper, name=None):
     """Each matrix with the entries outside the band zeroed: kept where i - j <= num_lower and
     j - i <= num_upper (a negative bound keeps the whole lower / upper triangle)."""
-    with _scope(name or "MatrixBandPart") as scope:
+    with name_scope(name or "MatrixBandPart") as scope:
         x = convert_to_tensor(input, name="input")
-        lower = _int_tensor(num_lower, "num_lower")
+        lower = int_tensor(num_lower, "num_lower")
         upper = convert_to_tensor(num_upper, dtype=lower.dtype, name="num_upper")
         return make_op("MatrixBandPart", [x, lower, upper], name=scope)
 
@@ -184,7 +184,7 @@ register_op("MatrixSetDiag", shape=_set_diag_shape, dtype=same_as_input(0), lowe
 
 def matrix_set_diag(input, diagonal, name="set_diag"):
     """Each matrix of `input` with its main diagonal replaced by `diagonal` ([..., min(m, n)])."""
-    x, d = _convert_same([input, diagonal], "MatrixSetDiag", "input")
+    x, d = convert_same([input, diagonal], "MatrixSetDiag", "input")
     return make_op("MatrixSetDiag", [x, d], name=name)
 
 
@@ -196,7 +196,7 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
         raise ValueError("tinyflow's matrix_transpose needs a known rank, got %s" % a)
     if rank < 2:
         raise ValueError("Argument 'a' should be a (batch) matrix, with rank >= 2.  Found: %s" % a.shape)
-    return transpose(a, list(_pyrange(rank - 2)) + [rank - 1, rank - 2], name=name)
+    return transpose(a, list(pyrange(rank - 2)) + [rank - 1, rank - 2], name=name)
 
 
 # ---- cross product --------------------------------------------------------------------------------
@@ -217,13 +217,13 @@ register_op("Cross", shape=_cross_shape, dtype=same_as_input(0),
 
 def cross(a, b, name=None):
     """The cross product of 3-vectors along the last dimension of a and b (same shapes)."""
-    a, b = _convert_same([a, b], "Cross", "a")
+    a, b = convert_same([a, b], "Cross", "a")
     return make_op("Cross", [a, b], name=name or "Cross")
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dt.float32, name=None):
     """Identity matrices [*batch_shape, num_rows, num_columns]."""
-    with _scope(name or "eye"):
+    with name_scope(name or "eye"):
         rows = int(constant_value_of(num_rows))
         cols = rows if num_columns is None else int(constant_value_of(num_columns))
         batch = [int(d) for d in (batch_shape or [])]
@@ -238,7 +238,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dt.float32, name=Non
 
 def tensordot(a, b, axes, name=None):
     """Sums a[..] * b[..] over the axes pairs in `axes` (an int N: last N of a with first N of b)."""
-    with _scope(name or "Tensordot") as scope:
+    with name_scope(name or "Tensordot") as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b")
         ra, rb = a.shape.ndims, b.shape.ndims
@@ -249,7 +249,7 @@ def tensordot(a, b, axes, name=None):
             n = int(constant_value_of(axes))
             if n < 0 or n > ra or n > rb:
                 raise ValueError("'axes' must be at most the rank of a and b (%d, %d), got %d" % (ra, rb, n))
-            a_axes, b_axes = list(_pyrange(ra - n, ra)), list(_pyrange(n))
+            a_axes, b_axes = list(pyrange(ra - n, ra)), list(pyrange(n))
         else:
             if len(axes) != 2:
                 raise ValueError("'axes' must be an integer or have length 2.")
@@ -259,20 +259,20 @@ def tensordot(a, b, axes, name=None):
                                  % (len(a_axes), len(b_axes)))
             a_axes = [i % ra for i in a_axes]
             b_axes = [i % rb for i in b_axes]
-        free_a = [i for i in _pyrange(ra) if i not in a_axes]
-        free_b = [i for i in _pyrange(rb) if i not in b_axes]
+        free_a = [i for i in pyrange(ra) if i not in a_axes]
+        free_b = [i for i in pyrange(rb) if i not in b_axes]
         a2 = _reshape2(a, free_a + a_axes, free_a, a_axes)
         b2 = _reshape2(b, b_axes + free_b, b_axes, free_b)
         ab = math_ops.matmul(a2, b2)
-        fa, fb = _dims_or_shape(a, free_a), _dims_or_shape(b, free_b)
+        fa, fb = dims_or_shape(a, free_a), dims_or_shape(b, free_b)
         out_shape = fa + fb if isinstance(fa, list) and isinstance(fb, list) else concat([fa, fb], 0)
         return reshape(ab, out_shape, name=scope)
 
 
 def _reshape2(x, perm, rows, cols):
     """x transposed by `perm` and reshaped to a matrix [prod(rows dims), prod(cols dims)]."""
-    r, c = _prod(_dims_or_shape(x, rows)), _prod(_dims_or_shape(x, cols))
-    if perm != list(_pyrange(len(perm))):
+    r, c = dims_prod(dims_or_shape(x, rows)), dims_prod(dims_or_shape(x, cols))
+    if perm != list(pyrange(len(perm))):
         x = transpose(x, perm)
     return reshape(x, [r, c] if isinstance(r, int) and isinstance(c, int) else stack([r, c]))
 
@@ -343,7 +343,7 @@ def _einsum_grad(op, g):
             pre, _, post = sub.partition("...")
             pos = {c: k for k, c in enumerate(pre)}
             pos.update({c: x.shape.ndims - len(post) + k for k, c in enumerate(post)})
-            ones_ = ones(_dims_or_shape(x, [pos[c] for c in missing]), dtype=x.dtype)
+            ones_ = ones(dims_or_shape(x, [pos[c] for c in missing]), dtype=x.dtype)
             gx = einsum("%s,%s->%s" % (keep, "".join(missing), sub), gx, ones_)
         if "..." in sub:
             gx = math_ops.sum_to(gx, x)
@@ -360,5 +360,5 @@ def einsum(equation, *inputs, **kwargs):
     name = kwargs.pop("name", None)
     if kwargs:
         raise TypeError("invalid keyword arguments for this function: %s" % ", ".join(sorted(kwargs)))
-    xs = _convert_same(inputs, "Einsum", "inputs")
+    xs = convert_same(inputs, "Einsum", "inputs")
     return make_op("Einsum", xs, {"equation": equation.replace(" ", "")}, name=name or "einsum")

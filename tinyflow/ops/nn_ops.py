@@ -2,7 +2,6 @@
 embedding lookup and top-k. Convolution and pooling live in conv_ops.py and are re-exported here.
 Each op: one register_op with all its rules, next to its TF-style builder; the rest are built from
 other ops, as TF builds them."""
-import collections
 import numbers
 
 import jax
@@ -14,15 +13,14 @@ from tinyflow.graph.core import ShapeError, get_default_graph
 from tinyflow.graph.registry import register_op, same_as_input, shape_of_input
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops import back_shapes
-from tinyflow.ops import math_ops as M
-from tinyflow.ops import candidate_sampling_ops, conv_ops, pooling_ops
-from tinyflow.ops.base import broadcast_shapes, constant_value_of, convert_to_tensor, make_op, normalize_axis
+from tinyflow.ops.core import math_ops as M, sequence_ops
+from tinyflow.ops import conv_ops, pooling_ops
+from tinyflow.ops.core.base import broadcast_shapes, constant_value_of, convert_to_tensor, make_op, normalize_axis
 from tinyflow.ops.conv_ops import *  # noqa: F401,F403
 from tinyflow.ops.conv_ops import bias_add, convert_like
 from tinyflow.ops.pooling_ops import *  # noqa: F401,F403
-from tinyflow.ops.candidate_sampling_ops import *  # noqa: F401,F403
 
-__all__ = conv_ops.__all__ + pooling_ops.__all__ + candidate_sampling_ops.__all__ + [
+__all__ = conv_ops.__all__ + pooling_ops.__all__ + [
     "relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "sigmoid", "tanh",
     "softmax", "log_softmax", "softmax_cross_entropy_with_logits_v2", "softmax_cross_entropy_with_logits",
     "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
@@ -41,7 +39,7 @@ def _scope(name, default):
 
 
 def _expand(t, axis):
-    from tinyflow.ops.array_ops import expand_dims
+    from tinyflow.ops.core.array_ops import expand_dims
     return expand_dims(t, axis)
 
 
@@ -117,7 +115,7 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 def crelu(features, name=None, axis=-1):
     """concat([relu(x), relu(-x)], axis): keeps both signs, doubling the depth."""
-    from tinyflow.ops.array_ops import concat
+    from tinyflow.ops.core.array_ops import concat
     with _scope(name, "CRelu") as scope:
         x = convert_to_tensor(features, name="features")
         return relu(concat([x, M.negative(x)], axis), name=scope)
@@ -247,7 +245,7 @@ def _xent_flattened(logits, labels, axis, scope):
     """Labels of another rank than the logits (a script's `labels=[y]` is [1, N, C]): TF's wrapper
     flattens both to 2-D, [-1, C], lets the op broadcast them, and reshapes the loss to the logits'
     shape without its class axis. Broadcasting the two shapes instead would reduce the wrong axis."""
-    from tinyflow.ops.array_ops import reshape, shape
+    from tinyflow.ops.core.array_ops import reshape, shape
     if axis != logits.shape.ndims - 1:
         raise ValueError("softmax_cross_entropy_with_logits: labels of rank %d and logits of rank %d need "
                          "axis=-1 (got axis=%d)" % (labels.shape.ndims, logits.shape.ndims, axis))
@@ -269,7 +267,7 @@ def _named_arguments(fn_name, sentinel, labels, logits):
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
     """The v1 form: like v2, but no gradient flows into labels."""
     _named_arguments("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
-    from tinyflow.ops.array_ops import stop_gradient
+    from tinyflow.ops.core.array_ops import stop_gradient
     with _scope(name, "softmax_cross_entropy_with_logits_sg") as scope:
         labels = stop_gradient(labels, name="labels_stop_gradient")
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=dim if axis is None else axis,
@@ -430,7 +428,7 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     with _scope(name, "moments"):
         x = convert_to_tensor(x, name="x")
         y = M.cast(x, dt.float32) if x.dtype == dt.float16 else x
-        from tinyflow.ops.array_ops import squeeze, stop_gradient
+        from tinyflow.ops.core.array_ops import squeeze, stop_gradient
         mean = M.reduce_mean(y, axes, keepdims=True, name="mean")
         variance = M.reduce_mean(M.squared_difference(y, stop_gradient(mean)), axes, keepdims=True, name="variance")
         if not keep:
@@ -477,7 +475,7 @@ def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
 def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
     """(mean, variance) of x over `axes`, each element weighted by (broadcast) frequency_weights."""
     keep = bool(keepdims if keepdims is not None else keep_dims)
-    from tinyflow.ops.array_ops import squeeze
+    from tinyflow.ops.core.array_ops import squeeze
     with _scope(name, "weighted_moments"):
         x = convert_to_tensor(x, name="x")
         w = M.cast(convert_to_tensor(frequency_weights, name="frequency_weights"), x.dtype)
@@ -520,7 +518,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
         x = convert_to_tensor(x, name="x")
         axes = [0, 2, 3] if data_format == "NCHW" else [0, 1, 2]
         view = [1, -1, 1, 1] if data_format == "NCHW" else [-1]
-        from tinyflow.ops.array_ops import reshape
+        from tinyflow.ops.core.array_ops import reshape
         if is_training:
             mean, variance = moments(x, axes)
         elif mean is None or variance is None:
@@ -529,7 +527,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
         y = batch_normalization(x, reshape(mean, view), reshape(variance, view), reshape(offset, view),
                                 reshape(scale, view), epsilon)
         if is_training:  # TF returns the unbiased batch variance (n / (n - 1)), though y used the biased one
-            from tinyflow.ops.array_ops import size
+            from tinyflow.ops.core.array_ops import size
             n = M.realdiv(M.cast(size(x), x.dtype), M.cast(size(mean), x.dtype))
             one = M.ones_like_scalar(n)
             variance = M.multiply(variance, M.realdiv(n, M.maximum(M.subtract(n, one), one)))
@@ -562,7 +560,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
             raise ValueError("Shape must be rank 0 but is rank %d for 'dropout' (rate)" % rate.shape.ndims)
         if constant_value_of(rate) is not None and float(constant_value_of(rate)) == 0:
             return x
-        from tinyflow.ops.array_ops import shape as shape_of
+        from tinyflow.ops.core.array_ops import shape as shape_of
         from tinyflow.ops.random_ops import random_uniform
         noise = random_uniform(shape_of(x) if noise_shape is None else noise_shape, seed=seed, dtype=x.dtype)
         scale = M.realdiv(M.ones_like_scalar(x), M.subtract(M.ones_like_scalar(x), rate))
@@ -578,8 +576,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
 
     Shards are concatenated and ids mapped to rows of the concatenation, so the gradient reaches each
     shard through the concat."""
-    from tinyflow.ops.array_ops import concat
-    from tinyflow.ops.indexing_ops import gather
+    from tinyflow.ops.core.array_ops import concat
+    from tinyflow.ops.core.indexing_ops import gather
     if isinstance(params, (list, tuple)) and not params:
         raise ValueError("Need at least one param")
     if partition_strategy not in ("mod", "div"):
@@ -606,7 +604,7 @@ def _shard_rows(shards, ids, strategy):
     n = len(shards)
     if strategy == "div":
         return ids  # div shards are contiguous ranges: a row of the concatenation is the id itself
-    from tinyflow.ops.indexing_ops import gather
+    from tinyflow.ops.core.indexing_ops import gather
     offsets = convert_to_tensor(np.cumsum([0] + sizes[:-1]).astype(ids.dtype.np))
     k = M.scalar_like(n, ids)
     return M.add(gather(offsets, M.floormod(ids, k)), M.floordiv(ids, k))
@@ -662,43 +660,6 @@ def in_top_k(predictions, targets, k, name=None):
         return make_op("InTopKV2", [predictions, targets, k], name=scope)
 
 
-def _top_k_shape(shapes, attrs, values):
-    x, k = shapes[0], values[1]
-    if k is not None and int(k) < 0:
-        raise ShapeError("Need k >= 0, got %d" % int(k))
-    if x.ndims is None:
-        return [x, x]
-    if x.ndims < 1:
-        raise ShapeError("Shape must be at least rank 1 but is rank %d" % x.ndims)
-    last = x[-1].value
-    if k is not None and last is not None and last < int(k):
-        raise ShapeError("input must have last dimension >= k = %d but is %d" % (int(k), last))
-    out = x[:-1].concatenate([None if k is None else int(k)])
-    return [out, out]
-
-
-def _top_k_grad(op, g_values, g_indices):
-    """Each value's gradient goes back to the position it came from."""
-    from tinyflow.ops.sequence_ops import one_hot
-    x, idx = op.inputs[0], op.outputs[1]
-    n = x.shape[-1].value if x.shape.ndims else None
-    if n is None:
-        from tinyflow.ops.array_ops import shape as shape_of
-        n = shape_of(x)[-1]
-    hot = one_hot(idx, n, dtype=g_values.dtype)
-    return [M.reduce_sum(M.multiply(_expand(g_values, -1), hot), axis=-2), None]
-
-
-register_op("TopKV2", shape=_top_k_shape, dtype=lambda d, a: [d[0], dt.int32], grad=_top_k_grad,
-            lower=lambda a, x, k: tuple(r.astype(d) for r, d in zip(jax.lax.top_k(x, int(k)), (x.dtype, np.int32))))
-
-
-def top_k(input, k=1, sorted=True, name=None):
-    """(values, indices) of the k largest entries of the last dimension, largest first; equal values
-    keep their order. Indices are int32."""
-    x = convert_to_tensor(input, name="input")
-    k = convert_to_tensor(k, dtype=dt.int32, name="k")
-    return TopKV2(*make_op("TopKV2", [x, k], {"sorted": bool(sorted)}, name=name or "TopKV2"))
-
-
-TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+# top_k lives in the core (sort and argsort are built from it); tf.nn names it too
+top_k = sequence_ops.top_k
+TopKV2 = sequence_ops.TopKV2

@@ -6,7 +6,7 @@ Each operator's op is named as TF names it ("add", "sub", "mul", "truediv", "flo
 "pow", "matmul", "and", "or", "xor"); `x + y` is an AddV2 op, tf.add an Add op.
 """
 from tinyflow.graph.core import Tensor
-from tinyflow.ops import indexing_ops, math_ops
+from tinyflow.ops.core import indexing_ops, math_ops
 from tinyflow.ops.state_ops import Variable
 
 _OPS = {

@@ -12,10 +12,10 @@ import numpy as np
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op, string_array
 from tinyflow.ops.sparse import SparseTensor
-from tinyflow.ops.string_ops import _strings
+from tinyflow.ops.string_ops import as_strings
 
 _TF_NAME = {"float32": "float", "float64": "double"}
 
@@ -54,7 +54,7 @@ register_host_op("DecodeRaw", lambda s, a, v: [s[0].concatenate(TensorShape([Non
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):
     """tf.decode_raw / tf.io.decode_raw: the bytes of each string as numbers of `out_type` (one more
     dimension, the same length for every string)."""
-    x = _strings(input_bytes if input_bytes is not None else bytes)
+    x = as_strings(input_bytes if input_bytes is not None else bytes)
     out = dt.as_dtype(out_type)
     return make_host_op("DecodeRaw", [x], {"out_type": out, "little_endian": bool(little_endian)},
                         name=name or "DecodeRaw").outputs[0]
@@ -116,7 +116,7 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
                select_cols=None):
     """tf.decode_csv / tf.io.decode_csv: one tensor per column, of the dtype of its default; an empty
     field (or `na_value`) takes the column's default, which [] makes required."""
-    recs = _strings(records, "records")
+    recs = as_strings(records, "records")
     defaults = []
     for i, d in enumerate(record_defaults):
         t = convert_to_tensor(d)
@@ -251,7 +251,7 @@ def _parse(serialized, features, single, name):
             defaults.append(convert_to_tensor(dv, dtype))
         else:
             raise ValueError("Invalid feature %s: %r (FixedLenFeature or VarLenFeature)" % (key, spec))
-    s = _strings(serialized, "serialized")
+    s = as_strings(serialized, "serialized")
     op = make_host_op("ParseExample", [s] + defaults, {"sparse": sparse, "dense": dense, "single": single},
                       name=name or ("ParseSingleExample" if single else "ParseExample"))
     outs, result = list(op.outputs), {}

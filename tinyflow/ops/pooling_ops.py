@@ -13,10 +13,11 @@ from jax import lax
 from tinyflow.graph.core import ShapeError
 from tinyflow.graph.registry import register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops import math_ops as M
-from tinyflow.ops.base import convert_to_tensor, make_op
-from tinyflow.ops.conv_ops import (_channel_axis, _check_padding, _get_sequence, _jax_padding, _one_d, _one_d_seq,
-                                   _out_size, _pads, _shape, _sizes, _sizes_shape, _spatial_axes, _window_shape)
+from tinyflow.ops.core import math_ops as M
+from tinyflow.ops.core.base import convert_to_tensor, make_op
+from tinyflow.ops.core.array_ops import shape as shape_of
+from tinyflow.ops.window import (channel_axis, check_padding, get_sequence, jax_padding, one_d, one_d_seq, out_size,
+                                 pad_pair, int_sizes, sizes_shape, spatial_axes, windowed_shape)
 
 __all__ = ["max_pool", "avg_pool", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d", "max_pool_v2",
            "avg_pool_v2", "pool", "local_response_normalization", "lrn", "space_to_depth", "depth_to_space"]
@@ -24,18 +25,18 @@ __all__ = ["max_pool", "avg_pool", "max_pool1d", "avg_pool1d", "max_pool2d", "av
 
 # ---- pooling ---------------------------------------------------------------------------------------
 def _pool_window(attrs):
-    return [attrs["ksize"][ax] for ax in _spatial_axes(attrs["data_format"])]
+    return [attrs["ksize"][ax] for ax in spatial_axes(attrs["data_format"])]
 
 
 def _pool_shape(shapes, attrs, values):
     x = shapes[0]
-    ch = x.as_list()[_channel_axis(attrs["data_format"])] if x.ndims == 4 else None
-    return [_window_shape(x, _pool_window(attrs), attrs, ch)]
+    ch = x.as_list()[channel_axis(attrs["data_format"])] if x.ndims == 4 else None
+    return [windowed_shape(x, _pool_window(attrs), attrs, ch)]
 
 
 def _reduce_window(x, init, fn, attrs):
     pad = [(0, 0)] * 4
-    for ax, p in zip(_spatial_axes(attrs["data_format"]), _jax_padding(x.shape, _pool_window(attrs), attrs)):
+    for ax, p in zip(spatial_axes(attrs["data_format"]), jax_padding(x.shape, _pool_window(attrs), attrs)):
         pad[ax] = p
     return lax.reduce_window(x, init, fn, tuple(attrs["ksize"]), tuple(attrs["strides"]), pad)
 
@@ -50,10 +51,10 @@ def _max_pool_fn(attrs):
 def _avg_counts(shape, attrs):
     """How many real (unpadded) elements each output window covers, broadcastable to the output (numpy)."""
     out = np.ones([1, 1, 1, 1])
-    for j, ax in enumerate(_spatial_axes(attrs["data_format"])):
+    for j, ax in enumerate(spatial_axes(attrs["data_format"])):
         n, k, s = shape[ax], _pool_window(attrs)[j], attrs["strides"][ax]
-        lo, _ = _pads(n, k, s, 1, attrs["padding"])
-        m = _out_size(n, k, s, 1, attrs["padding"])
+        lo, _ = pad_pair(n, k, s, 1, attrs["padding"])
+        m = out_size(n, k, s, 1, attrs["padding"])
         start = np.arange(m) * s - lo
         count = np.minimum(start + k, n) - np.maximum(start, 0)
         view = [1, 1, 1, 1]
@@ -94,7 +95,7 @@ def _mpgg_lower(attrs, x, y, g):
 
 def _avg_pool_grad(op, g):
     x = op.inputs[0]
-    return [make_op("AvgPoolGrad", [_shape(x), g], dict(op.attrs, _shape=x.shape), name="AvgPoolGrad")]
+    return [make_op("AvgPoolGrad", [shape_of(x), g], dict(op.attrs, _shape=x.shape), name="AvgPoolGrad")]
 
 
 def _avg_pool_grad_grad(op, g):
@@ -103,7 +104,7 @@ def _avg_pool_grad_grad(op, g):
 
 
 def _apg_lower(attrs, sizes, g):
-    return jax.vjp(_avg_pool_fn(attrs), jnp.zeros(_sizes(sizes), g.dtype))[1](g)[0]
+    return jax.vjp(_avg_pool_fn(attrs), jnp.zeros(int_sizes(sizes), g.dtype))[1](g)[0]
 
 
 register_op("MaxPool", shape=_pool_shape, dtype=same_as_input(0), grad=_max_pool_grad,
@@ -114,7 +115,7 @@ register_op("MaxPoolGradGrad", shape=lambda s, a, v: [s[1]], dtype=same_as_input
             lower=_mpgg_lower)
 register_op("AvgPool", shape=_pool_shape, dtype=same_as_input(0), grad=_avg_pool_grad,
             lower=lambda a, x: _avg_pool_fn(a)(x))
-register_op("AvgPoolGrad", shape=_sizes_shape(0), dtype=same_as_input(1), grad=_avg_pool_grad_grad,
+register_op("AvgPoolGrad", shape=sizes_shape(0), dtype=same_as_input(1), grad=_avg_pool_grad_grad,
             lower=_apg_lower)
 
 
@@ -122,11 +123,11 @@ def _pool(op_type, value, ksize, strides, padding, data_format, name, input):
     value = input if value is None else value
     x = convert_to_tensor(value, name="input")
     data_format = data_format or "NHWC"
-    ch = _channel_axis(data_format)
-    padding, explicit = _check_padding(padding, data_format)
+    ch = channel_axis(data_format)
+    padding, explicit = check_padding(padding, data_format)
     if explicit:
         raise ValueError("%s does not support explicit padding" % op_type)
-    attrs = {"ksize": _get_sequence(ksize, 2, ch, "ksize"), "strides": _get_sequence(strides, 2, ch, "strides"),
+    attrs = {"ksize": get_sequence(ksize, 2, ch, "ksize"), "strides": get_sequence(strides, 2, ch, "strides"),
              "padding": padding, "data_format": data_format, "dilations": [1, 1, 1, 1]}
     if 0 in attrs["ksize"]:
         raise ValueError("ksize cannot be zero.")
@@ -151,9 +152,9 @@ def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
 def _pool1d(pool, input, ksize, strides, padding, data_format, name, default):
     def body(x, fmt, spatial):
         nchw = fmt == "NCHW"
-        return pool(x, _one_d_seq(ksize, nchw, "ksize"), _one_d_seq(strides, nchw, "strides"), padding,
+        return pool(x, one_d_seq(ksize, nchw, "ksize"), one_d_seq(strides, nchw, "strides"), padding,
                     data_format=fmt)
-    return _one_d(input, data_format, name, default, body)
+    return one_d(input, data_format, name, default, body)
 
 
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
@@ -258,7 +259,7 @@ def _block_shape(to_depth):
             raise ShapeError("Shape must be rank 4 but is rank %d" % x.ndims)
         b, fmt = attrs["block_size"], attrs["data_format"]
         dims = x.as_list()
-        (h, w), c = _spatial_axes(fmt), _channel_axis(fmt)
+        (h, w), c = spatial_axes(fmt), channel_axis(fmt)
         if to_depth:
             dims[h], dims[w] = _divisible(dims[h], b), _divisible(dims[w], b)
             dims[c] = None if dims[c] is None else dims[c] * b * b

@@ -21,7 +21,7 @@ from tinyflow.graph.serialize import register_serializable
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph
 from tinyflow.graph.shapes import TensorShape, as_shape
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op
 from tinyflow.ops.random_ops import get_seed
 
@@ -216,7 +216,6 @@ class QueueBase:
         count = getattr(g, "_queue_count", 0)
         g._queue_count = count + 1
         self._resource = shared_name or "_%d_%s" % (count, self._name)
-        g._host_stage = True
 
     name = property(lambda self: self._name)
     dtypes = property(lambda self: list(self._dtypes))

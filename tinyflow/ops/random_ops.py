@@ -26,9 +26,9 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError, get_default_graph
 from tinyflow.graph.registry import from_attr, register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops import math_ops
-from tinyflow.ops.array_ops import _fill_shape, _shape_tensor, with_shape_of
-from tinyflow.ops.base import convert_to_tensor, make_op
+from tinyflow.ops.core import math_ops
+from tinyflow.ops.core.array_ops import fill_shape, shape_tensor, with_shape_of
+from tinyflow.ops.core.base import convert_to_tensor, make_op
 
 __all__ = [
     'get_seed',
@@ -113,7 +113,7 @@ def _dims(shape):
 
 def _random(op_type, sample):
     """Registers a random op `op_type(shape)` whose values are sample(key, dims, np_dtype)."""
-    register_op(op_type, shape=_fill_shape, dtype=from_attr("dtype"), grad=None, needs_key=True,
+    register_op(op_type, shape=fill_shape, dtype=from_attr("dtype"), grad=None, needs_key=True,
                 lower=lambda a, key, shape: sample(_key(a, key), _dims(shape), a["dtype"].np))
 
 
@@ -133,7 +133,7 @@ def _uniform_int_shape(shapes, attrs, values):
     lo, hi = values[1], values[2]
     if lo is not None and hi is not None and not lo < hi:
         raise ShapeError("Need minval < maxval: %s >= %s" % (lo, hi))
-    return _fill_shape(shapes, attrs, values)
+    return fill_shape(shapes, attrs, values)
 
 
 register_op("RandomUniformInt", shape=_uniform_int_shape, dtype=same_as_input(1), grad=None, needs_key=True,
@@ -144,7 +144,7 @@ def _normal_like(op_type, default_name, shape, mean, stddev, dtype, seed, name):
     dtype = dt.as_dtype(dtype)
     g = get_default_graph()
     with g.name_scope(name or default_name) as scope:
-        shape_t = _shape_tensor(shape, name="shape")
+        shape_t = shape_tensor(shape, name="shape")
         mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
         stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
         attrs = dict(_seed_attrs(seed), dtype=dtype)
@@ -173,7 +173,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dt.float32, seed=None, na
         maxval = 1
     g = get_default_graph()
     with g.name_scope(name or "random_uniform") as scope:
-        shape_t = _shape_tensor(shape, name="shape")
+        shape_t = shape_tensor(shape, name="shape")
         lo = convert_to_tensor(minval, dtype=dtype, name="min")
         hi = convert_to_tensor(maxval, dtype=dtype, name="max")
         attrs = _seed_attrs(seed)

@@ -17,7 +17,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.formats import tfrecord
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op, string_array
 from tinyflow.ops.queue_ops import queue_state
 
@@ -116,7 +116,6 @@ class ReaderBase:
         g = get_default_graph()
         self._name = g.unique_name(name or self._type)
         self._prefix = self._name.split("/")[-1]
-        g._host_stage = True
 
     reader_ref = property(lambda self: self)
     supports_serialize = False
@@ -218,8 +217,8 @@ register_host_op("MatchingFiles", lambda s, a, v: [TensorShape([None])], lambda 
 def matching_files(pattern, name=None):
     """tf.io.matching_files: the sorted file names matching the glob `pattern` (a string or vector),
     looked up each time the op runs."""
-    from tinyflow.ops.string_ops import _strings
-    return make_host_op("MatchingFiles", [_strings(pattern, "pattern")], name=name or "MatchingFiles").outputs[0]
+    from tinyflow.ops.string_ops import as_strings
+    return make_host_op("MatchingFiles", [as_strings(pattern, "pattern")], name=name or "MatchingFiles").outputs[0]
 
 
 def match_filenames_once(pattern, name=None):

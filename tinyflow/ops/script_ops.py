@@ -15,7 +15,7 @@ from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.base import convert_to_tensor, make_op_raw
+from tinyflow.ops.core.base import convert_to_tensor, make_op_raw
 
 __all__ = ["numpy_function", "py_func"]
 

@@ -16,11 +16,12 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError
 from tinyflow.graph.registry import register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops import math_ops as M
-from tinyflow.ops.array_ops import _int_tensor, _scope, concat, ones_like, reshape, shape, stack, zeros_like
-from tinyflow.ops.base import constant, constant_value_of, convert_to_tensor, make_op
-from tinyflow.ops.indexing_ops import (_segment_shape, gather, gather_drop_negatives, scatter_nd,
-                                       segments_at_run_time, unsorted_segment_sum, where)
+from tinyflow.ops.core import math_ops as M
+from tinyflow.ops.core.array_ops import concat, ones_like, reshape, shape, stack, zeros_like
+from tinyflow.ops.core.util import int_tensor, name_scope
+from tinyflow.ops.core.base import constant, constant_value_of, convert_to_tensor, make_op
+from tinyflow.ops.core.indexing_ops import (segment_shape, gather, gather_drop_negatives, scatter_nd,
+                                            segments_at_run_time, unsorted_segment_sum, where)
 
 __all__ = [
     'bincount',
@@ -116,7 +117,7 @@ def _prod_grad(op, g):
     n_zeros = unsorted_segment_sum(M.cast(zero, dt.int32), ids, n)
     g = where(M.greater(n_zeros, 1), zeros_like(g), g)  # two zeros: every partial derivative is 0
     nonzero = where(zero, ones_like(data), data)
-    nonzero_prod = make_op("UnsortedSegmentProd", [nonzero, ids, _int_tensor(n, "num_segments")])
+    nonzero_prod = make_op("UnsortedSegmentProd", [nonzero, ids, int_tensor(n, "num_segments")])
     others = where(zero, _gather_rows(nonzero_prod, ids), M.divide(_gather_rows(op.outputs[0], ids), nonzero))
     return _dropped(op, M.multiply(_gather_rows(g, ids), others))
 
@@ -137,9 +138,9 @@ def _sorted_shape(shapes, attrs, values):
     if ids.ndims is not None and ids.ndims != 1:
         raise ShapeError("Shape must be rank 1 but is rank %d" % ids.ndims)
     if len(shapes) > 2:
-        return _segment_shape(shapes, attrs, values)
+        return segment_shape(shapes, attrs, values)
     n = None if known is None else (int(np.asarray(known)[-1]) + 1 if np.size(known) else 0)
-    return _segment_shape([data, ids], attrs, [None, None, n])
+    return segment_shape([data, ids], attrs, [None, None, n])
 
 
 def _sorted_lower(kind):
@@ -162,16 +163,16 @@ for _kind in ("Sum", "Mean", "Max", "Min", "Prod"):
     register_op("Segment" + _kind, shape=_sorted_shape, dtype=same_as_input(0), grad=_GRADS[_kind],
                 lower=_sorted_lower(_kind), dynamic_shape=segments_at_run_time)
 for _kind in ("Max", "Min", "Prod"):  # UnsortedSegmentSum is indexing_ops'; unsorted mean is built from sums
-    register_op("UnsortedSegment" + _kind, shape=_segment_shape, dtype=same_as_input(0), grad=_GRADS[_kind],
+    register_op("UnsortedSegment" + _kind, shape=segment_shape, dtype=same_as_input(0), grad=_GRADS[_kind],
                 lower=lambda a, d, i, n, _k=_kind: _reduce_segments(_k, d, i, int(n), _UNSORTED_EMPTY[_k]),
                 dynamic_shape=segments_at_run_time)
 
 
 def _sorted_segment(kind, data, segment_ids, name):
     op_type = "Segment" + kind
-    with _scope(name or op_type) as scope:
+    with name_scope(name or op_type) as scope:
         d = convert_to_tensor(data, name="data")
-        ids = _int_tensor(segment_ids, "segment_ids")
+        ids = int_tensor(segment_ids, "segment_ids")
         known = constant_value_of(ids)
         if known is None:   # ids[-1] + 1 rows (0 for no ids), computed when the graph runs
             n = M.multiply(M.cast(M.greater(M.reduce_prod(shape(ids)), 0), ids.dtype),
@@ -214,10 +215,10 @@ def segment_prod(data, segment_ids, name=None):
 # ---- unsorted segment ops: UnsortedSegmentMax, UnsortedSegmentMin, UnsortedSegmentProd ---------------
 def _unsorted(kind, data, segment_ids, num_segments, name):
     op_type = "UnsortedSegment" + kind
-    with _scope(name or op_type) as scope:
+    with name_scope(name or op_type) as scope:
         d = convert_to_tensor(data, name="data")
-        ids = _int_tensor(segment_ids, "segment_ids")
-        n = _int_tensor(num_segments, "num_segments")
+        ids = int_tensor(segment_ids, "segment_ids")
+        n = int_tensor(num_segments, "num_segments")
         return make_op(op_type, [d, ids, n], name=scope)
 
 
@@ -238,9 +239,9 @@ def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
 
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     """out[j] = mean of data[i...] over segment_ids[i...] == j; 0 if none (TF builds it from sums)."""
-    with _scope(name or "unsorted_segment_mean"):
+    with name_scope(name or "unsorted_segment_mean"):
         d = convert_to_tensor(data, name="data")
-        ids = _int_tensor(segment_ids, "segment_ids")
+        ids = int_tensor(segment_ids, "segment_ids")
         total = unsorted_segment_sum(d, ids, num_segments)
         count = unsorted_segment_sum(ones_like(ids, dtype=d.dtype), ids, num_segments)
         count = M.maximum(count, M.scalar_like(1, count))
@@ -297,7 +298,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dt.int32):
     """Counts of each value in the non-negative int32 `arr` (or the sums of `weights` at each value).
     The length is max(max(arr) + 1, minlength) capped at maxlength: known while building for a
     constant `arr` (or minlength >= maxlength), else computed when the graph runs."""
-    with _scope("bincount"):
+    with name_scope("bincount"):
         arr = convert_to_tensor(arr, dtype=dt.int32, name="arr")
         n = _static_length(arr, minlength, maxlength)
         size = constant(n, dt.int32, name="size") if n is not None else _run_time_length(arr, minlength, maxlength)
@@ -311,7 +312,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dt.int32):
 def confusion_matrix(labels, predictions, num_classes=None, dtype=dt.int32, name=None, weights=None):
     """out[i, j] = the number (or total weight) of examples with label i predicted as j. Without
     num_classes it is max(labels, predictions) + 1, which tinyflow needs at compile time."""
-    with _scope(name or "confusion_matrix"):
+    with name_scope(name or "confusion_matrix"):
         labels = M.cast(convert_to_tensor(labels, name="labels"), dt.int64)
         predictions = M.cast(convert_to_tensor(predictions, name="predictions"), dt.int64)
         if num_classes is None:

@@ -12,7 +12,7 @@ from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
@@ -20,7 +20,7 @@ SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "val
 
 class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", "dense_shape"])):
     """A sparse tensor: int64 `indices` [N, rank], `values` [N], int64 `dense_shape` [rank]."""
-    _fetched_type = SparseTensorValue  # what Session.run rebuilds it as (client/fetches.py)
+    _fetched_type = SparseTensorValue  # what Session.run rebuilds it as (runtime/fetches.py)
 
     def __new__(cls, indices, values, dense_shape):
         if not isinstance(values, Tensor):

@@ -14,9 +14,9 @@ from tinyflow.graph.core import GraphKeys, ShapeError, Tensor, get_default_graph
 from tinyflow.graph.registry import from_attr, register_op
 from tinyflow.graph.serialize import register_serializable
 from tinyflow.graph.shapes import TensorShape, as_shape
-from tinyflow.ops.base import convert_to_tensor, make_op, register_tensor_conversion_function
-from tinyflow.ops.array_ops import identity, no_op
-from tinyflow.ops.indexing_ops import _first_bad, _position
+from tinyflow.ops.core.base import convert_to_tensor, make_op, register_tensor_conversion_function
+from tinyflow.ops.core.array_ops import identity, no_op
+from tinyflow.ops.core.util import first_bad, position_text
 
 register_op("VariableV2", shape=lambda s, a, v: [a["shape"]], dtype=from_attr("dtype"), grad=None, lower=None,
             stateful=True)
@@ -120,15 +120,15 @@ def _scatter_check(nd):
         if nd:
             k = idx.shape[-1]
             dims = jnp.array(ref.shape[:k], idx.dtype)
-            return (*_first_bad(jnp.any((idx < 0) | (idx >= dims), axis=-1), idx.reshape(-1, k)),
+            return (*first_bad(jnp.any((idx < 0) | (idx >= dims), axis=-1), idx.reshape(-1, k)),
                     jnp.array(ref.shape, np.int64))
-        return (*_first_bad((idx < 0) | (idx >= ref.shape[0]), idx.reshape(-1)), jnp.array(ref.shape, np.int64))
+        return (*first_bad((idx < 0) | (idx >= ref.shape[0]), idx.reshape(-1)), jnp.array(ref.shape, np.int64))
     return check
 
 
 def _scatter_message(nd):
     def message(op, pos, dims, row, shape):
-        where = _position(pos, dims)
+        where = position_text(pos, dims)
         if nd:
             return "indices[%s] = [%s] does not index into shape [%s]" % (
                 where, ", ".join(str(int(v)) for v in np.atleast_1d(row)), ",".join(str(int(d)) for d in shape))
@@ -215,19 +215,39 @@ def assign_sub(ref, value, use_locking=None, name=None):
     return _update("AssignSub", ref, value, name)
 
 
-# TinyFlow's tf.Variable() with no initial value (tinyflow_api.py sets it): shape filled later by inference.
-deferred_variable = None
-# tinyflow.eager sets this: variable_class(cls) is the class tf.Variable(...) makes now (an eager
-# variable while executing eagerly).
-variable_class = None
+_variable_class = [None]  # register_variable_class's hook
+
+
+def register_variable_class(variable_class):
+    """Eager execution's seam (api/eager calls it): variable_class(cls) is the class tf.Variable(...)
+    makes now (an eager variable while executing eagerly, else cls)."""
+    _variable_class[0] = variable_class
+
+
+def _deferred_variable(var, name, dtype, shape, trainable, collections):
+    """Fills `var` (a new tf.Variable) as TinyFlow's shapeless variable: a VariableV2 of a possibly
+    unknown shape, no initial value, a no-op initializer."""
+    graph = get_default_graph()
+    with graph.control_dependencies(None), graph.name_scope(name or "Variable") as scope:
+        attrs = {"shape": as_shape(shape), "dtype": dt.as_dtype(dtype or dt.float32)}
+        var._variable = graph.create_op("VariableV2", [], attrs, name=scope).outputs[0]
+        var._initial_value = None
+        var._initializer_op = no_op(name="Assign")
+        var._snapshot = None
+    var._trainable = trainable
+    var._constraint = None
+    collections = list(collections if collections is not None else [GraphKeys.GLOBAL_VARIABLES])
+    if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+        collections.append(GraphKeys.TRAINABLE_VARIABLES)
+    graph.add_to_collections(collections, var)
 
 
 class Variable:
     """tf.Variable: a VariableV2 op, its initializer (an Assign of the initial value) and a read."""
 
     def __new__(cls, *args, **kwargs):
-        if cls is Variable and variable_class is not None:
-            cls = variable_class(cls)
+        if cls is Variable and _variable_class[0] is not None:
+            cls = _variable_class[0](cls)
         return object.__new__(cls)
 
     def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
@@ -235,9 +255,7 @@ class Variable:
                  import_scope=None, constraint=None, use_resource=None, synchronization=None, aggregation=None,
                  shape=None):
         if initial_value is None:
-            if deferred_variable is None:
-                raise ValueError("initial_value must be specified.")
-            return deferred_variable(self, name, dtype, shape, trainable, collections)  # TinyFlow's tf.Variable()
+            return _deferred_variable(self, name, dtype, shape, trainable, collections)  # TinyFlow's tf.Variable()
         graph = get_default_graph()
         with graph.control_dependencies(None), graph.name_scope(name or "Variable") as scope:
             if callable(initial_value):
@@ -246,7 +264,7 @@ class Variable:
             else:
                 init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
             if dtype is not None and init.dtype != dt.as_dtype(dtype):
-                from tinyflow.ops.math_ops import cast
+                from tinyflow.ops.core.math_ops import cast
                 init = cast(init, dtype)
             var_shape = as_shape(shape) if shape is not None else init.shape
             if validate_shape and not var_shape.is_fully_defined():

@@ -12,7 +12,7 @@ import numpy as np
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.base import broadcast_shapes, convert_to_tensor
+from tinyflow.ops.core.base import broadcast_shapes, convert_to_tensor
 from tinyflow.ops.host_ops import bytes_map, make_host_op, register_host_op, string_array
 from tinyflow.ops.sparse import SparseTensor
 
@@ -20,7 +20,7 @@ _STRING = lambda d, a: [dt.string]  # noqa: E731
 _SAME_SHAPE = lambda s, a, v: [s[0]]  # noqa: E731
 
 
-def _strings(x, name="input"):
+def as_strings(x, name="input"):
     t = convert_to_tensor(x, dtype=dt.string) if not hasattr(x, "dtype") or x.dtype is not dt.string else x
     if t.dtype is not dt.string:
         raise TypeError("Input '%s' expected type string, got %s" % (name, t.dtype.name))
@@ -42,7 +42,7 @@ def _elementwise(op_type, fn, out=dt.string, attrs_fn=None):
     register_host_op(op_type, _SAME_SHAPE, lambda d, a: [out], rule)
 
     def build(input, name=None, **kw):
-        return make_host_op(op_type, [_strings(input)], kw, name=name or op_type).outputs[0]
+        return make_host_op(op_type, [as_strings(input)], kw, name=name or op_type).outputs[0]
     return build
 
 
@@ -133,13 +133,13 @@ register_host_op("RegexFullMatch", _SAME_SHAPE, lambda d, a: [dt.bool_], _regex_
 
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
     """tf.strings.regex_replace: `pattern` (RE2 syntax) replaced by `rewrite` (\\1 for groups)."""
-    return make_host_op("RegexReplace", [_strings(input), _strings(pattern), _strings(rewrite)],
+    return make_host_op("RegexReplace", [as_strings(input), as_strings(pattern), as_strings(rewrite)],
                         {"replace_global": bool(replace_global)}, name=name or "RegexReplace").outputs[0]
 
 
 def regex_full_match(input, pattern, name=None):
     """tf.strings.regex_full_match: whether each string matches `pattern` entirely (bool)."""
-    return make_host_op("RegexFullMatch", [_strings(input), _strings(pattern)],
+    return make_host_op("RegexFullMatch", [as_strings(input), as_strings(pattern)],
                         name=name or "RegexFullMatch").outputs[0]
 
 
@@ -169,7 +169,7 @@ register_host_op("StringJoin", _join_shape, _STRING, _join)
 
 def string_join(inputs, separator="", name=None):
     """tf.strings.join: the strings of `inputs` (equal shapes or scalars) joined element-wise."""
-    ts = [_strings(x) for x in inputs]
+    ts = [as_strings(x) for x in inputs]
     return make_host_op("StringJoin", ts, {"separator": _as_bytes(separator)}, name=name or "StringJoin").outputs[0]
 
 
@@ -210,7 +210,7 @@ def reduce_join(inputs, axis=None, keep_dims=False, separator="", name=None, red
     axis = reduction_indices if axis is None else axis
     keep = keep_dims if keepdims is None else keepdims
     axes = None if axis is None else [int(a) for a in np.atleast_1d(axis)]
-    return make_host_op("ReduceJoin", [_strings(inputs)], {"axis": axes, "keep_dims": bool(keep),
+    return make_host_op("ReduceJoin", [as_strings(inputs)], {"axis": axes, "keep_dims": bool(keep),
                                                            "separator": _as_bytes(separator)},
                         name=name or "ReduceJoin").outputs[0]
 
@@ -241,7 +241,7 @@ register_host_op("Substr", lambda s, a, v: [s[0]], _STRING, _substr)
 def substr(input, pos, len, name=None, unit="BYTE"):
     """tf.strings.substr: `len` bytes (unit='UTF8_CHAR': characters) from `pos` (negative: from the end)."""
     pos_t, len_t = convert_to_tensor(pos, dt.int32), convert_to_tensor(len, dt.int32)
-    return make_host_op("Substr", [_strings(input), pos_t, len_t], {"unit": unit}, name=name or "Substr").outputs[0]
+    return make_host_op("Substr", [as_strings(input), pos_t, len_t], {"unit": unit}, name=name or "Substr").outputs[0]
 
 
 # ---- numbers <-> strings --------------------------------------------------------------------------
@@ -278,7 +278,7 @@ def string_to_number(string_tensor, out_type=dt.float32, name=None):
     if out not in (dt.float32, dt.float64, dt.int32, dt.int64):
         raise TypeError("Value passed to parameter 'out_type' has DataType %s not in list of allowed values: "
                         "float32, float64, int32, int64" % out.name)
-    return make_host_op("StringToNumber", [_strings(string_tensor)], {"out_type": out},
+    return make_host_op("StringToNumber", [as_strings(string_tensor)], {"out_type": out},
                         name=name or "StringToNumber").outputs[0]
 
 
@@ -351,11 +351,11 @@ def string_split(source, delimiter=" ", skip_empty=True, sep=None, name=None):
     """tf.string_split: splits each string of the vector `source` at any character of `delimiter`
     (each byte when empty); a SparseTensor of strings with dense_shape [len(source), longest]."""
     delimiter = sep if sep is not None else delimiter
-    src = _strings(source)
+    src = as_strings(source)
     if src.shape.ndims not in (None, 1):
         raise ValueError("Shape must be rank 1 but is rank %d for 'StringSplit' (op: 'StringSplit')"
                          % src.shape.ndims)
-    op = make_host_op("StringSplit", [src, _strings(delimiter)], {"skip_empty": bool(skip_empty),
+    op = make_host_op("StringSplit", [src, as_strings(delimiter)], {"skip_empty": bool(skip_empty),
                                                                   "any_char": True}, name=name or "StringSplit")
     return SparseTensor(*op.outputs)
 
@@ -363,7 +363,7 @@ def string_split(source, delimiter=" ", skip_empty=True, sep=None, name=None):
 def split(source, sep=None, maxsplit=-1, name=None, input=None):
     """tf.strings.split (TF 1.15, without ragged tensors): a SparseTensor; sep=None splits at runs
     of whitespace, else at each occurrence of the string `sep`."""
-    src = _strings(source if input is None else input)
-    op = make_host_op("StringSplit", [src, _strings("" if sep is None else sep)],
+    src = as_strings(source if input is None else input)
+    op = make_host_op("StringSplit", [src, as_strings("" if sep is None else sep)],
                       {"skip_empty": False, "any_char": False, "whitespace": sep is None}, name=name or "StringSplit")
     return SparseTensor(*op.outputs)

@@ -14,7 +14,7 @@ import inspect
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
 from tinyflow.graph.shapes import as_shape
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.state_ops import Variable
 
 __all__ = ["AUTO_REUSE", "VariableScope", "get_variable", "get_local_variable", "get_variable_scope",
@@ -356,7 +356,7 @@ class variable_scope:  # noqa: N801 (TF's name)
         if not isinstance(auxiliary_name_scope, bool):
             raise TypeError("The auxiliary_name_scope must be `True` or `False`, while get %s"
                             % auxiliary_name_scope)
-        from tinyflow.ops.base import graph_of
+        from tinyflow.ops.core.base import graph_of
         self._graph = graph_of(*(values or ()))
         self._name_or_scope = name_or_scope
         self._default_name = default_name

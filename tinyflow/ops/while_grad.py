@@ -24,10 +24,12 @@ lowered before keeps its own). Its earlier outputs keep their indices.
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.backend import backend
 from tinyflow.graph.core import Tensor
+from tinyflow.graph.func_graph import SubFn
 from tinyflow.graph.registry import get_op_def
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.passes import prune as prune_pass
-from tinyflow.ops import control_flow_ops as cf
+from tinyflow.passes.gradients import gradients
+from tinyflow.ops.core.array_ops import zeros_like
 
 _STACK = 33  # checkpoint slots of the bisection: enough for 2**32 iterations
 
@@ -105,7 +107,7 @@ def _ensure_outputs(op, saves):
             op._outputs += (Tensor(op, len(op._outputs), t.dtype, shape),)
     body = attrs["body"]
     attrs["saves"] = saved
-    attrs["body_save"] = cf.SubFn(body.graph, body.inputs, body.outputs + saved)
+    attrs["body_save"] = SubFn(body.graph, body.inputs, body.outputs + saved)
     op.attrs = attrs  # a new dict: rules bound to the old one (functions lowered before) keep theirs
     return [n + 1 + saved.index(t) for t in saves]
 
@@ -123,14 +125,14 @@ def while_grad(op, *grads):
     if not fv:
         return [None] * len(op.inputs)
     body = attrs["body"]
-    bgrad = cf.grad_fn(body, fv, fv + [n + j for j in fc])
+    bgrad = grad_fn(body, fv, fv + [n + j for j in fc])
     gys = bgrad.inputs[len(body.inputs):]
     caps, cap_phs = list(op.inputs[n:n + nc]), list(body.inputs[n:])
     bounded = attrs["max_static"] is not None
     if bounded:
         res = residuals(body, bgrad, n, attrs["n_fwd_ops"])
         index = _ensure_outputs(op, res)
-        bwd = cf.SubFn(body.graph, res + cap_phs + gys, bgrad.outputs)
+        bwd = SubFn(body.graph, res + cap_phs + gys, bgrad.outputs)
         state = [op.outputs[i] for i in index]
     else:  # recomputation from the initial values
         _ensure_outputs(op, [])
@@ -249,3 +251,15 @@ def _bisect(attrs, key, count, init, caps, g0, back):
         return jax.lax.cond(end - s == 1, leaf, split, c)
     *_, g = jax.lax.while_loop(lambda c: c[0] > 0, step, (count, jnp.int32(1), idx, stk, g0))
     return g
+
+
+def grad_fn(subfn, ys, xs):
+    """A SubFn computing d(outputs[ys] . g)/d(inputs[xs]) in subfn's own graph; inputs + one g per y."""
+    g = subfn.graph
+    with g.as_default(), g.name_scope(None):
+        gys = [g.create_op("Placeholder", [], {"dtype": subfn.outputs[k].dtype, "shape": subfn.outputs[k].shape},
+                           name="grad_y%d" % k).outputs[0] for k in ys]
+        x_ts = [subfn.inputs[i] for i in xs]
+        gx = gradients([subfn.outputs[k] for k in ys], x_ts, grad_ys=gys)
+        gx = [zeros_like(x) if d is None else d for x, d in zip(x_ts, gx)]
+    return SubFn(g, subfn.inputs + gys, gx)

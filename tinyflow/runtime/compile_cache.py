@@ -209,3 +209,22 @@ def trim(path, max_bytes):
     except OSError:   # another process trimming it too: leave the rest
         pass
     return removed
+
+
+def _files(path):
+    return [e.path for e in os.scandir(path) if e.is_file(follow_symlinks=False)] if os.path.isdir(path) else []
+
+
+def usage(path=None):
+    """(directory, number of files, bytes) of the cache directory (default: the one tinyflow uses)."""
+    path = path or os.path.abspath(os.path.expanduser(os.environ.get("TINYFLOW_CACHE_DIR") or default_dir()))
+    files = _files(path)
+    return path, len(files), sum(os.path.getsize(f) for f in files)
+
+
+def clear(path=None):
+    """Removes the cache's files (the directory stays); returns how many."""
+    files = _files(usage(path)[0])
+    for f in files:
+        os.remove(f)
+    return len(files)

@@ -15,8 +15,6 @@ rule that merely move strings around (Identity, Reshape, Gather, Concat, Pack, E
 run their own lowering rule on integer codes of the strings (deduplicated, so equal strings have
 equal codes) and are mapped back. Graphs without strings never come here (Graph._host_stage).
 """
-import threading
-import weakref
 
 import numpy as np
 
@@ -24,29 +22,31 @@ from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Operation, Tensor
 from tinyflow.graph.registry import get_op_def
-from tinyflow.ops.host_ops import HOST_RULES, to_bytes_array
+from tinyflow.ops.host_ops import to_bytes_array
 from tinyflow.passes import prune as prune_pass
 from tinyflow.runtime import fetches as fetch_util
 
-_PLANS = weakref.WeakKeyDictionary()  # Session -> {(fetch key, feed keys): _Plan or None (plain run)}
-_LOCK = threading.Lock()
-_MISSING = object()
+_HOST_PLAN = object()  # the first part of a host-stage plan's key in the Session's plan cache
+_PLAIN = "plain run"  # the plan of a fetch set that needs no host stage
 
 
 def run(session, fetches, feed_dict):
-    """Session.run(fetches, feed_dict) through the host stage when the fetch set needs it."""
+    """Session.run(fetches, feed_dict) through the host stage when the fetch set needs it. Plans are
+    kept in the Session's plan cache (its LRU, emptied by close()), under keys of their own."""
     try:
-        key = (fetch_util.structure_key(fetches), tuple(feed_dict))
+        key = (_HOST_PLAN, fetch_util.structure_key(fetches), tuple(feed_dict))
     except TypeError:
         key = None
-    with _LOCK:
-        plans = _PLANS.setdefault(session, {})
-    plan = plans.get(key, _MISSING) if key is not None else _MISSING
-    if plan is _MISSING:
-        plan = _make_plan(session, fetches, feed_dict)
-        if key is not None:
-            plans[key] = plan
+    plan = None
+    if key is not None:
+        with session._lock:
+            plan = session._plans.get(key)
     if plan is None:
+        plan = _make_plan(session, fetches, feed_dict) or _PLAIN
+        if key is not None:
+            with session._lock:
+                session._plans.put(key, plan)
+    if plan is _PLAIN:
         return session._run(fetches, feed_dict)
     return plan.run(session, feed_dict)
 
@@ -57,9 +57,9 @@ def _is_string(t):
 
 def _triggers(op):
     """Whether `op` makes a run need the host stage."""
-    if op.type in HOST_RULES:
-        return True
     opdef = get_op_def(op.type)
+    if opdef.host_stage is not None:
+        return True
     if opdef.host is not None:
         return False  # report_uninitialized_variables: the plain Session computes it
     if opdef.host_compute is not None:
@@ -200,21 +200,19 @@ def _fetched(v):
 
 def _evaluate(session, op, inputs):
     """The values of a host op's outputs (a list of numpy values)."""
-    rule = HOST_RULES.get(op.type)
-    if rule is not None:
-        outs = rule(session, op, inputs)
+    opdef = get_op_def(op.type)
+    if opdef.host_stage is not None:
+        outs = opdef.host_stage(session, op, inputs)
+    elif opdef.host_feed is not None:
+        outs = opdef.host_feed(session, op)
+    elif opdef.host_compute is not None:
+        outs = opdef.host_compute(session, op, inputs)
+    elif op.type == "Const":
+        outs = [op.attrs["value"]]
+    elif op.type == "PyFunc":  # tf.py_func taking or giving strings: called here, on numpy values
+        outs = _py_func(op, inputs)
     else:
-        opdef = get_op_def(op.type)
-        if opdef.host_feed is not None:
-            outs = opdef.host_feed(session, op)
-        elif opdef.host_compute is not None:
-            outs = opdef.host_compute(session, op, inputs)
-        elif op.type == "Const":
-            outs = [op.attrs["value"]]
-        elif op.type == "PyFunc":  # tf.py_func taking or giving strings: called here, on numpy values
-            outs = _py_func(op, inputs)
-        else:
-            outs = _on_codes(op, opdef, inputs)
+        outs = _on_codes(op, opdef, inputs)
     return [to_bytes_array(v) if _is_string(t) and np.asarray(v).dtype != object else v
             for t, v in zip(op.outputs, outs)]
 

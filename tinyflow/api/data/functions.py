@@ -23,8 +23,8 @@ from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Graph, Operation, Tensor, get_default_graph
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.base import convert_to_tensor
-from tinyflow.ops.control_flow_ops import FuncGraph
+from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.graph.func_graph import FuncGraph
 from tinyflow.ops.random_ops import run_key, run_keys
 from tinyflow.api.data import structure as nest
 
@@ -116,7 +116,7 @@ class _TracedFunction:
         the stacked elements when they have equal shapes (per-element results are the same: vmap
         maps the function over the batch, it does not make a batch-level function), else one by one."""
         if self._graph._host_stage:
-            self._vmapped = False  # strings run on the host (client/host_stage.py): element by element
+            self._vmapped = False  # strings run on the host (runtime/host_stage.py): element by element
         if self._vmapped is not False and len({tuple(np.shape(c) for c in e) for e in elements}) == 1:
             try:
                 return self._call_vmapped(elements, run)

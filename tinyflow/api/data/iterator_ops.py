@@ -18,11 +18,22 @@ from tinyflow.graph.core import Tensor, get_default_graph
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.serialize import register_runtime_only
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.base import constant
+from tinyflow.ops.core.base import constant
 from tinyflow.api.data import structure as nest
-from tinyflow.api.data.dataset_ops import Dataset, Run
 
 _STATE = weakref.WeakKeyDictionary()  # Session -> {Iterator: generator of flat elements}
+
+
+class Run:
+    """One initialization of an iterator: graph tensor values (Tensor -> numpy) and per-run state."""
+
+    def __init__(self, values=None):
+        self.values = dict(values or {})
+        self.state = {}  # dataset -> its state for this run (a shuffle's random generator)
+
+    def value(self, x):
+        """A dataset argument's value: a Tensor's fetched value, or the constant itself."""
+        return self.values[x] if isinstance(x, Tensor) else x
 
 
 def _runtime_iterator(op):
@@ -117,7 +128,7 @@ class Iterator:
 
     def make_initializer(self, dataset, name=None):
         """An op that (re)starts this iterator over `dataset`, whose structure must match the iterator's."""
-        if not isinstance(dataset, Dataset):
+        if not callable(getattr(dataset, "_iterate", None)):  # a tf.data.Dataset (dataset_ops.py builds on this module)
             raise TypeError("Expected a tf.data.Dataset, got %r" % (dataset,))
         types, shapes = nest.flatten(self._types), nest.flatten(self._shapes)
         try:

@@ -12,13 +12,13 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.formats import files, tfrecord
-from tinyflow.ops.base import _as_tensor_or_none
+from tinyflow.ops.core.base import as_tensor_or_none
 from tinyflow.ops.host_ops import to_bytes_array
 from tinyflow.api.data.dataset_ops import Dataset
 
 
 def _filenames(filenames):
-    t = _as_tensor_or_none(filenames)
+    t = as_tensor_or_none(filenames)
     if t is not None:
         if t.dtype is not dt.string:
             raise TypeError("`filenames` must be a `tf.Tensor` of `tf.string`, got %s" % t.dtype.name)

@@ -9,12 +9,13 @@ backprop.py   tfe.implicit_gradients & co., optimizers' minimize(callable)
 data.py       iterating a tf.data.Dataset eagerly
 tfe.py        the tf.contrib.eager namespace
 
-Graph mode stays the default; importing this package only installs hooks (tf.Variable's class,
-Optimizer.compute_gradients, Dataset.__iter__) that act while executing eagerly.
+Graph mode stays the default; importing this package registers eager execution with the modules
+that offer a seam for it (tf.Variable's class, Optimizer.compute_gradients, Saver's values,
+Dataset.__iter__); each acts only while executing eagerly.
 """
 from tinyflow.ops import state_ops as _state_ops
+from tinyflow.api.data import dataset_ops as _dataset_ops
 from tinyflow.api.train import optimizer as _optimizer
-from tinyflow.api.eager import data as _data
 from tinyflow.runtime.eager.backprop import (custom_gradient, gradients_function, implicit_gradients,  # noqa: F401
                                              implicit_value_and_gradients, value_and_gradients_function)
 from tinyflow.runtime.eager.backprop import optimizer_gradients as _optimizer_gradients
@@ -26,10 +27,10 @@ from tinyflow.runtime.eager.tensor import EagerTensor  # noqa: F401
 from tinyflow.runtime.eager.variables import EagerVariable, _variable_class, eager_values as _eager_values
 from tinyflow.api.train import saver as _saver
 
-_state_ops.variable_class = _variable_class
-_optimizer.eager_gradients = _optimizer_gradients
-_data.install()
-_saver.eager_values = _eager_values
+_state_ops.register_variable_class(_variable_class)
+_optimizer.register_eager(_optimizer_gradients)
+_saver.register_eager(_eager_values)
+_dataset_ops.register_eager(Iterator)
 
 __all__ = ["EagerTensor", "EagerVariable", "GradientTape", "disable_eager_execution", "enable_eager_execution",
            "executing_eagerly"]

@@ -4,7 +4,7 @@ import numpy as np
 
 from tinyflow.graph import errors
 from tinyflow.api.data import structure as nest
-from tinyflow.api.data.dataset_ops import Dataset, Run
+from tinyflow.api.data.iterator_ops import Run
 from tinyflow.runtime.eager.context import executing_eagerly
 from tinyflow.runtime.eager.execute import execute
 from tinyflow.graph.core import get_default_graph
@@ -43,21 +43,3 @@ class Iterator:
             return self.__next__()
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
-
-
-_graph_one_shot = Dataset.make_one_shot_iterator
-
-
-def _iter(self):
-    if not executing_eagerly():
-        raise RuntimeError("dataset.__iter__() is only supported when eager execution is enabled.")
-    return Iterator(self)
-
-
-def _make_one_shot_iterator(self):
-    return Iterator(self) if executing_eagerly() else _graph_one_shot(self)
-
-
-def install():
-    Dataset.__iter__ = _iter
-    Dataset.make_one_shot_iterator = _make_one_shot_iterator

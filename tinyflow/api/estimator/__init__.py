@@ -13,6 +13,12 @@ from tinyflow.api.estimator.warm_start import WarmStartSettings  # noqa: F401
 from tinyflow.api.estimator.hooks import StepCounterHook, SummarySaverHook  # noqa: F401
 from tinyflow.api.estimator import inputs as _inputs
 
+from tinyflow.api.estimator import export as _export  # noqa: E402
+from tinyflow.api.estimator.export import Exporter, FinalExporter, LatestExporter  # noqa: E402,F401
+
+export = _types.SimpleNamespace(**{n: getattr(_export, n) for n in (
+    "ClassificationOutput", "ExportOutput", "PredictOutput", "RegressionOutput", "ServingInputReceiver",
+    "TensorServingInputReceiver", "build_parsing_serving_input_receiver_fn", "build_raw_serving_input_receiver_fn")})
 inputs = _types.SimpleNamespace(numpy_input_fn=_inputs.numpy_input_fn, pandas_input_fn=_inputs.pandas_input_fn)
 
 from tinyflow.api.train import (CheckpointSaverHook, LoggingTensorHook, NanTensorHook, SessionRunArgs,  # noqa: E402,F401

@@ -41,6 +41,14 @@ def _head(n_classes, weight_column, label_vocabulary, loss_reduction, label_dime
                 label_vocabulary=label_vocabulary, loss_reduction=loss_reduction)
 
 
+def _as_partitioned(variables):
+    """Marks the variables TF 1.15's DNN and linear models create through a partitioner (one partition,
+    `<name>/part_0`): their optimizer slots take TF's checkpoint keys (train/optimizer.py), so model_dirs
+    move between TF and tinyflow."""
+    for v in variables:
+        v._tf_partitioned = True
+
+
 def _check_features(features):
     if not isinstance(features, dict):
         raise ValueError("features should be a dictionary of `Tensor`s. Given type: {}".format(type(features)))
@@ -90,11 +98,12 @@ class _DNNBase(_Premade):
 
         def model_fn(features, labels, mode, config):
             _check_features(features)
-            with _tf.variable_scope("dnn"):
+            with _tf.variable_scope("dnn"):  # (the head too, as TF's: its ops and the optimizer's slots in dnn/)
                 logits = dnn_logits(features, hidden_units, feature_columns, head.logits_dimension, activation_fn,
                                     dropout, mode, batch_norm)
-            opt = _optimizer(optimizer, 0.05) if mode == ModeKeys.TRAIN else None
-            return head.create_estimator_spec(features, mode, logits, labels, optimizer=opt)
+                _as_partitioned(_tf.trainable_variables())
+                opt = _optimizer(optimizer, 0.05) if mode == ModeKeys.TRAIN else None
+                return head.create_estimator_spec(features, mode, logits, labels, optimizer=opt)
         super().__init__(model_fn, feature_columns, model_dir, config, warm_start_from, head.label_vocabulary)
 
 
@@ -130,8 +139,9 @@ class _LinearBase(_Premade):
             _check_features(features)
             with _tf.variable_scope("linear"):
                 logits = linear_logits(features, feature_columns, head.logits_dimension, sparse_combiner)
-            opt = _optimizer(optimizer, learning_rate) if mode == ModeKeys.TRAIN else None
-            return head.create_estimator_spec(features, mode, logits, labels, optimizer=opt)
+                _as_partitioned(_tf.trainable_variables())
+                opt = _optimizer(optimizer, learning_rate) if mode == ModeKeys.TRAIN else None
+                return head.create_estimator_spec(features, mode, logits, labels, optimizer=opt)
         super().__init__(model_fn, feature_columns, model_dir, config, warm_start_from, head.label_vocabulary)
 
 

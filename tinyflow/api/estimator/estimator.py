@@ -72,11 +72,21 @@ class Estimator:
         """Where evaluate(name=...) writes its summaries: model_dir/eval or model_dir/eval_<name>."""
         return os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
 
-    def export_saved_model(self, export_dir_base, serving_input_receiver_fn, *args, **kwargs):
-        raise NotImplementedError("tinyflow: Estimator.export_saved_model is not supported yet (no SavedModel "
-                                  "format); the checkpoints in model_dir hold the trained variables.")
+    def export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
+                           checkpoint_path=None, experimental_mode=ModeKeys.PREDICT):
+        """Writes a SavedModel (tag "serve") of the model_fn in PREDICT mode over the receiver's features
+        with the latest checkpoint's variables to export_dir_base/<timestamp>; returns its path (bytes)."""
+        if experimental_mode != ModeKeys.PREDICT:
+            raise NotImplementedError("tinyflow: export_saved_model exports the PREDICT mode only")
+        from tinyflow.api.estimator.export import export_saved_model
+        return export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra, as_text,
+                                  checkpoint_path)
 
-    export_savedmodel = export_saved_model
+    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
+                          checkpoint_path=None, strip_default_attrs=False):
+        """TF 1.15's older name of export_saved_model."""
+        return self.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra, as_text,
+                                       checkpoint_path)
 
     def _require_checkpoint(self):
         path = self.latest_checkpoint()

@@ -149,6 +149,26 @@ class Head:
                                               summation_method="careful_interpolation")
         return out
 
+    def _export_outputs(self, predictions):
+        """TF's export outputs of the head: Classify (and, binary, Regress) signatures, and Predict of
+        every prediction (the class names made string tensors in the graph, as TF's head makes them)."""
+        from tinyflow.api.estimator.export import ClassificationOutput, PredictOutput, RegressionOutput
+        if self._kind == "regression":
+            out = RegressionOutput(predictions["predictions"])
+            return {"serving_default": out, "regression": out, "predict": PredictOutput(predictions)}
+        n = 2 if self._kind == "binary" else self._n_classes
+        names = _tf.constant(_as_bytes(self._vocabulary) if self._vocabulary is not None
+                             else [str(i).encode() for i in range(n)])
+        tensors = dict(predictions)
+        tensors["classes"] = (_tf.as_string(predictions["class_ids"]) if self._vocabulary is None
+                              else _tf.gather(names, predictions["class_ids"]))
+        tensors["all_classes"] = _tf.tile(_tf.expand_dims(names, 0), [_tf.shape(predictions["logits"])[0], 1])
+        classify = ClassificationOutput(scores=predictions["probabilities"], classes=tensors["all_classes"])
+        out = {"serving_default": classify, "classification": classify, "predict": PredictOutput(tensors)}
+        if self._kind == "binary":
+            out["regression"] = RegressionOutput(predictions["logistic"])
+        return out
+
     # ---- the spec ------------------------------------------------------------------------------------
     def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None, train_op_fn=None,
                               regularization_losses=None):
@@ -156,7 +176,7 @@ class Head:
         with _tf.name_scope("head"):
             predictions = self._predictions(logits)
             if mode == ModeKeys.PREDICT:
-                return EstimatorSpec(mode, predictions=predictions)
+                return EstimatorSpec(mode, predictions=predictions, export_outputs=self._export_outputs(predictions))
             labels = _labels_2d(labels, logits, 1 if self._kind != "regression" else self._label_dimension)
             unreduced, labels = self._unreduced_loss(labels, logits)
             weights = _weights(features, self._weight_column, logits)
@@ -177,7 +197,8 @@ class Head:
             update_ops = _tf.get_collection(_tf.GraphKeys.UPDATE_OPS)
             if update_ops:
                 train_op = _tf.group(train_op, *update_ops)
-        _tf.summary.scalar("loss", training_loss)
-        _tf.summary.scalar("average_loss", _tf.losses.compute_weighted_loss(
-            unreduced, weights, reduction=_tf.losses.Reduction.MEAN, loss_collection=None))
+        with _tf.name_scope(""):  # TF's tags, whatever scope the model_fn calls the head in
+            _tf.summary.scalar("loss", training_loss)
+            _tf.summary.scalar("average_loss", _tf.losses.compute_weighted_loss(
+                unreduced, weights, reduction=_tf.losses.Reduction.MEAN, loss_collection=None))
         return EstimatorSpec(mode, predictions=predictions, loss=training_loss, train_op=train_op)

@@ -12,6 +12,7 @@ import numpy as np
 from tinyflow.formats import convert
 from tinyflow.formats.protos import graph_pb2
 from tinyflow.graph import dtypes as dt
+from tinyflow.graph.shapes import TensorShape
 
 # ops with no "T" attr in TF (their dtypes are in other attrs)
 _NO_T = {"Const", "Placeholder", "VariableV2", "NoOp", "Cast", "ScalarSummary", "HistogramSummary", "MergeSummary",
@@ -129,7 +130,24 @@ def _frames(kind):
     return export
 
 
-_COMPOSITE = {"SumToShape": _sum_to_shape, "Unreduce": _unreduce, "ScalarSummary": _summary,
+def _parse_example(op, gd):
+    """tf.parse_example's op as TF's ParseExample: its keys as string Const inputs (outputs in TF's
+    order, which is tinyflow's while there is at most one sparse key)."""
+    sparse, dense = op.attrs["sparse"], op.attrs["dense"]
+    if op.attrs.get("single") or len(sparse) > 1:
+        raise ValueError("cannot export %s: TF's ParseExample orders the outputs of several sparse keys "
+                         "differently (or a ParseSingleExample)" % op.name)
+    n = op.name
+    inputs = [_input_name(op.inputs[0]), _string_const(gd, n + "/names", [])]
+    inputs += [_string_const(gd, "%s/sparse_keys_%d" % (n, i), k) for i, (k, _) in enumerate(sparse)]
+    inputs += [_string_const(gd, "%s/dense_keys_%d" % (n, i), k) for i, (k, _, _) in enumerate(dense)]
+    inputs += [_input_name(t) for t in op.inputs[1:]]
+    _add(gd, n, "ParseExample", inputs, Nsparse=len(sparse), Ndense=len(dense), sparse_types=[t for _, t in sparse],
+         Tdense=[t for _, t, _ in dense], dense_shapes=[TensorShape(shape) for _, _, shape in dense])
+
+
+_COMPOSITE = {"ParseExample": _parse_example, "SumToShape": _sum_to_shape, "Unreduce": _unreduce,
+              "ScalarSummary": _summary,
               "HistogramSummary": _summary, "ImageSummary": _summary, "AudioSummaryV2": _summary,
               "TensorSummaryV2": _summary, "StatelessIf": _frames("if"), "If": _frames("if"),
               "StatelessWhile": _frames("while"), "While": _frames("while"),

@@ -118,11 +118,3 @@ def read_graph_def(path):
     """A GraphDef from a .pb (binary) or .pbtxt (text) file; DataLossError naming the file if neither."""
     from tinyflow.formats.protos import graph_pb2, read_message
     return read_message(path, lambda: graph_pb2().GraphDef(), "GraphDef")
-
-
-def _graph_as_graph_def(self, from_version=None, add_shapes=False):
-    """The graph as TF's GraphDef protobuf message (tf_files/export_graph.py)."""
-    return as_graph_def(self, from_version, add_shapes)
-
-
-Graph.as_graph_def = _graph_as_graph_def

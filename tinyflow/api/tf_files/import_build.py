@@ -31,7 +31,7 @@ class Builder:
         if key in self.input_map:
             t = self.input_map[key]
             if not isinstance(t, Tensor):
-                from tinyflow.ops.base import convert_to_tensor
+                from tinyflow.ops.core.base import convert_to_tensor
                 t = convert_to_tensor(t)
             return t
         got = scope.lookup(src)
@@ -152,7 +152,7 @@ class Builder:
         else:
             op = None
         if scope is self.top and first is not None and op.name != b.name and b.name not in graph._by_name:
-            from tinyflow.ops.array_ops import identity
+            from tinyflow.ops.core.array_ops import identity
             with graph.control_dependencies(None):
                 first = identity(first, name=b.name)
             outs[0], op = first, first.op

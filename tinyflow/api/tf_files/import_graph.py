@@ -204,7 +204,7 @@ def _without_ref_ops(graph_def):
 
 
 def _convert(value):
-    from tinyflow.ops.base import convert_to_tensor
+    from tinyflow.ops.core.base import convert_to_tensor
     return convert_to_tensor(value)
 
 

@@ -8,7 +8,7 @@ ops and tensors, and a Saver of the variables is returned, ready for saver.resto
 
 import os
 
-from tinyflow.graph import errors
+from tinyflow.graph import errors, serialize
 from tinyflow.graph.core import GraphKeys, get_default_graph
 from tinyflow.api.tf_files import import_graph
 from tinyflow.formats.protos import meta_graph_pb2
@@ -60,9 +60,9 @@ def _make_variable(graph, vdef, prefix, trainable):
     return var
 
 
-def import_tf_meta_graph(meta, import_scope=None, clear_devices=False):
-    """Builds a MetaGraphDef (protobuf) into the default graph; returns a Saver of its variables (or None)."""
-    from tinyflow.api.train.saver import Saver
+def import_tf_meta_graph(meta, make_saver, import_scope=None, clear_devices=False):
+    """Builds a MetaGraphDef (protobuf) into the default graph; returns make_saver(its variables) (None
+    without variables). make_saver is tf.train.Saver (train/saver.py passes it: train builds on this)."""
     from tinyflow.api.train import training_ops  # noqa: F401 (registers Apply* ops)
     from tinyflow.api.tf_files import tf_ops  # noqa: F401 (registers TF's gradient helper ops)
     graph = get_default_graph()
@@ -99,7 +99,7 @@ def import_tf_meta_graph(meta, import_scope=None, clear_devices=False):
             for v in col.bytes_list.value:
                 graph.add_to_collection(key, v)
     saved = graph.get_collection(GraphKeys.GLOBAL_VARIABLES)
-    return Saver(saved) if saved else None
+    return make_saver(saved) if saved else None
 
 
 def _element(graph, name):
@@ -180,7 +180,6 @@ def export(filename, graph, saver=None, as_text=False):
     """Saver.save's .meta: the MetaGraphDef, with tinyflow's JSON graph in the collection JSON_KEY."""
     import json
     import warnings
-    from tinyflow.graph import serialize
     try:
         meta = meta_graph_def(graph, saver)
     except (ValueError, TypeError, KeyError) as e:  # an op TF has no form for: tinyflow's JSON only
@@ -198,11 +197,9 @@ def export(filename, graph, saver=None, as_text=False):
     return meta
 
 
-def import_meta_graph(meta_or_file, import_scope=None):
-    """tf.train.import_meta_graph for a path, a MetaGraphDef, or tinyflow's JSON dict."""
-    from tinyflow.graph import serialize
-    from tinyflow.graph.core import GraphKeys
-    from tinyflow.api.train.saver import Saver
+def import_meta_graph(meta_or_file, make_saver, import_scope=None):
+    """tf.train.import_meta_graph for a path, a MetaGraphDef, or tinyflow's JSON dict; the Saver it
+    returns is make_saver() (all variables) or make_saver(var_list)."""
     meta, source = meta_or_file, "<meta graph>"
     if isinstance(meta, str):
         if not os.path.exists(meta):
@@ -215,16 +212,16 @@ def import_meta_graph(meta_or_file, import_scope=None):
                 raise NotImplementedError("tinyflow: import_meta_graph(import_scope=...) of a tinyflow graph is not "
                                           "supported")
             graph = serialize.load(meta, into=get_default_graph())
-            return Saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
+            return make_saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
         meta = read_meta_graph(meta)
     if not isinstance(meta, dict) and JSON_KEY in meta.collection_def and not import_scope:
         graph = serialize.from_json(meta.collection_def[JSON_KEY].bytes_list.value[0].decode("utf-8", "replace"),
                                     into=get_default_graph(), source=source)  # untrusted: data only, checked
-        return Saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
+        return make_saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
     if isinstance(meta, dict):
         if import_scope:
             raise NotImplementedError("tinyflow: import_meta_graph(import_scope=...) of a tinyflow graph is not "
                                       "supported")
         graph = serialize.from_dict(meta, into=get_default_graph(), source=source)
-        return Saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
-    return import_tf_meta_graph(meta, import_scope)
+        return make_saver() if graph.get_collection(GraphKeys.GLOBAL_VARIABLES) else None
+    return import_tf_meta_graph(meta, make_saver, import_scope)

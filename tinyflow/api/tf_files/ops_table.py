@@ -263,7 +263,7 @@ def _xent(b, node):
 # ---- what TF's training graphs hold: variables, their updates, gradient ops ------------------------
 @converts("VariableV2")
 def _variable(b, node):
-    from tinyflow.ops.base import make_op
+    from tinyflow.ops.core.base import make_op
     shape = b.attr("shape")
     if not shape.is_fully_defined():
         raise ValueError("variable shape %s is not fully defined" % shape)
@@ -292,7 +292,7 @@ _APPLY = {"ApplyGradientDescent": 1, "ApplyMomentum": 2, "ApplyAdagrad": 2, "App
 
 
 def _apply(b, node):
-    from tinyflow.ops.base import make_op
+    from tinyflow.ops.core.base import make_op
     from tinyflow.api.train import training_ops  # noqa: F401 (registers the Apply* ops)
     if b.attr("use_nesterov", False):
         raise ValueError("use_nesterov=True is not supported by tinyflow's %s" % node.op)
@@ -375,13 +375,13 @@ def _relu_grad(b, node):
 
 @converts("BiasAddGrad")
 def _bias_add_grad(b, node):
-    from tinyflow.ops.base import make_op
+    from tinyflow.ops.core.base import make_op
     return [make_op("BiasAddGrad", [b.x(0)], {"data_format": b.attr("data_format", "NHWC")}, name=b.name)]
 
 
 @converts("MaxPoolGrad")
 def _max_pool_grad(b, node):
-    from tinyflow.ops.base import make_op
+    from tinyflow.ops.core.base import make_op
     return [make_op("MaxPoolGrad", [b.x(0), b.x(1), b.x(2)],
                     {"ksize": b.attr("ksize"), "strides": b.attr("strides"), "padding": b.attr("padding"),
                      "data_format": b.attr("data_format", "NHWC"), "dilations": [1, 1, 1, 1]}, name=b.name)]
@@ -480,7 +480,7 @@ def _broadcast_to(b, node):
 # ---- what TF's losses put in training graphs ------------------------------------------------------
 @converts("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_xent(b, node):
-    from tinyflow.ops.base import make_op
+    from tinyflow.ops.core.base import make_op
     return list(make_op("SparseSoftmaxCrossEntropyWithLogits", [b.x(0), b.x(1)], name=b.name))
 
 

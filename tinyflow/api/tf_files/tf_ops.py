@@ -88,13 +88,13 @@ register_op("DynamicReduce", shape=_reduce_shape, dtype=lambda d, a: [d[0]], gra
 
 
 def dynamic_reduce(x, axes, reduction, keep_dims, name=None):
-    from tinyflow.ops.base import make_op
+    from tinyflow.ops.core.base import make_op
     return make_op("DynamicReduce", [x, axes], {"reduction": reduction, "keep_dims": bool(keep_dims)},
                    name=name)
 
 
 def bga(s0, s1, name=None):
-    from tinyflow.ops.base import make_op
+    from tinyflow.ops.core.base import make_op
     return make_op("BroadcastGradientArgs", [s0, s1], {"T": s0.dtype}, name=name)
 
 
@@ -112,5 +112,5 @@ register_op("PreventGradient", shape=lambda s, a, v: [s[0]], dtype=lambda d, a: 
 def prevent_gradient(x, message="", name=None):
     """TF's PreventGradient: the identity, whose gradient is an error (what the second derivative of a
     sparse softmax cross entropy meets)."""
-    from tinyflow.ops.base import make_op
+    from tinyflow.ops.core.base import make_op
     return make_op("PreventGradient", [x], {"message": str(message)}, name=name)

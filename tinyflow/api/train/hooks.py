@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from tinyflow.api import logging as tf_logging
+from tinyflow.api.train.saver import default_saver
 from tinyflow.api.train.step import get_global_step
 
 
@@ -142,7 +143,6 @@ class CheckpointSaverHook(SessionRunHook):
             return self._saver
         if self._scaffold is not None:
             return self._scaffold.saver
-        from tinyflow.api.train.monitored_session import default_saver
         return default_saver()
 
     def after_create_session(self, session, coord):

@@ -16,7 +16,7 @@ from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph, name_scope
 from tinyflow.graph.shapes import TensorShape, as_shape
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op
 from tinyflow.ops.queue_ops import FIFOQueue, RandomShuffleQueue
 from tinyflow.ops.random_ops import get_seed
@@ -93,7 +93,7 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
 
 def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None, name=None):
     """A queue of the integers 0 .. limit-1 (int32), refilled epoch after epoch."""
-    from tinyflow.ops.sequence_ops import range as tf_range
+    from tinyflow.ops.core.sequence_ops import range as tf_range
     with name_scope(name, "input_producer", [limit]) as scope:
         r = tf_range(limit)
         return input_producer(r, [], num_epochs, shuffle, seed, capacity, shared_name, "", scope.rstrip("/").split(
@@ -103,8 +103,8 @@ def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capaci
 def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32, shared_name=None,
                          name=None):
     """One row of each tensor of `tensor_list` per run (the same row of each), in order or shuffled."""
-    from tinyflow.ops.array_ops import shape
-    from tinyflow.ops.indexing_ops import gather
+    from tinyflow.ops.core.array_ops import shape
+    from tinyflow.ops.core.indexing_ops import gather
     with name_scope(name, "input_producer", tensor_list):
         ts = [convert_to_tensor(t) for t in tensor_list]
         if not ts:

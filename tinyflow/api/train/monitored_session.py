@@ -10,29 +10,14 @@ at that point, as TF's does: scripts and tests read these lines).
 """
 from tinyflow.graph import errors
 from tinyflow.runtime.session import Session
-from tinyflow.graph.core import GraphKeys, get_default_graph
 from tinyflow.ops import state_ops
 from tinyflow.api import logging as tf_logging
 from tinyflow.formats.checkpoint import get_checkpoint_state
 from tinyflow.api.train.hooks import (CheckpointSaverHook, SessionRunArgs, SessionRunContext, SessionRunValues,
                                       StepCounterHook)
-from tinyflow.api.train.saver import Saver
+from tinyflow.api.train.saver import default_saver
 
 USE_DEFAULT = object()
-
-
-def default_saver():
-    """The graph's Saver (the SAVERS collection), created over all global variables if there is none."""
-    graph = get_default_graph()
-    savers = graph.get_collection(GraphKeys.SAVERS)
-    if len(savers) > 1:
-        raise RuntimeError("More than one item in collection SAVERS. Please indicate which one to use by passing "
-                           "it to the constructor.")
-    if savers:
-        return savers[0]
-    saver = Saver(allow_empty=True)
-    graph.add_to_collection(GraphKeys.SAVERS, saver)
-    return saver
 
 
 class Scaffold:

@@ -6,8 +6,9 @@ zero-debiasing).
 """
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
-from tinyflow.ops import math_ops, state_ops
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops import state_ops
+from tinyflow.ops.core import math_ops
+from tinyflow.ops.core.base import convert_to_tensor
 
 
 def assign_moving_average(variable, value, decay, zero_debias=False, name=None):

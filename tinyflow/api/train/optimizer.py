@@ -9,15 +9,21 @@ The update ops themselves (ApplyAdam, ...) live in training_ops.py.
 """
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
-from tinyflow.ops import array_ops, state_ops, variable_scope
-from tinyflow.ops.base import convert_to_tensor
-from tinyflow.ops.math_ops import cast
+from tinyflow.ops import state_ops, variable_scope
+from tinyflow.ops.core import array_ops
+from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.ops.core.math_ops import cast
 from tinyflow.passes.gradients import gradients as _gradients
 from tinyflow.api.train import training_ops
 
-# Set by tinyflow.eager: eager_gradients(optimizer, loss, var_list, grad_loss) -> grads_and_vars while
-# executing eagerly, None in graph mode.
-eager_gradients = None
+_eager_gradients = [None]  # register_eager's hook
+
+
+def register_eager(eager_gradients):
+    """Eager execution's seam (api/eager calls it): eager_gradients(optimizer, loss, var_list,
+    grad_loss) -> grads_and_vars while executing eagerly (loss a callable run on a tape), None in
+    graph mode."""
+    _eager_gradients[0] = eager_gradients
 
 _VALID_DTYPES = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
 
@@ -57,8 +63,8 @@ class Optimizer:
                           colocate_gradients_with_ops=False, grad_loss=None, checkpoints=None):
         """[(gradient or None, variable)] for the trainable variables (or var_list), in their order.
         checkpoints: None, a list of tensors, "sqrt", "memory" or "speed": as tf.gradients'."""
-        if eager_gradients is not None:  # while executing eagerly: loss is a callable run on a tape
-            grads_and_vars = eager_gradients(self, loss, var_list, grad_loss)
+        if _eager_gradients[0] is not None:  # while executing eagerly: loss is a callable run on a tape
+            grads_and_vars = _eager_gradients[0](self, loss, var_list, grad_loss)
             if grads_and_vars is not None:
                 return grads_and_vars
         if callable(loss):
@@ -165,7 +171,14 @@ class Optimizer:
         if var not in slots:
             graph = var.graph
             outer = variable_scope.get_variable_scope().name
-            with graph.control_dependencies(None), graph.name_scope((outer + "/" if outer else "") + var.op.name + "/"):
+            scope = (outer + "/" if outer else "") + var.op.name + "/"
+            if getattr(var, "_tf_partitioned", False):
+                # TF's checkpoint key of a slot of a partitioned variable `v/part_0`: v + "/" + the slot's
+                # name cut at len("v/part_0/"), which the outer scope shifts ("dnn/" gives v/t_0/Adagrad)
+                cut = (scope[:-1] + "/part_0/" + op_name)[len(var.op.name + "/part_0/"):]
+                scope, op_name = (var.op.name + "/" + cut).rsplit("/", 1)
+                scope += "/"
+            with graph.control_dependencies(None), graph.name_scope(scope):
                 slots[var] = state_ops.Variable(init, trainable=False, name=op_name, dtype=var.dtype,
                                                 validate_shape=var.shape.is_fully_defined())
         return slots[var]

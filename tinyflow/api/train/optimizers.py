@@ -6,7 +6,7 @@ Each one names its slots and hyperparameter tensors as TF 1.15 does (slot variab
 update with one op of training_ops.py per variable.
 """
 from tinyflow.ops import state_ops
-from tinyflow.ops.math_ops import cast
+from tinyflow.ops.core.math_ops import cast
 from tinyflow.api.train import training_ops as ops
 from tinyflow.api.train.optimizer import Optimizer
 

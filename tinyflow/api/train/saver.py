@@ -19,17 +19,23 @@ from tinyflow.formats.checkpoint import (_MissingCheckpointError, checkpoint_exi
                                          write_checkpoint)
 from tinyflow.formats.durable import clean_leftovers, fault_point, remove_checkpoint
 from tinyflow.api import logging as tf_logging
+from tinyflow.api.tf_files import meta_graph
 from tinyflow.api.train.tf_checkpoint import open_reader, write_bundle
 
 NPZ = "npz"  # Saver(write_version=NPZ): tinyflow's npz checkpoint instead of TF's V2 format
 
 
-# Set by tinyflow.eager: eager_values() stands for the Session while executing eagerly (else None).
-eager_values = None
+_eager_values = [None]  # register_eager's hook
+
+
+def register_eager(eager_values):
+    """Eager execution's seam (api/eager calls it): eager_values() stands for the Session while
+    executing eagerly (else None)."""
+    _eager_values[0] = eager_values
 
 
 def _eager_session(sess):
-    values = eager_values() if sess is None and eager_values is not None else None
+    values = _eager_values[0]() if sess is None and _eager_values[0] is not None else None
     return (values, True) if values is not None else (sess, False)
 
 
@@ -183,6 +189,20 @@ class Saver:
 register_serializable(Saver, defaults={"_last_checkpoints": list})  # a file never says what to delete
 
 
+def default_saver():
+    """The graph's Saver (the SAVERS collection), created over all global variables if there is none."""
+    graph = get_default_graph()
+    savers = graph.get_collection(GraphKeys.SAVERS)
+    if len(savers) > 1:
+        raise RuntimeError("More than one item in collection SAVERS. Please indicate which one to use by passing "
+                           "it to the constructor.")
+    if savers:
+        return savers[0]
+    saver = Saver(allow_empty=True)
+    graph.add_to_collection(GraphKeys.SAVERS, saver)
+    return saver
+
+
 # ---- meta graphs: the graph beside the checkpoint -------------------------------------------------
 def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
                       as_text=False, graph=None, export_scope=None, clear_devices=False, saver=None, **kwargs):
@@ -190,7 +210,6 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     import it when its ops are TF's) and returns the MetaGraphDef. tinyflow's exact JSON form of the
     graph rides along in the collection "tinyflow_graph_json", so tinyflow's own import is a
     complete round trip (a graph holding a Python function, from tf.py_func, skips it with a warning)."""
-    from tinyflow.api.tf_files import meta_graph
     return meta_graph.export(filename, graph or get_default_graph(), saver, as_text)
 
 
@@ -198,8 +217,7 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     """Rebuilds the graph of a .meta file (TF's MetaGraphDef, binary or text, or tinyflow's older
     JSON) into the default graph and returns a Saver of its variables, ready for
     `saver.restore(sess, prefix)`."""
-    from tinyflow.api.tf_files import meta_graph
-    return meta_graph.import_meta_graph(meta_graph_or_file, import_scope=import_scope)
+    return meta_graph.import_meta_graph(meta_graph_or_file, Saver, import_scope=import_scope)
 
 
 def _other_process():

@@ -7,8 +7,8 @@ inside the training step's jitted function.
 import math
 
 from tinyflow.graph.core import get_default_graph
-from tinyflow.ops import math_ops as m
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core import math_ops as m
+from tinyflow.ops.core.base import convert_to_tensor
 
 
 def _need_step(global_step, fn):

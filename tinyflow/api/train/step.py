@@ -1,7 +1,7 @@
 """The global step variable (tf.train.get_or_create_global_step, tf.train.global_step)."""
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
-from tinyflow.ops import array_ops
+from tinyflow.ops.core import array_ops
 from tinyflow.ops.state_ops import Variable
 
 

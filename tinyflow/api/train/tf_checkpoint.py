@@ -106,7 +106,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
             raise ValueError("Shape of variable %s (%s) doesn't match with shape of tensor %s (%s) from checkpoint "
                              "reader." % (var.op.name, var.shape, ckpt_name, shapes[ckpt_name]))
     values = [(var, reader.get_tensor(ckpt_name)) for ckpt_name, var in pairs]  # every read before any change
-    from tinyflow.ops.base import constant
+    from tinyflow.ops.core.base import constant
     from tinyflow.ops.state_ops import assign
     for var, value in values:
         graph = var.graph

@@ -12,7 +12,7 @@ import optax
 
 from tinyflow.graph.core import ShapeError
 from tinyflow.graph.registry import register_op
-from tinyflow.ops.base import make_op
+from tinyflow.ops.core.base import make_op
 
 
 def _apply_shape(same_shape):

@@ -2,7 +2,7 @@
 and the optimizers' compute_gradients while executing eagerly, all built on GradientTape."""
 import functools
 
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.runtime.eager.context import executing_eagerly
 from tinyflow.runtime.eager import tape as _tape
 from tinyflow.runtime.eager.execute import EagerOp

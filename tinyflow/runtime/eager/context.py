@@ -1,48 +1,16 @@
 """Which mode ops run in: TF 1.15's `tf.enable_eager_execution()` and `tf.executing_eagerly()`.
 
-Eager mode is a default graph of its own kind, `EagerGraph`: its `create_op` runs the op at once
-(execute.py) instead of recording it, so every op builder of tinyflow works unchanged. A block
+Eager mode is a default graph of its own kind, `EagerGraph` (execute.py): its `create_op` runs the op
+at once instead of recording it, so every op builder of tinyflow works unchanged. A block
 `with tf.Graph().as_default():` inside an eager program builds a graph as usual, as in TF.
 """
 import contextlib
 
 from tinyflow.graph import core
-from tinyflow.graph.core import Graph, GraphKeys
+from tinyflow.graph.core import Graph
+from tinyflow.runtime.eager.execute import EagerGraph
 
-# Collections TF does not fill while executing eagerly (their ops have already run); keeping
-# them would make an eager training loop grow a list every step.
-_NOT_COLLECTED = {GraphKeys.TRAIN_OP, GraphKeys.UPDATE_OPS, GraphKeys.LOSSES, GraphKeys.SUMMARIES,
-                  GraphKeys.ACTIVATIONS, GraphKeys.REGULARIZATION_LOSSES}
-
-
-class EagerGraph(Graph):
-    """The default graph in eager mode: holds no ops; `create_op` executes (see execute.py).
-
-    Names are not made unique (TF's eager tensors have no names); collections work except the
-    ones TF leaves empty in eager mode.
-    """
-
-    _eager = True
-
-    def create_op(self, op_type, inputs, attrs=None, name=None, dtypes=None):
-        from tinyflow.runtime.eager.execute import execute
-        return execute(self, op_type, inputs, attrs, name, dtypes)
-
-    def unique_name(self, name, mark_as_used=True):
-        return self._name_stack + "/" + name if self._name_stack else name
-
-    def add_to_collection(self, name, value):
-        if name not in _NOT_COLLECTED:
-            Graph.add_to_collection(self, name, value)
-
-    def get_collection_ref(self, name):
-        if name in _NOT_COLLECTED:
-            return []
-        return Graph.get_collection_ref(self, name)
-
-    def __repr__(self):
-        return "<tinyflow.EagerGraph>"
-
+__all__ = ["EagerGraph", "executing_eagerly", "enable_eager_execution", "disable_eager_execution", "eager_mode"]
 
 def executing_eagerly():
     """Whether ops run immediately (eager mode, outside any `Graph.as_default()` block)."""

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tinyflow.graph import errors
-from tinyflow.graph.core import Operation, ShapeError, Tensor
+from tinyflow.graph.core import Graph, GraphKeys, Operation, ShapeError, Tensor
 from tinyflow.graph.registry import get_op_def
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.random_ops import run_key
@@ -26,6 +26,40 @@ _KERNELS = {}  # signature -> _Kernel
 _MODE = {}     # op type -> "static" or "nojit" once plain jit failed for it
 _STATIC_MAX = 64  # integer inputs up to this many elements may be baked into a kernel
 _counter = [0]    # random ops: folded into each execution's key
+
+
+# Collections TF does not fill while executing eagerly (their ops have already run); keeping
+# them would make an eager training loop grow a list every step.
+_NOT_COLLECTED = {GraphKeys.TRAIN_OP, GraphKeys.UPDATE_OPS, GraphKeys.LOSSES, GraphKeys.SUMMARIES,
+                  GraphKeys.ACTIVATIONS, GraphKeys.REGULARIZATION_LOSSES}
+
+
+class EagerGraph(Graph):
+    """The default graph in eager mode: holds no ops; `create_op` executes (see execute.py).
+
+    Names are not made unique (TF's eager tensors have no names); collections work except the
+    ones TF leaves empty in eager mode.
+    """
+
+    _eager = True
+
+    def create_op(self, op_type, inputs, attrs=None, name=None, dtypes=None):
+        return execute(self, op_type, inputs, attrs, name, dtypes)
+
+    def unique_name(self, name, mark_as_used=True):
+        return self._name_stack + "/" + name if self._name_stack else name
+
+    def add_to_collection(self, name, value):
+        if name not in _NOT_COLLECTED:
+            Graph.add_to_collection(self, name, value)
+
+    def get_collection_ref(self, name):
+        if name in _NOT_COLLECTED:
+            return []
+        return Graph.get_collection_ref(self, name)
+
+    def __repr__(self):
+        return "<tinyflow.EagerGraph>"
 
 
 class EagerOp(Operation):

@@ -12,6 +12,9 @@ import contextlib
 import numpy as np
 
 from tinyflow.graph.registry import NOT_SET, get_op_def
+from tinyflow.ops.core import array_ops, math_ops
+from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.runtime.eager.tensor import EagerResource, EagerTensor
 
 ACTIVE = []  # the tapes recording now, innermost last
 
@@ -116,12 +119,10 @@ class GradientTape:
 
     def watch(self, tensor):
         """Tracks gradients with respect to `tensor` (a tensor, a variable, or a nest of them)."""
-        from tinyflow.runtime.eager.variables import EagerVariable
-        from tinyflow.runtime.eager.tensor import EagerTensor
         if self._ops is None:
             self._reset()
         for t in _flatten(tensor):
-            if isinstance(t, EagerVariable):
+            if isinstance(t, EagerResource):
                 self._watch_variable(t)
             elif isinstance(t, EagerTensor):
                 self._watched.add(id(t))
@@ -160,9 +161,6 @@ class GradientTape:
             raise ValueError("Unknown value for unconnected_gradients: %r" % (unconnected_gradients,))
         if self._recording and not self._persistent:
             self._pop()  # TF: a plain tape stops recording once differentiated
-        from tinyflow.ops import array_ops, math_ops
-        from tinyflow.ops.base import convert_to_tensor
-        from tinyflow.runtime.eager.variables import EagerVariable
         targets = [convert_to_tensor(t) for t in _flatten(target)]
         flat_sources = _flatten(sources)
         if output_gradients is None:
@@ -191,14 +189,14 @@ class GradientTape:
                     grads.setdefault(id(t), []).append(g)
         result = []
         for s in flat_sources:
-            if isinstance(s, EagerVariable):
+            if isinstance(s, EagerResource):
                 parts = [g for t in self._reads.get(id(s), ()) for g in grads.get(id(t), ())]
             else:
                 s = convert_to_tensor(s)
                 parts = grads.get(id(s))
             g = _sum(parts, math_ops)
             if g is None and unconnected_gradients == "zero":
-                g = array_ops.zeros_like(s.read_value() if isinstance(s, EagerVariable) else s)
+                g = array_ops.zeros_like(s.read_value() if isinstance(s, EagerResource) else s)
             result.append(g)
         if not self._persistent:
             self._ops = None  # frees the record
@@ -208,8 +206,6 @@ class GradientTape:
                  experimental_use_pfor=True):
         """d target[i...] / d source, of shape target.shape + source.shape: one gradient per element of
         target, seeded with a one-hot output gradient."""
-        from tinyflow.ops import array_ops
-        from tinyflow.ops.base import convert_to_tensor
         target = convert_to_tensor(target)
         shape = target.shape.as_list()
         n = int(np.prod(shape))

@@ -43,6 +43,11 @@ class ValueInterop:
         return self.numpy().__format__(spec)
 
 
+class EagerResource(ValueInterop):
+    """What a gradient tape knows of an eager variable (variables.py's EagerVariable): it holds a
+    value, `read_value()` reads it, and a tape watches it as a source of gradients."""
+
+
 class EagerTensor(ValueInterop, Tensor):
     """The result of an op run eagerly (TF's EagerTensor)."""
 

@@ -11,13 +11,15 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
 from tinyflow.graph.shapes import as_shape
 from tinyflow.ops import state_ops
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.ops.core.math_ops import cast
 from tinyflow.runtime.eager import tape as _tape
 from tinyflow.runtime.eager.execute import EagerOp
-from tinyflow.runtime.eager.tensor import EagerTensor, ValueInterop
+from tinyflow.runtime.eager.context import executing_eagerly
+from tinyflow.runtime.eager.tensor import EagerResource, EagerTensor
 
 
-class EagerVariable(ValueInterop, state_ops.Variable):
+class EagerVariable(EagerResource, state_ops.Variable):
     """A variable of eager mode: `tf.Variable(...)` (or `tfe.Variable`) while executing eagerly."""
 
     def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
@@ -31,7 +33,6 @@ class EagerVariable(ValueInterop, state_ops.Variable):
             init = initial_value() if callable(initial_value) else initial_value
             init = convert_to_tensor(init, dtype=None if dtype is None or hasattr(init, "dtype") else dtype)
             if dtype is not None and init.dtype != dt.as_dtype(dtype):
-                from tinyflow.ops.math_ops import cast
                 init = cast(init, dtype)
         self._name = scope.rstrip("/")
         self._value = init._value
@@ -104,7 +105,6 @@ class EagerVariable(ValueInterop, state_ops.Variable):
 
 def _variable_class(cls):
     """state_ops.Variable's hook: tf.Variable(...) makes an EagerVariable while executing eagerly."""
-    from tinyflow.runtime.eager.context import executing_eagerly
     return EagerVariable if executing_eagerly() else cls
 
 
@@ -128,5 +128,4 @@ class EagerValues:
 
 def eager_values():
     """state for tf.train.Saver while executing eagerly (None in graph mode)."""
-    from tinyflow.runtime.eager.context import executing_eagerly
     return EagerValues() if executing_eagerly() else None

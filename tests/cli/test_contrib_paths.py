@@ -1,0 +1,36 @@
+"""tf.contrib.slim / contrib.framework module paths under the runner (python -m tinyflow)."""
+import subprocess
+import sys
+
+SCRIPT = r'''
+import tensorflow as tf
+import tensorflow.contrib.slim as slim
+from tensorflow.contrib.framework.python.ops import arg_scope, add_arg_scope
+from tensorflow.contrib.framework.python.ops.arg_scope import arg_scoped_arguments
+from tensorflow.contrib.framework.python.ops import variables as fvars
+from tensorflow.contrib.layers.python.layers import initializers, regularizers
+from tensorflow.contrib.slim import learning
+from tensorflow.contrib.slim.python.slim.data import parallel_reader
+from tensorflow.contrib.slim import tfexample_decoder
+assert parallel_reader.get_data_files is slim.parallel_reader.get_data_files
+assert tfexample_decoder.TFExampleDecoder is slim.tfexample_decoder.TFExampleDecoder
+import tinyflow.api.slim
+
+assert slim is tinyflow.api.slim and learning is slim.learning
+assert arg_scope is slim.arg_scope and add_arg_scope is slim.add_arg_scope
+assert arg_scoped_arguments(slim.max_pool2d) == ("stride", "padding", "data_format", "outputs_collections", "scope")
+assert fvars.get_variables_to_restore is slim.get_variables_to_restore
+with arg_scope([slim.conv2d], weights_initializer=initializers.xavier_initializer(),
+               weights_regularizer=regularizers.l2_regularizer(0.1)):
+    y = slim.conv2d(tf.zeros([1, 4, 4, 2]), 3, 3)
+print(y.shape.as_list(), [v.op.name for v in slim.get_model_variables()])
+'''
+
+
+def test_runner_resolves_slim_and_framework_paths(tmp_path):
+    script = tmp_path / "uses_slim.py"
+    script.write_text(SCRIPT)
+    out = subprocess.run([sys.executable, "-m", "tinyflow", str(script)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "[1, 4, 4, 3] ['Conv/weights', 'Conv/biases']"

@@ -1,0 +1,37 @@
+"""slim.utils: the named outputs that layers collected (outputs_collections)."""
+from collections import OrderedDict
+
+from tinyflow.graph.core import get_collection
+
+
+def get_tensor_aliases(tensor):
+    """The aliases of a collected output (its layer's scope name), else its op's name."""
+    if hasattr(tensor, "aliases"):
+        return tensor.aliases
+    name = tensor.op.name
+    return [name[:-1] if name.endswith("/") else name]
+
+
+def convert_collection_to_dict(collection, clear_collection=False):
+    """{alias: tensor} of a collection of layer outputs (what nets return as end_points)."""
+    out = OrderedDict()
+    for tensor in get_collection(collection):
+        for alias in get_tensor_aliases(tensor):
+            out[alias] = tensor
+    if clear_collection:
+        from tinyflow.graph.core import get_default_graph
+        get_default_graph().clear_collection(collection)
+    return out
+
+
+def last_dimension(shape, min_rank=1):
+    """The last dimension of a static shape (ValueError when unknown or the rank is below min_rank)."""
+    dims = shape.dims
+    if dims is None:
+        raise ValueError("dims of shape must be known but is None")
+    if len(dims) < min_rank:
+        raise ValueError("rank of shape must be at least %d not: %d" % (min_rank, len(dims)))
+    value = dims[-1].value
+    if value is None:
+        raise ValueError("last dimension shape must be known but is None")
+    return value

@@ -1,0 +1,60 @@
+"""The module paths of tf.contrib.slim and tf.contrib.framework under the runner:
+`import tensorflow.contrib.slim as slim`, `from tensorflow.contrib.framework.python.ops import
+arg_scope`, `from tensorflow.contrib.layers.python.layers import initializers`, ... name tinyflow's
+modules (the same objects, so arg_scope's stack is one)."""
+import sys
+import types
+
+
+def _namespace(name, members):
+    module = types.ModuleType(name, "tinyflow's stand-in for TF's %s" % name)
+    module.__dict__.update({k: v for k, v in members.items() if not k.startswith("_")})
+    return module
+
+
+def modules():
+    """{full `tensorflow.contrib...` name: module}."""
+    import importlib
+    from tinyflow.api import contrib_framework, slim
+    from tinyflow.api.slim import initializers, layers, variables
+    arg_scope = importlib.import_module("tinyflow.api.slim.arg_scope")  # slim.arg_scope is the function
+    out = {"tensorflow.contrib.slim": slim, "tensorflow.contrib.framework": contrib_framework}
+    for sub in ("learning", "losses", "metrics", "variables", "initializers", "utils", "regularizers"):
+        out["tensorflow.contrib.slim." + sub] = getattr(slim, sub)
+    out["tensorflow.contrib.slim.python"] = _namespace("tensorflow.contrib.slim.python", {})
+    out["tensorflow.contrib.slim.python.slim"] = _namespace("tensorflow.contrib.slim.python.slim", {
+        "learning": slim.learning})
+    out["tensorflow.contrib.slim.python.slim.learning"] = slim.learning
+    data = {name: getattr(slim, name) for name in ("dataset", "data_provider", "dataset_data_provider",
+                                                     "parallel_reader", "tfexample_decoder", "prefetch_queue")}
+    out["tensorflow.contrib.slim.python.slim.queues"] = out["tensorflow.contrib.slim.queues"] = slim.queues
+    out["tensorflow.contrib.slim.python.slim.data"] = _namespace("tensorflow.contrib.slim.python.slim.data", data)
+    for name, module in data.items():
+        out["tensorflow.contrib.slim.python.slim.data." + name] = module
+        out["tensorflow.contrib.slim." + name] = module
+    out["tensorflow.contrib.framework.python"] = _namespace("tensorflow.contrib.framework.python", {})
+    # TF's ops/__init__ star-imports its submodules: `ops.arg_scope` is the function there
+    out["tensorflow.contrib.framework.python.ops"] = _namespace("tensorflow.contrib.framework.python.ops",
+                                                                vars(contrib_framework))
+    out["tensorflow.contrib.framework.python.ops.arg_scope"] = arg_scope
+    out["tensorflow.contrib.framework.python.ops.variables"] = variables
+    out["tensorflow.contrib.layers.python"] = _namespace("tensorflow.contrib.layers.python", {})
+    out["tensorflow.contrib.layers.python.layers"] = _namespace("tensorflow.contrib.layers.python.layers", dict(
+        vars(layers), initializers=initializers, regularizers=initializers, layers=layers, utils=slim.utils))
+    for sub, module in (("initializers", initializers), ("regularizers", initializers), ("layers", layers),
+                        ("utils", slim.utils)):
+        out["tensorflow.contrib.layers.python.layers." + sub] = module
+    return out
+
+
+def install():
+    """Registers the paths (and their compat.v1 twins) in sys.modules, and each on its parent."""
+    for name, module in modules().items():
+        for full in (name, name.replace("tensorflow.", "tensorflow.compat.v1.", 1)):
+            sys.modules.setdefault(full, module)
+            parent = sys.modules.get(full.rpartition(".")[0])
+            if parent is not None and not hasattr(parent, full.rpartition(".")[2]):
+                try:
+                    setattr(parent, full.rpartition(".")[2], module)
+                except AttributeError:
+                    pass
