@@ -27,14 +27,14 @@ from _common import ORACLE  # noqa: E402
 SCRIPT = os.path.join(HERE, "cold_start_cnn.py")
 
 
-def start(python, env_extra, tf1=False):
+def start(python, env_extra, tf1=False, extra=()):
     env = dict(os.environ, PYTHONPATH=ROOT, **env_extra)
     # Python's default: imported modules' bytecode is cached (__pycache__), as pip did for TF's at
     # install. A PYTHONDONTWRITEBYTECODE in this shell would make every tinyflow start compile
     # tinyflow's 30k lines of source again, which no user's second run does.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     t0 = time.perf_counter()
-    out = subprocess.run([python, SCRIPT] + (["--tf1"] if tf1 else []), env=env, capture_output=True,
+    out = subprocess.run([python, SCRIPT] + (["--tf1"] if tf1 else []) + list(extra), env=env, capture_output=True,
                          text=True, timeout=900)
     wall = time.perf_counter() - t0
     if out.returncode != 0:
@@ -48,19 +48,21 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--no-tf1", action="store_true")
+    p.add_argument("--unseeded", action="store_true", help="no tf.set_random_seed: fresh numbers per process")
     args = p.parse_args()
+    extra = ["--unseeded"] if args.unseeded else []
     rows = {"tinyflow, no cache": [], "tinyflow, cold cache (1st)": [], "tinyflow, warm cache (2nd)": []}
     has_tf1 = os.path.exists(ORACLE) and not args.no_tf1
     if has_tf1:
         rows["TF 1.15"] = []
     for _ in range(args.reps):
-        rows["tinyflow, no cache"].append(start(sys.executable, {"TINYFLOW_COMPILATION_CACHE": "0"}))
+        rows["tinyflow, no cache"].append(start(sys.executable, {"TINYFLOW_COMPILATION_CACHE": "0"}, extra=extra))
         with tempfile.TemporaryDirectory() as d:
             env = {"TINYFLOW_COMPILATION_CACHE": "1", "TINYFLOW_CACHE_DIR": d}
-            rows["tinyflow, cold cache (1st)"].append(start(sys.executable, env))
-            rows["tinyflow, warm cache (2nd)"].append(start(sys.executable, env))
+            rows["tinyflow, cold cache (1st)"].append(start(sys.executable, env, extra=extra))
+            rows["tinyflow, warm cache (2nd)"].append(start(sys.executable, env, extra=extra))
         if has_tf1:
-            rows["TF 1.15"].append(start(ORACLE, {}, tf1=True))
+            rows["TF 1.15"].append(start(ORACLE, {}, tf1=True, extra=extra))
     print("CNN script, whole process (median of %d), seconds" % args.reps)
     print("%-28s %9s %8s %8s %11s %8s" % ("", "process", "import", "build", "first step", "rest"))
     med = {}

@@ -83,3 +83,74 @@ def test_default_directory_and_import_stays_light(tmp_path):
     set_at_import, default = json.loads(r.stdout.strip().splitlines()[-1])
     assert set_at_import is None  # nothing happens at import: only the first Session step sets it up
     assert default == os.path.join(str(tmp_path), "tinyflow", "jax")
+
+
+RANDOM_SCRIPT = r'''
+import hashlib, json, jax
+events = []
+jax.monitoring.register_event_listener(lambda name, **kw: events.append(name))
+import numpy as np
+import tinyflow as tf
+
+x = tf.placeholder(tf.float32, [None, 8])
+w = tf.Variable(tf.truncated_normal([8, 3], stddev=0.1))
+b = tf.Variable(tf.random_uniform([3]))
+h = tf.nn.dropout(tf.matmul(x, w) + b, keep_prob=0.5)
+loss = tf.reduce_sum(h)
+train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+init = tf.global_variables_initializer()
+feed = {x: np.ones((4, 8), np.float32)}
+with tf.Session() as sess:
+    sess.run(init)
+    out = sess.run([train, loss], feed)[1]
+    texts = []
+    for fetches, fd in (([init], None), ([train, loss], feed)):
+        low = sess.lowered(fetches, fd)
+        text = low.jitted.lower(*low.function.flat_args(*low.args)).as_text()
+        texts.append(hashlib.sha256(text.encode()).hexdigest())
+    w0 = sess.run(w).tolist()
+print(json.dumps({"texts": texts, "w": w0, "out": float(out),
+                  "hits": sum("cache_hits" in e for e in events), "misses": sum("cache_misses" in e for e in events)}))
+'''
+
+
+def test_unseeded_random_ops_hit_the_cache_in_a_second_process(tmp_path):
+    """Unseeded ops' random pair is an argument, not a constant: the same program text in two
+    processes (so the second loads every fetch set, initializer and dropout step, from the cache)
+    and different numbers."""
+    cache = str(tmp_path / "cache")
+    runs = []
+    for _ in range(2):
+        full = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu", TINYFLOW_CACHE_MIN_COMPILE_SECS="0",
+                    TINYFLOW_CACHE_DIR=cache)
+        full.pop("TINYFLOW_COMPILATION_CACHE", None)
+        r = subprocess.run([sys.executable, "-c", RANDOM_SCRIPT], env=full, capture_output=True, text=True,
+                           timeout=180)
+        assert r.returncode == 0, r.stderr[-2000:]
+        runs.append(json.loads(r.stdout.strip().splitlines()[-1]))
+    first, second = runs
+    assert first["texts"] == second["texts"]
+    assert first["w"] != second["w"] and first["out"] != second["out"]
+    assert first["misses"] >= 2 and second["misses"] == 0 and second["hits"] >= 2
+
+
+def test_cache_usage_and_clear(tmp_path):
+    from tinyflow.runtime import compile_cache
+    d = tmp_path / "c"
+    d.mkdir()
+    (d / "a").write_bytes(b"x" * 10)
+    (d / "b").write_bytes(b"y" * 5)
+    assert compile_cache.usage(str(d)) == (str(d), 2, 15)
+    assert compile_cache.clear(str(d)) == 2
+    assert compile_cache.usage(str(d)) == (str(d), 0, 0) and d.is_dir()
+
+
+def test_trim_removes_least_recently_used(tmp_path):
+    from tinyflow.runtime import compile_cache
+    for i, name in enumerate("abcd"):
+        f = tmp_path / name
+        f.write_bytes(b"x" * 100)
+        os.utime(f, (1000 + i, 1000 + i))
+    assert compile_cache.trim(str(tmp_path), 1000) == 0
+    assert compile_cache.trim(str(tmp_path), 300) == 2   # down to <= 225 bytes: the two oldest go
+    assert sorted(os.listdir(tmp_path)) == ["c", "d"]

@@ -268,7 +268,7 @@ def _farmhash():
             _FARMHASH.append(farmhash.fingerprint64)
         except ImportError:
             _tf.logging.warning("tinyflow: hash buckets use crc32, not TF's FarmHash Fingerprint64 (pip install "
-                                "pyfarmhash, or pip install -e ".[farmhash]" from a checkout): a model trained in TF gives other ids here.")
+                                "pyfarmhash): a model trained in TF gives other ids here.")
             _FARMHASH.append(None)
     return _FARMHASH[0]
 

@@ -19,6 +19,7 @@ from tinyflow.graph.core import GraphKeys, get_default_graph
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor, make_op
+from tinyflow.ops.summary_ops import LIMITS, bucket_index
 
 __all__ = ["FileWriter", "FileWriterCache", "audio", "histogram", "image", "merge", "merge_all", "scalar",
            "tensor_summary", "text"]
@@ -40,40 +41,30 @@ def _summary(values):
     return Summary(value=[Summary.Value(**v) for v in values]).SerializeToString()
 
 
-def _limits():
-    """TF's default bucket limits: -DBL_MAX, ..., -1e-12, 0, 1e-12, ..., DBL_MAX (the edges grow by 10%
-    from 1e-12 while below 1e20)."""
-    edges, e = [], 1e-12
-    while e < 1e20:
-        edges.append(e)
-        e *= 1.1
-    edges.append(np.finfo(np.float64).max)
-    return np.array([-x for x in reversed(edges)] + [0.0] + edges)
-
-
-_LIMITS = _limits()
+def _encode(counts, lo, hi, num, total, squares):
+    """TF's HistogramProto fields: default buckets, each run of empty buckets collapsed into its last
+    one (Histogram::EncodeToProto with preserve_zero_buckets=false), so it stays small."""
+    nonzero = counts > 0
+    keep = nonzero | np.append(nonzero[1:], True)   # a bucket with counts, or the last of an empty run
+    return dict(min=lo, max=hi, num=num, sum=total, sum_squares=squares,
+                bucket_limit=LIMITS[keep].tolist(), bucket=counts[keep].astype(np.float64).tolist())
 
 
 def _histogram(values):
-    """TF's HistogramProto of `values`: default buckets, each run of empty buckets collapsed into one
-    (Histogram::EncodeToProto with preserve_zero_buckets=false), so it stays small."""
+    """TF's HistogramProto fields of `values`, on the host (a graph whose run has strings: host stage)."""
     v = np.asarray(values, np.float64).reshape(-1)
-    counts = np.bincount(np.searchsorted(_LIMITS, v, side="right").clip(max=len(_LIMITS) - 1),
-                         minlength=len(_LIMITS))
-    limits, buckets = [], []
-    i = 0
-    while i < len(counts):
-        end, count = _LIMITS[i], counts[i]
-        i += 1
-        if count <= 0:
-            while i < len(counts) and counts[i] <= 0:
-                end, count = _LIMITS[i], counts[i]
-                i += 1
-        limits.append(float(end))
-        buckets.append(float(count))
+    counts = np.bincount(bucket_index(v), minlength=len(LIMITS))
     big = float(np.finfo(np.float64).max)
-    return dict(min=float(v.min()) if v.size else big, max=float(v.max()) if v.size else -big, num=float(v.size),
-                sum=float(v.sum()), sum_squares=float((v * v).sum()), bucket_limit=limits, bucket=buckets)
+    with np.errstate(over="ignore"):   # values near DBL_MAX: inf, as TF's sums
+        total, squares = float(v.sum()), float((v * v).sum())
+    return _encode(counts, float(v.min()) if v.size else big, float(v.max()) if v.size else -big, float(v.size),
+                   total, squares)
+
+
+def _nonfinite(op, nans, infs):
+    if nans or infs:  # TF's messages, naming the summary op
+        raise errors.InvalidArgumentError(op.node_def, op, "%s in summary histogram for: %s"
+                                          % ("Nan" if nans else "Infinity", op.name))
 
 
 # ---- the summary ops ---------------------------------------------------------------------------------
@@ -86,12 +77,21 @@ def _scalar_value(session, op, values):
 
 
 def _histogram_value(session, op, values):
+    if len(values) == 2:   # the Session reads the op's `_host_inputs`: its HistogramBuckets, twice
+        return _histogram_from_buckets(op, values[0])
     v = np.asarray(values[0], np.float64)
-    if not np.all(np.isfinite(v)):  # TF's messages, naming the summary op
-        what = "Nan" if np.isnan(v).any() else "Infinity"
-        raise errors.InvalidArgumentError(op.node_def, op, "%s in summary histogram for: %s" % (what, op.name))
+    _nonfinite(op, np.isnan(v).any(), np.isinf(v).any())
     from tinyflow.formats.tf_protos import HistogramProto
-    return [_summary([dict(tag=op.attrs["tag"], histo=HistogramProto(**_histogram(values[0])))])]
+    return [_summary([dict(tag=op.attrs["tag"], histo=HistogramProto(**_histogram(v)))])]
+
+
+def _histogram_from_buckets(op, packed):
+    """The summary from HistogramBuckets' vector, computed in the step (ops/summary_ops.py)."""
+    counts, (lo, hi, total, squares, nans, infs) = packed[:len(LIMITS)], packed[len(LIMITS):].tolist()
+    _nonfinite(op, nans, infs)
+    from tinyflow.formats.tf_protos import HistogramProto
+    fields = _encode(counts, lo, hi, float(counts.sum()), total, squares)   # each value is in one bucket
+    return [_summary([dict(tag=op.attrs["tag"], histo=HistogramProto(**fields))])]
 
 
 def _to_uint8(image):
@@ -190,6 +190,16 @@ for _type, _rule in (("ScalarSummary", _scalar_value), ("HistogramSummary", _his
     register_op(_type, shape=_SCALAR, dtype=_STRING, grad=None, host_compute=_rule)
 
 
+def _buckets(op_type, inputs, attrs, name):
+    """A histogram's numbers computed in the step, so only they come back (ops/summary_ops.py): the
+    Session fetches the op's `_host_inputs` instead of its inputs (the host stage still reads the
+    inputs), twice, so that the rule tells them from a host stage's one raw value."""
+    if op_type != "HistogramSummary":
+        return attrs
+    buckets = make_op("HistogramBuckets", list(inputs)[-1:], {}, name=name)
+    return dict(attrs, _host_inputs=[buckets, buckets])
+
+
 def _summary_op(op_type, name, tensor, collections, family, more_inputs=(), **attrs):
     name = re.sub(r"[^-/\w\.]", "_", name)  # TF's rule for a valid summary name
     graph = get_default_graph()
@@ -197,7 +207,7 @@ def _summary_op(op_type, name, tensor, collections, family, more_inputs=(), **at
         with graph.name_scope(name) as scope:
             tag = scope.rstrip("/") if family is None else family + "/" + scope.rstrip("/")
             inputs = [convert_to_tensor(tensor)] + [convert_to_tensor(x, dtype=dt.float32) for x in more_inputs]
-            out = make_op(op_type, inputs, dict(attrs, tag=tag), name=scope)
+            out = make_op(op_type, inputs, _buckets(op_type, inputs, dict(attrs, tag=tag), "buckets"), name=scope)
     for key in (collections if collections is not None else [GraphKeys.SUMMARIES]):
         graph.add_to_collection(key, out)
     return out
@@ -272,7 +282,7 @@ def merge(inputs, collections=None, name=None):
 
 def imported(op_type, name, inputs, attrs):
     """A summary op of an imported GraphDef (tf_files/ops_table.py), named as its node, in no collection."""
-    return make_op(op_type, list(inputs), attrs, name=name)
+    return make_op(op_type, list(inputs), _buckets(op_type, inputs, attrs, name + "/buckets"), name=name)
 
 
 def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):

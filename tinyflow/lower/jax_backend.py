@@ -30,6 +30,7 @@ from tinyflow.graph import dtypes as _dt
 from tinyflow.graph.registry import get_op_def
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.lower import render as render_mod
+from tinyflow.ops.random_ops import run_key
 
 _COUNTER = itertools.count(1)
 _SEGMENT = re.compile(r"segment_[0-9]+")
@@ -149,13 +150,14 @@ class Lowered:
     `jitted` calls the jitted segments and runs the dynamic ops between them.
     """
 
-    def __init__(self, program, source, fn, donate, segments=(), waits=True):
+    def __init__(self, program, source, fn, donate, segments=(), waits=True, options=None):
         self.program = program
         self.sub = program.sub
         self.source = source
         self.fn = fn
         self.donate = donate
         self.waits = waits   # whether Session.run waits for the new values (decided by the pipeline)
+        self.compiler_options = dict(options or {})   # XLA's, for this function (lower/compiler_options.py)
         self.rw_vars, self.ro_vars, self.updated = program.rw_vars, program.ro_vars, program.updated
         self.needs_key = program.needs_key
         self.checks = program.checks
@@ -169,7 +171,8 @@ class Lowered:
             return
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # "donated buffers were not usable": harmless
-            self.jitted = jax.jit(self.flat_fn, donate_argnums=tuple(range(len(self.rw_vars))) if donate else ())
+            self.jitted = jax.jit(self.flat_fn, donate_argnums=tuple(range(len(self.rw_vars))) if donate else (),
+                                  compiler_options=self.compiler_options or None)
 
     def flat_args(self, rw, ro, feeds, key=None):
         """The arguments of `jitted` for fn's (rw, ro, feeds, key)."""
@@ -216,7 +219,7 @@ class Lowered:
         return "<Lowered %d ops>\n%s" % (len(self.sub.ops), self.source)
 
 
-def build(program, source, lines, donate=False, waits=True):
+def build(program, source, lines, donate=False, waits=True, options=None):
     """Executes the rendered `source` of `program` ({line number: Step} in `lines`) into a function
     and jits it: a Lowered. The functions `segment_k` of a segmented Program are jitted one by one."""
     filename = "<tinyflow %d>" % next(_COUNTER)
@@ -228,7 +231,7 @@ def build(program, source, lines, donate=False, waits=True):
     segments = [name for name in ns if _SEGMENT.fullmatch(name)] if program.segmented else []
     for name in segments:   # the main function finds them here when it runs: the jitted forms
         ns[name] = jax.jit(ns[name])
-    lowered = Lowered(program, source, ns["fetch_set"], donate, segments, waits)
+    lowered = Lowered(program, source, ns["fetch_set"], donate, segments, waits, options)
     # a traceback through the generated code shows its lines, for as long as the function lives
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     weakref.finalize(lowered, linecache.cache.pop, filename, None)
@@ -239,5 +242,5 @@ def example_args(lowered, values, feed_values=(), counter=0):
     """The argument tuple of `lowered.fn` from a dict of variable values and feed values."""
     rw = tuple(values[v] for v in lowered.rw_vars)
     ro = tuple(values[v] for v in lowered.ro_vars)
-    key = np.uint32(counter) if lowered.needs_key else None
+    key = run_key(counter) if lowered.needs_key else None
     return rw, ro, tuple(feed_values), key

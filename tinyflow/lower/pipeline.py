@@ -30,7 +30,7 @@ import os
 from tinyflow.graph import errors
 from tinyflow.passes import prune as prune_pass
 from tinyflow.passes import state as state_pass
-from tinyflow.lower import jax_backend
+from tinyflow.lower import compiler_options, jax_backend
 from tinyflow.lower import program as program_mod
 from tinyflow.lower import render as render_mod
 
@@ -78,7 +78,8 @@ def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, p
     # gone at dispatch and nothing can fail there after it (see DONATE), so waiting would only
     # keep the host from preparing the next step.
     waits = not (donates and platform == "cpu")
-    return jax_backend.build(program, source, lines, donates, waits)     # 6
+    options = compiler_options.choose(program, platform)   # XLA options by what it holds (conv gradients, init)
+    return jax_backend.build(program, source, lines, donates, waits, options)     # 6
 
 
 def check_feeds(sub):

@@ -47,8 +47,10 @@ def iteration_key(key, i):
     numbers each iteration and a gradient's recomputation draws the same ones again."""
     if key is None:
         return None
-    k = jax.random.fold_in(jax.random.PRNGKey(key), i)
-    return jax.random.bits(k, (), np.uint32)
+    key = jnp.asarray(key, jnp.uint32)   # random_ops.run_key's [counter, salt, salt]: a new counter
+    counter = key if key.ndim == 0 else key[0]
+    new = jax.random.bits(jax.random.fold_in(jax.random.PRNGKey(counter), i), (), np.uint32)
+    return new if key.ndim == 0 else key.at[0].set(new)
 
 
 def source(op):

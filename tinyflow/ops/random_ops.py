@@ -6,9 +6,16 @@ pair; an op with no seed in a seeded graph takes the graph's op count as its see
 differ and a rebuilt graph repeats. The lowering rule gets the session's run counter as `key`
 (needs_key=True) and folds it into PRNGKey(seed pair): every run draws new numbers and a new
 Session on the same graph replays the same sequence. With neither seed set the pair is drawn at
-random when the op is created (so, unlike TF, a second Session on the same graph repeats the first
-one's numbers). Values are not TensorFlow's; their distributions are.
+random once per process (so, unlike TF, a second Session on the same graph repeats the first one's
+numbers). Values are not TensorFlow's; their distributions are.
+
+Unseeded ops keep TF's attrs (seed=0, seed2=0) and get a private `_stream`: (the graph's number in
+this process, the op's number in its graph), the same in every process that builds the same graph.
+The per-process random pair (SALT) is not in the program: the run key is the array
+[run counter, SALT[0], SALT[1]] (`run_key`), an argument of the jitted function, so two processes
+lower the same program text and JAX's persistent compilation cache hits in the second one.
 """
+import itertools
 import types
 
 import jax
@@ -57,16 +64,46 @@ def get_seed(op_seed):
     return (0, _MAXINT32) if seeds == (0, 0) else seeds
 
 
+# drawn once per process: the random part of every unseeded op's stream (an argument, never a constant)
+SALT = tuple(int(s) for s in np.random.SeedSequence().generate_state(2) % 2 ** 31)
+_GRAPHS = itertools.count(1)
+
+
+def run_key(counter):
+    """The key argument of a run: [run counter, SALT[0], SALT[1]] (uint32)."""
+    return np.array((int(counter) % 2 ** 32,) + SALT, np.uint32)
+
+
+def run_keys(counters):
+    """run_key of each counter, stacked: [n, 3] (a vmapped function's keys)."""
+    out = np.empty((len(counters), 3), np.uint32)
+    out[:, 0], out[:, 1:] = np.asarray(counters, np.uint32), SALT
+    return out
+
+
 def _seed_attrs(seed):
     seed1, seed2 = get_seed(seed)
-    if seed1 is None:  # no seed anywhere: a fresh random pair per op
-        seed1, seed2 = (int(s) for s in np.random.SeedSequence().generate_state(2) % 2 ** 31)
+    if seed1 is None:  # no seed anywhere: TF's zeros, and a stream told apart from other ops' by _key
+        g = get_default_graph()
+        if getattr(g, "_fresh_number", None) is None:
+            g._fresh_number = next(_GRAPHS)
+        return {"seed": 0, "seed2": 0, "_stream": (g._fresh_number, g.version)}
     return {"seed": seed1, "seed2": seed2}
 
 
-def _key(attrs, counter):
-    """The PRNG key of one op in one run: (seed pair) then the run counter folded in."""
-    k = jax.random.fold_in(jax.random.PRNGKey(attrs["seed"]), attrs["seed2"])
+def _key(attrs, key):
+    """The PRNG key of one op in one run: (seed pair) then the run counter folded in. key is
+    run_key's array (a scalar counter is accepted too: no SALT, for callers of the rule alone).
+    An unseeded op's pair is SALT, read from the key, then its `_stream` folded in."""
+    key = jnp.asarray(key, jnp.uint32)
+    counter = key if key.ndim == 0 else key[0]
+    stream = attrs.get("_stream")
+    if stream is None:
+        k = jax.random.fold_in(jax.random.PRNGKey(attrs["seed"]), attrs["seed2"])
+    else:
+        salt = (0, 0) if key.ndim == 0 else (key[1], key[2])
+        k = jax.random.fold_in(jax.random.PRNGKey(salt[0]), salt[1])
+        k = jax.random.fold_in(jax.random.fold_in(k, stream[0]), stream[1])
     return jax.random.fold_in(k, counter)
 
 

@@ -9,6 +9,9 @@ directory the first time a Session builds a step (not at `import tinyflow`, whic
     TINYFLOW_COMPILATION_CACHE=0         no persistent cache (also: off, false, no)
     TINYFLOW_CACHE_MIN_COMPILE_SECS      only what took longer than this to compile is stored (default 0:
                                          everything, small steps too; JAX's own default is 1 s)
+    TINYFLOW_CACHE_MAX_BYTES             its bound (default 1 GiB; -1: none), kept by `trim` at setup
+
+`python -m tinyflow.cli.cache` prints the directory, its entries and size; `--clear` empties it.
 
 A cache directory set by the user for JAX itself (`jax_compilation_cache_dir`) is left as it is.
 The cache holds compiled executables that the process loads and runs, so it must be private: a
@@ -31,6 +34,7 @@ _DONE = False
 _DIR = None
 
 DEFAULT_MIN_COMPILE_SECS = 0.0
+DEFAULT_MAX_BYTES = 1 << 30
 
 
 def default_dir():
@@ -90,6 +94,10 @@ def setup():
     jax.config.update("jax_compilation_cache_dir", path)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", min_secs)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)  # small executables too
+    max_bytes = os.environ.get("TINYFLOW_CACHE_MAX_BYTES", "")
+    max_bytes = int(max_bytes) if max_bytes.lstrip("-").isdigit() else DEFAULT_MAX_BYTES
+    if max_bytes >= 0:   # JAX's own eviction (jax_compilation_cache_max_size) needs the filelock package
+        trim(path, max_bytes)
     _reset_jax_cache_state()
     _verify_entries()
     _DIR = path
@@ -183,3 +191,40 @@ def _reset_for_tests():
     """Forget the setup (tests that call setup() with other settings)."""
     global _DONE, _DIR
     _DONE, _DIR = False, None
+
+
+def trim(path, max_bytes):
+    """Keeps the cache bounded: over max_bytes, removes the files used least recently (JAX touches an
+    entry it loads) until it holds at most 3/4 of it. Returns how many it removed."""
+    removed = 0
+    try:
+        files = sorted((max(st.st_atime, st.st_mtime), st.st_size, e.path) for e in os.scandir(path)
+                       if e.is_file(follow_symlinks=False) for st in [e.stat()])
+        total = sum(f[1] for f in files)
+        for _, size, f in (files if total > max_bytes else ()):
+            if total <= max_bytes * 3 // 4:
+                break
+            os.remove(f)
+            total, removed = total - size, removed + 1
+    except OSError:   # another process trimming it too: leave the rest
+        pass
+    return removed
+
+
+def _files(path):
+    return [e.path for e in os.scandir(path) if e.is_file(follow_symlinks=False)] if os.path.isdir(path) else []
+
+
+def usage(path=None):
+    """(directory, number of files, bytes) of the cache directory (default: the one tinyflow uses)."""
+    path = path or os.path.abspath(os.path.expanduser(os.environ.get("TINYFLOW_CACHE_DIR") or default_dir()))
+    files = _files(path)
+    return path, len(files), sum(os.path.getsize(f) for f in files)
+
+
+def clear(path=None):
+    """Removes the cache's files (the directory stays); returns how many."""
+    files = _files(usage(path)[0])
+    for f in files:
+        os.remove(f)
+    return len(files)

@@ -100,7 +100,8 @@ class Executables:
         def step(*a):   # a fresh function per shape: JAX's caches for it die with the entry
             return flat(*a)
         try:
-            jitted = jax.jit(step, donate_argnums=tuple(range(len(self.low.rw_vars))) if donate else ())
+            jitted = jax.jit(step, donate_argnums=tuple(range(len(self.low.rw_vars))) if donate else (),
+                             compiler_options=self.low.compiler_options or None)   # lower/compiler_options.py
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", "Some donated buffers were not usable")   # harmless
                 compiled = jitted.lower(*args).compile()

@@ -25,6 +25,7 @@ from tinyflow.graph import errors
 from tinyflow.graph.core import (Operation, Tensor, _default_sessions, get_default_graph, get_default_session)  # noqa: F401
 from tinyflow.graph.registry import get_op_def
 from tinyflow.lower import jax_backend, pipeline
+from tinyflow.ops.random_ops import run_key
 from tinyflow.passes import prune as prune_pass
 from tinyflow.runtime import compile_cache, executables
 from tinyflow.runtime.config import ConfigProto
@@ -246,7 +247,7 @@ class Session:
             key = None
             if low.needs_key:
                 self._counter += 1
-                key = np.uint32(self._counter)
+                key = run_key(self._counter)
             outs = self._dispatch(low, low.flat_args(rw, ro, feeds, key))
             n = len(low.updated)
             finals, outs = outs[:n], outs[n:]
@@ -446,7 +447,8 @@ class Session:
         by the jitted function (through `fetched`), or computed on the host the same way."""
         op = e if isinstance(e, Operation) else e.op
         parts = []
-        for t in op.inputs:
+        # an op may name tensors computed in the step for its rule to read instead (a histogram's buckets)
+        for t in op.attrs.get("_host_inputs", op.inputs):
             if get_op_def(t.op.type).host_compute is not None:
                 parts.append(self._host_plan(t, fetched))
             else:

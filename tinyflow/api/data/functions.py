@@ -25,6 +25,7 @@ from tinyflow.graph.core import Graph, Operation, Tensor, get_default_graph
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.graph.func_graph import FuncGraph
+from tinyflow.ops.random_ops import run_key, run_keys
 from tinyflow.api.data import structure as nest
 
 
@@ -146,7 +147,7 @@ class _TracedFunction:
         captured = [run.values[outer] for outer, _ in self._graph.captures]
         keys = None
         if self._needs_key:
-            keys = np.arange(self._counter + 1, self._counter + 1 + len(args[0]), dtype=np.uint32)
+            keys = run_keys(np.arange(self._counter + 1, self._counter + 1 + len(args[0])))
             self._counter += len(args[0])
         outs = [np.asarray(o, t.dtype.np) for o, t in zip(self._vmapped(args, captured, keys), self._outputs)]
         return [[o[i] for o in outs] for i in range(n)]
@@ -156,7 +157,7 @@ class _TracedFunction:
         low = self._session.compiled(self._outputs, [], list(feed))
         self._counter += 1
         _, outs = low.fn((), (), tuple(np.asarray(v, t.dtype.np) for t, v in feed.items()),
-                         np.uint32(self._counter) if low.needs_key else None)
+                         run_key(self._counter) if low.needs_key else None)
         return [np.asarray(o, t.dtype.np) for o, t in zip(outs, self._outputs)]
 
 

@@ -154,6 +154,10 @@ _COMPOSITE = {"ParseExample": _parse_example, "SumToShape": _sum_to_shape, "Unre
               "TensorListGetItem": _frames("get_item"), "TensorListSetItem": _frames("set_item")}
 
 
+# tinyflow's own helpers that TF's graph has inside another op (a histogram's buckets: its summary op)
+_OWN = frozenset({"HistogramBuckets"})
+
+
 def node_def(op, gd):
     """Appends the NodeDef(s) of one tinyflow op to the GraphDef gd."""
     if op.type in _COMPOSITE:
@@ -285,7 +289,8 @@ def as_graph_def(graph, from_version=None, add_shapes=False):
     gd = graph_pb2().GraphDef()
     gd.versions.producer = 27  # TF 1.15's GraphDef version
     for op in graph.get_operations():
-        node_def(op, gd)
+        if op.type not in _OWN:
+            node_def(op, gd)
     _order_reads_before_updates(gd)
     if not add_shapes:
         for n in gd.node:

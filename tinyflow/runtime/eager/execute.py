@@ -18,6 +18,7 @@ from tinyflow.graph import errors
 from tinyflow.graph.core import Graph, GraphKeys, Operation, ShapeError, Tensor
 from tinyflow.graph.registry import get_op_def
 from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.random_ops import run_key
 from tinyflow.runtime.eager import tape as _tape
 from tinyflow.runtime.eager.tensor import EagerTensor
 
@@ -173,7 +174,7 @@ def _signature(opdef, op, static):
     try:
         attrs = op.attrs
         if opdef.needs_key:  # seeds are arguments of the kernel, not part of it
-            attrs = {k: v for k, v in attrs.items() if k not in ("seed", "seed2")}
+            attrs = {k: (True if k == "_stream" else v) for k, v in attrs.items() if k not in ("seed", "seed2")}
         parts = [op._type, _freeze(attrs)]
         for i, t in enumerate(op._inputs):
             v = t._value
@@ -237,7 +238,9 @@ class _Kernel:
             a = attrs
             if needs_key:
                 a = dict(attrs, seed=args[0], seed2=args[1])
-                counter, args = args[2], args[3:]
+                if "_stream" in attrs:   # an unseeded op's stream: an argument too (random_ops._key)
+                    a["_stream"] = (args[2], args[3])
+                counter, args = args[4], args[5:]
             full = [None] * n_in
             for i, v in static_vals.items():
                 full[i] = v
@@ -257,7 +260,9 @@ class _Kernel:
         args = [op._inputs[i]._value for i in range(len(op._inputs)) if i not in self.static]
         if self.opdef.needs_key:
             _counter[0] += 1
-            args = [np.int64(op.attrs["seed"]), np.int64(op.attrs["seed2"]), np.uint32(_counter[0])] + args
+            stream = op.attrs.get("_stream", (0, 0))
+            args = [np.int64(op.attrs["seed"]), np.int64(op.attrs["seed2"]), np.int64(stream[0]), np.int64(stream[1]),
+                    run_key(_counter[0])] + args
         if self.traced:
             out, check = self.fn(*args)
         else:

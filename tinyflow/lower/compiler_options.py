@@ -1,0 +1,51 @@
+"""XLA compiler options chosen per fetch set from what it holds (issue 30), passed to its own
+`jax.jit(..., compiler_options=...)`: the user's XLA_FLAGS stay as they are, other fetch sets are
+untouched, and the options are part of JAX's (persistent) cache key. CPU only: on an accelerator
+these XLA:CPU options mean nothing and none are passed.
+
+* A fetch set holding a Conv2DBackpropFilter (a convolution's training step): XLA:CPU hands
+  convolutions to YNNPACK by default, whose filter-gradient convolution on small kernels is 1.5-2.1x
+  TF's; XLA's own (Eigen) convolution runs that HLO 1.3-2.1x faster. So YNNPACK keeps its dots and
+  reductions, not the convolutions (`xla_cpu_experimental_ynn_fusion_type`). Not for forward-only
+  fetch sets: there YNNPACK's convolution is the faster one (1.3-2.6x).
+* A run-once fetch set (an initializer: Assigns of constants and random numbers, no feeds, no
+  variable read): compile time is all its cost, so XLA's cheaper backend optimization level 1
+  (random initializers of a CNN: 2.7-3.1 s of compile at the default level, 0.8 s at level 1).
+
+Each decision is re-checked on the installed jaxlib by benchmarks/compiler_options.py, which says
+whether it still helps. $TINYFLOW_COMPILER_OPTIONS=0 turns them all off; an option the user sets
+in $XLA_FLAGS is never overridden.
+"""
+import os
+
+YNN_FLAG = "xla_cpu_experimental_ynn_fusion_type"
+# jaxlib 0.10's default list is {INDIVIDUAL_DOT, INDIVIDUAL_CONVOLUTION, REDUCE} (found by compiling
+# with each list: benchmarks/compiler_options.py checks it still is); this is it without convolutions
+YNN_NO_CONV = "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"
+OPT_LEVEL_FLAG = "xla_backend_optimization_level"
+
+CONV_GRADIENTS = frozenset({"Conv2DBackpropFilter", "Conv3DBackpropFilterV2", "DepthwiseConv2dNativeBackpropFilter"})
+# what a TF1 initializer runs: the variables, their assigns, constant and random values and the
+# arithmetic of initializers (scale and shift of a random draw, glorot's limits)
+RUN_ONCE = frozenset({"Assign", "VariableV2", "NoOp", "Const", "Fill", "Identity", "Mul", "Add", "AddV2", "Sub",
+                      "RealDiv", "Reshape", "Shape", "RandomUniform", "RandomStandardNormal", "TruncatedNormal",
+                      "RandomUniformInt"})
+
+
+def enabled():
+    return os.environ.get("TINYFLOW_COMPILER_OPTIONS", "1").strip().lower() not in ("0", "off", "false", "no")
+
+
+def choose(program, platform="cpu"):
+    """The compiler options of this Program's jitted function: a dict (empty: XLA's defaults)."""
+    if platform != "cpu" or not enabled():
+        return {}
+    types = {op.type for op in program.sub.ops}
+    options = {}
+    if types & CONV_GRADIENTS:
+        options[YNN_FLAG] = YNN_NO_CONV
+    elif "Assign" in types and types <= RUN_ONCE and not program.feeds and not program.ro_vars \
+            and not program.rw_vars:
+        options[OPT_LEVEL_FLAG] = 1
+    user = os.environ.get("XLA_FLAGS", "")
+    return {k: v for k, v in options.items() if "--" + k not in user}
