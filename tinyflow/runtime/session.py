@@ -229,6 +229,12 @@ class Session:
         return tuple(feeds)
 
     def _call(self, plan, feed_dict):
+        try:
+            return self._call_unchecked(plan, feed_dict)
+        except jax.errors.JaxRuntimeError as e:   # an accelerator reports a failed step when a value is read
+            raise self._dispatch_error(plan.lowered, (), e) from e
+
+    def _call_unchecked(self, plan, feed_dict):
         low = plan.lowered
         if low is None:
             self._feed_values(plan, feed_dict)   # the feeds are checked even when nothing is jitted
@@ -353,14 +359,14 @@ class Session:
             try:   # one program per shape of the feeds (runtime/executables.py)
                 fn = jitted if table is None else table.get(tuple([f.shape for f in feeds]), feeds).call
                 outs = fn(*feeds)
+                if single:   # (an accelerator reports a failed callback here, when the value is read)
+                    a = array(outs[0])
+                    return a[()] if a.ndim == 0 else a
+                return rebuild([_to_numpy(outs[i]) for _, i in kinds])
             except errors.OpError:
                 raise
             except Exception as e:
                 raise dispatch_error(low, (), e) from e
-            if single:
-                a = array(outs[0])
-                return a[()] if a.ndim == 0 else a
-            return rebuild([_to_numpy(outs[i]) for _, i in kinds])
         return call
 
     def _uninitialized(self, low):
