@@ -15,14 +15,13 @@ IN_SCOPE = ["tf", "nn", "nn.rnn_cell", "layers", "train", "losses", "summary", "
             "gfile", "logging", "dtypes", "sets", "signal", "bitwise", "queue", "saved_model", "keras",
             "contrib.framework", "contrib.metrics", "contrib.losses", "contrib.training", "contrib.opt",
             "contrib.legacy_seq2seq", "contrib.crf", "contrib.image", "contrib.summary", "contrib.data",
-            "graph_util", "python_io", "resource_loader", "config", "test", "lookup", "manip", "ragged"]
+            "graph_util", "python_io", "resource_loader", "config", "test", "lookup", "manip", "ragged",
+            "contrib.slim", "contrib.tpu", "tpu", "nest"]
 
 OUT_OF_SCOPE = {
     "contrib.factorization": "matrix factorization / k-means / GMM estimators (WALS), not graph-program idioms",
     "contrib.tensor_forest": "random forests on TF's resource ops",
     "contrib.boosted_trees": "gradient-boosted trees (not even importable in TF 1.15's pip build)",
-    "contrib.tpu": "TPU estimators and TPU-specific rewrites",
-    "contrib.slim": "TF-Slim's model zoo layer library (its core layers overlap contrib.layers)",
     "contrib.distributions": "the deprecated distributions library (use TensorFlow Probability)",
     "distributions": "the deprecated distributions library",
     "contrib.learn": "the Estimator-era learn API (only datasets.mnist is provided)",
