@@ -186,6 +186,10 @@ def test_constraints_apply_after_each_update():
     model = K.Sequential([K.layers.Dense(4, input_shape=(3,), kernel_constraint=K.constraints.NonNeg()),
                           K.layers.Dense(1, kernel_constraint=K.constraints.MaxNorm(0.5))])
     model.compile(K.optimizers.SGD(0.5), "mse")
+    # positive weights and inputs, negative targets: the first kernel is pushed below 0 (whatever the
+    # random initial weights of this process would have been)
+    model.set_weights([np.full((3, 4), 0.5, "float32"), np.zeros(4, "float32"), np.full((4, 1), 0.2, "float32"),
+                       np.zeros(1, "float32")])
     rng = np.random.RandomState(0)
     model.fit(rng.rand(16, 3).astype("float32"), -rng.rand(16, 1).astype("float32") * 10, epochs=3, verbose=0)
     k1, _, k2, _ = model.get_weights()
