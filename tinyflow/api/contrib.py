@@ -20,7 +20,8 @@ from tinyflow.api import rnn as _rnn
 from tinyflow.api import rnn_cell as _cells
 from tinyflow.api import seq2seq  # (tf.contrib.seq2seq)
 from tinyflow.api import contrib_batch_norm as _bn
-from tinyflow.api.contrib_layers_more import variance_scaling_initializer, xavier_initializer
+from tinyflow.api.contrib_layers_more import (l1_regularizer, l2_regularizer, variance_scaling_initializer,
+                                              xavier_initializer)
 from tinyflow.ops import init_ops, nn_ops
 from tinyflow.ops.core import math_ops
 from tinyflow.ops import variable_scope as vs
@@ -37,28 +38,6 @@ def _module(name, doc, members, constants=None):
 
 
 # ---- tf.contrib.layers ---------------------------------------------------------------------------
-def _regularizer(scale, name, penalty):
-    if scale < 0.0:
-        raise ValueError("Setting a scale less than 0 on a regularizer: %g" % scale)
-    if scale == 0.0:
-        return lambda weights: None
-
-    def regularize(weights):
-        w = convert_to_tensor(weights)
-        return math_ops.multiply(convert_to_tensor(scale, dtype=w.dtype), penalty(w), name=name)
-    return regularize
-
-
-def l2_regularizer(scale, scope=None):
-    """weights -> scale * sum(weights ** 2) / 2."""
-    return _regularizer(scale, scope or "l2_regularizer", nn_ops.l2_loss)
-
-
-def l1_regularizer(scale, scope=None):
-    """weights -> scale * sum(|weights|)."""
-    return _regularizer(scale, scope or "l1_regularizer", lambda w: math_ops.reduce_sum(math_ops.abs(w)))
-
-
 def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_fn=None, normalizer_params=None,
                     weights_initializer=None, weights_regularizer=None, biases_initializer=None,
                     biases_regularizer=None, reuse=None, variables_collections=None, outputs_collections=None,

@@ -17,7 +17,7 @@ from tinyflow.api.train.tf_checkpoint import (init_from_checkpoint, list_variabl
                                               load_variable)
 from tinyflow.graph.core import get_default_graph as _default_graph
 from tinyflow.ops.check_ops import assert_scalar  # noqa: F401
-from tinyflow.ops.base import convert_to_tensor as _convert
+from tinyflow.ops.core.base import convert_to_tensor as _convert
 
 # tf.contrib.framework.nest is tensorflow.python.util.nest: tf.nest's functions and is_sequence
 nest = types.ModuleType(__name__ + ".nest", "tf.contrib.framework.nest (TF's util.nest).")
@@ -44,7 +44,7 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
 
 def reduce_sum_n(tensors, name=None):
     """The sum of the elements of every tensor of the list."""
-    from tinyflow.ops import math_ops
+    from tinyflow.ops.core import math_ops
     if not tensors:
         raise ValueError("No tensors provided.")
     return math_ops.add_n([math_ops.reduce_sum(t) for t in tensors], name=name or "reduce_sum_n")

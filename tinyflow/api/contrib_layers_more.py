@@ -6,6 +6,7 @@ from tinyflow.graph.core import GraphKeys, add_to_collections, name_scope
 from tinyflow.api.layers import _static_bool
 from tinyflow.ops import init_ops, nn_ops
 from tinyflow.ops import variable_scope as vs
+from tinyflow.ops.core import math_ops
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.core.indexing_ops import where
 from tinyflow.ops.core.sequence_ops import one_hot
@@ -115,3 +116,25 @@ def one_hot_encoding(labels, num_classes, on_value=1.0, off_value=0.0, outputs_c
         if outputs_collections:
             add_to_collections(outputs_collections, out)
         return out
+
+
+def _regularizer(scale, name, penalty):
+    if scale < 0.0:
+        raise ValueError("Setting a scale less than 0 on a regularizer: %g" % scale)
+    if scale == 0.0:
+        return lambda weights: None
+
+    def regularize(weights):
+        w = convert_to_tensor(weights)
+        return math_ops.multiply(convert_to_tensor(scale, dtype=w.dtype), penalty(w), name=name)
+    return regularize
+
+
+def l2_regularizer(scale, scope=None):
+    """weights -> scale * sum(weights ** 2) / 2."""
+    return _regularizer(scale, scope or "l2_regularizer", nn_ops.l2_loss)
+
+
+def l1_regularizer(scale, scope=None):
+    """weights -> scale * sum(|weights|)."""
+    return _regularizer(scale, scope or "l1_regularizer", lambda w: math_ops.reduce_sum(math_ops.abs(w)))

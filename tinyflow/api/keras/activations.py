@@ -1,6 +1,6 @@
 """tf.keras.activations: activation functions, and `get` turning Keras' names into them."""
 from tinyflow.api import nn
-from tinyflow.ops import math_ops
+from tinyflow.ops.core import math_ops
 
 
 def linear(x):

@@ -11,7 +11,8 @@ import numpy as np
 
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph, get_default_session, reset_default_graph
-from tinyflow.ops import array_ops, math_ops, state_ops
+from tinyflow.ops import state_ops
+from tinyflow.ops.core import array_ops, math_ops
 
 _SESSION = None                            # the session Keras made (set_session replaces it)
 _LEARNING_PHASE = weakref.WeakKeyDictionary()   # graph -> the keras_learning_phase placeholder
@@ -98,7 +99,7 @@ def variable(value, dtype=None, name=None, constraint=None):
 
 
 def constant(value, dtype=None, shape=None, name=None):
-    from tinyflow.ops.base import constant as _constant
+    from tinyflow.ops.core.base import constant as _constant
     return _constant(value, dtype=dt.as_dtype(dtype or floatx()), shape=shape, name=name)
 
 

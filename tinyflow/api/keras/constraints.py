@@ -1,5 +1,5 @@
 """tf.keras.constraints: projections applied to a weight after each optimizer update."""
-from tinyflow.ops import math_ops
+from tinyflow.ops.core import math_ops
 
 
 class Constraint:

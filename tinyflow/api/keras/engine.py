@@ -16,7 +16,7 @@ from tinyflow.graph import nest
 from tinyflow.graph.core import Tensor, get_default_graph
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 
 
 class Node:

@@ -10,7 +10,7 @@ from tinyflow.api.keras import backend as K
 from tinyflow.api.keras.engine import Input, InputLayer, Layer  # noqa: F401
 from tinyflow.api.keras.recurrent import GRU, LSTM, RNN, SimpleRNN  # noqa: F401
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops import array_ops, math_ops
+from tinyflow.ops.core import array_ops, math_ops
 
 
 def _kernel_bias_args(kw):

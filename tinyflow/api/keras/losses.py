@@ -2,7 +2,7 @@
 them: with a Softmax / Sigmoid output the cross-entropies use its logits, else the clipped probabilities."""
 from tinyflow.api import nn
 from tinyflow.api.keras import backend as K
-from tinyflow.ops import array_ops, math_ops
+from tinyflow.ops.core import array_ops, math_ops
 
 
 def _eps(output):

@@ -6,7 +6,7 @@ from tinyflow.api.keras.losses import (binary_crossentropy, categorical_crossent
                                        mean_absolute_percentage_error, mean_squared_error,
                                        mean_squared_logarithmic_error, poisson, sparse_categorical_crossentropy,
                                        squared_hinge, mse, mae, mape, msle)
-from tinyflow.ops import array_ops, math_ops
+from tinyflow.ops.core import array_ops, math_ops
 
 
 def _float(x, like):

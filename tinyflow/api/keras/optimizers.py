@@ -10,7 +10,8 @@ import numpy as np
 
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph
-from tinyflow.ops import math_ops, state_ops
+from tinyflow.ops import state_ops
+from tinyflow.ops.core import math_ops
 from tinyflow.passes.gradients import gradients
 
 _COUNTS = {}

@@ -10,7 +10,7 @@ import numpy as np
 from tinyflow.api.keras import activations, initializers, regularizers
 from tinyflow.api.keras.engine import Layer
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops import array_ops, math_ops
+from tinyflow.ops.core import array_ops, math_ops
 
 
 class RNN(Layer):

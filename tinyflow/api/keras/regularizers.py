@@ -1,5 +1,5 @@
 """tf.keras.regularizers: l1, l2, l1_l2 penalties (added to the model's loss)."""
-from tinyflow.ops import math_ops
+from tinyflow.ops.core import math_ops
 
 
 class Regularizer:

@@ -11,7 +11,7 @@ from tinyflow.api.keras import losses as losses_mod
 from tinyflow.api.keras import metrics as metrics_mod
 from tinyflow.api.keras import optimizers
 from tinyflow.graph import errors
-from tinyflow.ops import math_ops
+from tinyflow.ops.core import math_ops
 
 
 def _as_list(x):

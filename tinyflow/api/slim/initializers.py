@@ -1,46 +1,10 @@
 """slim's initializers and regularizers (tf.contrib.layers' own: xavier, variance scaling, l1/l2)."""
-from tinyflow.graph import dtypes as dt
-from tinyflow.ops import init_ops, math_ops, nn_ops
-from tinyflow.ops.base import convert_to_tensor
-
-
-def xavier_initializer(uniform=True, seed=None, dtype=dt.float32):
-    """Glorot's initializer: variance 1 / average fan (uniform, or a truncated normal)."""
-    return init_ops.VarianceScaling(1.0, "fan_avg", "uniform" if uniform else "truncated_normal", seed=seed,
-                                    dtype=dtype)
-
+from tinyflow.api.contrib_layers_more import (l1_regularizer, l2_regularizer, variance_scaling_initializer,  # noqa: F401
+                                              xavier_initializer)
+from tinyflow.ops.core import math_ops
+from tinyflow.ops.core.base import convert_to_tensor
 
 xavier_initializer_conv2d = xavier_initializer
-
-
-def variance_scaling_initializer(factor=2.0, mode="FAN_IN", uniform=False, seed=None, dtype=dt.float32):
-    """contrib's He initializer by default: variance factor / fan (mode FAN_IN, FAN_OUT or FAN_AVG)."""
-    if mode not in ("FAN_IN", "FAN_OUT", "FAN_AVG"):
-        raise TypeError("Unknown mode %s [FAN_IN, FAN_OUT, FAN_AVG]" % mode)
-    return init_ops.VarianceScaling(factor, mode.lower(), "uniform" if uniform else "truncated_normal", seed=seed,
-                                    dtype=dtype)
-
-
-def _regularizer(scale, name, penalty):
-    if scale < 0.0:
-        raise ValueError("Setting a scale less than 0 on a regularizer: %g" % scale)
-    if scale == 0.0:
-        return lambda weights: None
-
-    def regularize(weights):
-        w = convert_to_tensor(weights)
-        return math_ops.multiply(convert_to_tensor(scale, dtype=w.dtype), penalty(w), name=name)
-    return regularize
-
-
-def l2_regularizer(scale, scope=None):
-    """weights -> scale * sum(weights ** 2) / 2."""
-    return _regularizer(scale, scope or "l2_regularizer", nn_ops.l2_loss)
-
-
-def l1_regularizer(scale, scope=None):
-    """weights -> scale * sum(|weights|)."""
-    return _regularizer(scale, scope or "l1_regularizer", lambda w: math_ops.reduce_sum(math_ops.abs(w)))
 
 
 def l1_l2_regularizer(scale_l1=1.0, scale_l2=1.0, scope=None):

@@ -7,9 +7,10 @@ from tinyflow.api import layers as _core
 from tinyflow.api.slim import initializers as _init
 from tinyflow.api.slim.arg_scope import add_arg_scope
 from tinyflow.graph.core import GraphKeys, add_to_collections, name_scope
-from tinyflow.ops import array_ops, conv_ops, init_ops, math_ops, nn_ops
+from tinyflow.ops import conv_ops, init_ops, nn_ops
+from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 
 
 def _pair(v):

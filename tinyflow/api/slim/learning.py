@@ -8,7 +8,8 @@ from tinyflow.api import logging
 from tinyflow.api.slim import variables as _vars
 from tinyflow.graph.core import GraphKeys, add_to_collection, control_dependencies, get_collection
 from tinyflow.graph.core import get_default_graph, name_scope
-from tinyflow.ops import array_ops, clip_ops, state_ops
+from tinyflow.ops import clip_ops, state_ops
+from tinyflow.ops.core import array_ops
 from tinyflow.ops import logging_ops
 
 _USE_GLOBAL_STEP = 0
@@ -25,7 +26,7 @@ def multiply_gradients(grads_and_vars, gradient_multipliers):
     for grad, var in grads_and_vars:
         key = var if var in gradient_multipliers else var.op.name
         if grad is not None and key in gradient_multipliers:
-            from tinyflow.ops import math_ops
+            from tinyflow.ops.core import math_ops
             grad = math_ops.multiply(grad, gradient_multipliers[key])
         out.append((grad, var))
     return out

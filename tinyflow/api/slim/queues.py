@@ -4,7 +4,7 @@ import contextlib
 from tinyflow.api.train.coordinator import Coordinator
 from tinyflow.api.train.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tinyflow.graph.core import name_scope
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.queue_ops import FIFOQueue, PaddingFIFOQueue
 
 

@@ -2,7 +2,7 @@
 its features into items through handlers: Tensor (dense, or a VarLenFeature made dense), Image (an
 encoded or raw image), BoundingBox ([N, 4] from ymin/xmin/ymax/xmax) and ItemHandlerCallback."""
 from tinyflow.graph import dtypes as dt
-from tinyflow.ops import array_ops
+from tinyflow.ops.core import array_ops
 from tinyflow.ops.image_codec_ops import decode_image_by_format
 from tinyflow.ops.parsing_ops import FixedLenFeature, parse_single_example
 from tinyflow.ops.sparse import sparse_tensor_to_dense

@@ -8,7 +8,7 @@ from tinyflow.api.train import tf_checkpoint as _ckpt
 from tinyflow.graph.core import GraphKeys, add_to_collection, get_collection
 from tinyflow.ops import state_ops
 from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.base import convert_to_tensor
+from tinyflow.ops.core.base import convert_to_tensor
 
 get_global_step = _step.get_global_step
 create_global_step = _step.create_global_step
@@ -160,7 +160,7 @@ def _name_map(var_list):
 def assign_from_values(var_names_to_values):
     """(assign op, feed dict) setting each named model variable to its value."""
     from tinyflow.ops.state_ops import group
-    from tinyflow.ops.array_ops import placeholder
+    from tinyflow.ops.core.array_ops import placeholder
     assigns, feed = [], {}
     for name, value in var_names_to_values.items():
         var = get_variables(name)
@@ -192,7 +192,7 @@ def assign_from_checkpoint(model_path, var_list, ignore_missing_vars=False):
             raise ValueError("Checkpoint is missing variable [%s]" % ckpt_name)
         values[var] = reader.get_tensor(ckpt_name)
     from tinyflow.ops.state_ops import group
-    from tinyflow.ops.array_ops import placeholder
+    from tinyflow.ops.core.array_ops import placeholder
     assigns, feed = [], {}
     for var, value in values.items():
         ph = placeholder(var.dtype.base_dtype, var.shape, name="placeholder/" + var.op.name)
@@ -222,5 +222,5 @@ def assign_from_checkpoint_fn(model_path, var_list, ignore_missing_vars=False, r
 
 def zero_initializer(ref, use_locking=True, name="zero_initializer"):
     """An op setting the variable `ref` to zeros."""
-    from tinyflow.ops import array_ops
+    from tinyflow.ops.core import array_ops
     return state_ops.assign(ref, array_ops.zeros_like(convert_to_tensor(ref)), name=name)
