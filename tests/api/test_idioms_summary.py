@@ -57,6 +57,7 @@ def _decode_png(data):
     return _unfilter(raw, c).reshape(h, w, c)
 
 
+@pytest.mark.slow
 def test_histograms_match_tf115():
     tf.reset_default_graph()
     with tf.Session() as sess:

@@ -196,6 +196,7 @@ def test_estimator_export_raw_receiver_serves_predict(tmp_path):
     assert out["predict"]["classes"].ravel().tolist() == [p["classes"][0] for p in want]
 
 
+@pytest.mark.slow
 def test_train_and_evaluate_exporters(tmp_path):
     cols = [tf.feature_column.numeric_column("f", shape=[3])]
     est = tf.estimator.DNNClassifier([3], cols, model_dir=str(tmp_path / "m"),

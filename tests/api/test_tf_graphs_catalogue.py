@@ -290,6 +290,7 @@ def test_exported_summaries_carry_tfs_inputs_and_attrs():
         assert [v.tag for v in summary.value] == ["loss", "x_1", "img/image/0", "img/image/1"]
 
 
+@pytest.mark.slow
 def test_cond_and_while_export_as_tf1_frames_and_read_back(tmp_path):
     """tinyflow's dynamic_rnn, tf.cond and tf.while_loop are written as TF1 frames (TF 1.15 runs them
     with tinyflow's numbers: tests/fixtures/tf_graphs/check_tf_reads_frames.log); the importer reads

@@ -63,6 +63,7 @@ def _train(monkeypatch, setting):
         return losses, sess.run(tf.trainable_variables())
 
 
+@pytest.mark.slow
 def test_cnn_step_same_values_with_and_without_options(monkeypatch):
     monkeypatch.delenv("XLA_FLAGS", raising=False)
     with_losses, with_vars = _train(monkeypatch, "1")

@@ -1,6 +1,7 @@
 """The compilation cache verifies its entries (issue 31, item 6): two entries swapped on disk are
 caught, compiled again with a warning, and the results stay right."""
 import json
+import pytest
 import os
 import subprocess
 import sys
@@ -41,6 +42,7 @@ def _entries(cache):
     return sorted(os.path.join(cache, f) for f in os.listdir(cache) if f.endswith("-cache"))
 
 
+@pytest.mark.slow
 def test_swapped_entries_are_caught_and_compiled_again(tmp_path):
     cache = str(tmp_path / "cache")
     first = _run(cache)

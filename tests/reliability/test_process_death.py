@@ -73,6 +73,7 @@ def test_a_dead_worker_makes_the_coordinator_raise_unavailable_within_seconds():
     assert float(out0.split("UnavailableError after ")[1].split(" s")[0]) < 20
 
 
+@pytest.mark.slow
 def test_a_raising_coordinator_ends_the_worker_within_the_timeout():
     (rc0, out0, err0, _), (rc1, out1, err1, t1) = _run(0, "raise")
     assert "dying" in out0 and rc0 == 1 and "a plain Python error in process 0" in err0

@@ -37,6 +37,7 @@ print(json.dumps({"w": float(sess.run(w)), "growth_mb": marks[200] - marks[40]})
 '''
 
 
+@pytest.mark.slow
 def test_rss_stays_bounded_over_200_batch_sizes():
     env = dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu", TINYFLOW_COMPILATION_CACHE="0")
     r = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=500)

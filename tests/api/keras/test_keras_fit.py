@@ -9,6 +9,8 @@ import pytest
 
 import tinyflow as tf
 
+pytestmark = pytest.mark.slow   # 16 models trained against TF 1.15's numbers
+
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "keras")
 _spec = importlib.util.spec_from_file_location("make_keras_fixture", os.path.join(FIXTURES, "make_keras_fixture.py"))
 fixture = importlib.util.module_from_spec(_spec)

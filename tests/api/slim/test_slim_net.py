@@ -61,6 +61,7 @@ def test_inference_from_tf_checkpoint():
     np.testing.assert_allclose(out, FIX["logits_inference"], rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_create_train_op_losses_match_tf():
     x_val = np.array(FIX["x"], np.float32)
     with tf.Graph().as_default() as g:
