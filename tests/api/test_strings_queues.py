@@ -226,12 +226,17 @@ def test_reader_keys_and_whole_file_reader(graph, tmp_path):
     p.write_text("h\nl1\nl2\n")
     q = tf.train.string_input_producer([str(p)], num_epochs=1, shuffle=False)
     key, value = tf.TextLineReader(skip_header_lines=1).read(q)
-    q2 = tf.train.string_input_producer([str(p)], num_epochs=1, shuffle=False)
-    name, contents = tf.WholeFileReader().read(q2)
     with tf.Session() as s:
         s.run(tf.local_variables_initializer())
         lines = run_pipeline(s, [key, value])
-        whole = run_pipeline(s, [name, contents])
+    # a graph of its own: start_queue_runners starts every runner of a graph, and a second pipeline's
+    # runner started (and stopped) with the first one may have spent its one epoch already
+    with tf.Graph().as_default():
+        q2 = tf.train.string_input_producer([str(p)], num_epochs=1, shuffle=False)
+        name, contents = tf.WholeFileReader().read(q2)
+        with tf.Session() as s:
+            s.run(tf.local_variables_initializer())
+            whole = run_pipeline(s, [name, contents])
     assert lines == [[("%s:2" % p).encode(), b"l1"], [("%s:3" % p).encode(), b"l2"]]
     assert whole == [[str(p).encode(), b"h\nl1\nl2\n"]]
 
