@@ -78,7 +78,7 @@ def test_two_processes_of_two_devices_train_like_one(tmp_path):
     for p in procs:
         stdout, stderr = p.communicate(timeout=240)
         assert p.returncode == 0, stderr[-3000:]
-        outs.append(json.loads(stdout.strip().splitlines()[-1]))
+        outs.append(json.loads(next(line for line in reversed(stdout.strip().splitlines()) if line.startswith("{"))))
     one = _run(1, "mlp")
     for out in outs:
         _same_training(one, out)
