@@ -2,7 +2,10 @@
 `from tensorflow.python.ops import array_ops`, ...). TF's internal modules are not tinyflow's
 layout, so each aliased module is a plain namespace holding the tf names scripts take from it: the
 whole `tf.` namespace, plus the submodule's own extras (tf.nn for nn_ops, the rnn cells for
-rnn_cell_impl, ...). Scripts that reach deeper into TF's internals still fail, with ImportError."""
+rnn_cell_impl, ...). Scripts that reach deeper into TF's internals still fail, with ImportError.
+
+`tensorflow.core.*_pb2` (`from tensorflow.core.framework import graph_pb2`) name the protobuf messages
+tinyflow declares (formats/tf_protos.py); config_pb2 and rewriter_config_pb2 the session option records."""
 import sys
 import types
 
@@ -50,11 +53,15 @@ def build(tinyflow):
     """The shim modules, keyed by their full `tensorflow.python...` name."""
     public = {k: v for k, v in vars(tinyflow).items() if not k.startswith("_")}
     modules = {"tensorflow.python": types.ModuleType("tensorflow.python")}
-    modules["tensorflow.python"].__dict__.update(public)
+    def lazy(name):   # tf names not loaded yet (PEP 562 on each shim module): tinyflow loads them on use
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(tinyflow, name)
+    modules["tensorflow.python"].__dict__.update(public, __getattr__=lazy)
     for name in sorted(MODULES):  # parents first, so children can be attached to them
         full = "tensorflow.python." + name
         module = types.ModuleType(full, "tinyflow's stand-in for TF's %s" % full)
-        module.__dict__.update(public)
+        module.__dict__.update(public, __getattr__=lazy)
         extra = _extra(tinyflow, MODULES[name]) if MODULES[name] else None
         if extra is not None:
             module.__dict__.update({k: v for k, v in vars(extra).items() if not k.startswith("_")})
@@ -72,9 +79,36 @@ def build(tinyflow):
     return modules
 
 
+def core_modules():
+    """`tensorflow.core.<dir>.<file>_pb2` -> tinyflow's declarations of TF's messages, with their parents."""
+    from tinyflow.formats import tf_protos
+    from tinyflow.runtime import config
+    modules = {}
+    for pf in tf_protos.FILES:
+        folder, _, file = pf.name[:-len(".proto")].rpartition("/")
+        modules[folder.replace("/", ".") + "." + file + "_pb2"] = tf_protos._MODULES[file]
+    records = types.ModuleType("tensorflow.core.protobuf.config_pb2", "TF's session options (runtime/config.py)")
+    records.__dict__.update({k: v for k, v in vars(config).items() if isinstance(v, type) and k[:1] != "_"})
+    rewriter = types.ModuleType("tensorflow.core.protobuf.rewriter_config_pb2", "Grappler's switches (accepted)")
+    rewriter.RewriterConfig = config.RewriterConfig
+    modules.update({"tensorflow.core.protobuf.config_pb2": records,
+                    "tensorflow.core.protobuf.rewriter_config_pb2": rewriter})
+    for name in sorted(modules):   # the folders as packages: tensorflow.core, tensorflow.core.framework, ...
+        parent = name.rpartition(".")[0]
+        while parent not in ("tensorflow", "tensorflow.python") and parent not in modules:
+            modules[parent] = types.ModuleType(parent, "tinyflow's stand-in for TF's %s" % parent)
+            parent = parent.rpartition(".")[0]
+    return modules
+
+
 def install(tinyflow):
     """Registers the shims in sys.modules (called by the runner's alias_tensorflow)."""
-    for name, module in build(tinyflow).items():
+    modules = build(tinyflow)
+    modules.update({k: v for k, v in core_modules().items() if k not in modules})
+    for name, module in sorted(modules.items()):
+        parent, _, leaf = name.rpartition(".")
+        if parent in sys.modules and not hasattr(sys.modules[parent], leaf):
+            setattr(sys.modules[parent], leaf, module)
         sys.modules.setdefault(name, module)
     if "tensorflow" in sys.modules:
         sys.modules["tensorflow"].python = sys.modules["tensorflow.python"]
