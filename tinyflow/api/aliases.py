@@ -6,12 +6,11 @@ import contextlib
 from tinyflow.graph import shapes as _shapes
 from tinyflow.graph.core import Tensor, constant_value, get_default_graph, name_scope
 from tinyflow.ops.core import array_ops, math_ops
-from tinyflow.ops.core.base import broadcast_shapes, convert_to_tensor
+from tinyflow.ops.core.base import broadcast_shapes, convert_to_tensor, make_op_raw
 
 __all__ = ["arg_max", "arg_min", "device", "colocate_with", "container", "init_scope", "dimension_value",
            "dimension_at_index", "is_tensor", "get_static_value", "identity_n", "broadcast_static_shape",
-           "tables_initializer", "initialize_all_tables", "op_scope", "variable_op_scope", "get_logger",
-           "NotDifferentiable", "no_gradient"]
+           "tables_initializer", "initialize_all_tables", "op_scope", "variable_op_scope", "get_logger"]
 
 
 def arg_max(input, dimension, output_type="int64", name=None):
@@ -75,9 +74,9 @@ def get_static_value(tensor, partial=False):
 
 
 def identity_n(input, name=None):
-    """tf.identity of each tensor of a list."""
-    with name_scope(name, "IdentityN"):
-        return [array_ops.identity(x) for x in input]
+    """tf.identity of each tensor of a list (one IdentityN op)."""
+    inputs = [array_ops.convert_to_tensor(x) for x in input]
+    return make_op_raw("IdentityN", inputs, name=name or "IdentityN").outputs
 
 
 def broadcast_static_shape(shape_x, shape_y):
@@ -113,8 +112,3 @@ def get_logger():
     return tf_logger()
 
 
-def NotDifferentiable(op_type):  # noqa: N802 (TF's name)
-    """Accepted: an op without a gradient rule already gets none in tinyflow (its OpDef says grad=None)."""
-
-
-no_gradient = NotDifferentiable
