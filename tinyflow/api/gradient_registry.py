@@ -68,10 +68,8 @@ def _graph_mode(f, args, kwargs):
     variables = _variables_read(graph, graph._ops[mark:], args) if (
         "variables" in spec.args or "variables" in spec.kwonlyargs or spec.varkw) else []
     flat = [convert_to_tensor(t) for t in nest.flatten(result)]
-    name = "CustomGradient-%d" % next(_UIDS)
 
-    def grad(op, *grads):
-        grads = grads[:len(flat)]
+    def grad(*grads):
         if variables:
             input_grads, variable_grads = grad_fn(*grads, variables=variables)
             if len(variable_grads) != len(variables):
@@ -82,13 +80,18 @@ def _graph_mode(f, args, kwargs):
         if len(input_grads) != len(args):
             raise ValueError("custom_gradient's grad_fn returned %d gradients for %d arguments"
                              % (len(input_grads), len(args)))
-        return [None] * len(flat) + list(input_grads) + list(variable_grads)
+        return list(input_grads) + list(variable_grads)
+    return nest.pack_sequence_as(result, with_gradient(flat, args + [v.value() for v in variables], grad))
 
-    register_gradient(name, grad)
-    reads = [v.value() for v in variables]
-    with graph.gradient_override_map({"IdentityN": name}):
-        outs = make_op_raw("IdentityN", flat + args + reads).outputs
-    return nest.pack_sequence_as(result, outs[:len(flat)])
+
+def with_gradient(outputs, inputs, grad):
+    """`outputs` again, differentiated as grad(*output grads) -> one gradient per input: outputs and
+    inputs pass through one IdentityN op whose gradient (registered under a fresh name) gives None to
+    the outputs' own computation and grad's results to the inputs."""
+    name = "CustomGradient-%d" % next(_UIDS)
+    register_gradient(name, lambda op, *grads: [None] * len(outputs) + list(grad(*grads[:len(outputs)])))
+    with get_default_graph().gradient_override_map({"IdentityN": name}):
+        return make_op_raw("IdentityN", list(outputs) + list(inputs)).outputs[:len(outputs)]
 
 
 def _variables_read(graph, ops, args):

@@ -34,13 +34,31 @@ MODULES = {
     "saved_model.signature_def_utils": "saved_model.signature_def_utils",
     "saved_model.builder": "saved_model.builder", "saved_model.loader": "saved_model.loader",
     "saved_model.utils": "saved_model.utils", "saved_model.main_op": "saved_model.main_op",
+    "ops.control_flow_util": None, "ops.summary_op_util": None, "ops.inplace_ops": None, "ops.gradients": None,
+    "ops.gradients_impl": None, "ops.gen_image_ops": "image", "ops.resource_variable_ops": None,
+    "framework.function": None, "framework.sparse_tensor": "sparse", "layers.base": "layers",
+    "lib.io.tf_record": "python_io", "util.tf_inspect": None, "tf2": None, "distribute": None,
+    "distribute.summary_op_util": None, "feature_column": "_feature_column",
+    "feature_column.feature_column": "_feature_column", "feature_column.feature_column_v2": "_feature_column",
+}
+# names TF's internal modules hold beyond the tf. namespace: module -> {name: attribute of api/internals.py}
+OWN = {
+    "framework.ops": ["uid"], "ops.control_flow_ops": ["with_dependencies"],
+    "ops.control_flow_util": ["ENABLE_CONTROL_FLOW_V2", "enable_control_flow_v2", "EnableControlFlowV2",
+                              "IsInXLAContext", "GetContainingXLAContext"],
+    "framework.function": ["Defun"], "ops.summary_op_util": ["collect", "clean_tag", "summary_scope"],
+    "distribute.summary_op_util": ["skip_summary"],
+    "ops.inplace_ops": ["inplace_update", "inplace_add", "inplace_sub", "alias_inplace_update",
+                        "alias_inplace_add", "alias_inplace_sub"],
+    "tf2": ["enabled"], "pywrap_tensorflow": ["EventsWriter"],
 }
 
 
 def _extra(tinyflow, path):
-    if path == "_device_lib":
-        from tinyflow.api import device_lib
-        return device_lib
+    if path in ("_device_lib", "_feature_column"):
+        import importlib
+        return importlib.import_module({"_device_lib": "tinyflow.api.device_lib",
+                                        "_feature_column": "tinyflow.api.feature_column"}[path])
     obj = tinyflow
     for part in path.split("."):
         obj = getattr(obj, part, None)
@@ -65,6 +83,16 @@ def build(tinyflow):
         extra = _extra(tinyflow, MODULES[name]) if MODULES[name] else None
         if extra is not None:
             module.__dict__.update({k: v for k, v in vars(extra).items() if not k.startswith("_")})
+        if name in OWN or name == "util.tf_inspect":
+            from tinyflow.api import internals
+            module.__dict__.update({k: getattr(internals, k) for k in OWN.get(name, ())})
+            if name == "util.tf_inspect":
+                module.__dict__.update(vars(internals.tf_inspect))
+        if name in ("ops.math_ops", "ops.gen_math_ops"):   # gen_math_ops's raw names, which math_ops star-imports
+            module.__dict__.update(mul=tinyflow.multiply, sub=tinyflow.subtract, neg=tinyflow.negative)
+        if name == "ops.resource_variable_ops":
+            module.__dict__.update(ResourceVariable=tinyflow.Variable, resource_scatter_add=tinyflow.scatter_add,
+                                   is_resource_variable=lambda v: isinstance(v, tinyflow.Variable))
         if name == "framework.tensor_shape":
             from tinyflow.graph import shapes
             module.__dict__.update({"as_shape": shapes.as_shape, "unknown_shape": lambda rank=None: shapes.TensorShape(
