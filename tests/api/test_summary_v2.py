@@ -63,3 +63,26 @@ def test_v2_summaries_write_tfs_values(tmp_path):
             assert got[3][4] == png.encode(np.array(want[3][4], np.uint8).reshape(h, w, 3))
         else:
             np.testing.assert_allclose(got[3], want[3], rtol=1e-6)
+
+
+# what TF 1.15's visualize_embeddings wrote for the same config
+PROJECTOR_PBTXT = ('model_checkpoint_path: "m.ckpt"\nembeddings {\n  tensor_name: "emb/w"\n'
+                   '  metadata_path: "meta.tsv"\n  sprite {\n    image_path: "sprite.png"\n'
+                   '    single_image_dim: 28\n    single_image_dim: 28\n  }\n}\n')
+
+
+def test_projector_config_written_as_tf_writes_it(tmp_path):
+    from tinyflow.api.contrib_tensorboard import projector
+    assert tf.contrib.tensorboard.plugins.projector is projector
+    config = projector.ProjectorConfig()
+    e = config.embeddings.add()
+    e.tensor_name, e.metadata_path = "emb/w", "meta.tsv"
+    e.sprite.image_path = "sprite.png"
+    e.sprite.single_image_dim.extend([28, 28])
+    config.model_checkpoint_path = "m.ckpt"
+    with tf.Graph().as_default():
+        writer = tf.summary.FileWriter(str(tmp_path))
+        projector.visualize_embeddings(writer, config)
+        writer.close()
+    assert (tmp_path / "projector_config.pbtxt").read_text() == PROJECTOR_PBTXT
+    assert projector.ProjectorConfig.DESCRIPTOR.full_name == "tensorflow.ProjectorConfig"

@@ -114,6 +114,8 @@ def core_modules():
     modules = {}
     for pf in tf_protos.FILES:
         folder, _, file = pf.name[:-len(".proto")].rpartition("/")
+        if not folder.startswith(("tensorflow/core/", "tensorflow/python/")):
+            continue   # (the projector's config is tf.contrib.tensorboard's: api/contrib_tensorboard.py)
         modules[folder.replace("/", ".") + "." + file + "_pb2"] = tf_protos._MODULES[file]
     records = types.ModuleType("tensorflow.core.protobuf.config_pb2", "TF's session options (runtime/config.py)")
     records.__dict__.update({k: v for k, v in vars(config).items() if isinstance(v, type) and k[:1] != "_"})
