@@ -192,7 +192,7 @@ class Estimator:
                                                          every_n_iter=cfg.log_step_count_steps))
         chief_hooks = list(spec.training_chief_hooks)
         if cfg.save_summary_steps:
-            chief_hooks.append(SummarySaverHook(cfg.save_summary_steps, self._model_dir))
+            chief_hooks.append(SummarySaverHook(cfg.save_summary_steps, output_dir=self._model_dir))
         save_steps, save_secs = cfg.save_checkpoints_steps, cfg.save_checkpoints_secs
         if saving_listeners and not (save_steps or save_secs):
             raise ValueError("There should be a CheckpointSaverHook to use saving_listeners. Please set one of "
