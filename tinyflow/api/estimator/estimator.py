@@ -282,6 +282,15 @@ class Estimator:
                     yield from _single_examples(batch)
 
 
+def _load_global_step_from_checkpoint_dir(checkpoint_dir):
+    """The global step of checkpoint_dir's latest checkpoint (0 when there is none), as TF's estimator reads it."""
+    try:
+        reader = _tf.train.NewCheckpointReader(_tf.train.latest_checkpoint(checkpoint_dir))
+        return int(reader.get_tensor(_tf.GraphKeys.GLOBAL_STEP))
+    except Exception:   # no checkpoint, or none with a global step: TF's estimator starts from 0
+        return 0
+
+
 def graph_savers():
     return _tf.get_collection(_tf.GraphKeys.SAVERS)
 
