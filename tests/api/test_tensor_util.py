@@ -53,3 +53,21 @@ def test_indexed_slices_convert_and_fetch_as_tf():
         assert tf.contrib.util.constant_value(tf.constant([5, 6])).tolist() == [5, 6]
         with pytest.raises(ValueError, match="without dense_shape"):
             tf.convert_to_tensor(tf.IndexedSlices(tf.constant([1.]), tf.constant([0])))
+
+
+def test_version_graph_keys_enums_and_tensor_spec():
+    assert tf.version.VERSION == tf.VERSION == "1.15.5" and tf.version.GRAPH_DEF_VERSION == 134
+    assert tf.__git_version__ == tf.GIT_VERSION == tf.version.GIT_VERSION
+    assert (tf.GraphKeys.ASSET_FILEPATHS, tf.GraphKeys.TABLE_INITIALIZERS, tf.GraphKeys.READY_OP) == (
+        "asset_filepaths", "table_initializer", "ready_op")   # TF 1.15's collection names
+    assert [e.value for e in tf.VariableAggregation] == [0, 1, 2, 3]
+    assert tf.VariableSynchronization.ON_READ.value == 3
+    with tf.Graph().as_default():
+        spec = tf.TensorSpec([None, 3], tf.int32, "x")
+        assert repr(spec) == "TensorSpec(shape=(?, 3), dtype=tf.int32, name='x')"
+        assert spec.is_compatible_with(tf.zeros([2, 3], tf.int32))
+        assert not spec.is_compatible_with(tf.zeros([2, 4], tf.int32))
+        assert spec == tf.TensorSpec([None, 3], tf.int32, "x") != tf.TensorSpec([None, 3], tf.int64, "x")
+        v = tf.get_variable("v", [2], aggregation=tf.VariableAggregation.MEAN,
+                            synchronization=tf.VariableSynchronization.ON_READ)
+        assert v.shape.as_list() == [2]

@@ -6,6 +6,7 @@ execution, TF's files, ...) is loaded on first use (PEP 562): `LAZY_MODULES` and
 where each name lives, and `tinyflow/__init__.py` asks `lazy(name)` for what it does not hold yet.
 """
 import importlib
+import types as _types
 
 import jax as _jax
 
@@ -60,6 +61,13 @@ _core.register_graph_codec("as_graph_def", _as_graph_def)
 # release is TINYFLOW_VERSION.
 VERSION = __version__ = "1.15.5"
 TINYFLOW_VERSION = "0.1.0"
+GIT_VERSION = __git_version__ = "tinyflow-" + TINYFLOW_VERSION   # (TF's is the git tag of its build)
+COMPILER_VERSION = __compiler_version__ = "XLA through JAX"
+GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER = 134, 0, 0   # TF 1.15's
+MONOLITHIC_BUILD = 0
+version = _types.SimpleNamespace(VERSION=VERSION, GIT_VERSION=GIT_VERSION, COMPILER_VERSION=COMPILER_VERSION,
+                                 GRAPH_DEF_VERSION=134, GRAPH_DEF_VERSION_MIN_CONSUMER=0,
+                                 GRAPH_DEF_VERSION_MIN_PRODUCER=0)
 
 # tf.<name> -> the module that is that namespace, imported on first use
 LAZY_MODULES = {

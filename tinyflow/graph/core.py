@@ -39,6 +39,11 @@ class GraphKeys:
     ACTIVATIONS = "activations"
     WEIGHTS = "weights"
     BIASES = "biases"
+    ASSET_FILEPATHS, CONCATENATED_VARIABLES, COND_CONTEXT = "asset_filepaths", "concatenated_variables", "cond_context"
+    EVAL_STEP, LOCAL_INIT_OP, LOCAL_RESOURCES, READY_OP = "eval_step", "local_init_op", "local_resources", "ready_op"
+    READY_FOR_LOCAL_INIT_OP, RESOURCES, SAVEABLE_OBJECTS = "ready_for_local_init_op", "resources", "saveable_objects"
+    SUMMARY_OP, TABLE_INITIALIZERS, WHILE_CONTEXT = "summary_op", "table_initializer", "while_context"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
 
 
 class ShapeError(ValueError):
