@@ -9,7 +9,8 @@ from tinyflow.graph.core import Tensor, constant_value, get_default_graph, name_
 from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.base import broadcast_shapes, convert_to_tensor, make_op_raw
 
-__all__ = ["VariableAggregation", "VariableSynchronization", "TensorSpec", "arg_max", "arg_min", "device", "colocate_with", "container", "init_scope", "dimension_value",
+__all__ = ["VariableAggregation", "VariableSynchronization", "TensorSpec",
+           "arg_max", "arg_min", "device", "colocate_with", "container", "init_scope", "dimension_value",
            "dimension_at_index", "is_tensor", "get_static_value", "identity_n", "broadcast_static_shape",
            "tables_initializer", "initialize_all_tables", "op_scope", "variable_op_scope", "get_logger"]
 
