@@ -312,3 +312,14 @@ def test_meta_graph_rebuilds_the_graph_for_restore(tmp_path):
             tf.train.import_meta_graph(prefix + ".meta")
     saver.save(sess, str(tmp_path / "plain"), write_meta_graph=False)
     assert not os.path.exists(str(tmp_path / "plain.meta"))
+
+
+def test_generate_checkpoint_state_proto_as_tf():
+    """TF 1.15 printed these two messages for the same calls."""
+    assert str(tf.train.generate_checkpoint_state_proto("run", "run/model-5", ["run/model-3"])) == (
+        'model_checkpoint_path: "model-5"\nall_model_checkpoint_paths: "model-3"\n'
+        'all_model_checkpoint_paths: "model-5"\n')
+    assert str(tf.train.generate_checkpoint_state_proto(
+        "/abs/run", "/abs/run/model-5", all_model_checkpoint_timestamps=[1.5], last_preserved_timestamp=2.0)) == (
+        'model_checkpoint_path: "/abs/run/model-5"\nall_model_checkpoint_paths: "/abs/run/model-5"\n'
+        'all_model_checkpoint_timestamps: 1.5\nlast_preserved_timestamp: 2.0\n')
