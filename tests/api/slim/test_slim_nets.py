@@ -152,3 +152,14 @@ def test_errors_are_tf_s():
             resnet_v1.resnet_v1_50(x, output_stride=6)
         with pytest.raises(ValueError, match="The target output_stride cannot be reached."):
             resnet_v2.resnet_v2_50(x, output_stride=64, scope="r2")
+
+
+def test_second_builds_match_tf():
+    # reuse=True, the default scope, an enclosing variable scope: TF's variables, end_points, op and
+    # collection names (reuse_oracle.py runs the same probe on TF 1.15)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("reuse_oracle", os.path.join(HERE, "reuse_oracle.py"))
+    oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oracle)
+    got = json.loads(json.dumps(oracle.probe(tf, slim, resnet_v1, vgg)))
+    assert got == json.load(open(os.path.join(HERE, "reuse.json")))
