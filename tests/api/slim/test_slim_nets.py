@@ -163,3 +163,19 @@ def test_second_builds_match_tf():
     spec.loader.exec_module(oracle)
     got = json.loads(json.dumps(oracle.probe(tf, slim, resnet_v1, vgg)))
     assert got == json.load(open(os.path.join(HERE, "reuse.json")))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["alexnet_v2", "inception_v1", "inception_v2", "inception_v3", "resnet_v1_50",
+                                  "resnet_v2_50"])
+def test_full_size_logits_match_tf(name):
+    # weights from full_size_oracle.value instead of a checkpoint (alexnet's fc6 alone is 200 MB); the
+    # VGGs and overfeat share alexnet's classifier head
+    import importlib.util
+    import tinyflow.api.slim.nets as nets
+    spec = importlib.util.spec_from_file_location("full_size_oracle", os.path.join(HERE, "full_size_oracle.py"))
+    oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oracle)
+    out = oracle.run(tf, slim, nets, name)
+    want = np.array(json.load(open(os.path.join(HERE, "full_size.json")))[name])
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
