@@ -179,3 +179,20 @@ def test_full_size_logits_match_tf(name):
     out = oracle.run(tf, slim, nets, name)
     want = np.array(json.load(open(os.path.join(HERE, "full_size.json")))[name])
     np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["resnet_v2_small"])
+def test_finetune_from_tf_checkpoint_matches_tf(name):
+    # restore all but the logits from TF's checkpoint, 3 create_train_op steps (batch norm in training
+    # mode, moving averages through UPDATE_OPS): TF's losses and moving mean (finetune_oracle.py)
+    import importlib.util
+    import tinyflow.api.slim.nets as nets
+    spec = importlib.util.spec_from_file_location("finetune_oracle", os.path.join(HERE, "finetune_oracle.py"))
+    oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oracle)
+    got = oracle.probe(tf, slim, nets, name)
+    want = json.load(open(os.path.join(HERE, "finetune.json")))[name]
+    assert got["restored_stat"] == pytest.approx(want["restored_stat"], rel=1e-6)
+    np.testing.assert_allclose(got["losses"], want["losses"], rtol=1e-4)
+    np.testing.assert_allclose(got["stat"], want["stat"], rtol=1e-4, atol=1e-6)
