@@ -34,6 +34,7 @@ from tinyflow.ops.dynamic_ops import *  # noqa: E402,F403 (dynamic_partition, dy
 from tinyflow.ops.variable_scope import *  # noqa: E402,F403
 from tinyflow.ops.init_ops import *  # noqa: E402,F403
 from tinyflow.ops.linalg_ops import *  # noqa: E402,F403
+from tinyflow.ops.linalg_decomp import *  # noqa: E402,F403 (cholesky, svd, self_adjoint_eig, matrix_solve, ...)
 from tinyflow.ops.functional_ops import *  # noqa: E402,F403
 from tinyflow.ops.logging_ops import *  # noqa: E402,F403 (tf.Assert, tf.Print, tf.print, tf.check_numerics)
 from tinyflow.ops.check_ops import *  # noqa: E402,F403 (tf.assert_equal, ...)

@@ -6,15 +6,21 @@ from tinyflow.ops.linalg_ops import matrix_determinant as det, matrix_inverse as
 from tinyflow.ops.core.math_ops import matmul
 from tinyflow.ops.matrix_ops import cross, matrix_band_part as band_part, matrix_set_diag as set_diag  # noqa: F401
 from tinyflow.ops.matrix_ops import matrix_transpose
+from tinyflow.ops.linalg_decomp import (cholesky, cholesky_solve, log_matrix_determinant as slogdet, logdet,  # noqa: F401
+                                        matrix_solve as solve, matrix_solve_ls as lstsq, qr,
+                                        matrix_triangular_solve as triangular_solve, self_adjoint_eig as eigh,
+                                        self_adjoint_eigvals as eigvalsh, svd)
+from tinyflow.api.linear_operator import LinearOperator, LinearOperatorLowerTriangular  # noqa: F401
 from tinyflow.ops.core import array_ops
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.graph.core import get_default_graph
 
-__all__ = ["band_part", "cross", "det", "inv", "matmul", "matvec", "matrix_transpose", "norm", "set_diag", "trace",
-           "transpose"]
+__all__ = ["LinearOperator", "LinearOperatorLowerTriangular", "adjoint", "band_part", "cholesky", "cholesky_solve",
+           "cross", "det", "eigh", "eigvalsh", "inv", "logdet", "lstsq", "matmul", "matvec", "matrix_transpose", "norm",
+           "qr", "set_diag", "slogdet", "solve", "svd", "trace", "transpose", "triangular_solve"]
 
 
-transpose = matrix_transpose
+transpose = adjoint = matrix_transpose   # (real dtypes: the adjoint is the transpose)
 
 
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
@@ -25,7 +31,7 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
 
 
 _ELSEWHERE = {"einsum": "einsum", "tensordot": "tensordot", "eye": "eye", "diag_part": "matrix_diag_part",
-              "diag": "matrix_diag", "band_part": "matrix_band_part", "qr": "qr", "cholesky": "cholesky"}
+              "diag": "matrix_diag", "band_part": "matrix_band_part"}
 
 
 def __getattr__(name):

@@ -4,16 +4,14 @@ graph ops giving a variable its first value. get_variable calls them under "<var
 import math
 import types
 
-import jax.numpy as jnp
 import numpy as np
 
 from tinyflow.graph import dtypes as dt
-from tinyflow.graph.core import ShapeError
-from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops import random_ops
 from tinyflow.ops.core import array_ops, math_ops
-from tinyflow.ops.core.base import constant, make_op
+from tinyflow.ops.core.base import constant
+from tinyflow.ops.linalg_decomp import qr
 
 # The tf.* names (TF 1.15's top level); the classes are reached as tf.initializers.* or this module.
 __all__ = [
@@ -190,22 +188,6 @@ class GlorotNormal(VarianceScaling):
         return {"seed": self.seed, "dtype": self.dtype.name}
 
 
-def _qr_shape(shapes, attrs, values):
-    s = shapes[0]
-    if s.ndims is not None and s.ndims < 2:
-        raise ShapeError("Shape must be at least rank 2 but is rank %d" % s.ndims)
-    if s.ndims is None:
-        return [TensorShape(None), TensorShape(None)]
-    *batch, m, n = s.as_list()
-    k = None if m is None or n is None else min(m, n)
-    return [TensorShape(batch + [m, k]), TensorShape(batch + [k, n])]
-
-
-# Only the orthogonal initializer needs a QR decomposition; its gradient is not needed there.
-register_op("Qr", shape=_qr_shape, dtype=lambda d, a: [d[0], d[0]], grad=None,
-            lower=lambda a, x: tuple(jnp.linalg.qr(x, mode="reduced")))
-
-
 class Orthogonal(Initializer):
     """A (semi-)orthogonal matrix times `gain`, from the QR decomposition of a normal matrix; a
     higher-rank shape is the flattened [prod(shape[:-1]), shape[-1]] matrix reshaped."""
@@ -222,7 +204,7 @@ class Orthogonal(Initializer):
         cols = dims[-1]
         flat = (cols, rows) if rows < cols else (rows, cols)
         a = random_ops.random_normal(list(flat), dtype=dtype, seed=self.seed)
-        q, r = make_op("Qr", [a], {"full_matrices": False}, name="Qr")
+        q, r = qr(a)
         # Multiplying by the signs of diag(r) makes the distribution uniform over orthogonal matrices.
         d = math_ops.reduce_sum(math_ops.multiply(r, constant(np.eye(flat[1]), dtype=dtype)), axis=0)
         q = math_ops.multiply(q, math_ops.sign(d))
