@@ -28,7 +28,9 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # runtime: 2800 -> 2830 for issue 27's RewriterConfig record (rewriter_config_pb2; GraphOptions.rewrite_options).
 # api: 22000 -> 30000 and total 45000 -> 53000 for the frontend families issues 27/28 bring in (slim.nets,
 # seq2seq, TF1's distributed API, contrib.data/lookup, Keras saving and layers): frontend, not engine.
-BUDGET = {"graph": 2100, "formats": 2500, "passes": 1900, "ops": 11700, "lower": 1260, "runtime": 2830,
+# ops: 11700 -> 12300 for issue 27 item 6's long tail (linalg decompositions and solvers with one shared VJP
+# gradient op, draw_bounding_boxes, the JPEG header and crop, histogram/bitcast/ensure_shape/patches, ...).
+BUDGET = {"graph": 2100, "formats": 2500, "passes": 1900, "ops": 12300, "lower": 1260, "runtime": 2830,
           "api": 30000, "cli": 1000}
 TOTAL = 53000
 

@@ -11,7 +11,8 @@ from tinyflow.ops.core import math_ops as M
 from tinyflow.ops.core.array_ops import expand_dims, pad, reshape, shape, squeeze, stack
 from tinyflow.ops.core.base import constant_value_of, convert_to_tensor
 from tinyflow.ops.core.indexing_ops import slice as _slice, where as _where
-from tinyflow.ops.image_ops import (crop_and_resize, non_max_suppression, non_max_suppression_padded,  # noqa: F401
+from tinyflow.ops.image_ops import (crop_and_resize, draw_bounding_boxes, non_max_suppression,  # noqa: F401
+                                    non_max_suppression_padded,
                                     resize as _resize, sample_distorted_bounding_box)
 from tinyflow.ops.matrix_ops import tensordot
 from tinyflow.ops.random_ops import random_uniform
@@ -19,6 +20,8 @@ from tinyflow.ops.core.sequence_ops import reverse
 from tinyflow.api.image_adjust import *  # noqa: F401,F403 (colour spaces, adjustments, random augmentations)
 from tinyflow.api.image_adjust import __all__ as _adjust_all, convert_image_dtype  # noqa: F401
 from tinyflow.ops.image_codec_ops import decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png  # noqa: F401
+from tinyflow.ops.image_codec_ops import decode_and_crop_jpeg, extract_jpeg_shape  # noqa: F401
+from tinyflow.api.image_quality import psnr, ssim, ssim_multiscale  # noqa: F401
 
 __all__ = [
     "ResizeMethod", "central_crop", "decode_image", "decode_jpeg", "decode_png", "encode_jpeg",
@@ -26,7 +29,8 @@ __all__ = [
     "flip_up_down", "pad_to_bounding_box", "per_image_standardization", "random_flip_left_right",
     "random_flip_up_down", "resize", "resize_bicubic", "resize_bilinear", "resize_image_with_crop_or_pad",
     "resize_images", "resize_nearest_neighbor", "rgb_to_grayscale", "sample_distorted_bounding_box", "crop_and_resize",
-    "non_max_suppression", "non_max_suppression_padded",
+    "non_max_suppression", "non_max_suppression_padded", "decode_and_crop_jpeg", "draw_bounding_boxes",
+    "extract_jpeg_shape", "psnr", "ssim", "ssim_multiscale",
 ] + _adjust_all
 
 

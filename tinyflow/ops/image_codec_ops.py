@@ -112,6 +112,76 @@ def decode_image(contents, channels=None, dtype=dt.uint8, name=None, expand_anim
     return _decode_op("any", contents, channels or 0, dtype, name)
 
 
+def jpeg_shape(data):
+    """[height, width, components] from a JPEG's frame header (its SOFn marker), or None if `data` is no JPEG."""
+    if data[:2] != b"\xff\xd8":
+        return None
+    i = 2
+    while i + 4 <= len(data):
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:   # fill byte
+            i += 1
+            continue
+        if marker in (0x01, *range(0xD0, 0xD8)):   # markers without a length
+            i += 2
+            continue
+        size = int.from_bytes(data[i + 2:i + 4], "big")
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            if i + 10 > len(data):
+                return None
+            return [int.from_bytes(data[i + 5:i + 7], "big"), int.from_bytes(data[i + 7:i + 9], "big"), data[i + 9]]
+        if marker in (0xD9, 0xDA) or size < 2:   # end of image or start of scan before any frame header
+            return None
+        i += 2 + size
+    return None
+
+
+def _extract_jpeg_shape(session, op, inputs):
+    data = bytes(np.asarray(inputs[0]).reshape(-1)[0])
+    got = jpeg_shape(data)
+    if got is None:
+        raise errors.InvalidArgumentError(op.node_def, op, "Invalid JPEG data, size %d" % len(data))
+    return [np.array(got, op.attrs["output_type"].as_numpy_dtype)]
+
+
+register_host_op("ExtractJpegShape", lambda s, a, v: [TensorShape([3])], lambda d, a: [a["output_type"]],
+                 _extract_jpeg_shape)
+
+
+def extract_jpeg_shape(contents, output_type=dt.int32, name=None):
+    """tf.image.extract_jpeg_shape: [height, width, channels] of a JPEG from its header, without decoding it."""
+    return make_host_op("ExtractJpegShape", [as_strings(contents, "contents")],
+                        {"output_type": dt.as_dtype(output_type)}, name=name or "ExtractJpegShape").outputs[0]
+
+
+def _decode_and_crop(session, op, inputs):
+    y, x, h, w = (int(v) for v in np.asarray(inputs[1]).reshape(-1))
+    image = _decode(session, op, inputs[:1])[0]
+    if min(y, x) < 0 or h <= 0 or w <= 0 or y + h > image.shape[0] or x + w > image.shape[1]:
+        raise errors.InvalidArgumentError(op.node_def, op, "Invalid JPEG data or crop window, data size %d"
+                                          % len(bytes(np.asarray(inputs[0]).reshape(-1)[0])))
+    return [np.ascontiguousarray(image[y:y + h, x:x + w])]
+
+
+register_host_op("DecodeAndCropJpeg", lambda s, a, v: [TensorShape([None, None, a["channels"] or None])],
+                 lambda d, a: [dt.uint8], _decode_and_crop)
+
+
+def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upscaling=True,
+                         try_recover_truncated=False, acceptable_fraction=1, dct_method="", name=None):
+    """tf.image.decode_and_crop_jpeg: the window crop_window = [y, x, height, width] of a JPEG's image."""
+    if channels not in (0, 1, 3, 4):
+        raise ValueError("channels must be 0, 1, 3 or 4, got %r" % (channels,))
+    window = convert_to_tensor(crop_window, dt.int32, name="crop_window")
+    if not window.shape.is_compatible_with(TensorShape([4])):
+        raise ValueError("crop_window must be a vector of 4 int32s, got shape %s" % window.shape)
+    return make_host_op("DecodeAndCropJpeg", [as_strings(contents, "contents"), window],
+                        {"kind": "jpeg", "channels": int(channels), "dtype": dt.uint8},
+                        name=name or "DecodeAndCropJpeg").outputs[0]
+
+
 def _encode(session, op, inputs):
     Image = _pil(op)
     a = np.asarray(inputs[0])

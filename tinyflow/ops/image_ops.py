@@ -435,3 +435,56 @@ def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score
     """The indices of the boxes TF's greedy non-max suppression keeps, best score first."""
     return non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold, score_threshold,
                                       name=name or "non_max_suppression")[0]
+
+
+# ---- DrawBoundingBoxes(V2): TF's kernel, each box's four edges painted in its colour, later boxes on top --------
+_BOX_COLORS = np.array([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1], [0.5, 0, 0.5, 1], [0.5, 0.5, 0, 1],
+                        [0.5, 0, 0, 1], [0, 0, 0.5, 1], [0, 1, 1, 1], [1, 0, 1, 1]], np.float32)
+
+
+def _draw_boxes_lower(a, images, boxes, colors):
+    h, w, depth = images.shape[1:]
+    if colors.shape[0] == 0:
+        colors = jnp.asarray(_BOX_COLORS)
+    if depth == 1:   # TF paints grey images' boxes white
+        colors = colors.at[:, 0].set(1.0)
+    # TF truncates box * (size - 1) toward zero (a static_cast), in float32
+    edges = jnp.trunc(boxes.astype(jnp.float32) * jnp.array([h - 1, w - 1, h - 1, w - 1], jnp.float32))
+    r0, c0, r1, c1 = [edges[..., k, None, None].astype(jnp.int32) for k in range(4)]   # [batch, boxes, 1, 1]
+    rows, cols = jnp.arange(h)[:, None], jnp.arange(w)[None, :]
+    in_rows = (rows >= r0) & (rows <= r1)
+    in_cols = (cols >= c0) & (cols <= c1)
+    on = (((rows == r0) | (rows == r1)) & in_cols) | (((cols == c0) | (cols == c1)) & in_rows)
+    on = on & (r0 <= r1) & (c0 <= c1)   # inverted boxes are not drawn            [batch, boxes, h, w]
+    n = boxes.shape[1]
+    last = n - 1 - jnp.argmax(on[:, ::-1], axis=1)                                 # the last box on each pixel
+    color = colors[last % colors.shape[0]][..., :depth]                           # [batch, h, w, 4]
+    return jnp.where(jnp.any(on, axis=1)[..., None], color.astype(images.dtype), images)
+
+
+def _draw_boxes_shape(shapes, attrs, values):
+    if shapes[0].ndims not in (None, 4):
+        raise ShapeError("Shape must be rank 4 but is rank %d for 'DrawBoundingBoxes'" % shapes[0].ndims)
+    if shapes[1].ndims not in (None, 3):
+        raise ShapeError("Shape must be rank 3 but is rank %d for 'DrawBoundingBoxes'" % shapes[1].ndims)
+    return [shapes[0]]
+
+
+register_op("DrawBoundingBoxesV2", shape=_draw_boxes_shape, dtype=same_as_input(0), grad=None, lower=_draw_boxes_lower)
+
+
+def draw_bounding_boxes(images, boxes, name=None, colors=None):
+    """tf.image.draw_bounding_boxes: float images [batch, height, width, depth] with the edges of boxes
+    [batch, num_boxes, 4] (ymin, xmin, ymax, xmax in [0, 1]) drawn in TF's colour table (or `colors`)."""
+    with name_scope(name or "draw_bounding_boxes"):
+        images = convert_to_tensor(images, name="images")
+        if images.dtype not in (dt.float32, dt.float16):
+            raise TypeError("Value passed to parameter 'images' has DataType %s not in list of allowed values: "
+                            "float32, half" % images.dtype.name)
+        if images.shape.ndims == 4 and images.shape[3].value not in (None, 1, 3, 4):
+            raise ValueError("Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA), got %s for %s"
+                             % (images.shape[3].value, images.name))
+        boxes = convert_to_tensor(boxes, dt.float32, name="boxes")
+        colors = convert_to_tensor(np.zeros((0, 4), np.float32) if colors is None else colors, dt.float32,
+                                   name="colors")
+        return make_op("DrawBoundingBoxesV2", [images, boxes, colors], name="DrawBoundingBoxesV2")
