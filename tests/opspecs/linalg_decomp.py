@@ -1,6 +1,6 @@
 """Specs of the decompositions and solvers (ops/linalg_decomp.py), checked through sign-free values
 (eigenvalues, singular values, squared or absolute vectors) against numpy; their gradients (the
-shared LinalgGrad op) against finite differences. TF 1.15's numbers: tests/ops/test_linalg_decomp.py."""
+shared VjpGrad op) against finite differences. TF 1.15's numbers: tests/ops/test_linalg_decomp.py."""
 import numpy as np
 
 from opspecs import OpSpec

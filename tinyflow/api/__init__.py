@@ -48,6 +48,8 @@ from tinyflow.runtime.config import (ConfigProto, GPUOptions, GraphOptions, Opti
 from tinyflow.runtime.session import InteractiveSession, Session, get_default_session  # noqa: E402
 from tinyflow.api.tinyflow_api import *  # noqa: E402,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
 from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ... TF1's other names)
+from tinyflow.ops.misc_ops import *  # noqa: E402,F403 (bitcast, ensure_shape, histogram_fixed_width, ...)
+from tinyflow.api.core_extra import *  # noqa: E402,F403 (batch_gather, partitioners, py_function, ...)
 
 
 

@@ -21,6 +21,7 @@ from tinyflow.api.image_adjust import *  # noqa: F401,F403 (colour spaces, adjus
 from tinyflow.api.image_adjust import __all__ as _adjust_all, convert_image_dtype  # noqa: F401
 from tinyflow.ops.image_codec_ops import decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png  # noqa: F401
 from tinyflow.ops.image_codec_ops import decode_and_crop_jpeg, extract_jpeg_shape  # noqa: F401
+from tinyflow.ops.misc_ops import extract_image_patches  # noqa: F401
 from tinyflow.api.image_quality import psnr, ssim, ssim_multiscale  # noqa: F401
 
 __all__ = [
@@ -30,7 +31,7 @@ __all__ = [
     "random_flip_up_down", "resize", "resize_bicubic", "resize_bilinear", "resize_image_with_crop_or_pad",
     "resize_images", "resize_nearest_neighbor", "rgb_to_grayscale", "sample_distorted_bounding_box", "crop_and_resize",
     "non_max_suppression", "non_max_suppression_padded", "decode_and_crop_jpeg", "draw_bounding_boxes",
-    "extract_jpeg_shape", "psnr", "ssim", "ssim_multiscale",
+    "extract_image_patches", "extract_jpeg_shape", "psnr", "ssim", "ssim_multiscale",
 ] + _adjust_all
 
 

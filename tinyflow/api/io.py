@@ -8,6 +8,7 @@ from tinyflow.ops.parsing_ops import (FixedLenFeature, VarLenFeature, decode_csv
                                       parse_single_example)
 from tinyflow.ops.string_ops import decode_base64, encode_base64  # noqa: F401
 from tinyflow.ops.reader_ops import matching_files, read_file, write_file  # noqa: F401
+from tinyflow.ops.misc_ops import parse_tensor, serialize_tensor  # noqa: F401
 from tinyflow.ops.image_codec_ops import (decode_and_crop_jpeg, decode_image, decode_jpeg, decode_png,  # noqa: F401
                                          encode_jpeg, encode_png, extract_jpeg_shape)
 

@@ -1,6 +1,6 @@
 """Matrix decompositions and solvers as TF 1.15 has them: self_adjoint_eig(vals), svd, cholesky, qr,
 matrix_solve, matrix_triangular_solve, log_matrix_determinant (+ logdet, cholesky_solve, matrix_solve_ls
-built from them). Each op's gradient is one shared op, LinalgGrad, whose lowering is the VJP of the forward
+built from them). Each op's gradient is one shared op, VjpGrad, whose lowering is the VJP of the forward
 op's own lowering; the lowerings read what TF's kernels read (the lower triangle for eig and cholesky), so
 the gradients are TF's."""
 import jax
@@ -95,13 +95,14 @@ def _solve_check(a, m, b):
     return (jnp.all(jnp.isfinite(jnp.linalg.solve(m, b))),)
 
 
-def _grad(op, *grads):
-    """Every decomposition's gradient: LinalgGrad(inputs..., output grads...) -> one gradient per input."""
+def vjp_grad(op, *grads):
+    """The gradient of an op whose lowering JAX differentiates as TF does (every decomposition here,
+    ExtractImagePatches): VjpGrad(inputs..., output grads...) -> one gradient per input."""
     from tinyflow.ops.core.array_ops import zeros_like
     grads = [zeros_like(o) if g is None else g for o, g in zip(op.outputs, grads)]
     attrs = dict(op.attrs, forward=op.type, n_in=len(op.inputs))
     attrs.pop("_gradient_op_type", None)
-    out = make_op("LinalgGrad", list(op.inputs) + grads, attrs, name=op.name + "_grad")
+    out = make_op("VjpGrad", list(op.inputs) + grads, attrs, name=op.name + "_grad")
     return out if isinstance(out, list) else [out]
 
 
@@ -114,14 +115,14 @@ def _grad_lower(a, *arrays):
     return got[0] if n == 1 else tuple(got)
 
 
-register_op("LinalgGrad", shape=lambda s, a, v: list(s[:a["n_in"]]), dtype=lambda d, a: list(d[:a["n_in"]]),
+register_op("VjpGrad", shape=lambda s, a, v: list(s[:a["n_in"]]), dtype=lambda d, a: list(d[:a["n_in"]]),
             grad=None, lower=_grad_lower)
 _rule = dtype_rule  # (the dtype rules: real matrices, as TF's kernels on CPU and GPU take them)
 register_op("SelfAdjointEigV2", dtype=lambda d, a: _rule("SelfAdjointEigV2", _REAL, names=("input",))(d, a) * 2,
             shape=_shapes(lambda b, m, n, a: [b + [m], b + [m, n] if a["compute_v"] else [0]],
-                          "SelfAdjointEigV2", True), grad=_grad, lower=_eig)
+                          "SelfAdjointEigV2", True), grad=vjp_grad, lower=_eig)
 register_op("Cholesky", shape=_shapes(lambda b, m, n, a: [b + [m, n]], "Cholesky", True),
-            dtype=_rule("Cholesky", _REAL, names=("input",)), grad=_grad, lower=_cholesky,
+            dtype=_rule("Cholesky", _REAL, names=("input",)), grad=vjp_grad, lower=_cholesky,
             check=lambda a, x: (jnp.all(jnp.isfinite(_cholesky(a, x))),),
             check_message=lambda op: "Cholesky decomposition was not successful. The input might not be valid.")
 
@@ -134,20 +135,20 @@ def _svd_shape(b, m, n, a):
 
 
 register_op("Svd", shape=_shapes(_svd_shape, "Svd"), dtype=lambda d, a: _rule("Svd", _REAL, names=("input",))(d, a) * 3,
-            grad=_grad, lower=_svd)
-register_op("Qr", dtype=lambda d, a: _rule("Qr", _REAL, names=("input",))(d, a) * 2, grad=_grad,
+            grad=vjp_grad, lower=_svd)
+register_op("Qr", dtype=lambda d, a: _rule("Qr", _REAL, names=("input",))(d, a) * 2, grad=vjp_grad,
             shape=_shapes(lambda b, m, n, a: ([b + [m, m], b + [m, n]] if a["full_matrices"]
                                               else [b + [m, _min(m, n)], b + [_min(m, n), n]]), "Qr"),
             lower=lambda a, x: tuple(jnp.linalg.qr(x, mode="complete" if a["full_matrices"] else "reduced")))
 register_op("LogMatrixDeterminant", shape=_shapes(lambda b, m, n, a: [b, b], "LogMatrixDeterminant", True),
-            dtype=lambda d, a: _rule("LogMatrixDeterminant", _REAL, names=("input",))(d, a) * 2, grad=_grad,
+            dtype=lambda d, a: _rule("LogMatrixDeterminant", _REAL, names=("input",))(d, a) * 2, grad=vjp_grad,
             lower=lambda a, x: tuple(jnp.linalg.slogdet(x)))
-register_op("MatrixSolve", shape=_solve_shape("MatrixSolve"), grad=_grad,
+register_op("MatrixSolve", shape=_solve_shape("MatrixSolve"), grad=vjp_grad,
             dtype=_rule("MatrixSolve", _REAL, names=("matrix", "rhs")),
             lower=lambda a, m, b: jnp.linalg.solve(_swap(m) if a["adjoint"] else m, b),
             check=lambda a, m, b: _solve_check(a, _swap(m) if a["adjoint"] else m, b),
             check_message=lambda op: "Input matrix is not invertible.")
-register_op("MatrixTriangularSolve", shape=_solve_shape("MatrixTriangularSolve"), grad=_grad,
+register_op("MatrixTriangularSolve", shape=_solve_shape("MatrixTriangularSolve"), grad=vjp_grad,
             dtype=_rule("MatrixTriangularSolve", _REAL, names=("matrix", "rhs")), lower=_triangular)
 
 
