@@ -33,6 +33,10 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
     graph = property(lambda self: self.values.graph)
 
     def get_shape(self):
+        from tinyflow.ops.core.base import constant_value_of
+        known = constant_value_of(self.dense_shape)   # sparse_placeholder(shape=[...]): a constant
+        if known is not None:
+            return TensorShape([int(d) for d in known])
         n = self.dense_shape.shape.as_list()
         return TensorShape([None] * n[0] if n and n[0] is not None else None)
 

@@ -486,7 +486,8 @@ def _scatter_nd_lower(a, indices, updates, shape_):
 
 
 register_op("ScatterNd", shape=_scatter_nd_shape, dtype=same_as_input(1), lower=_scatter_nd_lower,
-            grad=lambda op, g: [None, gather_nd(g, op.inputs[0]), None])
+            grad=lambda op, g: [None, gather_nd(g, op.inputs[0]), None],
+            dynamic_shape=lambda op, known: not known[2])   # a shape fed at run time: between segments
 
 
 def scatter_nd(indices, updates, shape, name=None):
