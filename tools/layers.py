@@ -22,7 +22,7 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 # The namespace itself (api/__init__.py) may name every api module (it loads them lazily).
 API_ORDER = [
     ("basics", ["aliases", "tinyflow_api", "flags", "app", "logging", "gfile", "template", "dtypes",
-                "sparse", "image_adjust", "image_quality", "core_extra", "sparse_ops", "test", "cluster_resolver", "nest", "device_lib",
+                "sparse", "image_adjust", "image_quality", "core_extra", "sparse_ops", "signal", "test", "cluster_resolver", "nest", "device_lib",
                 "strings", "debugging", "linear_operator", "linalg", "math", "image", "distribute", "examples", "gradient_registry", "tensor_util",
                 "internals"]),
     ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "seq2seq"]),

@@ -77,6 +77,7 @@ version = _types.SimpleNamespace(VERSION=VERSION, GIT_VERSION=GIT_VERSION, COMPI
 LAZY_MODULES = {
     "nn": "tinyflow.api.nn", "train": "tinyflow.api.train", "layers": "tinyflow.api.layers",
     "losses": "tinyflow.api.losses", "linalg": "tinyflow.api.linalg", "math": "tinyflow.api.math",
+    "signal": "tinyflow.api.signal",
     "image": "tinyflow.api.image", "debugging": "tinyflow.api.debugging", "contrib": "tinyflow.api.contrib",
     "data": "tinyflow.api.data", "distribute": "tinyflow.api.distribute", "app": "tinyflow.api.app",
     "flags": "tinyflow.api.flags", "gfile": "tinyflow.api.gfile", "io": "tinyflow.api.io",

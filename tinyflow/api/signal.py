@@ -1,0 +1,156 @@
+"""tf.signal (and tf.contrib.signal) as TF 1.15 has them, for real signals: hann/hamming windows, frame,
+overlap_and_add, linear_to_mel_weight_matrix, dct (type II) and mfccs_from_log_mel_spectrograms, from graph
+ops (gathers and matrix products, so gradients flow). tinyflow has no complex dtypes, so the FFT family
+(stft, inverse_stft, fft, rfft) raises a clear error."""
+import numpy as np
+
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import get_default_graph
+from tinyflow.ops.core import array_ops, math_ops
+from tinyflow.ops.core.base import constant, convert_to_tensor
+from tinyflow.ops.core.indexing_ops import gather
+from tinyflow.ops.matrix_ops import tensordot
+
+__all__ = ["dct", "frame", "hamming_window", "hann_window", "inverse_stft", "linear_to_mel_weight_matrix",
+           "mfccs_from_log_mel_spectrograms", "overlap_and_add", "stft"]
+
+_MEL_BREAK_FREQUENCY_HERTZ, _MEL_HIGH_FREQUENCY_Q = 700.0, 1127.0
+
+
+def _raised_cosine(name, window_length, periodic, dtype, a, b):
+    dtype = dt.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError("dtype must be a floating point type. Found %s" % dtype)
+    with get_default_graph().name_scope(name):
+        n_win = int(window_length)
+        if n_win == 1:
+            return constant(np.ones([1], dtype.np))
+        npd = dtype.np.type   # TF's arithmetic, in the window's dtype
+        even = 1 - n_win % 2
+        n = npd(n_win + int(bool(periodic)) * even - 1)
+        cos_arg = npd(2 * np.pi) * np.arange(n_win, dtype=npd) / n
+        return constant((npd(a) - npd(b) * np.cos(cos_arg)).astype(npd))
+
+
+def hann_window(window_length, periodic=True, dtype=dt.float32, name=None):
+    """0.5 - 0.5 cos(2 pi n / N): N = window_length when periodic (for spectral analysis), else length - 1."""
+    return _raised_cosine(name or "hann_window", window_length, periodic, dtype, 0.5, 0.5)
+
+
+def hamming_window(window_length, periodic=True, dtype=dt.float32, name=None):
+    """0.54 - 0.46 cos(2 pi n / N), N as for hann_window."""
+    return _raised_cosine(name or "hamming_window", window_length, periodic, dtype, 0.54, 0.46)
+
+
+def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None):
+    """The frames of `signal` along `axis`: [..., num_frames, frame_length, ...], every frame_step samples
+    (the end padded with pad_value to a whole last frame when pad_end)."""
+    with get_default_graph().name_scope(name or "frame"):
+        x = convert_to_tensor(signal, name="signal")
+        rank = x.shape.ndims
+        if rank is None:
+            raise ValueError("frame needs the rank of %s known" % x.name)
+        axis = axis % rank
+        length = x.shape[axis].value
+        if length is None:
+            raise ValueError("frame needs the length of axis %d of %s known, got shape %s" % (axis, x.name, x.shape))
+        flen, step = int(frame_length), int(frame_step)
+        if pad_end:
+            n_frames = -(-length // step)
+            extra = max(0, (n_frames - 1) * step + flen - length)
+            if extra:
+                paddings = [[0, 0]] * rank
+                paddings[axis] = [0, extra]
+                x = array_ops.pad(x, paddings, constant_values=pad_value)
+        else:
+            n_frames = max(0, 1 + (length - flen) // step)
+        idx = step * np.arange(n_frames)[:, None] + np.arange(flen)[None, :]
+        return gather(x, constant(idx.astype(np.int32)), axis=axis)
+
+
+def overlap_and_add(signal, frame_step, name=None):
+    """Frames [..., frames, frame_length] added back into one signal [..., (frames - 1) * step + frame_length]."""
+    with get_default_graph().name_scope(name or "overlap_and_add"):
+        x = convert_to_tensor(signal, name="signal")
+        shape = x.shape.as_list() if x.shape.ndims is not None else None
+        if shape is None or len(shape) < 2 or None in shape[-2:]:
+            raise ValueError("overlap_and_add needs the last two dimensions of %s known, got %s" % (x.name, x.shape))
+        n, flen = shape[-2:]
+        step = int(frame_step)
+        out_len = (n - 1) * step + flen
+        place = np.zeros((n * flen, out_len), x.dtype.np)
+        for i in range(n):
+            place[i * flen + np.arange(flen), i * step + np.arange(flen)] = 1
+        out = math_ops.matmul(array_ops.reshape(x, [-1, n * flen]), constant(place))
+        head = shape[:-2]
+        if None in head:
+            return array_ops.reshape(out, array_ops.concat([array_ops.shape(x)[:-2], constant([out_len])], 0))
+        return array_ops.reshape(out, head + [out_len])
+
+
+def _hertz_to_mel(f):
+    return _MEL_HIGH_FREQUENCY_Q * np.log(1.0 + f / _MEL_BREAK_FREQUENCY_HERTZ)
+
+
+def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sample_rate=8000, lower_edge_hertz=125.0,
+                                upper_edge_hertz=3800.0, dtype=dt.float32, name=None):
+    """[num_spectrogram_bins, num_mel_bins]: triangular mel filters over the linear bins of a spectrogram
+    (0 to Nyquist); the DC bin gets no weight."""
+    if num_mel_bins <= 0 or num_spectrogram_bins <= 0 or sample_rate <= 0:
+        raise ValueError("num_mel_bins, num_spectrogram_bins and sample_rate must be positive")
+    if lower_edge_hertz < 0.0 or lower_edge_hertz >= upper_edge_hertz or upper_edge_hertz > sample_rate / 2:
+        raise ValueError("lower_edge_hertz %.1f and upper_edge_hertz %.1f must satisfy 0 <= lower < upper <= "
+                         "sample_rate / 2 (%.1f)" % (lower_edge_hertz, upper_edge_hertz, sample_rate / 2))
+    with get_default_graph().name_scope(name or "linear_to_mel_weight_matrix"):
+        bins = _hertz_to_mel(np.linspace(0.0, sample_rate / 2.0, num_spectrogram_bins)[1:])[:, None]
+        edges = np.linspace(_hertz_to_mel(lower_edge_hertz), _hertz_to_mel(upper_edge_hertz), num_mel_bins + 2)
+        lower, center, upper = edges[:-2][None], edges[1:-1][None], edges[2:][None]
+        weights = np.maximum(0.0, np.minimum((bins - lower) / (center - lower), (upper - bins) / (upper - center)))
+        return constant(np.pad(weights, [[1, 0], [0, 0]]).astype(dt.as_dtype(dtype).np))
+
+
+def dct(input, type=2, n=None, axis=-1, norm=None, name=None):
+    """The type-II discrete cosine transform of the last axis (scipy's: 2 sum x_n cos(pi k (2n + 1) / 2N);
+    norm="ortho" scales it orthonormal); `n` truncates or zero-pads the input first."""
+    if type != 2:
+        raise NotImplementedError("tinyflow: tf.signal.dct supports type 2 only, got type %r" % (type,))
+    if axis != -1:
+        raise NotImplementedError("axis must be -1. Got: %s" % axis)
+    if norm not in (None, "ortho"):
+        raise ValueError("Unknown normalization. Expected None or 'ortho', got: %s" % norm)
+    with get_default_graph().name_scope(name or "dct"):
+        x = convert_to_tensor(input, name="input")
+        size = x.shape[-1].value if x.shape.ndims else None
+        if size is None:
+            raise ValueError("dct needs the length of the last axis of %s known" % x.name)
+        n = size if n is None else int(n)
+        k = np.arange(n)
+        basis = 2 * np.cos(np.pi * k[None, :] * (2 * np.arange(n)[:, None] + 1) / (2 * n))   # [n_in, k]
+        if norm == "ortho":
+            basis = basis * np.where(k == 0, np.sqrt(1 / (4 * n)), np.sqrt(1 / (2 * n)))[None, :]
+        basis = basis[:min(size, n)]   # truncating the input drops its rows; zero-padding adds none
+        if size > n:
+            x = x[..., :n]
+        return tensordot(x, constant(basis.astype(x.dtype.np)), [[x.shape.ndims - 1], [0]])
+
+
+def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
+    """MFCCs: the orthonormal-scaled type-II DCT of log-mel spectrograms [..., num_mel_bins]."""
+    with get_default_graph().name_scope(name or "mfccs_from_log_mel_spectrograms"):
+        x = convert_to_tensor(log_mel_spectrograms, name="log_mel_spectrograms")
+        bins = x.shape[-1].value if x.shape.ndims else None
+        if bins is None:
+            raise ValueError("mfccs_from_log_mel_spectrograms needs num_mel_bins (the last axis) of %s known" % x.name)
+        return math_ops.multiply(dct(x), constant(np.asarray(1 / np.sqrt(bins * 2.0), x.dtype.np)))
+
+
+def _no_complex(name):
+    def fn(*args, **kwargs):
+        raise NotImplementedError("tinyflow: tf.signal.%s returns complex tensors, and tinyflow has no complex "
+                                  "dtypes (complex64/complex128) yet" % name)
+    fn.__name__ = name
+    return fn
+
+
+stft, inverse_stft, fft, ifft, rfft, irfft = (_no_complex(n) for n in ("stft", "inverse_stft", "fft", "ifft", "rfft",
+                                                                        "irfft"))
