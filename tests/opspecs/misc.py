@@ -27,3 +27,36 @@ SPECS = [
 ]
 EXEMPT = {"SerializeTensor": "host op: TF 1.15's bytes in tests/api/test_core_extra.py",
           "ParseTensor": "host op: tests/api/test_core_extra.py"}
+
+X3 = R.randn(1, 3, 4, 3, 2).astype(np.float32)
+W3 = R.randn(2, 2, 2, 2, 3).astype(np.float32)
+
+
+def _np_conv3d(x, w):
+    kd, kh, kw = w.shape[:3]
+    n, d, h, wd, _ = x.shape
+    out = np.zeros((n, d - kd + 1, h - kh + 1, wd - kw + 1, w.shape[4]), np.float64)
+    for i in range(out.shape[1]):
+        for j in range(out.shape[2]):
+            for k in range(out.shape[3]):
+                out[:, i, j, k] = np.tensordot(x[:, i:i + kd, j:j + kh, k:k + kw], w, 4)
+    return out
+
+
+def _np_conv3d_transpose(y, w, size):
+    kd, kh, kw = w.shape[:3]
+    out = np.zeros(size, np.float64)
+    for i in range(y.shape[1]):
+        for j in range(y.shape[2]):
+            for k in range(y.shape[3]):
+                out[:, i:i + kd, j:j + kh, k:k + kw] += np.tensordot(y[:, i, j, k], w, [[1], [4]])
+    return out
+
+
+SPECS += [
+    OpSpec("conv3d", lambda tf, x, w: tf.nn.conv3d(x, w, [1] * 5, "VALID"), [X3, W3], _np_conv3d, grad=True,
+           rtol=1e-4, atol=1e-5),
+    OpSpec("conv3d_transpose", lambda tf, y, w: tf.nn.conv3d_transpose(y, w, [1, 3, 4, 3, 2], [1] * 5, "VALID"),
+           [R.randn(1, 2, 3, 2, 3).astype(np.float32), W3],
+           lambda y, w: _np_conv3d_transpose(y, w, (1, 3, 4, 3, 2)), grad=True, rtol=1e-4, atol=1e-5),
+]

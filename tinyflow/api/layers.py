@@ -688,3 +688,127 @@ def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="chan
 def average_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
     """Functional interface for 1-D average pooling."""
     return AveragePooling1D(pool_size, strides, padding, data_format, name=name).apply(inputs)
+
+
+# ---- 3-D convolution and pooling (TF 1.15's tf.layers.Conv3D, Conv3DTranspose, Max/AveragePooling3D) ----------
+def _fmt3d(data_format):
+    return "NDHWC" if _data_format(data_format) == "NHWC" else "NCDHW"
+
+
+def _window3d(values, fmt):
+    return [1, *values, 1] if fmt == "NDHWC" else [1, 1, *values]
+
+
+class Conv3D(_KernelBiasLayer):
+    """3-D convolution with a [kd, kh, kw, in, filters] kernel, plus bias and activation."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
+                 dilation_rate=(1, 1, 1), **kwargs):
+        kernel_bias = _kernel_bias_args(kwargs)
+        super().__init__(**kwargs)
+        self.filters = int(filters)
+        self.kernel_size, self.strides = _tuple(kernel_size, 3, "kernel_size"), _tuple(strides, 3, "strides")
+        self.dilation_rate = _tuple(dilation_rate, 3, "dilation_rate")
+        self.padding, self.data_format = _padding(padding), _fmt3d(data_format)
+        self._set_kernel_bias(*kernel_bias)
+
+    def build(self, input_shape):
+        input_shape = TensorShape(input_shape)
+        axis = 4 if self.data_format == "NDHWC" else 1
+        if input_shape.ndims != 5 or input_shape[axis].value is None:
+            raise ValueError("Input 0 of layer %s is incompatible with the layer: expected ndim=5 with a defined "
+                             "channel dimension, found shape %s" % (self.name, input_shape))
+        self._build_kernel_bias(list(self.kernel_size) + [input_shape[axis].value, self.filters])
+
+    def call(self, inputs):
+        from tinyflow.ops.conv3d_ops import conv3d
+        outputs = conv3d(inputs, self.kernel, _window3d(self.strides, self.data_format), self.padding,
+                         self.data_format, _window3d(self.dilation_rate, self.data_format))
+        return self._bias_and_activation(outputs, "NHWC" if self.data_format == "NDHWC" else "NCHW")
+
+
+def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
+           dilation_rate=(1, 1, 1), name=None, reuse=None, **kwargs):
+    """Functional interface for Conv3D (variables "conv3d/kernel", "conv3d/bias")."""
+    return Conv3D(filters, kernel_size, strides, padding, data_format, dilation_rate, name=name, _scope=name,
+                  _reuse=reuse, **kwargs).apply(inputs)
+
+
+class Conv3DTranspose(_KernelBiasLayer):
+    """The transpose of a 3-D convolution: a [kd, kh, kw, filters, in] kernel, output `strides` times larger."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
+                 **kwargs):
+        kernel_bias = _kernel_bias_args(kwargs)
+        super().__init__(**kwargs)
+        self.filters = int(filters)
+        self.kernel_size, self.strides = _tuple(kernel_size, 3, "kernel_size"), _tuple(strides, 3, "strides")
+        self.padding, self.data_format = _padding(padding), _fmt3d(data_format)
+        self._set_kernel_bias(*kernel_bias)
+
+    def build(self, input_shape):
+        input_shape = TensorShape(input_shape)
+        axis = 4 if self.data_format == "NDHWC" else 1
+        if input_shape.ndims != 5 or input_shape[axis].value is None:
+            raise ValueError("Inputs should have rank 5 and a defined channel dimension. Received input shape: %s"
+                             % input_shape)
+        self._build_kernel_bias(list(self.kernel_size) + [self.filters, input_shape[axis].value], self.filters)
+
+    def call(self, inputs):
+        from tinyflow.ops.conv3d_ops import conv3d_transpose
+        first = 1 if self.data_format == "NDHWC" else 2
+        shape = inputs.shape.as_list()
+        if None in shape:
+            raise ValueError("tinyflow: Conv3DTranspose needs the input shape known, got %s" % inputs.shape)
+        dims = [_deconv_length(shape[first + i], k, s, self.padding)
+                for i, (k, s) in enumerate(zip(self.kernel_size, self.strides))]
+        out = [shape[0]] + dims + [self.filters] if first == 1 else [shape[0], self.filters] + dims
+        outputs = conv3d_transpose(inputs, self.kernel, out, _window3d(self.strides, self.data_format), self.padding,
+                                   self.data_format)
+        return self._bias_and_activation(outputs, "NHWC" if self.data_format == "NDHWC" else "NCHW")
+
+
+def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
+                     name=None, reuse=None, **kwargs):
+    """Functional interface for Conv3DTranspose (variables "conv3d_transpose/kernel", ".../bias")."""
+    return Conv3DTranspose(filters, kernel_size, strides, padding, data_format, name=name, _scope=name,
+                           _reuse=reuse, **kwargs).apply(inputs)
+
+
+class _Pooling3D(Layer):
+    _pool = None
+
+    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last", name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.pool_size = _tuple(pool_size, 3, "pool_size")
+        self.strides = _tuple(strides if strides is not None else pool_size, 3, "strides")
+        self.padding, self.data_format = _padding(padding), _fmt3d(data_format)
+
+    def call(self, inputs):
+        return getattr(nn, self._pool)(inputs, _window3d(self.pool_size, self.data_format),
+                                       _window3d(self.strides, self.data_format), self.padding,
+                                       data_format=self.data_format)
+
+
+class MaxPooling3D(_Pooling3D):
+    """Max over pool_size windows of a 5-D input."""
+    _pool = "max_pool3d"
+
+
+class AveragePooling3D(_Pooling3D):
+    """Mean over pool_size windows of a 5-D input (SAME averages real elements only)."""
+    _pool = "avg_pool3d"
+
+
+def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    """Functional interface for 3-D max pooling."""
+    return MaxPooling3D(pool_size, strides, padding=padding, data_format=data_format, name=name).apply(inputs)
+
+
+def average_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
+    """Functional interface for 3-D average pooling."""
+    return AveragePooling3D(pool_size, strides, padding=padding, data_format=data_format, name=name).apply(inputs)
+
+
+__all__ += ["AveragePooling3D", "Conv3D", "Conv3DTranspose", "MaxPooling3D", "average_pooling3d", "conv3d",
+            "conv3d_transpose", "max_pooling3d"]

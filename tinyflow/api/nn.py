@@ -13,6 +13,7 @@ from tinyflow.ops import nn_ops as _tf
 from tinyflow.api import tinyflow_api as _tiny
 from tinyflow.api.tinyflow_api import flatten_layer, linear, mean_sparse_softmax_cross_entropy_with_logits  # noqa: F401
 from tinyflow.api.sparse_ops import embedding_lookup_sparse  # noqa: F401
+from tinyflow.ops.conv3d_ops import conv3d, conv3d_transpose  # noqa: F401
 
 
 def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True, data_format=None,

@@ -1,0 +1,96 @@
+"""Conv3D and Conv3DBackpropInputV2 (tf.nn.conv3d, conv3d_transpose): XLA's convolution over NDHWC or
+NCDHW; both gradients are the shared VjpGrad (the VJP of the lowering)."""
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from tinyflow.graph.core import ShapeError
+from tinyflow.graph.registry import register_op
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.conv_ops import _same_float
+from tinyflow.ops.core.base import constant_value_of, convert_to_tensor, make_op
+from tinyflow.ops.linalg_decomp import vjp_grad
+
+__all__ = ["conv3d", "conv3d_transpose"]
+
+
+def _conv(a, x, w):
+    fmt = a["data_format"]
+    sp = [1, 2, 3] if fmt == "NDHWC" else [2, 3, 4]
+    return lax.conv_general_dilated(x, w, [a["strides"][i] for i in sp], a["padding"],
+                                    rhs_dilation=[a["dilations"][i] for i in sp],
+                                    dimension_numbers=(fmt, "DHWIO", fmt),
+                                    precision=lax.Precision.HIGHEST).astype(x.dtype)
+
+
+def _conv_shape(shapes, attrs, values):
+    x, w = shapes
+    for s, what in ((x, "input"), (w, "filter")):
+        if s.ndims is not None and s.ndims != 5:
+            raise ShapeError("Shape must be rank 5 but is rank %d for Conv3D's %s" % (s.ndims, what))
+    if x.ndims is None:
+        return [TensorShape(None)]
+    fmt = attrs["data_format"]
+    sp, ch = ([1, 2, 3], 4) if fmt == "NDHWC" else ([2, 3, 4], 1)
+    xs, ws = x.as_list(), w.as_list() if w.ndims is not None else [None] * 5
+    if xs[ch] is not None and ws[3] is not None and xs[ch] != ws[3]:
+        raise ShapeError("Dimensions must be equal, but are %d and %d for Conv3D (input depth and filter in_channels)"
+                         % (xs[ch], ws[3]))
+    out = list(xs)
+    for j, ax in enumerate(sp):
+        n, k, s, d = xs[ax], ws[j], attrs["strides"][ax], attrs["dilations"][ax]
+        if n is None or (k is None and attrs["padding"] == "VALID"):
+            out[ax] = None
+        else:
+            out[ax] = -(-n // s) if attrs["padding"] == "SAME" else -(-(n - (k - 1) * d) // s)
+    out[ch] = ws[4]
+    return [TensorShape(out)]
+
+
+def _backprop_input(a, sizes, w, dy):
+    zeros = jnp.zeros(tuple(int(v) for v in a["input_sizes"]), dy.dtype)
+    return jax.vjp(lambda x: _conv(a, x, w), zeros)[1](dy)[0]
+
+
+register_op("Conv3D", shape=_conv_shape, dtype=_same_float, grad=vjp_grad, lower=_conv)
+register_op("Conv3DBackpropInputV2", shape=lambda s, a, v: [TensorShape(a["input_sizes"])],
+            dtype=lambda d, a: [d[1]], grad=vjp_grad, lower=_backprop_input)
+
+
+def _attrs(strides, padding, data_format, dilations):
+    data_format = data_format or "NDHWC"
+    if data_format not in ("NDHWC", "NCDHW"):
+        raise ValueError("Unknown data_format %r: must be 'NDHWC' or 'NCDHW'" % (data_format,))
+    ch = 4 if data_format == "NDHWC" else 1
+    attrs = {"padding": padding, "data_format": data_format}
+    for key, v in (("strides", strides), ("dilations", dilations or [1] * 5)):
+        v = [int(i) for i in v]
+        if len(v) != 5 or v[0] != 1 or v[ch] != 1:
+            raise ValueError("Conv3D's %s must have 5 values with 1 for the batch and depth dimensions, got %s"
+                             % (key, v))
+        attrs[key] = v
+    if padding not in ("SAME", "VALID"):
+        raise ValueError("padding must be 'SAME' or 'VALID', got %r" % (padding,))
+    return attrs
+
+
+def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC", dilations=(1, 1, 1, 1, 1), name=None,
+           filters=None):
+    """3-D convolution of a 5-D input with a [depth, height, width, in, out] filter (TF's Conv3D)."""
+    x = convert_to_tensor(input, name="input")
+    w = convert_to_tensor(filter if filter is not None else filters, dtype=x.dtype, name="filter")
+    return make_op("Conv3D", [x, w], _attrs(strides, padding, data_format, dilations), name=name or "Conv3D")
+
+
+def conv3d_transpose(value, filter=None, output_shape=None, strides=None, padding="SAME", data_format="NDHWC",
+                     name=None, input=None, filters=None, dilations=None):
+    """The transpose (input gradient) of conv3d: `value` to a tensor of `output_shape`; the filter is
+    [depth, height, width, output_channels, in_channels]."""
+    x = convert_to_tensor(value if value is not None else input, name="value")
+    w = convert_to_tensor(filter if filter is not None else filters, dtype=x.dtype, name="filter")
+    sizes = constant_value_of(convert_to_tensor(output_shape, name="output_shape"))
+    if sizes is None:
+        raise ValueError("tinyflow: conv3d_transpose needs a constant output_shape, got %s" % (output_shape,))
+    attrs = dict(_attrs(strides, padding, data_format, dilations), input_sizes=[int(v) for v in sizes])
+    sizes_t = convert_to_tensor([int(v) for v in sizes], name="input_sizes")
+    return make_op("Conv3DBackpropInputV2", [sizes_t, w, x], attrs, name=name or "conv3d_transpose")
