@@ -22,7 +22,15 @@ from tinyflow.api import cluster_resolver  # noqa: F401 (tf.distribute.cluster_r
 from tinyflow.api.distribute import liveness
 from tinyflow.runtime import placement as _placement
 
-__all__ = ["DataParallel", "initialize", "process_index", "process_count", "set_default"]
+from tinyflow.api.distribute.strategy import (CentralStorageStrategy, CollectiveCommunication,  # noqa: F401
+                                             CrossDeviceOps, HierarchicalCopyAllReduce, MirroredStrategy,
+                                             MultiWorkerMirroredStrategy, NcclAllReduce, OneDeviceStrategy, ReduceOp,
+                                             ReductionToOneDevice, Strategy, TPUStrategy, get_strategy, has_strategy,
+                                             in_cross_replica_context)
+from tinyflow.api.distribute import strategy as _strategy
+
+__all__ = ["DataParallel", "initialize", "process_index", "process_count", "set_default", "MirroredStrategy",
+           "OneDeviceStrategy", "Strategy", "ReduceOp", "get_strategy", "has_strategy", "experimental"]
 
 
 class DataParallel:
@@ -101,3 +109,16 @@ def process_count():
 def set_default(config):
     """Makes every Session created afterwards data-parallel with `config` (None: one device again)."""
     _placement.DEFAULT = config
+
+
+# tf.distribute.experimental and tf.contrib.distribute (api/contrib.py names this one)
+import types as _types  # noqa: E402
+experimental = _types.SimpleNamespace(
+    CollectiveCommunication=CollectiveCommunication, MultiWorkerMirroredStrategy=MultiWorkerMirroredStrategy,
+    CentralStorageStrategy=CentralStorageStrategy, TPUStrategy=TPUStrategy)
+contrib = _types.SimpleNamespace(
+    MirroredStrategy=_strategy.ContribMirroredStrategy, OneDeviceStrategy=OneDeviceStrategy,
+    CollectiveAllReduceStrategy=_strategy.CollectiveAllReduceStrategy, AllReduceCrossDeviceOps=_strategy.AllReduceCrossDeviceOps,
+    CrossDeviceOps=CrossDeviceOps, ReductionToOneDevice=ReductionToOneDevice, TPUStrategy=TPUStrategy,
+    initialize_tpu_system=_strategy.initialize_tpu_system, DistributionStrategy=Strategy,
+    get_distribution_strategy=get_strategy, has_distribution_strategy=has_strategy)
