@@ -118,7 +118,8 @@ experimental = _types.SimpleNamespace(
     CentralStorageStrategy=CentralStorageStrategy, TPUStrategy=TPUStrategy)
 contrib = _types.SimpleNamespace(
     MirroredStrategy=_strategy.ContribMirroredStrategy, OneDeviceStrategy=OneDeviceStrategy,
-    CollectiveAllReduceStrategy=_strategy.CollectiveAllReduceStrategy, AllReduceCrossDeviceOps=_strategy.AllReduceCrossDeviceOps,
+    CollectiveAllReduceStrategy=_strategy.CollectiveAllReduceStrategy,
+    AllReduceCrossDeviceOps=_strategy.AllReduceCrossDeviceOps,
     CrossDeviceOps=CrossDeviceOps, ReductionToOneDevice=ReductionToOneDevice, TPUStrategy=TPUStrategy,
     initialize_tpu_system=_strategy.initialize_tpu_system, DistributionStrategy=Strategy,
     get_distribution_strategy=get_strategy, has_distribution_strategy=has_strategy)
