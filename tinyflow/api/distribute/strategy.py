@@ -199,9 +199,10 @@ class MultiWorkerMirroredStrategy(Strategy):
                 config.get("task", {}).get("index", 0)
         cluster = cluster.as_dict() if hasattr(cluster, "as_dict") else dict(cluster)
         order = [(j, i) for j in ("chief", "worker") for i in range(len(cluster.get(j, ())))]
-        if len(order) > 1 and (job, task) in order and jax.process_count() == 1:
+        from jax._src import distributed as jax_distributed   # (asking jax.process_count() would start JAX alone)
+        if len(order) > 1 and (job, int(task or 0)) in order and jax_distributed.global_state.client is None:
             from tinyflow.api import distribute
-            distribute.initialize(cluster[order[0][0]][order[0][1]], len(order), order.index((job, int(task))))
+            distribute.initialize(cluster[order[0][0]][order[0][1]], len(order), order.index((job, int(task or 0))))
 
     @property
     def num_replicas_in_sync(self):
