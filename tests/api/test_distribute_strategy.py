@@ -110,3 +110,8 @@ def test_strategy_helpers():
 def test_tpu_names_are_errors_naming_the_tpu(make):
     with pytest.raises(tf.errors.NotFoundError, match="needs a TPU"):
         make()
+
+
+def test_keras_to_tpu_model_is_an_error_naming_the_tpu():
+    with pytest.raises(tf.errors.UnimplementedError, match="keras_to_tpu_model needs a TPU"):
+        tf.contrib.tpu.keras_to_tpu_model(None)

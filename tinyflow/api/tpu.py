@@ -200,6 +200,7 @@ shutdown_system = _needs_a_tpu("shutdown_system")
 rewrite = _needs_a_tpu("rewrite")
 shard = _needs_a_tpu("shard")
 batch_parallel = _needs_a_tpu("batch_parallel")
+keras_to_tpu_model = _needs_a_tpu("keras_to_tpu_model")
 
 
 class TPUDistributionStrategy:
@@ -233,7 +234,8 @@ def module(name):
     mod = types.ModuleType(name, __doc__)
     names = ["TPUEstimator", "TPUEstimatorSpec", "RunConfig", "TPUConfig", "InputPipelineConfig",
              "CrossShardOptimizer", "TPUClusterResolver", "bfloat16_scope", "initialize_system", "shutdown_system",
-             "rewrite", "shard", "batch_parallel", "cross_replica_sum", "TPUDistributionStrategy"]
+             "rewrite", "shard", "batch_parallel", "cross_replica_sum", "TPUDistributionStrategy",
+             "keras_to_tpu_model"]
     mod.__dict__.update({n: globals()[n] for n in names})
     mod.__all__ = names
     sys.modules[name] = mod
