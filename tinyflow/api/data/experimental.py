@@ -1,0 +1,242 @@
+"""tf.data.experimental (TF 1.15): the transformations `dataset.apply` takes, CsvDataset and
+make_csv_dataset, and the option groups of tf.data.Options."""
+import collections
+import csv
+import glob
+import zlib
+
+import numpy as np
+
+from tinyflow.graph import errors
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import Tensor
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.formats import files
+from tinyflow.api.data.dataset_ops import Dataset, Interleave, arg
+from tinyflow.api.data.options import (DistributeOptions, MapVectorizationOptions, OptimizationOptions,  # noqa: F401
+                                       StatsOptions, ThreadingOptions)
+from tinyflow.api.data.readers import _filenames, _names
+
+AUTOTUNE = -1
+
+
+def shuffle_and_repeat(buffer_size, count=None, seed=None):
+    """`ds.shuffle(buffer_size, seed).repeat(count)`."""
+    return lambda ds: ds.shuffle(buffer_size, seed).repeat(count)
+
+
+def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False, num_parallel_calls=None):
+    """`ds.map(map_func).batch(batch_size, drop_remainder)` (TF's fused op gives the same elements)."""
+    if num_parallel_batches is not None and num_parallel_calls is not None:
+        raise ValueError("The `num_parallel_batches` and `num_parallel_calls` arguments are mutually exclusive.")
+    return lambda ds: ds.map(map_func).batch(batch_size, drop_remainder)
+
+
+def unbatch():
+    """`ds.unbatch()`."""
+    return lambda ds: ds.unbatch()
+
+
+def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False, buffer_output_elements=None,
+                        prefetch_input_elements=None):
+    """Dataset.interleave in the order of TF's parallel version (sloppy=False; sloppy=True gives that
+    order too, which TF allows): `prefetch_input_elements` (default 2 * cycle_length) datasets are opened
+    ahead, and a finished one's place goes to the next opened at once."""
+    return lambda ds: Interleave(ds, map_func, cycle_length, block_length, "parallel_interleave", True,
+                                 prefetch_input_elements)
+
+
+# ---- CSV ------------------------------------------------------------------------------------------
+_CSV_TYPES = (dt.float32, dt.float64, dt.int32, dt.int64, dt.string)
+_TF_NAME = {"float32": "float", "float64": "double"}
+
+
+class CsvDataset(Dataset):
+    """tf.data.experimental.CsvDataset: the records of CSV files, one scalar tensor per column, of the
+    dtype of its default (a dtype instead of a value: the column is required)."""
+
+    def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None, header=False,
+                 field_delim=",", use_quote_delim=True, na_value="", select_cols=None):
+        self._files = _filenames(filenames)
+        defaults = [np.zeros([0], object if dt.as_dtype(d) is dt.string else dt.as_dtype(d).np)
+                    if isinstance(d, dt.DType) else arg(d) for d in record_defaults]
+        self._types = [d.dtype if isinstance(d, Tensor) else dt.string if d.dtype == object else dt.as_dtype(d.dtype)
+                       for d in defaults]
+        for t in self._types:
+            if t not in _CSV_TYPES:
+                raise TypeError("Unsupported dtype %s in record_defaults: use float32, float64, int32, int64 or "
+                                "string" % t.name)
+        self._defaults = defaults
+        self._options = dict(header=bool(header), delim=field_delim, quote=bool(use_quote_delim), na=na_value,
+                             cols=None if select_cols is None else [int(c) for c in select_cols],
+                             compression=(compression_type or "").upper())
+        if select_cols is not None and len(select_cols) != len(defaults):
+            raise ValueError("Length of select_cols and record_defaults do not match.")
+        super().__init__(tuple(self._types), tuple(TensorShape([]) for _ in defaults),
+                         args=[x for x in [self._files] + defaults if isinstance(x, Tensor)])
+
+    def _iterate(self, run):
+        defaults = [np.asarray(run.value(d)).reshape(-1) for d in self._defaults]
+        o = self._options
+        for name in _names(run, self._files):
+            f, _ = files.open_regular(name, "CSV file")
+            with f:
+                try:
+                    lines = files.lines(files.decompressing(f, o["compression"]), name)
+                    if o["header"]:
+                        next(lines, None)
+                    for r, line in enumerate(lines):
+                        yield self._record(line.rstrip(b"\r").decode("utf-8"), defaults, name, r)
+                except (OSError, zlib.error, EOFError) as e:
+                    raise errors.DataLossError(None, None, "%s: cannot decompress (%s)" % (name, e)) from None
+
+    def _record(self, text, defaults, name, r):
+        o = self._options
+        fields = next(csv.reader([text], delimiter=o["delim"], quoting=csv.QUOTE_MINIMAL if o["quote"] else
+                                 csv.QUOTE_NONE), [""]) if text else [""]
+        cols = o["cols"]
+        if cols is not None:
+            if max(cols) >= len(fields):
+                raise errors.InvalidArgumentError(None, None, "Expect %d fields but have %d in record %d of %s"
+                                                  % (max(cols) + 1, len(fields), r, name))
+            fields = [fields[c] for c in cols]
+        elif len(fields) != len(self._types):
+            raise errors.InvalidArgumentError(None, None, "Expect %d fields but have %d in record %d of %s"
+                                              % (len(self._types), len(fields), r, name))
+        out = []
+        for c, (f, d, dflt) in enumerate(zip(fields, self._types, defaults)):
+            if f == "" or (o["na"] and f == o["na"]):
+                if dflt.size == 0:
+                    raise errors.InvalidArgumentError(None, None, "Field %d is required but missing in record!" % c)
+                out.append(np.asarray(dflt[0], d.np) if d is not dt.string else np.array(_bytes(dflt[0]), object))
+                continue
+            if d is dt.string:
+                out.append(np.array(f.encode("utf-8"), object))
+            elif _fits(f, d) and (d.is_floating or _fits(f, dt.int64)):
+                out.append(np.asarray(int(f) if d.is_integer else float(f), d.np))
+            else:
+                raise errors.InvalidArgumentError(None, None, "Field %d in record is not a valid %s: %s"
+                                                  % (c, _TF_NAME.get(d.name, d.name), f))
+        return tuple(out)
+
+
+def _bytes(x):
+    return x if isinstance(x, bytes) else str(x).encode("utf-8")
+
+
+def _infer_type(text, na_value, previous):
+    """TF's make_csv_dataset inference: the least permissive of int32, int64, float32, float64, string
+    that takes this value and every earlier one of the column."""
+    if text in ("", na_value):
+        return previous
+    order = [dt.int32, dt.int64, dt.float32, dt.float64, dt.string]
+    for i, d in enumerate(order):
+        if _fits(text, d) and (previous is None or previous in order[:i + 1]):
+            return d
+
+
+def _fits(text, d):
+    try:
+        if d.is_integer:
+            v = int(np.int64(text))
+            return d is dt.int64 or np.int32(v) == v and -2 ** 31 <= v < 2 ** 31
+        if d.is_floating:
+            return d.np.type(text) < np.inf
+    except (ValueError, OverflowError):
+        return False
+    return True
+
+
+def _csv_rows(names, delim, quote, header):
+    for name in names:
+        with open(name, newline="", encoding="utf-8") as f:
+            reader = csv.reader(f, delimiter=delim, quoting=csv.QUOTE_MINIMAL if quote else csv.QUOTE_NONE)
+            if header:
+                next(reader, None)
+            yield from reader
+
+
+def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None, label_name=None,
+                     select_columns=None, field_delim=",", use_quote_delim=True, na_value="", header=True,
+                     num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                     prefetch_buffer_size=None, num_parallel_reads=None, sloppy=False, num_rows_for_inference=100,
+                     compression_type=None, ignore_errors=False):
+    """Batches of CSV records as ({column name: tensor [batch]}, label) (TF 1.15's defaults: the files
+    are shuffled and read num_parallel_reads=1 at a time, records shuffled with a buffer of 10000,
+    repeated forever (num_epochs=None, batches then all full), column names from the header and dtypes
+    inferred from the first 100 rows)."""
+    patterns = file_pattern if isinstance(file_pattern, list) else [file_pattern]
+    if not patterns:
+        raise ValueError("File pattern is empty.")
+    names = sorted(n for p in patterns for n in glob.glob(p))
+    if not names:
+        raise ValueError("No files match %s." % file_pattern)
+    if column_names is None:
+        if not header:
+            raise ValueError("Cannot infer column names without a header line.")
+        heads = [next(_csv_rows([n], field_delim, use_quote_delim, False), None) for n in names]
+        if heads[0] is None:
+            raise ValueError("Received StopIteration when reading the header line of %s.  Empty file?" % names[0])
+        if any(h != heads[0] for h in heads[1:]):
+            raise ValueError("Files have different column names in the header row.")
+        column_names = heads[0]
+    column_names = list(column_names)
+    if len(column_names) != len(set(column_names)):
+        raise ValueError("Cannot have duplicate column names.")
+    if select_columns is not None:
+        index = {n: i for i, n in enumerate(column_names)}
+        cols = []
+        for v in select_columns:
+            if isinstance(v, int):
+                if not 0 <= v < len(column_names):
+                    raise ValueError("Column index %d specified in select_columns out of valid range." % v)
+                cols.append(v)
+            elif v not in index:
+                raise ValueError("Value '%s' specified in select_columns not a valid column index or name." % v)
+            else:
+                cols.append(index[v])
+        select_columns = sorted(set(cols))
+        if len(select_columns) != len(cols):
+            raise ValueError("select_columns contains duplicate columns")
+    if column_defaults is None:
+        chosen = select_columns if select_columns is not None else range(len(column_names))
+        types = [None] * len(chosen)
+        for i, row in enumerate(_csv_rows(names, field_delim, use_quote_delim, header)):
+            if num_rows_for_inference is not None and i >= num_rows_for_inference:
+                break
+            if len(row) != len(column_names):
+                raise ValueError("Problem inferring types: CSV row has different number of fields than expected.")
+            types = [_infer_type(row[c], na_value, t) for c, t in zip(chosen, types)]
+        column_defaults = [np.array([b""], object) if (t or dt.string) is dt.string else np.zeros([1], t.np)
+                           for t in types]
+    else:
+        column_defaults = [dt.as_dtype(d) if isinstance(d, (dt.DType, type)) else d for d in column_defaults]
+    if select_columns is not None and len(column_defaults) != len(select_columns):
+        raise ValueError("If specified, column_defaults and select_columns must have same length.")
+    if select_columns is not None and len(column_names) > len(select_columns):
+        column_names = [column_names[i] for i in select_columns]
+    if label_name is not None and label_name not in column_names:
+        raise ValueError("`label_name` provided must be one of the columns.")
+
+    dataset = Dataset.from_tensor_slices(np.array([n.encode("utf-8") for n in names], object))
+    if shuffle:
+        dataset = dataset.shuffle(len(names), shuffle_seed)
+    dataset = dataset.apply(parallel_interleave(
+        lambda name: CsvDataset(name, column_defaults, compression_type, None, header, field_delim, use_quote_delim,
+                                na_value, select_columns),
+        cycle_length=1 if num_parallel_reads in (None, AUTOTUNE) else num_parallel_reads, sloppy=sloppy))
+    if num_epochs != 1 and shuffle:
+        dataset = dataset.apply(shuffle_and_repeat(shuffle_buffer_size, num_epochs, shuffle_seed))
+    elif shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    elif num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=num_epochs is None)
+
+    def to_features(*columns):
+        features = collections.OrderedDict(zip(column_names, columns))
+        if label_name is not None:
+            return features, features.pop(label_name)
+        return features
+    return dataset.map(to_features)
+
