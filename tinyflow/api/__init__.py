@@ -101,10 +101,10 @@ for _name in ("FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"
 for _name in ("FixedLengthRecordReader", "ReaderBase", "TextLineReader", "TFRecordReader", "WholeFileReader",
               "matching_files", "read_file", "write_file"):
     LAZY_NAMES[_name] = ("tinyflow.ops.reader_ops", _name)
-for _name in ("SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense"):
+for _name in ("SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense", "edit_distance"):
     LAZY_NAMES[_name] = ("tinyflow.ops.sparse", _name)
 for _name in ("as_string", "decode_base64", "encode_base64", "reduce_join", "regex_replace", "string_join",
-              "string_split", "string_to_number", "substr"):
+              "string_split", "string_to_number", "substr", "string_to_hash_bucket_fast"):
     LAZY_NAMES[_name] = ("tinyflow.ops.string_ops", _name)
 for _name in ("FixedLenFeature", "VarLenFeature", "decode_csv", "decode_raw", "parse_example",
               "parse_single_example"):
