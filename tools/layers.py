@@ -23,7 +23,7 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 API_ORDER = [
     ("basics", ["aliases", "tinyflow_api", "flags", "app", "logging", "gfile", "compat", "template", "dtypes",
                 "sparse", "image_adjust", "test", "cluster_resolver", "nest", "device_lib",
-                "strings", "debugging", "linalg", "math", "image", "distribute", "examples"]),
+                "strings", "debugging", "linalg", "math", "image", "distribute", "examples", "lookup"]),
     ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "seq2seq"]),
     ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model"]),
     ("input", ["data"]),

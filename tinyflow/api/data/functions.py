@@ -100,6 +100,7 @@ class _TracedFunction:
         if self._session is None:
             from tinyflow.runtime.session import Session  # the client layer, only when a pipeline runs
             self._session = Session(graph=self._graph)
+        self._session._resource_owner = run.session   # lookup tables are the iterating Session's
         feed = dict(zip(self._args, flat))
         feed.update((inner, run.values[outer]) for outer, inner in self._graph.captures)
         if not self._eager:
@@ -237,5 +238,6 @@ class _DatasetFunction:
             if self._session is None:
                 from tinyflow.runtime.session import Session  # the client layer, only when a pipeline runs
                 self._session = Session(graph=self._graph)
+            self._session._resource_owner = run.session
             values.update(zip(computed, self._session.run(computed, feed)))
-        return self.dataset._iterate(type(run)(values))
+        return self.dataset._iterate(type(run)(values, run.session))
