@@ -107,8 +107,8 @@ for _name in ("SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense", "ed
 for _name in ("as_string", "decode_base64", "encode_base64", "reduce_join", "regex_replace", "string_join",
               "string_split", "string_to_number", "substr", "string_to_hash_bucket_fast"):
     LAZY_NAMES[_name] = ("tinyflow.ops.string_ops", _name)
-for _name in ("FixedLenFeature", "VarLenFeature", "decode_csv", "decode_raw", "parse_example",
-              "parse_single_example"):
+for _name in ("FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "decode_csv", "decode_raw",
+              "parse_example", "parse_single_example"):
     LAZY_NAMES[_name] = ("tinyflow.ops.parsing_ops", _name)
 # tf.GraphDef, tf.NodeDef, tf.Summary, ...: TF's protobuf messages (built on first use)
 for _name in ("GraphDef", "NodeDef", "MetaGraphDef", "AttrValue", "TensorProto", "TensorShapeProto", "Event",
