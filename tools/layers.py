@@ -26,7 +26,7 @@ API_ORDER = [
                 "strings", "debugging", "linalg", "math", "image", "distribute", "examples", "lookup"]),
     ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "seq2seq"]),
     ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model"]),
-    ("input", ["data"]),
+    ("input", ["data", "functional"]),
     ("eager", ["eager"]),
     ("models", ["metrics", "metrics_curves", "feature_column", "estimator", "tf_names", "contrib",
                 "contrib_batch_norm", "contrib_layers_more", "contrib_learn", "tpu", "contrib_training",

@@ -55,6 +55,7 @@ def build(tinyflow):
         full = "tensorflow.python." + name
         module = types.ModuleType(full, "tinyflow's stand-in for TF's %s" % full)
         module.__dict__.update(public)
+        module.__getattr__ = lambda attr: getattr(tinyflow, attr)   # the tf. names loaded on first use (tf.map_fn)
         extra = _extra(tinyflow, MODULES[name]) if MODULES[name] else None
         if extra is not None:
             module.__dict__.update({k: v for k, v in vars(extra).items() if not k.startswith("_")})
