@@ -88,6 +88,7 @@ LAZY_NAMES = {
     "to_dot": ("tinyflow.passes.visualize", "to_dot"),
     "make_template": ("tinyflow.api.template", "make_template"),
     "map_fn": ("tinyflow.api.functional", "map_fn"),
+    "sparse_placeholder": ("tinyflow.api.sparse", "placeholder"),
     "numpy_function": ("tinyflow.ops.script_ops", "numpy_function"),
     "py_func": ("tinyflow.ops.script_ops", "py_func"),
     "import_graph_def": ("tinyflow.api.tf_files.graph_util", "import_graph_def"),

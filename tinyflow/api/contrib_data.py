@@ -1,7 +1,9 @@
 """tf.contrib.data (TF 1.15): the tf.data.experimental transformations under their contrib names, and
 the two contrib-only ones (batch_and_drop_remainder, padded_batch_and_drop_remainder)."""
-from tinyflow.api.data.experimental import (AUTOTUNE, CsvDataset, make_csv_dataset, map_and_batch,  # noqa: F401
-                                            parallel_interleave, shuffle_and_repeat, unbatch)
+from tinyflow.api.data.experimental import (AUTOTUNE, CsvDataset, TFRecordWriter, enumerate_dataset,  # noqa: F401
+                                            get_single_element, make_batched_features_dataset, make_csv_dataset,
+                                            map_and_batch, parallel_interleave, parse_example_dataset,
+                                            shuffle_and_repeat, unbatch)
 
 
 def batch_and_drop_remainder(batch_size):

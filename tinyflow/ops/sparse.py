@@ -10,7 +10,7 @@ import numpy as np
 
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
-from tinyflow.graph.core import Tensor
+from tinyflow.graph.core import Tensor, constant_value
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op
@@ -33,6 +33,9 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
     graph = property(lambda self: self.values.graph)
 
     def get_shape(self):
+        known = constant_value(self.dense_shape)
+        if known is not None:
+            return TensorShape([int(d) for d in known])
         n = self.dense_shape.shape.as_list()
         return TensorShape([None] * n[0] if n and n[0] is not None else None)
 

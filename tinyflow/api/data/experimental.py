@@ -37,6 +37,93 @@ def unbatch():
     return lambda ds: ds.unbatch()
 
 
+def enumerate_dataset(start=0):
+    """(index, element) pairs, the index counting from `start` (int64)."""
+    return lambda ds: Dataset.zip((Dataset.range(start, 2 ** 63 - 1), ds))
+
+
+def parse_example_dataset(features, num_parallel_calls=1):
+    """Batches of serialized tf.train.Example protos parsed into {key: tensor} (tf.parse_example)."""
+    from tinyflow.ops.parsing_ops import parse_example
+    return lambda ds: ds.map(lambda serialized: parse_example(serialized, features))
+
+
+def get_single_element(dataset):
+    """The one element of `dataset`, computed each time it is run (InvalidArgumentError unless the
+    dataset has exactly one element)."""
+    from tinyflow.ops import script_ops
+    from tinyflow.api.data.iterator_ops import Run
+    from tinyflow.api.data import structure
+    sources = dataset._sources()
+
+    def single(*values):
+        elements = dataset._iterate(Run(dict(zip(sources, values))))
+        first = next(elements, None)
+        if first is None:
+            raise errors.InvalidArgumentError(None, None, "Dataset was empty.")
+        if next(elements, None) is not None:
+            raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
+        return list(first) + [b""]
+    # a string output puts the call on the host stage (runtime/host_stage.py): any shapes, TF's errors as they are
+    outs = script_ops.py_func(single, sources, list(dataset._flat_types) + [dt.string],
+                              name="DatasetToSingleElement")[:-1]
+    for t, shape in zip(outs, dataset._flat_shapes):
+        t.set_shape(shape)
+    return structure.pack_as(dataset._types, outs)
+
+
+class TFRecordWriter:
+    """tf.data.experimental.TFRecordWriter: `write(dataset)` is an op writing the dataset's strings
+    as the records of one TFRecord file, each time it runs."""
+
+    def __init__(self, filename, compression_type=None):
+        self._filename, self._compression = filename, compression_type
+
+    def write(self, dataset):
+        from tinyflow.ops import script_ops
+        from tinyflow.api.data.iterator_ops import Run
+        from tinyflow.formats.tfrecord import TFRecordOptions, TFRecordWriter as Writer
+        if dataset._flat_types != [dt.string] or dataset._flat_shapes[0].ndims not in (0, None):
+            raise TypeError("`dataset` must produce scalar `DT_STRING` tensors whereas it produces shape %s and "
+                            "types %s" % (dataset.output_shapes, dataset.output_types))
+        sources = dataset._sources()
+
+        def write(*values):
+            with Writer(self._filename, TFRecordOptions(self._compression) if self._compression else None) as w:
+                for (record,) in dataset._iterate(Run(dict(zip(sources, values)))):
+                    w.write(bytes(record))
+            return np.array(b"", object)
+        # a string output: the host stage runs it when the op is run (a jitted call of an unused result would not)
+        return script_ops.py_func(write, sources, dt.string, name="DatasetToTFRecord").op
+
+
+def make_batched_features_dataset(file_pattern, batch_size, features, reader=None, label_key=None, reader_args=None,
+                                  num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                                  prefetch_buffer_size=None, reader_num_threads=None, parser_num_threads=None,
+                                  sloppy_ordering=False, drop_final_batch=False):
+    """Batches of tf.train.Example records of the files matching `file_pattern` parsed with `features`
+    ({key: tensor}, or (features, label) with `label_key`); TF 1.15's defaults: the files shuffled, read
+    one at a time, records shuffled with a buffer of 10000 and repeated forever (batches then all full)."""
+    from tinyflow.api.data.readers import TFRecordDataset
+    reader = reader or TFRecordDataset
+    dataset = Dataset.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
+    dataset = dataset.apply(parallel_interleave(lambda name: reader(name, *(reader_args or [])),
+                                                cycle_length=reader_num_threads or 1, sloppy=sloppy_ordering))
+    if num_epochs != 1 and shuffle:
+        dataset = dataset.apply(shuffle_and_repeat(shuffle_buffer_size, num_epochs, shuffle_seed))
+    elif shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    elif num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=drop_final_batch or num_epochs is None)
+    dataset = dataset.apply(parse_example_dataset(features))
+    if label_key:
+        if label_key not in features:
+            raise ValueError("The `label_key` provided (%r) must be one of the `features` keys." % label_key)
+        dataset = dataset.map(lambda x: (x, x.pop(label_key)))
+    return dataset
+
+
 def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False, buffer_output_elements=None,
                         prefetch_input_elements=None):
     """Dataset.interleave in the order of TF's parallel version (sloppy=False; sloppy=True gives that
