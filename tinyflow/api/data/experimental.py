@@ -12,7 +12,9 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.formats import files
-from tinyflow.api.data.dataset_ops import Dataset, Interleave, arg
+from tinyflow.api.data import functions
+from tinyflow.api.data import structure as nest
+from tinyflow.api.data.dataset_ops import Dataset, Interleave, PaddedBatch, _chunks, arg
 from tinyflow.api.data.options import (DistributeOptions, MapVectorizationOptions, OptimizationOptions,  # noqa: F401
                                        StatsOptions, ThreadingOptions)
 from tinyflow.api.data.readers import _filenames, _names
@@ -131,6 +133,133 @@ def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False, bu
     ahead, and a finished one's place goes to the next opened at once."""
     return lambda ds: Interleave(ds, map_func, cycle_length, block_length, "parallel_interleave", True,
                                  prefetch_input_elements)
+
+
+# ---- grouping ---------------------------------------------------------------------------------------
+class _Window(Dataset):
+    """The window a group_by_window reduce function gets: its elements are given when it is iterated."""
+
+    def __init__(self, types, shapes):
+        super().__init__(types, shapes)
+
+    def _iterate(self, run):
+        return iter(run.values[self])
+
+
+class GroupByWindow(Dataset):
+    """Elements grouped by key; each group, when it holds its window size of elements (and at the end,
+    in ascending key order, as TF), becomes the elements of `reduce_func(key, window_dataset)`.
+    `key_of(chunk, run)` gives the keys of a chunk of elements, `size_of(key, run)` a group's window size."""
+
+    def __init__(self, input_dataset, key_of, reduce_func, size_of, sources):
+        self._key_of, self._size_of = key_of, size_of
+        self._window = _Window(input_dataset._types, input_dataset._shapes)
+        self._reduce = functions.trace_dataset(lambda k: reduce_func(k, self._window), dt.int64, TensorShape([]),
+                                               "reduce_func")
+        inner = self._reduce.dataset
+        super().__init__(inner._types, inner._shapes, [input_dataset], list(sources) + self._reduce.sources())
+
+    def _iterate(self, run):
+        groups = {}
+        for chunk in _chunks(self._inputs[0]._iterate(run), functions._CHUNK, False):
+            for e, k in zip(chunk, self._key_of(chunk, run)):
+                groups.setdefault(k, []).append(e)
+                n = self._size_of(k, run)
+                if n <= 0:
+                    raise errors.InvalidArgumentError(None, None, "Window size must be greater than zero, but got "
+                                                      "%d." % n)
+                if len(groups[k]) == n:
+                    yield from self._reduce.iterate((np.int64(k),), run, {self._window: groups.pop(k)})
+        for k in sorted(groups):
+            yield from self._reduce.iterate((np.int64(k),), run, {self._window: groups.pop(k)})
+
+
+def _int_function(fn, types, shapes, what):
+    """`fn` traced, checked to return one integer scalar; called as (chunk, run) -> ints."""
+    traced = functions.trace(fn, types, shapes, what)
+    out, shape = nest.flatten(traced.out_types), nest.flatten(traced.out_shapes)
+    if len(out) != 1 or not out[0].is_integer or shape[0].ndims not in (0, None):
+        raise ValueError("`%s` must return a single tf.int64 scalar tensor (got %s with shape %s)."
+                         % (what, traced.out_types, traced.out_shapes))
+    return traced, lambda chunk, run: [int(np.asarray(r[0])) for r in traced.call_many(chunk, run)]
+
+
+def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+    """tf.data.experimental.group_by_window: elements grouped by `key_func` (an int64 scalar), each full
+    window (`window_size`, or `window_size_func(key)`) reduced by `reduce_func(key, window) -> Dataset`."""
+    if (window_size is None) == (window_size_func is None):
+        raise ValueError("Must pass either window_size or window_size_func.")
+
+    def apply(ds):
+        key, key_of = _int_function(key_func, ds._types, ds._shapes, "key_func")
+        sources = key.sources()
+        if window_size_func is None:
+            size_of = lambda k, run: int(window_size)  # noqa: E731
+        else:
+            size, sizes_of = _int_function(window_size_func, dt.int64, TensorShape([]), "window_size_func")
+            size_of = lambda k, run: sizes_of([(np.int64(k),)], run)[0]  # noqa: E731
+            sources = sources + size.sources()
+        return GroupByWindow(ds, key_of, reduce_func, size_of, sources)
+    return apply
+
+
+class _BucketBatch(Dataset):
+    """bucket_by_sequence_length's batch of one bucket's window: the bucket's batch size, padded to the
+    longest (or to its boundary - 1)."""
+
+    def __init__(self, window, bucket, sizes, boundaries, padded_shapes, padding_values, to_boundary, no_padding,
+                 drop_remainder):
+        self._bucket, self._sizes, self._boundaries = bucket, sizes, boundaries
+        self._options = (to_boundary, no_padding, drop_remainder)
+        types = window._types
+        shapes = window._shapes if padded_shapes is None else nest.pack_as(
+            types, [TensorShape(s) for s in nest.flatten_up_to(types, padded_shapes)])
+        self._padded = nest.flatten(shapes)
+        pads = [0] * len(self._padded) if padding_values is None else nest.flatten_up_to(types, padding_values)
+        self._pads = [arg(p, d) for p, d in zip(pads, nest.flatten(types))]
+        out = nest.map_structure(lambda s: TensorShape([None]).concatenate(
+            s if no_padding else TensorShape(None if s.ndims is None else [None] * s.ndims)), shapes)
+        super().__init__(types, out, [window], [bucket] + [p for p in self._pads if not isinstance(p, np.ndarray)])
+
+    def _iterate(self, run):
+        bucket = int(np.asarray(run.value(self._bucket)))
+        to_boundary, no_padding, drop = self._options
+        if to_boundary and bucket >= len(self._sizes) - 1:
+            raise errors.InvalidArgumentError(None, None, "assertion failed: [When pad_to_bucket_boundary=True, "
+                                              "elements must have length < max(bucket_boundaries).]")
+        fill = self._boundaries[bucket] - 1 if to_boundary else None
+        for chunk in _chunks(self._inputs[0]._iterate(run), self._sizes[bucket], drop):
+            if no_padding:
+                yield tuple(np.stack([e[i] for e in chunk]) for i in range(len(chunk[0])))
+                continue
+            yield tuple(PaddedBatch._pad([np.asarray(e[i]) for e in chunk], TensorShape(
+                None if s.ndims is None else [fill if d is None else d for d in s.as_list()]), run.value(p))
+                for i, (s, p) in enumerate(zip(self._padded, self._pads)))
+
+
+def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,
+                              padding_values=None, pad_to_bucket_boundary=False, no_padding=False,
+                              drop_remainder=False):
+    """Batches of elements of similar lengths: bucket i holds the lengths in [boundaries[i-1],
+    boundaries[i]) and makes batches of bucket_batch_sizes[i], padded (to the longest element, or to the
+    bucket's boundary - 1 with pad_to_bucket_boundary); group_by_window's order, as TF."""
+    if len(bucket_batch_sizes) != len(bucket_boundaries) + 1:
+        raise ValueError("len(bucket_batch_sizes) must equal len(bucket_boundaries) + 1")
+    boundaries, sizes = [int(b) for b in bucket_boundaries], [int(b) for b in bucket_batch_sizes]
+    lows, highs = [-2 ** 31] + boundaries, boundaries + [2 ** 31 - 1]
+
+    def apply(ds):
+        length, lengths_of = _int_function(element_length_func, ds._types, ds._shapes, "element_length_func")
+
+        def buckets_of(chunk, run):
+            return [next(i for i, (lo, hi) in enumerate(zip(lows, highs)) if lo <= n < hi)
+                    for n in lengths_of(chunk, run)]
+
+        def batches(bucket, window):
+            return _BucketBatch(window, bucket, sizes, boundaries, padded_shapes, padding_values,
+                                pad_to_bucket_boundary, no_padding, drop_remainder)
+        return GroupByWindow(ds, buckets_of, batches, lambda k, run: sizes[k], length.sources())
+    return apply
 
 
 # ---- CSV ------------------------------------------------------------------------------------------

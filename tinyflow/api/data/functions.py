@@ -227,8 +227,9 @@ class _DatasetFunction:
         """The outer tensors the function reads: their values come from the initializer's run."""
         return list(dict.fromkeys([outer for outer, _ in self._graph.captures] + self._outer))
 
-    def iterate(self, flat, run):
-        """The elements (flat tuples of numpy) of the dataset `fn` returns for element `flat`."""
+    def iterate(self, flat, run, extra=None):
+        """The elements (flat tuples of numpy) of the dataset `fn` returns for element `flat` (`extra`:
+        more values its datasets read, such as a group_by_window window's elements)."""
         feed = dict(zip(self._args, flat))
         feed.update((inner, run.values[outer]) for outer, inner in self._graph.captures)
         values = {t: run.values[t] for t in self._outer}
@@ -240,4 +241,5 @@ class _DatasetFunction:
                 self._session = Session(graph=self._graph)
             self._session._resource_owner = run.session
             values.update(zip(computed, self._session.run(computed, feed)))
+        values.update(extra or {})
         return self.dataset._iterate(type(run)(values, run.session))
