@@ -21,8 +21,8 @@ from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor, make_op
 from tinyflow.ops.summary_ops import LIMITS, bucket_index
 
-__all__ = ["FileWriter", "FileWriterCache", "audio", "histogram", "image", "merge", "merge_all", "scalar",
-           "tensor_summary", "text"]
+__all__ = ["FileWriter", "FileWriterCache", "all_v2_summary_ops", "audio", "histogram", "image", "merge",
+           "merge_all", "scalar", "tensor_summary", "text"]
 _MESSAGES = ("Summary", "Event", "SessionLog", "SummaryDescription", "TaggedRunMetadata", "HistogramProto",
              "SummaryMetadata")
 
@@ -33,6 +33,11 @@ def __getattr__(name):
         from tinyflow.formats import tf_protos
         return getattr(tf_protos, name)
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+def all_v2_summary_ops():
+    """The v2 summary ops (tf.compat.v2.summary, tf.contrib.summary) built so far in the default graph."""
+    return get_default_graph().get_collection("_SUMMARY_V2")
 
 
 def _summary(values):
