@@ -161,3 +161,17 @@ def test_interleave_of_files_in_a_training_loop(text_files):
         with tf.Session() as sess:
             got = [sess.run(total) for _ in range(3)]
     assert got == [0 + 0, 0 + 1, 1 + 2] and np.sum(got) == 4
+
+
+@pytest.mark.parametrize("cycle,block", [(2, 1), (3, 2), (4, 3)])
+def test_interleave_with_num_parallel_calls_keeps_tfs_deterministic_order(cycle, block):
+    got = _all(lambda: tf.data.Dataset.range(len(LENS)).interleave(_inner, cycle_length=cycle, block_length=block,
+                                                                   num_parallel_calls=2))
+    assert [int(x) for x in got] == TF_INTERLEAVE[cycle, block]   # TF 1.15 (o_npc.py): interleave's order
+
+
+def test_interleave_of_datasets_computed_from_string_elements():
+    got = _all(lambda: tf.data.Dataset.from_tensor_slices(["a", "bb"]).interleave(
+        lambda s: tf.data.Dataset.from_tensors(tf.strings.join([s, "-x"])).repeat(
+            tf.cast(tf.strings.length(s), tf.int64)), cycle_length=2))
+    assert [x.decode() for x in got] == ["a-x", "bb-x", "bb-x"]
