@@ -121,3 +121,12 @@ def test_python_ops_lookup_ops_module_path():
     assert shim.index_to_string_table_from_file is lookup_ops.index_to_string_table_from_file
     assert shim.tables_initializer is tf.tables_initializer and shim.HashTable is tf.contrib.lookup.HashTable
     assert tf.lookup.StaticHashTable is tf.contrib.lookup.HashTable
+
+
+def test_monitored_session_initializes_tables_as_tf():
+    """TF's Scaffold runs tf.tables_initializer() with the local variables (TF 1.15 prints [1 -1] here)."""
+    with tf.Graph().as_default():
+        table = tf.contrib.lookup.index_table_from_tensor(["a", "b"])
+        ids = table.lookup(tf.constant(["b", "q"]))
+        with tf.train.MonitoredTrainingSession() as sess:
+            assert sess.run(ids).tolist() == [1, -1]
