@@ -78,3 +78,55 @@ def test_sparse_placeholder_is_tfs():
         dense = sess.run(tf.sparse.to_dense(sp), {sp.indices: [[0, 0], [1, 2]], sp.values: [5, 6],
                                                   sp.dense_shape: [2, 3]})
         assert dense.tolist() == [[5, 0, 0], [0, 0, 6]]
+
+
+def _elements(ds, n=50):
+    nxt, out = ds.make_one_shot_iterator().get_next(), []
+    with tf.Session() as sess:
+        try:
+            for _ in range(n):
+                out.append(sess.run(nxt))
+        except tf.errors.OutOfRangeError:
+            pass
+    return out
+
+
+def _ints(xs):
+    return [x.tolist() if hasattr(x, "tolist") else [v.tolist() for v in x] for x in xs]
+
+
+def test_counter_unique_scan_are_tfs():   # o_more2.py
+    with tf.Graph().as_default():
+        c = tf.data.experimental.Counter(start=3, step=2, dtype=tf.int32)
+        assert c.output_types == tf.int32 and _ints(_elements(c, 4)) == [3, 5, 7, 9]
+        ds = tf.data.Dataset.from_tensor_slices([1, 2, 1, 3, 2, 4]).apply(tf.data.experimental.unique())
+        assert _ints(_elements(ds)) == [1, 2, 3, 4]
+        ds = tf.data.Dataset.from_tensor_slices(["a", "b", "a"]).apply(tf.contrib.data.unique())
+        assert [x.decode() for x in _elements(ds)] == ["a", "b"]
+        ds = tf.data.Dataset.range(5).apply(tf.data.experimental.scan(tf.constant(0, tf.int64),
+                                                                      lambda s, x: (s + x, s * 10)))
+        assert _ints(_elements(ds)) == [0, 0, 10, 30, 60]
+        ds = tf.data.Dataset.from_tensor_slices(([1, 2, 3], [10, 20, 30])).apply(tf.contrib.data.scan(
+            (tf.constant(0), tf.constant(1)), lambda s, x: ((s[0] + x[0], s[1] * x[1]), s[0] + s[1])))
+        assert _ints(_elements(ds)) == [1, 11, 203]
+
+
+def test_choose_sliding_window_devices_and_assert_element_shape_are_tfs():
+    with tf.Graph().as_default():
+        ds = tf.data.experimental.choose_from_datasets(
+            [tf.data.Dataset.from_tensors("a").repeat(2), tf.data.Dataset.from_tensors("b").repeat(5)],
+            tf.data.Dataset.from_tensor_slices(tf.constant([0, 1, 0, 0, 1, 1], tf.int64)))
+        assert [x.decode() for x in _elements(ds)] == ["a", "b", "a", "b", "b"]   # an exhausted choice: skipped
+        ds = tf.data.Dataset.range(7).apply(tf.contrib.data.sliding_window_batch(3, 2))
+        assert _ints(_elements(ds)) == [[0, 1, 2], [2, 3, 4], [4, 5, 6]]
+        ds = tf.data.Dataset.range(4).apply(tf.data.experimental.prefetch_to_device("/cpu:0")).apply(
+            tf.data.experimental.copy_to_device("/cpu:0"))
+        assert _ints(_elements(ds)) == [0, 1, 2, 3]
+        ds = tf.data.Dataset.from_generator(lambda: iter([[1, 2], [3, 4]]), tf.int64).apply(
+            tf.contrib.data.assert_element_shape(tf.TensorShape([2])))
+        assert ds.output_shapes.as_list() == [2] and _ints(_elements(ds)) == [[1, 2], [3, 4]]
+        ds = tf.data.Dataset.from_generator(lambda: iter([[1, 2], [3, 4, 5]]), tf.int64).apply(
+            tf.contrib.data.assert_element_shape(tf.TensorShape([2])))
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Wrong shape for args_0:0 \[expected\] \[actual\].\] "
+                                                                 r"\[2\] \[3\]"):
+            _elements(ds)

@@ -39,6 +39,139 @@ def unbatch():
     return lambda ds: ds.unbatch()
 
 
+class Counter(Dataset):
+    """tf.data.experimental.Counter: start, start + step, ... forever, of `dtype`."""
+
+    def __init__(self, start=0, step=1, dtype=dt.int64):
+        self._start, self._step = int(start), int(step)
+        super().__init__(dt.as_dtype(dtype), TensorShape([]))
+
+    def _iterate(self, run):
+        value = self._start
+        while True:
+            yield (np.asarray(value, self._types.np),)
+            value += self._step
+
+
+class _Transformation(Dataset):
+    """A transformation written as a Python generator over its input's flat elements."""
+
+    def __init__(self, input_dataset, step, types=None, shapes=None, sources=()):
+        self._step = step
+        super().__init__(input_dataset._types if types is None else types,
+                         input_dataset._shapes if shapes is None else shapes, [input_dataset], sources)
+
+    def _iterate(self, run):
+        return self._step(self._inputs[0]._iterate(run), run)
+
+
+def unique():
+    """The elements not seen before (scalar integers or strings), in order."""
+    def step(elements, run):
+        seen = set()
+        for e in elements:
+            key = e[0].item() if hasattr(e[0], "item") else e[0]
+            if key not in seen:
+                seen.add(key)
+                yield e
+    return lambda ds: _Transformation(ds, step)
+
+
+def scan(initial_state, scan_func):
+    """`scan_func(state, element) -> (new state, output)` over the elements, from `initial_state`:
+    the outputs."""
+    def apply(ds):
+        state = _as_structure(initial_state)
+        flat_state = [arg(x) for x in nest.flatten(state)]
+        state_types = nest.pack_as(state, [x.dtype if isinstance(x, Tensor) else dt.as_dtype(x.dtype)
+                                           for x in flat_state])
+        state_shapes = nest.pack_as(state, [x.shape if isinstance(x, Tensor) else TensorShape(np.shape(x))
+                                            for x in flat_state])
+        fn = functions.trace(scan_func, (state_types, ds._types), (state_shapes, ds._shapes), "scan_func")
+        if not isinstance(fn.out_types, tuple) or len(fn.out_types) != 2:
+            raise TypeError("The scan function must return a pair comprising the new state and the output value.")
+        n = len(flat_state)
+
+        def step(elements, run):
+            current = [np.asarray(run.value(x)) for x in flat_state]
+            for e in elements:
+                out = fn(tuple(current) + tuple(e), run)
+                current = [np.asarray(v, t.np) for v, t in zip(out[:n], nest.flatten(state_types))]
+                yield tuple(out[n:])
+        return _Transformation(ds, step, fn.out_types[1], fn.out_shapes[1],
+                               [x for x in flat_state if isinstance(x, Tensor)] + fn.sources())
+    return apply
+
+
+def _as_structure(x):
+    return tuple(_as_structure(v) for v in x) if isinstance(x, (tuple, list)) else x
+
+
+class _Choose(Dataset):
+    def __init__(self, datasets, choices):
+        super().__init__(datasets[0]._types, datasets[0]._shapes, [choices] + datasets)
+
+    def _iterate(self, run):
+        its = [d._iterate(run) for d in self._inputs[1:]]
+        for (i,) in self._inputs[0]._iterate(run):
+            if not 0 <= int(i) < len(its):
+                raise errors.InvalidArgumentError(None, None, "Selector index out of range: %d >= %d" % (i, len(its)))
+            e = next(its[int(i)], None)
+            if e is not None:
+                yield e
+
+
+def choose_from_datasets(datasets, choice_dataset):
+    """The next element of datasets[i] for each int64 i of `choice_dataset` (an exhausted one is skipped)."""
+    return _Choose(list(datasets), choice_dataset)
+
+
+def sliding_window_batch(window_size, window_shift=None, stride=1, window_stride=1):
+    """Windows of `window_size` consecutive elements every `window_shift` (or stride) elements, stacked
+    (complete windows only)."""
+    shift = int(window_shift if window_shift is not None else stride)
+
+    def apply(ds):
+        def step(elements, run):
+            buffer = []
+            for e in elements:
+                buffer.append(e)
+                if len(buffer) == window_size:
+                    yield tuple(np.stack([b[i] for b in buffer]) for i in range(len(e)))
+                    buffer = buffer[shift:]
+        shapes = nest.map_structure(lambda s: TensorShape([None]).concatenate(s), ds._shapes)
+        return _Transformation(ds, step, shapes=shapes)
+    return apply
+
+
+def prefetch_to_device(device, buffer_size=None):
+    """Accepted: the elements stay on the host until a run feeds them."""
+    return lambda ds: ds
+
+
+def copy_to_device(target_device, source_device="/cpu:0"):
+    """Accepted: the elements stay on the host until a run feeds them."""
+    return lambda ds: ds
+
+
+def assert_element_shape(expected_shapes):
+    """Elements checked (and their static shapes refined) against `expected_shapes`."""
+    def apply(ds):
+        expected = [TensorShape(s) for s in nest.flatten_up_to(ds._types, expected_shapes)]
+        shapes = [have.merge_with(want) for have, want in zip(ds._flat_shapes, expected)]
+
+        def step(elements, run):
+            for e in elements:
+                for i, (v, want) in enumerate(zip(e, expected)):
+                    if not want.is_compatible_with(TensorShape(np.shape(v))):
+                        raise errors.InvalidArgumentError(
+                            None, None, " assertion failed: [Wrong shape for args_%d:0 [expected] [actual].] %s %s"
+                            % (i, want.as_list(), list(np.shape(v))))
+                yield e
+        return _Transformation(ds, step, shapes=nest.pack_as(ds._types, shapes))
+    return apply
+
+
 def enumerate_dataset(start=0):
     """(index, element) pairs, the index counting from `start` (int64)."""
     return lambda ds: Dataset.zip((Dataset.range(start, 2 ** 63 - 1), ds))
