@@ -40,6 +40,7 @@ def _input_fn():
     return tf.data.Dataset.from_tensors((x, y)).repeat()
 
 
+@pytest.mark.slow
 def test_estimator_with_train_distribute_trains_as_tf(tmp_path):
     strategies = [None, tf.distribute.MirroredStrategy(), tf.contrib.distribute.MirroredStrategy(
         cross_device_ops=tf.contrib.distribute.AllReduceCrossDeviceOps("nccl"))]
@@ -78,6 +79,7 @@ print(json.dumps(out))
 '''
 
 
+@pytest.mark.slow
 def test_a_strategy_scope_makes_sessions_data_parallel_over_its_devices():
     out = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=120,
                          env=dict(os.environ, PYTHONPATH=ROOT, JAX_PLATFORMS="cpu"))
