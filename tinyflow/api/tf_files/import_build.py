@@ -9,7 +9,7 @@ FuncGraph tinyflow traces). A TensorArray (tensor_arrays.py) is a Python value o
 from tinyflow.graph import errors
 from tinyflow.graph.core import Tensor, get_default_graph
 from tinyflow.api.tf_files.import_frames import Scope, err, is_back_edge, parse_input
-from tinyflow.api.tf_files.import_loops import (build_cond, build_grad_loop, build_loop, conditional_update,
+from tinyflow.api.tf_files.import_loops import (_UPDATES, build_cond, build_grad_loop, build_loop, conditional_update,
                                                 grad_loop_inputs)
 from tinyflow.api.tf_files.ops_table import CONVERTERS
 from tinyflow.api.tf_files.tensor_arrays import ImportedTensorArray
@@ -135,7 +135,7 @@ class Builder:
         select = _select_of(scope)
         try:
             with graph.control_dependencies(controls):
-                if select is not None and node.op in ("Assign", "AssignAdd", "AssignSub"):
+                if select is not None and node.op in _UPDATES:
                     outs = [conditional_update(node, select, inputs[0], inputs[1])]
                 else:
                     outs = CONVERTERS[node.op](b, node)
