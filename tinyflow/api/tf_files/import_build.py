@@ -105,12 +105,19 @@ class Builder:
         for u in order:
             if u[0] == "node":
                 self.build_node(scope, self.a.by_name[u[1]])
-            elif u[0] == "loop" and u[1] in self.a.grad_of:
-                build_grad_loop(self, scope, u)
-            elif u[0] == "loop":
-                build_loop(self, scope, u)
-            else:
-                build_cond(self, scope, u)
+                continue
+            try:
+                if u[0] == "loop" and u[1] in self.a.grad_of:
+                    build_grad_loop(self, scope, u)
+                elif u[0] == "loop":
+                    build_loop(self, scope, u)
+                else:
+                    build_cond(self, scope, u)
+            except errors.OpError:
+                raise
+            except (ValueError, TypeError, IndexError, KeyError) as e:  # tf.while_loop's / tf.cond's complaint
+                raise err(self._first(u), "the %s it belongs to: %s: %s" % (
+                    "while loop" if u[0] == "loop" else "tf.cond", type(e).__name__, e)) from None
 
     def _first(self, unit):
         return self.a.by_name[unit[1]] if unit[0] == "node" else self.members(unit)[0]
