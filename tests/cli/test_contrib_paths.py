@@ -34,3 +34,21 @@ def test_runner_resolves_slim_and_framework_paths(tmp_path):
                          timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().splitlines()[-1] == "[1, 4, 4, 3] ['Conv/weights', 'Conv/biases']"
+
+
+def test_runner_resolves_training_eager_and_layers_utils_paths(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import tensorflow as tf\n"
+        "from tensorflow.contrib.training.python.training import evaluation, hparam\n"
+        "from tensorflow.contrib.layers.python.layers import utils\n"
+        "import tensorflow.contrib.eager.python.tfe as tfe\n"
+        "assert evaluation.checkpoints_iterator is tf.train.checkpoints_iterator\n"
+        "h = hparam.HParams(lr=0.1)\n"
+        "x = utils.collect_named_outputs(['outs'], 'block/conv/', tf.zeros([2]))\n"
+        "print('OUT', h.lr, utils.get_tensor_aliases(x), len(tf.get_collection('outs')),\n"
+        "      utils.get_variable_collections({'weights': ['w']}, 'weights'),\n"
+        "      tfe.Variable is tf.contrib.eager.Variable)\n")
+    out = subprocess.run([sys.executable, "-m", "tinyflow", str(script)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "OUT 0.1 ['block/conv'] 1 ['w'] True" in out.stdout

@@ -44,6 +44,21 @@ def modules():
     for sub, module in (("initializers", initializers), ("regularizers", initializers), ("layers", layers),
                         ("utils", slim.utils)):
         out["tensorflow.contrib.layers.python.layers." + sub] = module
+    from tinyflow.api import contrib_training
+    from tinyflow.api import contrib
+    tfe = contrib.eager   # (the namespace tfe.install builds: `import tensorflow.contrib.eager.python.tfe as tfe`)
+    training = {"evaluation": contrib_training, "hparam": contrib_training, "training": contrib_training}
+    out["tensorflow.contrib.training.python"] = _namespace("tensorflow.contrib.training.python", {})
+    out["tensorflow.contrib.training.python.training"] = _namespace(
+        "tensorflow.contrib.training.python.training", training)
+    for sub, module in training.items():
+        out["tensorflow.contrib.training.python.training." + sub] = module
+    out["tensorflow.contrib.eager.python"] = _namespace("tensorflow.contrib.eager.python", {"tfe": tfe})
+    out["tensorflow.contrib.eager.python.tfe"] = tfe
+    from tinyflow.api import contrib_tensorboard
+    out["tensorflow.contrib.tensorboard"] = contrib_tensorboard
+    out["tensorflow.contrib.tensorboard.plugins"] = contrib_tensorboard.plugins
+    out["tensorflow.contrib.tensorboard.plugins.projector"] = contrib_tensorboard
     return out
 
 

@@ -93,7 +93,9 @@ def _resolves(name):
     import importlib
     import tinyflow
     parts = name.split(".")
-    if parts[0] == "tf":
+    if parts[0] == "tf" and ".python." in name:   # TF's internal module paths exist as imports (the runner's)
+        parts = ["tensorflow"] + parts[1:]
+    elif parts[0] == "tf":
         return _resolve(tinyflow, ".".join(parts[1:]) or "tf") is not None
     from tinyflow.cli.runner import alias_tensorflow
     alias_tensorflow()
