@@ -32,6 +32,13 @@ def modules():
     for name, module in data.items():
         out["tensorflow.contrib.slim.python.slim.data." + name] = module
         out["tensorflow.contrib.slim." + name] = module
+    from tinyflow.api.slim import nets
+    out["tensorflow.contrib.slim.nets"] = nets
+    out["tensorflow.contrib.slim.python.slim.nets"] = nets
+    for name in ("alexnet", "inception", "inception_v1", "inception_v2", "inception_v3", "overfeat", "resnet_utils",
+                 "resnet_v1", "resnet_v2", "vgg"):
+        out["tensorflow.contrib.slim.nets." + name] = out["tensorflow.contrib.slim.python.slim.nets." + name] = \
+            getattr(nets, name)
     out["tensorflow.contrib.framework.python"] = _namespace("tensorflow.contrib.framework.python", {})
     # TF's ops/__init__ star-imports its submodules: `ops.arg_scope` is the function there
     out["tensorflow.contrib.framework.python.ops"] = _namespace("tensorflow.contrib.framework.python.ops",
