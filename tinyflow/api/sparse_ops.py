@@ -1,7 +1,7 @@
-"""TF 1.15's sparse ops built from graph ops on a SparseTensor's three tensors: sparse_placeholder,
-sparse_reduce_sum(_sparse), sparse_reshape, sparse_transpose, sparse_concat, sparse_tensor_dense_matmul,
-sparse_to_indicator and nn.embedding_lookup_sparse. Results come in TF's canonical (row-major) order;
-gradients flow through the values (gathers and segment sums)."""
+"""TF 1.15's sparse ops built from graph ops on a SparseTensor's three tensors: sparse_reduce_sum(_sparse),
+sparse_reshape, sparse_transpose, sparse_concat, sparse_tensor_dense_matmul, sparse_to_indicator and
+nn.embedding_lookup_sparse (tf.sparse_placeholder is api/sparse.py's). Results come in TF's canonical
+(row-major) order; gradients flow through the values (gathers and segment sums)."""
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph
 from tinyflow.ops.core import array_ops, math_ops
@@ -13,7 +13,7 @@ from tinyflow.ops.core.util import keep_arg
 from tinyflow.ops.segment_ops import segment_sum, unsorted_segment_sum
 from tinyflow.ops.sparse import SparseTensor
 
-__all__ = ["sparse_concat", "sparse_placeholder", "sparse_reduce_sum", "sparse_reduce_sum_sparse", "sparse_reshape",
+__all__ = ["sparse_concat", "sparse_reduce_sum", "sparse_reduce_sum_sparse", "sparse_reshape",
            "sparse_tensor_dense_matmul", "sparse_to_indicator", "sparse_transpose"]   # (+ nn.embedding_lookup_sparse)
 
 
@@ -45,24 +45,6 @@ def _reordered(indices, values, shape):
 
 def _to_dense(sp, values=None):
     return scatter_nd(sp.indices, sp.values if values is None else values, sp.dense_shape)
-
-
-def sparse_placeholder(dtype, shape=None, name=None):
-    """A SparseTensor of placeholders (indices, values; dense_shape too unless `shape` is fully known),
-    fed with a SparseTensorValue or an (indices, values, dense_shape) tuple."""
-    from tinyflow.ops.core.array_ops import placeholder
-    rank = None
-    if shape is not None:
-        rank = len(shape) if not hasattr(shape, "shape") else shape.shape[0].value
-        if not hasattr(shape, "shape") and None in list(shape):
-            shape = None
-        elif not hasattr(shape, "shape"):
-            shape = convert_to_tensor(list(shape), dt.int64, name=None if name is None else name + "/shape")
-    if shape is None:
-        shape = placeholder(dt.int64, [rank], name=None if name is None else name + "/shape")
-    sub = (lambda s: None) if name is None else (lambda s: name + "/" + s)
-    return SparseTensor(placeholder(dt.int64, [None, rank], name=sub("indices")),
-                        placeholder(dtype, [None], name=sub("values")), shape)
 
 
 def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None, name=None):

@@ -24,10 +24,10 @@ OUT_OF_SCOPE = {
     "contrib.boosted_trees": "gradient-boosted trees (not even importable in TF 1.15's pip build)",
     "contrib.distributions": "the deprecated distributions library (use TensorFlow Probability)",
     "distributions": "the deprecated distributions library",
-    "contrib.learn": "the Estimator-era learn API (only datasets.mnist is provided)",
+    "contrib.learn": "the Estimator-era learn API (datasets.mnist, preprocessing.VocabularyProcessor and ModeKeys "
+                     "are provided)",
     "contrib.keras": "Keras under contrib (tf.keras is the supported spelling)",
     "lite": "TensorFlow Lite converter",
-    "distribute": "TF's distribution strategies (tinyflow's own tf.distribute.DataParallel scales a graph instead)",
     "profiler": "TF's profiler (tinyflow has sess.memory_report and XLA's tools)",
     "autograph": "Python-to-graph conversion",
     "quantization": "fake-quant training ops",
