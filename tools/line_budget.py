@@ -27,7 +27,9 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # contrib import paths under the runner and the census report of the coverage tool.
 # api: 22000 -> 30000 and total 45000 -> 53000 for the frontend families issues 27/28 bring in (slim.nets,
 # seq2seq, TF1's distributed API, contrib.data/lookup, Keras saving and layers): frontend, not engine.
-BUDGET = {"graph": 2100, "formats": 2500, "passes": 1900, "ops": 11700, "lower": 1260, "runtime": 2800,
+# Issue 24 item 5: the host stage's planning became a pass (passes/host_split.py, ~125 lines moved out of
+# runtime/host_stage.py): passes 1900 -> 2035, runtime 2800 -> 2680 (each keeps the room it had).
+BUDGET = {"graph": 2100, "formats": 2500, "passes": 2035, "ops": 11700, "lower": 1260, "runtime": 2680,
           "api": 30000, "cli": 1000}
 TOTAL = 53000
 

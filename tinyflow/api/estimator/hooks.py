@@ -68,7 +68,9 @@ class SummarySaverHook(_tf.train.SessionRunHook):
 
 def _host_computed(op):
     from tinyflow.graph.registry import get_op_def
-    return get_op_def(op.type).host_compute
+    from tinyflow.graph.registry import FromFetched
+    rule = get_op_def(op.type).host
+    return rule if isinstance(rule, FromFetched) else None
 
 
 def _summary_leaves(summary):
