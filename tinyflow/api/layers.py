@@ -812,3 +812,88 @@ def average_pooling3d(inputs, pool_size, strides, padding="valid", data_format="
 
 __all__ += ["AveragePooling3D", "Conv3D", "Conv3DTranspose", "MaxPooling3D", "average_pooling3d", "conv3d",
             "conv3d_transpose", "max_pooling3d"]
+
+
+# ---- separable convolutions (TF 1.15's tf.layers.SeparableConv1D / SeparableConv2D) -----------------------------
+class SeparableConv2D(_KernelBiasLayer):
+    """A depthwise convolution ([kh, kw, in, depth_multiplier] "depthwise_kernel") then a 1x1 pointwise one
+    ([1, 1, in * depth_multiplier, filters] "pointwise_kernel"), plus bias and activation."""
+    _rank = 2
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format="channels_last",
+                 dilation_rate=1, depth_multiplier=1, depthwise_initializer=None, pointwise_initializer=None,
+                 depthwise_regularizer=None, pointwise_regularizer=None, depthwise_constraint=None,
+                 pointwise_constraint=None, **kwargs):
+        kwargs.pop("kernel_initializer", None)
+        kernel_bias = _kernel_bias_args(kwargs)
+        super().__init__(**kwargs)
+        r = self._rank
+        self.filters, self.depth_multiplier = int(filters), int(depth_multiplier)
+        self.kernel_size, self.strides = _tuple(kernel_size, r, "kernel_size"), _tuple(strides, r, "strides")
+        self.dilation_rate = _tuple(dilation_rate, r, "dilation_rate")
+        self.padding, self.data_format = _padding(padding), _data_format(data_format)
+        self.depthwise_initializer = _get_initializer(depthwise_initializer)
+        self.pointwise_initializer = _get_initializer(pointwise_initializer)
+        self._regs = (depthwise_regularizer, pointwise_regularizer, depthwise_constraint, pointwise_constraint)
+        self._set_kernel_bias(*kernel_bias)
+
+    def build(self, input_shape):
+        input_shape = TensorShape(input_shape)
+        axis = -1 if self.data_format == "NHWC" else 1
+        if input_shape.ndims != self._rank + 2 or input_shape[axis].value is None:
+            raise ValueError("Inputs to %s should have rank %d and a defined channel dimension, got shape %s"
+                             % (type(self).__name__, self._rank + 2, input_shape))
+        cin = input_shape[axis].value
+        dreg, preg, dcon, pcon = self._regs
+        self.depthwise_kernel = self.add_weight("depthwise_kernel",
+                                                list(self.kernel_size) + [cin, self.depth_multiplier],
+                                                initializer=self.depthwise_initializer, regularizer=dreg,
+                                                constraint=dcon, dtype=self.dtype, trainable=True)
+        self.pointwise_kernel = self.add_weight("pointwise_kernel",
+                                                [1] * self._rank + [cin * self.depth_multiplier, self.filters],
+                                                initializer=self.pointwise_initializer, regularizer=preg,
+                                                constraint=pcon, dtype=self.dtype, trainable=True)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                        dtype=self.dtype, trainable=True)
+        self.built = True
+
+    def _separable(self, inputs, depthwise, pointwise, strides, rate):
+        nhwc = self.data_format == "NHWC"
+        return nn.separable_conv2d(inputs, depthwise, pointwise, [1, *strides, 1] if nhwc else [1, 1, *strides],
+                                   self.padding, rate=rate, data_format=self.data_format)
+
+    def call(self, inputs):
+        outputs = self._separable(inputs, self.depthwise_kernel, self.pointwise_kernel, self.strides,
+                                  self.dilation_rate)
+        return self._bias_and_activation(outputs, self.data_format)
+
+
+class SeparableConv1D(SeparableConv2D):
+    """SeparableConv2D over one spatial axis: kernels [k, in, depth_multiplier] and [1, in * m, filters]."""
+    _rank = 1
+
+    def call(self, inputs):
+        axis = 1 if self.data_format == "NHWC" else 2   # a height-1 image, as TF runs it
+        outputs = self._separable(array_ops.expand_dims(inputs, axis), array_ops.expand_dims(self.depthwise_kernel, 0),
+                                  array_ops.expand_dims(self.pointwise_kernel, 0), (1, self.strides[0]),
+                                  (1, self.dilation_rate[0]))
+        return self._bias_and_activation(array_ops.squeeze(outputs, [axis]), self.data_format)
+
+
+def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
+                     dilation_rate=(1, 1), depth_multiplier=1, name=None, reuse=None, **kwargs):
+    """Functional interface for SeparableConv2D (variables "separable_conv2d/depthwise_kernel", ...)."""
+    return SeparableConv2D(filters, kernel_size, strides, padding, data_format, dilation_rate, depth_multiplier,
+                           name=name, _scope=name, _reuse=reuse, **kwargs).apply(inputs)
+
+
+def separable_conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format="channels_last",
+                     dilation_rate=1, depth_multiplier=1, name=None, reuse=None, **kwargs):
+    """Functional interface for SeparableConv1D (variables "separable_conv1d/depthwise_kernel", ...)."""
+    return SeparableConv1D(filters, kernel_size, strides, padding, data_format, dilation_rate, depth_multiplier,
+                           name=name, _scope=name, _reuse=reuse, **kwargs).apply(inputs)
+
+
+__all__ += ["SeparableConv1D", "SeparableConv2D", "separable_conv1d", "separable_conv2d"]
