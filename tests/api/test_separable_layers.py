@@ -26,3 +26,16 @@ def test_separable_layers_match_tf():
         np.testing.assert_allclose(g, F[k], rtol=1e-4, atol=1e-5, err_msg=k)
     assert [v.name for v in tf.global_variables()] == list(F["names"])
     assert [str(v.shape.as_list()) for v in tf.global_variables()] == list(F["shapes"])
+
+
+def test_compute_average_loss_and_input_spec_as_tf():
+    loss = tf.constant([1.0, 2.0, 4.0])
+    with tf.Session() as s:
+        got = s.run([tf.nn.compute_average_loss(loss), tf.nn.compute_average_loss(loss, sample_weight=[0.5, 1.0, 2.0]),
+                     tf.nn.compute_average_loss(loss, global_batch_size=8),
+                     tf.nn.compute_average_loss(tf.constant([[1.0, 3.0], [2.0, 2.0]]), sample_weight=0.5)])
+    np.testing.assert_allclose(got, [2.3333333, 3.5, 0.875, 2.0], rtol=1e-6)   # TF 1.15's numbers
+    spec = tf.layers.InputSpec(ndim=4, axes={-1: 3})
+    assert (spec.ndim, spec.axes, spec.shape, spec.dtype) == (4, {-1: 3}, None, None)
+    assert repr(spec) == "InputSpec(ndim=4, axes={-1: 3})"
+    assert tf.layers.InputSpec(shape=(None, 3)).ndim == 2

@@ -897,3 +897,23 @@ def separable_conv1d(inputs, filters, kernel_size, strides=1, padding="valid", d
 
 
 __all__ += ["SeparableConv1D", "SeparableConv2D", "separable_conv1d", "separable_conv2d"]
+
+
+class InputSpec:
+    """What a layer accepts: dtype, shape, ndim / max_ndim / min_ndim and {axis: size} (TF's InputSpec)."""
+
+    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None, axes=None):
+        self.dtype = None if dtype is None else dt.as_dtype(dtype).name
+        self.shape = shape
+        self.ndim = len(shape) if shape is not None else ndim
+        self.max_ndim, self.min_ndim, self.axes = max_ndim, min_ndim, axes or {}
+
+    def __repr__(self):
+        spec = [("dtype=" + str(self.dtype)) if self.dtype else "", ("shape=" + str(self.shape)) if self.shape else "",
+                ("ndim=" + str(self.ndim)) if self.ndim else "", ("max_ndim=" + str(self.max_ndim)) if self.max_ndim
+                else "", ("min_ndim=" + str(self.min_ndim)) if self.min_ndim else "",
+                ("axes=" + str(self.axes)) if self.axes else ""]
+        return "InputSpec(%s)" % ", ".join(x for x in spec if x)
+
+
+__all__ += ["InputSpec"]

@@ -80,3 +80,16 @@ def __getattr__(name):
     if name in _RNN:
         return getattr(importlib.import_module("tinyflow.rnn"), name)
     raise AttributeError("module 'tinyflow.nn' has no attribute %r" % name)
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """sum(per_example_loss * sample_weight) / global_batch_size (the batch size, one replica, by default)."""
+    from tinyflow.ops.core import array_ops, math_ops
+    from tinyflow.ops.core.base import convert_to_tensor
+    loss = convert_to_tensor(per_example_loss, name="per_example_loss")
+    dtype = loss.dtype
+    if sample_weight is not None:
+        loss = math_ops.cast(loss * convert_to_tensor(sample_weight, dtype=dtype, name="sample_weight"), dtype)
+    if global_batch_size is None:
+        global_batch_size = array_ops.shape(loss)[0]
+    return math_ops.reduce_sum(loss) / math_ops.cast(global_batch_size, dtype)
