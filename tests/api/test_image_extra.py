@@ -59,3 +59,17 @@ def test_psnr_ssim_and_multiscale():
         np.testing.assert_allclose(g, F[k], rtol=2e-5, err_msg=k)
     with pytest.raises(ValueError, match="smaller than the filter size"):
         tf.image.ssim(tf.zeros([5, 5, 1]), tf.zeros([5, 5, 1]), 1.0)
+
+
+def test_combined_non_max_suppression_matches_tf():
+    C = np.load(os.path.join(os.path.dirname(__file__), "..", "fixtures", "image_extra", "combined_nms.npz"))
+    cases = {"a": (C["boxes"], dict(max_output_size_per_class=4, max_total_size=7, iou_threshold=0.4,
+                                    score_threshold=0.2)),
+             "b": (C["boxes_q"], dict(max_output_size_per_class=3, max_total_size=12, iou_threshold=0.5)),
+             "c": (C["boxes"], dict(max_output_size_per_class=2, max_total_size=10, clip_boxes=False,
+                                    score_threshold=0.5))}
+    for tag, (boxes, kw) in cases.items():
+        got = run(*tf.image.combined_non_max_suppression(tf.constant(boxes), tf.constant(C["scores"]), **kw))
+        for g, k in zip(got, ["boxes", "scores", "classes", "valid"]):
+            np.testing.assert_array_equal(g, C["%s_%s" % (tag, k)], err_msg=tag + k)
+            assert g.dtype == C["%s_%s" % (tag, k)].dtype

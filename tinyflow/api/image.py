@@ -293,3 +293,49 @@ def central_crop(image, central_fraction):
         h0, w0 = start(h), start(w)
         out = _slice(x, _vec([0, h0, w0, 0]), _vec([-1, h - h0 * 2, w - w0 * 2, -1]))
         return _unbatch(out, is_batch)
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold=0.5,
+                                 score_threshold=float("-inf"), pad_per_class=False, clip_boxes=True, name=None):
+    """Greedy non-max suppression per batch and class (boxes [batch, n, q, 4], q = 1 or classes; scores
+    [batch, n, classes]), then the best max_total_size over all classes: (nmsed_boxes, nmsed_scores,
+    nmsed_classes, valid_detections), padded with zeros."""
+    from tinyflow.ops.core.array_ops import concat, fill, zeros_like
+    from tinyflow.ops.core.indexing_ops import gather
+    from tinyflow.ops.core.sequence_ops import range as _range, top_k
+    with get_default_graph().name_scope(name or "combined_non_max_suppression"):
+        boxes, scores = convert_to_tensor(boxes, name="boxes"), convert_to_tensor(scores, name="scores")
+        (b, n, q, _), classes = boxes.shape.as_list(), scores.shape.as_list()[2]
+        if None in (b, n, q, classes):
+            raise ValueError("tinyflow: combined_non_max_suppression needs static batch, box and class counts, got "
+                             "boxes %s and scores %s" % (boxes.shape, scores.shape))
+        per_class = int(max_output_size_per_class)
+        total = int(max_total_size) if not pad_per_class else min(int(max_total_size), per_class * classes)
+        outs = []
+        for i in range(b):
+            cand_boxes, cand_scores, cand_classes = [], [], []
+            for c in range(classes):
+                bx, sc = boxes[i, :, c if q > 1 else 0], scores[i, :, c]
+                idx, count = non_max_suppression_padded(bx, sc, per_class, iou_threshold, score_threshold,
+                                                        pad_to_max_output_size=True)
+                keep = M.less(_range(per_class), count)
+                cand_boxes.append(gather(bx, idx))
+                cand_scores.append(_where(keep, gather(sc, idx), fill([per_class], float("-inf"))))
+                cand_classes.append(fill([per_class], float(c)))
+            all_scores = concat(cand_scores, 0)
+            best, order = top_k(all_scores, min(total, per_class * classes))
+            valid = M.reduce_sum(M.cast(M.greater(best, float("-inf")), dt.int32))
+            kept = M.greater(best, float("-inf"))
+            zero = zeros_like(best)
+            picked = gather(concat(cand_boxes, 0), order)
+            picked = M.clip_by_value(picked, 0.0, 1.0) if clip_boxes else picked
+            row = [_where(stack([kept] * 4, axis=1), picked, zeros_like(picked)), _where(kept, best, zero),
+                   _where(kept, gather(concat(cand_classes, 0), order), zero), valid]
+            if total > per_class * classes:   # fewer candidates than outputs: pad with zeros
+                extra = total - per_class * classes
+                row[:3] = [pad(t, [[0, extra]] + [[0, 0]] * (t.shape.ndims - 1)) for t in row[:3]]
+            outs.append(row)
+        return tuple(stack([o[k] for o in outs]) for k in range(4))
+
+
+__all__ += ["combined_non_max_suppression"]
