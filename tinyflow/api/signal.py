@@ -1,7 +1,7 @@
 """tf.signal (and tf.contrib.signal) as TF 1.15 has them, for real signals: hann/hamming windows, frame,
 overlap_and_add, linear_to_mel_weight_matrix, dct (type II) and mfccs_from_log_mel_spectrograms, from graph
 ops (gathers and matrix products, so gradients flow). tinyflow has no complex dtypes, so the FFT family
-(stft, inverse_stft, fft, rfft) raises a clear error."""
+(stft, inverse_stft, fft, rfft) stays missing, with the reason in its AttributeError."""
 import numpy as np
 
 from tinyflow.graph import dtypes as dt
@@ -11,8 +11,8 @@ from tinyflow.ops.core.base import constant, convert_to_tensor
 from tinyflow.ops.core.indexing_ops import gather
 from tinyflow.ops.matrix_ops import tensordot
 
-__all__ = ["dct", "frame", "hamming_window", "hann_window", "inverse_stft", "linear_to_mel_weight_matrix",
-           "mfccs_from_log_mel_spectrograms", "overlap_and_add", "stft"]
+__all__ = ["dct", "frame", "hamming_window", "hann_window", "linear_to_mel_weight_matrix",
+           "mfccs_from_log_mel_spectrograms", "overlap_and_add"]
 
 _MEL_BREAK_FREQUENCY_HERTZ, _MEL_HIGH_FREQUENCY_Q = 700.0, 1127.0
 
@@ -144,13 +144,12 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
         return math_ops.multiply(dct(x), constant(np.asarray(1 / np.sqrt(bins * 2.0), x.dtype.np)))
 
 
-def _no_complex(name):
-    def fn(*args, **kwargs):
-        raise NotImplementedError("tinyflow: tf.signal.%s returns complex tensors, and tinyflow has no complex "
-                                  "dtypes (complex64/complex128) yet" % name)
-    fn.__name__ = name
-    return fn
+_COMPLEX = ("stft", "inverse_stft", "fft", "ifft", "rfft", "irfft", "fft2d", "ifft2d", "fft3d", "ifft3d")
 
 
-stft, inverse_stft, fft, ifft, rfft, irfft = (_no_complex(n) for n in ("stft", "inverse_stft", "fft", "ifft", "rfft",
-                                                                        "irfft"))
+def __getattr__(name):
+    """The FFT family stays missing (the census counts it so), with the reason in the error."""
+    if name in _COMPLEX:
+        raise AttributeError("tinyflow: tf.signal.%s returns complex tensors, and tinyflow has no complex dtypes "
+                             "(complex64/complex128) yet" % name)
+    raise AttributeError("module 'tinyflow.signal' has no attribute %r" % name)
