@@ -34,3 +34,21 @@ def pack_as(template, flat, lists=True):
             return type(s)(build(v) for v in s)
         return next(it)
     return build(template)
+
+
+def flatten_dict_items(dictionary):
+    """TF's nest.flatten_dict_items: a key that is a structure (an LSTMStateTuple of placeholders in a
+    feed_dict) is flattened together with its value, leaf to leaf."""
+    if not any(isinstance(key, tuple) for key in dictionary):
+        return dictionary
+    out = {}
+    for key, value in dictionary.items():
+        if not isinstance(key, tuple):
+            out[key] = value
+            continue
+        keys, values = flatten(key), flatten(value)
+        if len(keys) != len(values):
+            raise ValueError("Could not flatten dictionary. Key had %d elements, but value had %d elements. Key: "
+                             "%s, value: %s." % (len(keys), len(values), keys, values))
+        out.update(zip(keys, values))
+    return out

@@ -22,6 +22,7 @@ import jax
 import numpy as np
 
 from tinyflow.graph import errors
+from tinyflow.graph.nest import flatten_dict_items
 from tinyflow.graph.core import (Operation, Tensor, _default_sessions, get_default_graph, get_default_session)  # noqa: F401
 from tinyflow.graph.registry import get_op_def
 from tinyflow.lower import jax_backend, pipeline
@@ -119,6 +120,9 @@ class _LRU(collections.OrderedDict):
             self.popitem(last=False)
 
 
+_DeviceAttributes = collections.namedtuple("_DeviceAttributes", "name device_type memory_limit_bytes incarnation")
+
+
 class Session:
     """tf.Session: `run(fetches, feed_dict)` on one graph; variables live here as device arrays.
 
@@ -192,7 +196,7 @@ class Session:
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs the ops and evaluates the tensors in `fetches`, with `feed_dict` substituted."""
         self._check_open()
-        feed_dict = feed_dict or {}
+        feed_dict = flatten_dict_items(feed_dict) if feed_dict else {}   # an LSTMStateTuple key: its leaves
         if self._graph._host_stage:  # string and queue ops run on the host around the jitted step
             from tinyflow.runtime import host_stage
             return host_stage.run(self, fetches, feed_dict)
@@ -503,6 +507,13 @@ class Session:
             msg = e.args[0] if e.args else str(e)
             raise TypeError("Cannot interpret feed_dict key as Tensor: %s" % msg) from None
         return t
+
+    def list_devices(self):
+        """TF's Session.list_devices(): name, device_type, memory_limit_bytes, incarnation of each device."""
+        kinds = [("CPU", jax.devices("cpu"))] + ([("GPU", jax.devices())] if jax.default_backend() == "gpu" else [])
+        return [_DeviceAttributes("/job:localhost/replica:0/task:0/device:%s:%d" % (k, i), k, 268435456 if k == "CPU"
+                                  else int(d.memory_stats()["bytes_limit"]), int(d.id))
+                for k, devices in kinds for i, d in enumerate(devices)]
 
     # ---- tinyflow extras -----------------------------------------------------------------------
     def lowered(self, fetches, feed_dict=None):
