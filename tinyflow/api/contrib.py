@@ -14,6 +14,7 @@ import types
 
 from tinyflow.api import contrib_layers_extra as _extra
 from tinyflow.api import contrib_layers_more as _more
+from tinyflow.api import contrib_rnn as _contrib_rnn
 from tinyflow.api import contrib_learn as learn  # noqa: F401 (tf.contrib.learn.datasets.mnist)
 from tinyflow.api import layers as _layers
 from tinyflow.api import rnn as _rnn
@@ -79,6 +80,7 @@ layers = _module("layers", "tf.contrib.layers: initializers, regularizers, fully
 
 rnn = _module("rnn", "tf.contrib.rnn: the RNN cells, static_rnn and static_bidirectional_rnn.", dict(
     {name: getattr(_cells, name) for name in _cells.__all__},
+    **{name: getattr(_contrib_rnn, name) for name in _contrib_rnn.__all__},
     static_rnn=_rnn.static_rnn, static_bidirectional_rnn=_rnn.static_bidirectional_rnn,
     LSTMBlockCell=_cells.LSTMCell, GRUBlockCell=_cells.GRUCell))
 sys.modules[__name__ + ".seq2seq"] = seq2seq   # `import tensorflow.contrib.seq2seq` resolves
@@ -93,7 +95,8 @@ predictor = _module("predictor", "tf.contrib.predictor: a SavedModel's signature
 # under its contrib path, so `import tensorflow.contrib.slim as slim` works under the runner)
 _LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framework",
          "summary": "tinyflow.api.contrib_summary", "training": "tinyflow.api.contrib_training",
-         "cluster_resolver": "tinyflow.api.cluster_resolver"}
+         "cluster_resolver": "tinyflow.api.cluster_resolver", "legacy_seq2seq": "tinyflow.api.legacy_seq2seq",
+         "crf": "tinyflow.api.contrib_crf"}
 
 
 def __getattr__(name):
