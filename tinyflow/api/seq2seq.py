@@ -1,11 +1,20 @@
 """tf.contrib.seq2seq: sequence_loss (the loss of the RNN language-model tutorials), tile_batch and
-hardmax. The decoders (BasicDecoder, BeamSearchDecoder, attention wrappers) are not implemented."""
+hardmax; the helpers, BasicDecoder and dynamic_decode (seq2seq_decoder.py) and the attention
+mechanisms and AttentionWrapper (seq2seq_attention.py)."""
 from tinyflow.graph.core import name_scope
 from tinyflow.ops import nn_ops
 from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.base import convert_to_tensor
 
-__all__ = ["SequenceLoss", "hardmax", "sequence_loss", "tile_batch"]
+from tinyflow.api.seq2seq_decoder import (BasicDecoder, BasicDecoderOutput, CustomHelper, Decoder,  # noqa: F401
+                                          GreedyEmbeddingHelper, Helper, InferenceHelper, SampleEmbeddingHelper,
+                                          TrainingHelper, dynamic_decode)
+from tinyflow.api.seq2seq_attention import (AttentionMechanism, AttentionWrapper, AttentionWrapperState,  # noqa: F401
+                                            BahdanauAttention, LuongAttention)
+from tinyflow.api import seq2seq_attention as _attention
+from tinyflow.api import seq2seq_decoder as _decoder
+
+__all__ = ["SequenceLoss", "hardmax", "sequence_loss", "tile_batch"] + _decoder.__all__ + _attention.__all__
 
 
 def sequence_loss(logits, targets, weights, average_across_timesteps=True, average_across_batch=True,
