@@ -38,3 +38,11 @@ def test_case_matches_tf115(name):
     assert sorted(out) == sorted(expected)
     for k, v in expected.items():
         np.testing.assert_allclose(out[k], v, rtol=2e-5, atol=2e-6, err_msg="%s/%s" % (name, k))
+
+
+def test_viterbi_decode_matches_tf115_crf_decode():
+    x = np.random.RandomState(40).randn(3, 4, 5).astype(np.float32)      # cases.crf_likelihood_and_decode
+    trans = np.random.RandomState(1234).uniform(-0.5, 0.5, [5, 5]).astype(np.float32)   # cases.values
+    tags, score = tf.contrib.crf.viterbi_decode(x[0], trans)
+    np.testing.assert_array_equal(tags, EXPECTED["crf_likelihood_and_decode/decoded"][0])
+    np.testing.assert_allclose(score, EXPECTED["crf_likelihood_and_decode/best_score"][0], rtol=1e-6)
