@@ -12,9 +12,13 @@ from tinyflow.api.seq2seq_decoder import (BasicDecoder, BasicDecoderOutput, Cust
 from tinyflow.api.seq2seq_attention import (AttentionMechanism, AttentionWrapper, AttentionWrapperState,  # noqa: F401
                                             BahdanauAttention, LuongAttention)
 from tinyflow.api import seq2seq_attention as _attention
+from tinyflow.api.seq2seq_beam import (BeamSearchDecoder, BeamSearchDecoderOutput, BeamSearchDecoderState,  # noqa: F401
+                                       FinalBeamSearchDecoderOutput, gather_tree)
+from tinyflow.api import seq2seq_beam as _beam
 from tinyflow.api import seq2seq_decoder as _decoder
 
-__all__ = ["SequenceLoss", "hardmax", "sequence_loss", "tile_batch"] + _decoder.__all__ + _attention.__all__
+__all__ = (["SequenceLoss", "hardmax", "sequence_loss", "tile_batch"] + _decoder.__all__ + _attention.__all__
+           + _beam.__all__)
 
 
 def sequence_loss(logits, targets, weights, average_across_timesteps=True, average_across_batch=True,
@@ -77,10 +81,10 @@ class SequenceLoss:
 
 
 def tile_batch(t, multiplier, name=None):
-    """Repeats each batch entry `multiplier` times along axis 0 ([a, b] -> [a, a, b, b])."""
-    with name_scope(name, "tile_batch", [t]):
-        t = convert_to_tensor(t, name="t")
-        return _tile(t, multiplier)
+    """Repeats each batch entry `multiplier` times along axis 0 ([a, b] -> [a, a, b, b]); `t` may
+    be a nested structure (an LSTMStateTuple, an encoder's states)."""
+    with name_scope(name, "tile_batch"):
+        return _decoder.map_structure(lambda x: _tile(convert_to_tensor(x, name="t"), multiplier), t)
 
 
 def _tile(t, multiplier):
