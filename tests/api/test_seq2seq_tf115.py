@@ -46,3 +46,16 @@ def test_viterbi_decode_matches_tf115_crf_decode():
     tags, score = tf.contrib.crf.viterbi_decode(x[0], trans)
     np.testing.assert_array_equal(tags, EXPECTED["crf_likelihood_and_decode/decoded"][0])
     np.testing.assert_allclose(score, EXPECTED["crf_likelihood_and_decode/best_score"][0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["legacy_embedding_attention_seq2seq", "s2s_bahdanau",
+                                  "s2s_beam_search_penalty_attention"])
+def test_a_checkpoint_tf115_wrote_restores(name):
+    """The variables TF's Saver wrote (make_seq2seq.py, CHECKPOINTS) restore by TF's names and give TF's numbers."""
+    with tf.Graph().as_default():
+        feeds, fetches = cases.CASES[name](tf)
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, os.path.join(HERE, "ckpt", name, "model"))
+            out = sess.run(fetches, feeds)
+    for k, v in out.items():
+        np.testing.assert_allclose(v, EXPECTED[name + "/" + k], rtol=2e-5, atol=2e-6, err_msg=k)

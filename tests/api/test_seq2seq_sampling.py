@@ -1,0 +1,37 @@
+"""tf.contrib.seq2seq.SampleEmbeddingHelper: seeded samples from softmax(outputs / temperature).
+TF's random numbers are not reproduced (DESIGN.md: distributions must match, values need not); a
+near-zero temperature must give TF 1.15's greedy decode (tests/fixtures/seq2seq, s2s_greedy)."""
+import numpy as np
+
+import tinyflow as tf
+from tests.api.test_seq2seq_tf115 import EXPECTED, cases
+
+
+def test_samples_follow_softmax_of_outputs_over_temperature():
+    logits = np.log(np.array([[0.2, 0.5, 0.3]], np.float32)) * 2.0   # temperature 2 gives back [.2, .5, .3]
+    helper = tf.contrib.seq2seq.SampleEmbeddingHelper(tf.eye(3), tf.zeros([4000], tf.int32), 1,
+                                                      softmax_temperature=2.0, seed=7)
+    ids = helper.sample(0, tf.constant(np.repeat(logits, 4000, 0)), None)
+    assert ids.dtype == tf.int32 and ids.shape.as_list() == [4000]
+    with tf.Session() as sess:
+        first, second = sess.run(ids), sess.run(ids)
+    freq = np.bincount(first, minlength=3) / 4000.0
+    np.testing.assert_allclose(freq, [0.2, 0.5, 0.3], atol=0.03)
+    assert (first != second).any()        # a new draw each run
+
+
+def test_a_cold_sample_decode_is_tf115s_greedy_decode():
+    with tf.Graph().as_default():
+        emb = tf.get_variable("embedding", [6, 3])
+        cell = tf.nn.rnn_cell.GRUCell(4)
+        helper = tf.contrib.seq2seq.SampleEmbeddingHelper(emb, tf.constant([0, 2], tf.int32), 1,
+                                                          softmax_temperature=1e-4, seed=3)
+        decoder = tf.contrib.seq2seq.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32),
+                                                  output_layer=tf.layers.Dense(6, use_bias=False))
+        outputs, _, lengths = tf.contrib.seq2seq.dynamic_decode(decoder, maximum_iterations=5, impute_finished=True)
+        with tf.Session() as sess:
+            for v, x in cases.values(tf.global_variables()).items():
+                v.load(x, sess)
+            ids, lens = sess.run([outputs.sample_id, lengths])
+    np.testing.assert_array_equal(ids, EXPECTED["s2s_greedy/sample_id"])
+    np.testing.assert_array_equal(lens, EXPECTED["s2s_greedy/lengths"])
