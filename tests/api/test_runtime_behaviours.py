@@ -75,3 +75,9 @@ def test_exponential_moving_average_of_tensors():
             got2.append(sess.run(ema2.average(m)))
     np.testing.assert_allclose(got, [0.60000014, 1.7400004, 3.3660007], rtol=1e-6)       # TF 1.15
     np.testing.assert_allclose(got2, [1.0, 1.5263158, 2.0701103], rtol=1e-6)             # TF 1.15, debiased
+
+
+def test_contrib_eager_list_devices():
+    names = tf.contrib.eager.list_devices()
+    assert names[0] == "/job:localhost/replica:0/task:0/device:CPU:0"   # TF 1.15's first entry
+    assert all(n.startswith("/job:localhost/replica:0/task:0/device:") for n in names)

@@ -11,13 +11,14 @@ the current variable scope (the legacy seq2seq decoders use it directly).
 """
 import math
 
+from tinyflow.api.aliases import device
 from tinyflow.api.rnn_cell import LSTMStateTuple, RNNCell
 from tinyflow.graph.core import get_default_graph
 from tinyflow.ops import init_ops, nn_ops
 from tinyflow.ops import variable_scope as vs
 from tinyflow.ops.core import array_ops, math_ops
 
-__all__ = ["EmbeddingWrapper", "InputProjectionWrapper", "LayerNormBasicLSTMCell", "NASCell",
+__all__ = ["DeviceWrapper", "EmbeddingWrapper", "InputProjectionWrapper", "LayerNormBasicLSTMCell", "NASCell",
            "OutputProjectionWrapper"]
 
 
@@ -69,6 +70,19 @@ class _CellWrapper(RNNCell):
     def zero_state(self, batch_size, dtype):
         with get_default_graph().name_scope(type(self).__name__ + "ZeroState"):
             return self._cell.zero_state(batch_size, dtype)
+
+
+class DeviceWrapper(_CellWrapper):
+    """The inner cell under tf.device(device), which tinyflow accepts and ignores (XLA places the
+    whole step): the same outputs and variable names as the inner cell alone."""
+
+    def __init__(self, cell, device, **kwargs):
+        super().__init__(cell)
+        self._device = device
+
+    def __call__(self, inputs, state, scope=None):
+        with device(self._device):
+            return self._cell(inputs, state, scope=scope)
 
 
 class EmbeddingWrapper(_CellWrapper):
