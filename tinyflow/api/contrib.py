@@ -5,7 +5,9 @@
   fully_connected ("fully_connected/weights", "fully_connected/biases"), flatten, and what
   contrib_layers_more.py (conv2d, pooling, dropout, one_hot_encoding, the initializers) and
   contrib_batch_norm.py (batch_norm) define;
-- tf.contrib.seq2seq (seq2seq.py), tf.contrib.learn.datasets.mnist (contrib_learn.py), tf.contrib.eager.
+- tf.contrib.seq2seq (seq2seq.py: decoders, attention, beam search), tf.contrib.rnn's extra cells
+  (contrib_rnn.py), tf.contrib.learn.datasets.mnist (contrib_learn.py), tf.contrib.eager;
+- loaded on first use (_LAZY): slim, framework, summary, training, legacy_seq2seq, crf, ...
 
 Both are real modules (`import tensorflow.contrib.rnn` works under `python -m tinyflow`).
 """
