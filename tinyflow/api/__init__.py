@@ -6,6 +6,7 @@ execution, TF's files, ...) is loaded on first use (PEP 562): `LAZY_MODULES` and
 where each name lives, and `tinyflow/__init__.py` asks `lazy(name)` for what it does not hold yet.
 """
 import importlib
+import types as _types
 
 import jax as _jax
 
@@ -60,6 +61,13 @@ _core.register_graph_codec("as_graph_def", _as_graph_def)
 # release is TINYFLOW_VERSION.
 VERSION = __version__ = "1.15.5"
 TINYFLOW_VERSION = "0.1.0"
+GIT_VERSION = __git_version__ = "tinyflow-" + TINYFLOW_VERSION   # (TF's is the git tag of its build)
+COMPILER_VERSION = __compiler_version__ = "XLA through JAX"
+GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER = 134, 0, 0   # TF 1.15's
+MONOLITHIC_BUILD = 0
+version = _types.SimpleNamespace(VERSION=VERSION, GIT_VERSION=GIT_VERSION, COMPILER_VERSION=COMPILER_VERSION,
+                                 GRAPH_DEF_VERSION=134, GRAPH_DEF_VERSION_MIN_CONSUMER=0,
+                                 GRAPH_DEF_VERSION_MIN_PRODUCER=0)
 
 # tf.<name> -> the module that is that namespace, imported on first use
 LAZY_MODULES = {
@@ -91,7 +99,15 @@ LAZY_NAMES = {
     "random_crop": ("tinyflow.api.image_adjust", "random_crop"),
     "start_queue_runners": ("tinyflow.api.train.queue_runner", "start_queue_runners"),
     "GradientTape": ("tinyflow.api.eager", "GradientTape"),
-    "custom_gradient": ("tinyflow.api.eager", "custom_gradient"),
+    "custom_gradient": ("tinyflow.api.gradient_registry", "custom_gradient"),
+    "RegisterGradient": ("tinyflow.api.gradient_registry", "RegisterGradient"),
+    "NotDifferentiable": ("tinyflow.api.gradient_registry", "NotDifferentiable"),
+    "NoGradient": ("tinyflow.api.gradient_registry", "NoGradient"),
+    "no_gradient": ("tinyflow.api.gradient_registry", "NoGradient"),
+    "make_tensor_proto": ("tinyflow.api.tensor_util", "make_tensor_proto"),
+    "make_ndarray": ("tinyflow.api.tensor_util", "make_ndarray"),
+    "IndexedSlices": ("tinyflow.api.tensor_util", "IndexedSlices"),
+    "IndexedSlicesValue": ("tinyflow.api.tensor_util", "IndexedSlicesValue"),
     "enable_eager_execution": ("tinyflow.api.eager", "enable_eager_execution"),
     "disable_v2_behavior": ("tinyflow.api.compat", "disable_v2_behavior"),
     "enable_resource_variables": ("tinyflow.api.compat", "enable_resource_variables"),

@@ -97,7 +97,9 @@ predictor = _module("predictor", "tf.contrib.predictor: a SavedModel's signature
 # under its contrib path, so `import tensorflow.contrib.slim as slim` works under the runner)
 _LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framework",
          "summary": "tinyflow.api.contrib_summary", "training": "tinyflow.api.contrib_training",
-         "cluster_resolver": "tinyflow.api.cluster_resolver", "legacy_seq2seq": "tinyflow.api.legacy_seq2seq",
+         "cluster_resolver": "tinyflow.api.cluster_resolver", "tensorboard": "tinyflow.api.contrib_tensorboard",
+         "util": "tinyflow.api.tensor_util",   # tf.contrib.util: make_tensor_proto, make_ndarray, constant_value
+         "deprecated": "tinyflow.api.contrib_deprecated", "legacy_seq2seq": "tinyflow.api.legacy_seq2seq",
          "crf": "tinyflow.api.contrib_crf"}
 
 

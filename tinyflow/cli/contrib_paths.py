@@ -44,6 +44,10 @@ def modules():
     for sub, module in (("initializers", initializers), ("regularizers", initializers), ("layers", layers),
                         ("utils", slim.utils)):
         out["tensorflow.contrib.layers.python.layers." + sub] = module
+    from tinyflow.api import contrib_tensorboard
+    out["tensorflow.contrib.tensorboard"] = contrib_tensorboard
+    out["tensorflow.contrib.tensorboard.plugins"] = contrib_tensorboard.plugins
+    out["tensorflow.contrib.tensorboard.plugins.projector"] = contrib_tensorboard
     return out
 
 

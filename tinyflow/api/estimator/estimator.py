@@ -192,7 +192,7 @@ class Estimator:
                                                          every_n_iter=cfg.log_step_count_steps))
         chief_hooks = list(spec.training_chief_hooks)
         if cfg.save_summary_steps:
-            chief_hooks.append(SummarySaverHook(cfg.save_summary_steps, self._model_dir))
+            chief_hooks.append(SummarySaverHook(cfg.save_summary_steps, output_dir=self._model_dir))
         save_steps, save_secs = cfg.save_checkpoints_steps, cfg.save_checkpoints_secs
         if saving_listeners and not (save_steps or save_secs):
             raise ValueError("There should be a CheckpointSaverHook to use saving_listeners. Please set one of "
@@ -280,6 +280,15 @@ class Estimator:
                         yield batch
                         continue
                     yield from _single_examples(batch)
+
+
+def _load_global_step_from_checkpoint_dir(checkpoint_dir):
+    """The global step of checkpoint_dir's latest checkpoint (0 when there is none), as TF's estimator reads it."""
+    try:
+        reader = _tf.train.NewCheckpointReader(_tf.train.latest_checkpoint(checkpoint_dir))
+        return int(reader.get_tensor(_tf.GraphKeys.GLOBAL_STEP))
+    except Exception:   # no checkpoint, or none with a global step: TF's estimator starts from 0
+        return 0
 
 
 def graph_savers():

@@ -12,11 +12,12 @@ from tinyflow.api.train.moving_averages import ExponentialMovingAverage
 from tinyflow.api.train.saver import Saver, export_meta_graph, import_meta_graph
 from tinyflow.formats.checkpoint import (CheckpointReader, CheckpointState, checkpoint_exists, get_checkpoint_state,
                                          latest_checkpoint, update_checkpoint_state)
-from tinyflow.api.train.tf_checkpoint import (NewCheckpointReader, init_from_checkpoint, list_variables,  # noqa
+from tinyflow.api.train.tf_checkpoint import (NewCheckpointReader, checkpoints_iterator, init_from_checkpoint, list_variables,  # noqa
                                               load_checkpoint, load_variable)
 from tinyflow.api.train.hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError,
                                       NanTensorHook, SecondOrStepTimer, SessionRunArgs, SessionRunContext,
-                                      SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook)
+                                      SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
+                                      SummarySaverHook)
 from tinyflow.api.train.monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
                                                   Scaffold, SingularMonitoredSession)
 from tinyflow.api.train.coordinator import Coordinator, LooperThread  # noqa: E402,F401
