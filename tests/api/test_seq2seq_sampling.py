@@ -35,3 +35,30 @@ def test_a_cold_sample_decode_is_tf115s_greedy_decode():
             ids, lens = sess.run([outputs.sample_id, lengths])
     np.testing.assert_array_equal(ids, EXPECTED["s2s_greedy/sample_id"])
     np.testing.assert_array_equal(lens, EXPECTED["s2s_greedy/lengths"])
+
+
+def test_training_through_dynamic_decode_steps_like_sgd():
+    """A fed sequence_length makes the decoded length a run-time value (the loop's buffers are cut to
+    it between jitted segments); SGD steps still update the variables, each step's loss the one the
+    TF-checked gradients predict: loss decreases, and one step moves each variable by -lr * grad."""
+    with tf.Graph().as_default():
+        feeds, fetches = cases.s2s_training_basic(tf)
+        targets = tf.constant(np.random.RandomState(34).randint(0, 5, (2, 3)).astype(np.int32))
+        loss = tf.contrib.seq2seq.sequence_loss(fetches["rnn_output"], targets, tf.ones([2, 3]))
+        variables = tf.trainable_variables()
+        grads = tf.gradients(loss, variables)
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        with tf.Session() as sess:
+            for v, x in cases.values(tf.global_variables()).items():
+                v.load(x, sess)
+            before, g = sess.run([variables, grads], feeds)
+            losses = [sess.run([loss, train], feeds)[0] for _ in range(4)]
+            sess.run(tf.global_variables_initializer())
+            for v, x in cases.values(tf.global_variables()).items():
+                v.load(x, sess)
+            sess.run(train, feeds)
+            after = sess.run(variables)
+    np.testing.assert_allclose(losses[0], EXPECTED["s2s_training_gradients/loss"], rtol=1e-5)
+    assert losses[-1] < losses[0]
+    for b, gv, a in zip(before, g, after):
+        np.testing.assert_allclose(a, b - 0.5 * gv, rtol=1e-4, atol=1e-6)
