@@ -28,7 +28,10 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # runtime: 2800 -> 2830 for issue 27's RewriterConfig record (rewriter_config_pb2; GraphOptions.rewrite_options).
 # api: 22000 -> 30000 and total 45000 -> 53000 for the frontend families issues 27/28 bring in (slim.nets,
 # seq2seq, TF1's distributed API, contrib.data/lookup, Keras saving and layers): frontend, not engine.
-BUDGET = {"graph": 2100, "formats": 2500, "passes": 1900, "ops": 11700, "lower": 1260, "runtime": 2830,
+# ops: 11700 -> 11800 and runtime: 2830 -> 2840 for issue 27 item 7 and the seq2seq family: a tf.while_loop
+# whose loop variables grow runs from the host (control_flow_ops._host_loop), the GatherTree op of
+# BeamSearchDecoder (beam_ops.py), feed_dict keys that are structures and Session.list_devices.
+BUDGET = {"graph": 2100, "formats": 2500, "passes": 1900, "ops": 11800, "lower": 1260, "runtime": 2840,
           "api": 30000, "cli": 1000}
 TOTAL = 53000
 

@@ -48,6 +48,8 @@ from tinyflow.runtime.session import InteractiveSession, Session, get_default_se
 from tinyflow.api.tinyflow_api import *  # noqa: E402,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
 from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ... TF1's other names)
 
+del map_fn  # noqa: F821 (tf.map_fn is api/functional.py's, which runs string maps on the host; loaded on first use)
+
 
 
 def _as_graph_def(graph, from_version=None, add_shapes=False):
@@ -81,7 +83,8 @@ LAZY_MODULES = {
     "strings": "tinyflow.api.strings", "compat": "tinyflow.api.compat", "feature_column": "tinyflow.api.feature_column",
     "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util",
     "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu", "nest": "tinyflow.api.nest",
-    "bitwise": "tinyflow.ops.bitwise_ops", "saved_model": "tinyflow.api.saved_model", "keras": "tinyflow.api.keras"}
+    "bitwise": "tinyflow.ops.bitwise_ops", "saved_model": "tinyflow.api.saved_model", "keras": "tinyflow.api.keras",
+    "lookup": "tinyflow.api.lookup"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
@@ -92,6 +95,8 @@ LAZY_NAMES = {
     "print_graph": ("tinyflow.passes.visualize", "print_graph"),
     "to_dot": ("tinyflow.passes.visualize", "to_dot"),
     "make_template": ("tinyflow.api.template", "make_template"),
+    "map_fn": ("tinyflow.api.functional", "map_fn"),
+    "sparse_placeholder": ("tinyflow.api.sparse", "placeholder"),
     "numpy_function": ("tinyflow.ops.script_ops", "numpy_function"),
     "py_func": ("tinyflow.ops.script_ops", "py_func"),
     "import_graph_def": ("tinyflow.api.tf_files.graph_util", "import_graph_def"),
@@ -117,13 +122,13 @@ for _name in ("FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"
 for _name in ("FixedLengthRecordReader", "ReaderBase", "TextLineReader", "TFRecordReader", "WholeFileReader",
               "matching_files", "read_file", "write_file"):
     LAZY_NAMES[_name] = ("tinyflow.ops.reader_ops", _name)
-for _name in ("SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense"):
+for _name in ("SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense", "edit_distance"):
     LAZY_NAMES[_name] = ("tinyflow.ops.sparse", _name)
 for _name in ("as_string", "decode_base64", "encode_base64", "reduce_join", "regex_replace", "string_join",
-              "string_split", "string_to_number", "substr"):
+              "string_split", "string_to_number", "substr", "string_to_hash_bucket_fast"):
     LAZY_NAMES[_name] = ("tinyflow.ops.string_ops", _name)
-for _name in ("FixedLenFeature", "VarLenFeature", "decode_csv", "decode_raw", "parse_example",
-              "parse_single_example"):
+for _name in ("FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "decode_csv", "decode_raw",
+              "parse_example", "parse_single_example"):
     LAZY_NAMES[_name] = ("tinyflow.ops.parsing_ops", _name)
 # tf.GraphDef, tf.NodeDef, tf.Summary, ...: TF's protobuf messages (built on first use)
 for _name in ("GraphDef", "NodeDef", "MetaGraphDef", "AttrValue", "TensorProto", "TensorShapeProto", "Event",

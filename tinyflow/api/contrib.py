@@ -99,7 +99,8 @@ _LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framewo
          "summary": "tinyflow.api.contrib_summary", "training": "tinyflow.api.contrib_training",
          "cluster_resolver": "tinyflow.api.cluster_resolver", "tensorboard": "tinyflow.api.contrib_tensorboard",
          "util": "tinyflow.api.tensor_util",   # tf.contrib.util: make_tensor_proto, make_ndarray, constant_value
-         "deprecated": "tinyflow.api.contrib_deprecated", "legacy_seq2seq": "tinyflow.api.legacy_seq2seq",
+         "deprecated": "tinyflow.api.contrib_deprecated", "data": "tinyflow.api.contrib_data",
+         "lookup": "tinyflow.api.lookup", "legacy_seq2seq": "tinyflow.api.legacy_seq2seq",
          "crf": "tinyflow.api.contrib_crf"}
 
 

@@ -28,7 +28,7 @@ MODULES = {
     "platform.tf_logging": "logging", "platform.flags": "flags", "platform.app": "app", "client": None,
     "client.session": None, "util": None, "util.nest": "nest", "lib": None, "lib.io": None,
     "lib.io.file_io": "gfile", "pywrap_tensorflow": None, "client.device_lib": "_device_lib",
-    "ops.string_ops": "strings",
+    "ops.string_ops": "strings", "ops.lookup_ops": "lookup",
     "saved_model": "saved_model", "saved_model.tag_constants": "saved_model.tag_constants",
     "saved_model.signature_constants": "saved_model.signature_constants",
     "saved_model.signature_def_utils": "saved_model.signature_def_utils",

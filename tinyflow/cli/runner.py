@@ -19,7 +19,8 @@ def alias_tensorflow():
                  "contrib.layers", "contrib.eager", "nn.rnn_cell", "app", "flags", "logging", "gfile", "io",
                  "summary", "data", "image", "distribute", "feature_column", "estimator", "contrib.seq2seq",
                  "contrib.learn", "contrib.learn.datasets", "contrib.learn.datasets.mnist",
-                 "contrib.learn.python.learn.datasets.mnist"):
+                 "contrib.learn.python.learn.datasets.mnist", "contrib.learn.preprocessing",
+                 "contrib.learn.python.learn.preprocessing", "contrib.lookup", "contrib.data"):
         module = tinyflow
         for part in name.split("."):
             module = getattr(module, part, None)

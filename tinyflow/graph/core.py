@@ -36,6 +36,7 @@ class GraphKeys:
     INIT_OP = "init_op"
     SAVERS = "savers"
     QUEUE_RUNNERS = "queue_runners"
+    TABLE_INITIALIZERS = "table_initializer"
     ACTIVATIONS = "activations"
     WEIGHTS = "weights"
     BIASES = "biases"

@@ -26,8 +26,9 @@ def pack_as(template, flat, lists=True):
     sequences = _sequences(lists)
 
     def build(s):
-        if isinstance(s, dict):
-            return type(s)((k, build(s[k])) for k in sorted(s))
+        if isinstance(s, dict):  # filled in sorted key order, keeping the template's order (as tf.nest)
+            built = {k: build(s[k]) for k in sorted(s)}
+            return type(s)((k, built[k]) for k in s)
         if isinstance(s, tuple) and hasattr(s, "_fields"):  # namedtuple
             return type(s)(*[build(v) for v in s])
         if isinstance(s, sequences):
@@ -35,20 +36,3 @@ def pack_as(template, flat, lists=True):
         return next(it)
     return build(template)
 
-
-def flatten_dict_items(dictionary):
-    """TF's nest.flatten_dict_items: a key that is a structure (an LSTMStateTuple of placeholders in a
-    feed_dict) is flattened together with its value, leaf to leaf."""
-    if not any(isinstance(key, tuple) for key in dictionary):
-        return dictionary
-    out = {}
-    for key, value in dictionary.items():
-        if not isinstance(key, tuple):
-            out[key] = value
-            continue
-        keys, values = flatten(key), flatten(value)
-        if len(keys) != len(values):
-            raise ValueError("Could not flatten dictionary. Key had %d elements, but value had %d elements. Key: "
-                             "%s, value: %s." % (len(keys), len(values), keys, values))
-        out.update(zip(keys, values))
-    return out

@@ -22,7 +22,7 @@ import jax
 import numpy as np
 
 from tinyflow.graph import errors
-from tinyflow.graph.nest import flatten_dict_items
+from tinyflow.graph.nest import flatten
 from tinyflow.graph.core import (Operation, Tensor, _default_sessions, get_default_graph, get_default_session)  # noqa: F401
 from tinyflow.graph.registry import get_op_def
 from tinyflow.lower import jax_backend, pipeline
@@ -123,6 +123,18 @@ class _LRU(collections.OrderedDict):
 _DeviceAttributes = collections.namedtuple("_DeviceAttributes", "name device_type memory_limit_bytes incarnation")
 
 
+def _flatten_dict_items(dictionary):
+    """TF's nest.flatten_dict_items: a key that is a structure is flattened with its value, leaf to leaf."""
+    out = {}
+    for key, value in dictionary.items():
+        keys, values = (flatten(key), flatten(value)) if isinstance(key, tuple) else ([key], [value])
+        if len(keys) != len(values):
+            raise ValueError("Could not flatten dictionary. Key had %d elements, but value had %d elements. Key: %s, "
+                             "value: %s." % (len(keys), len(values), keys, values))
+        out.update(zip(keys, values))
+    return out
+
+
 class Session:
     """tf.Session: `run(fetches, feed_dict)` on one graph; variables live here as device arrays.
 
@@ -196,7 +208,9 @@ class Session:
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs the ops and evaluates the tensors in `fetches`, with `feed_dict` substituted."""
         self._check_open()
-        feed_dict = flatten_dict_items(feed_dict) if feed_dict else {}   # an LSTMStateTuple key: its leaves
+        feed_dict = feed_dict or {}
+        if any(isinstance(k, tuple) for k in feed_dict):   # an LSTMStateTuple key: TF feeds its leaves
+            feed_dict = _flatten_dict_items(feed_dict)
         if self._graph._host_stage:  # string and queue ops run on the host around the jitted step
             from tinyflow.runtime import host_stage
             return host_stage.run(self, fetches, feed_dict)

@@ -6,13 +6,13 @@ from tinyflow.api.train.optimizers import (AdadeltaOptimizer, AdagradOptimizer, 
 from tinyflow.api.train.step import (assert_global_step, create_global_step, get_global_step,
                                      get_or_create_global_step, global_step)
 from tinyflow.api.train.schedules import (cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
-                                          linear_cosine_decay, natural_exp_decay, piecewise_constant,
-                                          polynomial_decay)
+                                          linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay,
+                                          piecewise_constant, polynomial_decay)
 from tinyflow.api.train.moving_averages import ExponentialMovingAverage
 from tinyflow.api.train.saver import Saver, export_meta_graph, import_meta_graph
 from tinyflow.formats.checkpoint import (CheckpointReader, CheckpointState, checkpoint_exists, get_checkpoint_state,
                                          latest_checkpoint, update_checkpoint_state)
-from tinyflow.api.train.tf_checkpoint import (NewCheckpointReader, checkpoints_iterator, init_from_checkpoint, list_variables,  # noqa
+from tinyflow.api.train.tf_checkpoint import (NewCheckpointReader, checkpoints_iterator, generate_checkpoint_state_proto, init_from_checkpoint, list_variables,  # noqa
                                               load_checkpoint, load_variable)
 from tinyflow.api.train.hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError,
                                       NanTensorHook, SecondOrStepTimer, SessionRunArgs, SessionRunContext,

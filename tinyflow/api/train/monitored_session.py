@@ -12,6 +12,7 @@ from tinyflow.graph import errors
 from tinyflow.runtime.session import Session
 from tinyflow.ops import state_ops
 from tinyflow.api import logging as tf_logging
+from tinyflow.api.aliases import tables_initializer
 from tinyflow.formats.checkpoint import get_checkpoint_state
 from tinyflow.api.train.hooks import (CheckpointSaverHook, SessionRunArgs, SessionRunContext, SessionRunValues,
                                       StepCounterHook)
@@ -34,7 +35,8 @@ class Scaffold:
         if self._init_op is None:
             self._init_op = state_ops.global_variables_initializer()
         if self._local_init_op is None:
-            self._local_init_op = state_ops.local_variables_initializer()
+            # TF's default: the local variables and the lookup tables (a vocabulary in an input_fn)
+            self._local_init_op = state_ops.group(state_ops.local_variables_initializer(), tables_initializer())
         if self._saver is None:
             self._saver = default_saver()
         tf_logging.info("Graph was finalized.")

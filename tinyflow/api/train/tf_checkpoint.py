@@ -147,3 +147,21 @@ def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, time
         last = path
         yield path
         time.sleep(max(0.0, min_interval_secs - (time.time() - start)))
+
+
+def generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
+                                    all_model_checkpoint_timestamps=None, last_preserved_timestamp=None):
+    """TF's CheckpointState message for these paths (made relative to a relative save_dir, as TF does)."""
+    from tinyflow.formats.tf_protos import CheckpointState
+    paths = list(all_model_checkpoint_paths or [])
+    if not paths or paths[-1] != model_checkpoint_path:
+        paths.append(model_checkpoint_path)
+    if all_model_checkpoint_timestamps and len(all_model_checkpoint_timestamps) != len(paths):
+        raise ValueError("Checkpoint timestamps, if provided, must match checkpoint paths (%d vs %d)"
+                         % (len(all_model_checkpoint_timestamps), len(paths)))
+    if not os.path.isabs(save_dir):
+        rel = lambda p: p if os.path.isabs(p) else os.path.relpath(p, save_dir)  # noqa: E731
+        model_checkpoint_path, paths = rel(model_checkpoint_path), [rel(p) for p in paths]
+    return CheckpointState(model_checkpoint_path=model_checkpoint_path, all_model_checkpoint_paths=paths,
+                           all_model_checkpoint_timestamps=all_model_checkpoint_timestamps or [],
+                           last_preserved_timestamp=last_preserved_timestamp or 0.0)
