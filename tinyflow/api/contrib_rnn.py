@@ -12,6 +12,7 @@ the current variable scope (the legacy seq2seq decoders use it directly).
 import math
 
 from tinyflow.api.aliases import device
+from tinyflow.api.rnn import bidirectional_dynamic_rnn, static_bidirectional_rnn
 from tinyflow.api.rnn_cell import LSTMStateTuple, RNNCell
 from tinyflow.graph.core import get_default_graph
 from tinyflow.ops import init_ops, nn_ops
@@ -19,7 +20,8 @@ from tinyflow.ops import variable_scope as vs
 from tinyflow.ops.core import array_ops, math_ops
 
 __all__ = ["DeviceWrapper", "EmbeddingWrapper", "InputProjectionWrapper", "LayerNormBasicLSTMCell", "NASCell",
-           "OutputProjectionWrapper"]
+           "OutputProjectionWrapper", "stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn",
+           "transpose_batch_time"]
 
 
 class Linear:
@@ -237,3 +239,64 @@ class NASCell(RNNCell):
         if self._num_proj is not None:
             new_m = math_ops.matmul(new_m, self.projection_weights)
         return new_m, LSTMStateTuple(new_c, new_m)
+
+
+def _check_stack(cells_fw, cells_bw, initial_states_fw, initial_states_bw):
+    if not cells_fw:
+        raise ValueError("Must specify at least one fw cell for BidirectionalRNN.")
+    if not cells_bw:
+        raise ValueError("Must specify at least one bw cell for BidirectionalRNN.")
+    if not isinstance(cells_fw, list):
+        raise ValueError("cells_fw must be a list of RNNCells (one per layer).")
+    if not isinstance(cells_bw, list):
+        raise ValueError("cells_bw must be a list of RNNCells (one per layer).")
+    if len(cells_fw) != len(cells_bw):
+        raise ValueError("Forward and Backward cells must have the same depth.")
+    for states in (initial_states_fw, initial_states_bw):
+        if states is not None and (not isinstance(states, list) or len(states) != len(cells_fw)):
+            raise ValueError("initial_states_fw must be a list of state tensors (one per layer).")
+
+
+def stack_bidirectional_rnn(cells_fw, cells_bw, inputs, initial_states_fw=None, initial_states_bw=None, dtype=None,
+                            sequence_length=None, scope=None):
+    """Layers of static_bidirectional_rnn, each reading the previous one's concatenated outputs
+    ("stack_bidirectional_rnn/cell_<i>/bidirectional_rnn/fw/..."). Returns (outputs, states_fw, states_bw)."""
+    _check_stack(cells_fw, cells_bw, initial_states_fw, initial_states_bw)
+    states_fw, states_bw, prev_layer = [], [], inputs
+    with vs.variable_scope(scope or "stack_bidirectional_rnn"):
+        for i, (cell_fw, cell_bw) in enumerate(zip(cells_fw, cells_bw)):
+            with vs.variable_scope("cell_%d" % i) as cell_scope:
+                prev_layer, state_fw, state_bw = static_bidirectional_rnn(
+                    cell_fw, cell_bw, prev_layer, initial_state_fw=initial_states_fw[i] if initial_states_fw else None,
+                    initial_state_bw=initial_states_bw[i] if initial_states_bw else None,
+                    sequence_length=sequence_length, dtype=dtype, scope=cell_scope)
+            states_fw.append(state_fw)
+            states_bw.append(state_bw)
+    return prev_layer, tuple(states_fw), tuple(states_bw)
+
+
+def stack_bidirectional_dynamic_rnn(cells_fw, cells_bw, inputs, initial_states_fw=None, initial_states_bw=None,
+                                    dtype=None, sequence_length=None, parallel_iterations=None, time_major=False,
+                                    scope=None, swap_memory=False):
+    """Layers of bidirectional_dynamic_rnn over [batch, time, depth] inputs, each reading the previous
+    one's [fw, bw] outputs concatenated. Returns (outputs, states_fw, states_bw)."""
+    _check_stack(cells_fw, cells_bw, initial_states_fw, initial_states_bw)
+    states_fw, states_bw, prev_layer = [], [], inputs
+    with vs.variable_scope(scope or "stack_bidirectional_rnn"):
+        for i, (cell_fw, cell_bw) in enumerate(zip(cells_fw, cells_bw)):
+            with vs.variable_scope("cell_%d" % i):
+                outputs, (state_fw, state_bw) = bidirectional_dynamic_rnn(
+                    cell_fw, cell_bw, prev_layer, initial_state_fw=initial_states_fw[i] if initial_states_fw else None,
+                    initial_state_bw=initial_states_bw[i] if initial_states_bw else None,
+                    sequence_length=sequence_length, dtype=dtype, time_major=time_major)
+                prev_layer = array_ops.concat(outputs, 2)
+            states_fw.append(state_fw)
+            states_bw.append(state_bw)
+    return prev_layer, tuple(states_fw), tuple(states_bw)
+
+
+def transpose_batch_time(x):
+    """[batch, time, ...] <-> [time, batch, ...]."""
+    if x.shape.ndims is not None and x.shape.ndims < 2:
+        return x
+    return array_ops.transpose(x, [1, 0] + list(range(2, x.shape.ndims)))
