@@ -62,3 +62,22 @@ def test_training_through_dynamic_decode_steps_like_sgd():
     assert losses[-1] < losses[0]
     for b, gv, a in zip(before, g, after):
         np.testing.assert_allclose(a, b - 0.5 * gv, rtol=1e-4, atol=1e-6)
+
+
+def test_scheduled_embedding_samples_about_half_the_inputs():
+    """sampling_probability 0.5: about half of the (entry, step) pairs read a sampled id (sample_id >= 0,
+    an id of the vocabulary), the rest the true input (-1)."""
+    with tf.Graph().as_default():
+        x = tf.constant(np.random.RandomState(0).randn(400, 3, 2).astype(np.float32))
+        emb = tf.constant(np.random.RandomState(1).randn(5, 2).astype(np.float32))
+        cell = tf.nn.rnn_cell.GRUCell(3)
+        helper = tf.contrib.seq2seq.ScheduledEmbeddingTrainingHelper(x, tf.fill([400], 3), emb, 0.5, seed=4,
+                                                                     scheduling_seed=5)
+        decoder = tf.contrib.seq2seq.BasicDecoder(cell, helper, cell.zero_state(400, tf.float32),
+                                                  output_layer=tf.layers.Dense(5))
+        outputs, _, _ = tf.contrib.seq2seq.dynamic_decode(decoder)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            ids = sess.run(outputs.sample_id)
+    assert ids.shape == (400, 3) and set(np.unique(ids)) <= {-1, 0, 1, 2, 3, 4}
+    assert abs((ids >= 0).mean() - 0.5) < 0.06

@@ -8,6 +8,7 @@ from tinyflow.ops.core.base import convert_to_tensor
 
 from tinyflow.api.seq2seq_decoder import (BasicDecoder, BasicDecoderOutput, CustomHelper, Decoder,  # noqa: F401
                                           GreedyEmbeddingHelper, Helper, InferenceHelper, SampleEmbeddingHelper,
+                                          ScheduledEmbeddingTrainingHelper, ScheduledOutputTrainingHelper,
                                           TrainingHelper, dynamic_decode)
 from tinyflow.api.seq2seq_attention import (AttentionMechanism, AttentionWrapper, AttentionWrapperState,  # noqa: F401
                                             BahdanauAttention, LuongAttention)

@@ -26,7 +26,8 @@ from tinyflow.ops.core.base import constant_value_of, convert_to_tensor
 from tinyflow.ops.functional_ops import get_item, set_item
 
 __all__ = ["BasicDecoder", "BasicDecoderOutput", "CustomHelper", "Decoder", "GreedyEmbeddingHelper", "Helper",
-           "InferenceHelper", "SampleEmbeddingHelper", "TrainingHelper", "dynamic_decode"]
+           "InferenceHelper", "SampleEmbeddingHelper", "ScheduledEmbeddingTrainingHelper",
+           "ScheduledOutputTrainingHelper", "TrainingHelper", "dynamic_decode"]
 
 
 def map_structure(fn, *structures):
@@ -147,6 +148,84 @@ class TrainingHelper(Helper):
             next_time = time + 1
             finished = next_time >= self._sequence_length
             return finished, self._read(next_time, finished), state
+
+
+def _bernoulli(probs, outputs, seed):
+    """[batch] bools, each true with probability probs (a scalar or one per entry). The batch is read
+    from the step's outputs: inside the loop's body their shape is static, a captured size is not."""
+    return random_ops.random_uniform(array_ops.shape(outputs)[:1], seed=seed) < math_ops.cast(probs, dt.float32)
+
+
+def _sampling_probability(p):
+    p = convert_to_tensor(p, name="sampling_probability")
+    if p.shape.ndims not in (0, 1):
+        raise ValueError("sampling_probability must be either a scalar or a vector. saw shape: %s" % p.shape)
+    return p
+
+
+class ScheduledEmbeddingTrainingHelper(TrainingHelper):
+    """Scheduled sampling (Bengio et al., 2015): with probability sampling_probability an entry's next
+    input is the embedding of an id sampled from its outputs instead of the true next input
+    (sample_ids: the sampled id, or -1 where the true input is read). TF gathers and scatters the
+    two sets of rows; here one select per step (the same values: XLA keeps the shapes static)."""
+
+    def __init__(self, inputs, sequence_length, embedding, sampling_probability, time_major=False, seed=None,
+                 scheduling_seed=None, name=None):
+        self._embedding_fn = embedding if callable(embedding) else (
+            lambda ids: nn_ops.embedding_lookup(embedding, ids))
+        self._sampling_probability = _sampling_probability(sampling_probability)
+        self._seed, self._scheduling_seed = seed, scheduling_seed
+        super().__init__(inputs, sequence_length, time_major=time_major, name=name)
+
+    def sample(self, time, outputs, state, name=None):
+        with name_scope(name, "ScheduledEmbeddingTrainingHelperSample"):
+            select = _bernoulli(self._sampling_probability, outputs, self._scheduling_seed)
+            sampled = array_ops.reshape(random_ops.multinomial(outputs, 1, seed=self._seed, output_dtype=dt.int32),
+                                        [-1])
+            return indexing_ops.where(select, sampled, -array_ops.ones_like(sampled))
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with name_scope(name, "ScheduledEmbeddingTrainingHelperNextInputs"):
+            finished, base_next_inputs, state = super().next_inputs(time, outputs, state, sample_ids)
+            sampled = self._embedding_fn(math_ops.maximum(sample_ids, 0))
+            next_inputs = cond(math_ops.reduce_all(finished), lambda: base_next_inputs,
+                               lambda: indexing_ops.where(sample_ids > -1, sampled, base_next_inputs))
+            return finished, next_inputs, state
+
+
+class ScheduledOutputTrainingHelper(TrainingHelper):
+    """Scheduled sampling on outputs: with probability sampling_probability an entry's next input is
+    next_inputs_fn(its output) (the output itself by default), with auxiliary_inputs appended."""
+
+    def __init__(self, inputs, sequence_length, sampling_probability, time_major=False, seed=None,
+                 next_inputs_fn=None, auxiliary_inputs=None, name=None):
+        self._sampling_probability = _sampling_probability(sampling_probability)
+        self._seed, self._next_inputs_fn, self._auxiliary = seed, next_inputs_fn, None
+        if auxiliary_inputs is not None:
+            aux = convert_to_tensor(auxiliary_inputs, name="auxiliary_inputs")
+            inputs = array_ops.concat([convert_to_tensor(inputs, name="inputs"), aux], -1)
+            self._auxiliary = aux if time_major else array_ops.transpose(
+                aux, [1, 0] + list(range(2, aux.shape.ndims)))
+        super().__init__(inputs, sequence_length, time_major=time_major, name=name)
+
+    def sample(self, time, outputs, state, name=None):
+        with name_scope(name, "ScheduledOutputTrainingHelperSample"):
+            return math_ops.cast(_bernoulli(self._sampling_probability, outputs, self._seed), dt.int32)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with name_scope(name, "ScheduledOutputTrainingHelperNextInputs"):
+            finished, base_next_inputs, state = super().next_inputs(time, outputs, state, sample_ids)
+            sample_ids = math_ops.cast(sample_ids, dt.bool_)
+
+            def maybe_sample():
+                sampled = outputs if self._next_inputs_fn is None else self._next_inputs_fn(outputs)
+                if self._auxiliary is not None:
+                    sampled = array_ops.concat([sampled, get_item(self._auxiliary, time + 1)], -1)
+                return indexing_ops.where(sample_ids, sampled, base_next_inputs)
+            no_samples = math_ops.logical_not(math_ops.reduce_any(sample_ids))
+            next_inputs = cond(math_ops.logical_or(math_ops.reduce_all(finished), no_samples),
+                               lambda: base_next_inputs, maybe_sample)
+            return finished, next_inputs, state
 
 
 class GreedyEmbeddingHelper(Helper):
