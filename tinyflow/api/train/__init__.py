@@ -37,7 +37,8 @@ _EXAMPLE_MESSAGES = {"BytesList", "Example", "Feature", "FeatureList", "FeatureL
 
 
 _DISTRIBUTED = {"ClusterSpec": "distributed", "Server": "distributed", "replica_device_setter": "distributed",
-                "SyncReplicasOptimizer": "distributed", "Supervisor": "supervisor", "ProfilerHook": "profiler_hook"}
+                "SyncReplicasOptimizer": "distributed", "Supervisor": "supervisor", "ProfilerHook": "profiler_hook",
+                "Checkpoint": "checkpoint"}
 _EXPERIMENTAL = ["LossScale", "FixedLossScale", "DynamicLossScale", "MixedPrecisionLossScaleOptimizer",
                  "enable_mixed_precision_graph_rewrite", "disable_mixed_precision_graph_rewrite"]
 
