@@ -104,6 +104,7 @@ LAZY_NAMES = {
     "random_crop": ("tinyflow.api.image_adjust", "random_crop"),
     "start_queue_runners": ("tinyflow.api.train.queue_runner", "start_queue_runners"),
     "GradientTape": ("tinyflow.api.eager", "GradientTape"),
+    "function": ("tinyflow.api.function", "function"), "autograph": ("tinyflow.api.function", "autograph"),
     "custom_gradient": ("tinyflow.api.gradient_registry", "custom_gradient"),
     "RegisterGradient": ("tinyflow.api.gradient_registry", "RegisterGradient"),
     "NotDifferentiable": ("tinyflow.api.gradient_registry", "NotDifferentiable"),
