@@ -84,7 +84,8 @@ LAZY_MODULES = {
     "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util",
     "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu", "nest": "tinyflow.api.nest",
     "bitwise": "tinyflow.ops.bitwise_ops", "saved_model": "tinyflow.api.saved_model", "keras": "tinyflow.api.keras",
-    "lookup": "tinyflow.api.lookup"}
+    "lookup": "tinyflow.api.lookup", "config": "tinyflow.api.config", "lite": "tinyflow.api.lite",
+    "profiler": "tinyflow.api.profiler"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
