@@ -85,7 +85,7 @@ LAZY_MODULES = {
     "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu", "nest": "tinyflow.api.nest",
     "bitwise": "tinyflow.ops.bitwise_ops", "saved_model": "tinyflow.api.saved_model", "keras": "tinyflow.api.keras",
     "lookup": "tinyflow.api.lookup", "config": "tinyflow.api.config", "lite": "tinyflow.api.lite",
-    "profiler": "tinyflow.api.profiler"}
+    "profiler": "tinyflow.api.profiler", "distributions": "tinyflow.api.distributions"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
