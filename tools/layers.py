@@ -24,7 +24,7 @@ API_ORDER = [
     ("basics", ["aliases", "tinyflow_api", "flags", "app", "logging", "gfile", "template", "dtypes",
                 "sparse", "image_adjust", "test", "cluster_resolver", "nest", "device_lib",
                 "strings", "debugging", "linalg", "math", "image", "distribute", "examples", "gradient_registry", "tensor_util",
-                "internals", "lookup", "function", "config", "lite", "profiler", "distributions"]),
+                "internals", "lookup", "function", "config", "lite", "profiler", "distributions", "ragged"]),
     ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "seq2seq"]),
     ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model"]),
     ("input", ["data", "functional"]),
