@@ -112,6 +112,11 @@ def __getattr__(name):
     if name == "tpu":
         from tinyflow.api import tpu
         return tpu.module(__name__ + ".tpu")
+    if name == "cloud":   # tf.contrib.cloud: GCS and Bigtable clients, errors naming them (api/tpu_more.py)
+        from tinyflow.api import tpu_more
+        module = sys.modules[__name__ + ".cloud"] = types.ModuleType(__name__ + ".cloud", "tf.contrib.cloud")
+        module.__dict__.update({n: getattr(tpu_more, n) for n in tpu_more.CLOUD})
+        return module
     if name == "distribute":   # tf.contrib.distribute: tf.distribute's strategies under their contrib names
         from tinyflow.api import distribute
         return distribute.contrib

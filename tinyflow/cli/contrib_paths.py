@@ -66,6 +66,11 @@ def modules():
     out["tensorflow.contrib.tensorboard"] = contrib_tensorboard
     out["tensorflow.contrib.tensorboard.plugins"] = contrib_tensorboard.plugins
     out["tensorflow.contrib.tensorboard.plugins.projector"] = contrib_tensorboard
+    out["tensorflow.contrib.tpu"] = contrib.tpu   # and its TF paths: python.tpu.tpu_estimator, python.tpu.tpu, ...
+    for name, module in list(sys.modules.items()):
+        if name.startswith(contrib.__name__ + ".tpu."):
+            out["tensorflow" + name[len(contrib.__name__) - len(".contrib"):]] = module
+    out["tensorflow.contrib.cloud"] = contrib.cloud
     out.update(_sequence_paths())
     return out
 

@@ -146,6 +146,14 @@ class Session:
     the programs of at most $TINYFLOW_SHAPE_CACHE_SIZE (8) shapes of its feeds, least recently used
     first out (runtime/executables.py); close() frees them all."""
 
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        """tf.Session.reset: TF clears a server's resource containers. A local target ("") has nothing
+        to clear (each tinyflow Session owns its variables); a remote one is an UnimplementedError."""
+        if target not in ("", "local") and not str(target).startswith("local"):
+            raise errors.UnimplementedError(None, None, "Session.reset(%r): tinyflow has no remote TF servers whose "
+                                                        "containers it could reset" % (target,))
+
     def __init__(self, target="", graph=None, config=None, device=None):
         # config: a ConfigProto, or TinyFlow's "cpu" / "gpu" / "gpu fusion"; device= is TinyFlow's keyword
         config = device if device is not None else config
