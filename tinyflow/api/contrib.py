@@ -107,6 +107,9 @@ def __getattr__(name):
     if name == "tpu":
         from tinyflow.api import tpu
         return tpu.module(__name__ + ".tpu")
+    if name == "distribute":   # tf.contrib.distribute: tf.distribute's strategies under their contrib names
+        from tinyflow.api import distribute
+        return distribute.contrib
     if name in _LAZY:
         import importlib
         module = sys.modules[__name__ + "." + name] = importlib.import_module(_LAZY[name])
