@@ -101,7 +101,7 @@ _LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framewo
          "util": "tinyflow.api.tensor_util",   # tf.contrib.util: make_tensor_proto, make_ndarray, constant_value
          "deprecated": "tinyflow.api.contrib_deprecated", "data": "tinyflow.api.contrib_data",
          "lookup": "tinyflow.api.lookup", "legacy_seq2seq": "tinyflow.api.legacy_seq2seq",
-         "crf": "tinyflow.api.contrib_crf"}
+         "crf": "tinyflow.api.contrib_crf", "keras": "tinyflow.api.keras"}   # tf.contrib.keras is tf.keras
 
 
 def __getattr__(name):
