@@ -84,6 +84,8 @@ def test_sparse_placeholder_fed_by_parts():
     ph = tf.sparse_placeholder(tf.float64)
     feed = {ph.indices: F["ind"], ph.values: F["val"], ph.dense_shape: F["shape"]}
     np.testing.assert_allclose(run(tf.sparse_reduce_sum(ph, axis=0), feed=feed)[0], F["placeholder_sum"])
+    value = tf.SparseTensorValue(F["ind"], F["val"], F["shape"])   # one key for the three, as TF feeds it
+    np.testing.assert_allclose(run(tf.sparse_reduce_sum(ph, axis=0), feed={ph: value})[0], F["placeholder_sum"])
     ph2 = tf.sparse_placeholder(tf.float32, shape=[3, 4], name="sp")
     assert ph2.get_shape().as_list() == list(F["ph2_shape"]) and ph2.values.name == "sp/values:0"
     with pytest.raises(TypeError, match="SparseTensor"):
