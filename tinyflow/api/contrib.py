@@ -96,7 +96,7 @@ _LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framewo
          "cluster_resolver": "tinyflow.api.cluster_resolver", "tensorboard": "tinyflow.api.contrib_tensorboard",
          "util": "tinyflow.api.tensor_util",   # tf.contrib.util: make_tensor_proto, make_ndarray, constant_value
          "deprecated": "tinyflow.api.contrib_deprecated", "data": "tinyflow.api.contrib_data",
-         "lookup": "tinyflow.api.lookup"}
+         "lookup": "tinyflow.api.lookup", "metrics": "tinyflow.api.contrib_metrics"}
 
 
 def __getattr__(name):
