@@ -29,7 +29,7 @@ API_ORDER = [
     ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model"]),
     ("input", ["data", "functional"]),
     ("eager", ["eager"]),
-    ("models", ["metrics", "metrics_curves", "contrib_metrics", "feature_column", "estimator", "tf_names", "contrib",
+    ("models", ["metrics", "metrics_curves", "contrib_metrics", "feature_column", "estimator", "tf_names", "contrib_learn_estimator", "contrib",
                 "contrib_batch_norm", "contrib_layers_more", "contrib_learn", "tpu", "contrib_training",
                 "contrib_layers_extra", "contrib_summary", "slim", "contrib_feature_column", "contrib_layers", "contrib_framework", "keras", "summary_v2", "contrib_tensorboard", "contrib_deprecated",
                 "compat", "contrib_data", "contrib_learn_text"]),
