@@ -55,6 +55,10 @@ def __getattr__(name):
     if name == "tpu":
         from tinyflow.api import tpu
         return tpu.module(__name__ + ".tpu")
+    if name in ("estimator", "staging"):
+        from tinyflow.api import contrib_misc
+        module = sys.modules[__name__ + "." + name] = getattr(contrib_misc, name)
+        return module
     if name in _LAZY:
         import importlib
         module = sys.modules[__name__ + "." + name] = importlib.import_module(_LAZY[name])
