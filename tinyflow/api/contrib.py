@@ -59,6 +59,9 @@ def __getattr__(name):
         from tinyflow.api import contrib_misc
         module = sys.modules[__name__ + "." + name] = getattr(contrib_misc, name)
         return module
+    if name == "distribute":   # tf.contrib.distribute: tf.distribute's strategies under their contrib names
+        from tinyflow.api import distribute
+        return distribute.contrib
     if name in _LAZY:
         import importlib
         module = sys.modules[__name__ + "." + name] = importlib.import_module(_LAZY[name])

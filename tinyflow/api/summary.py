@@ -1,7 +1,7 @@
 """tf.summary: scalar, histogram, image, audio, text and tensor summaries, merge / merge_all, FileWriter.
 
 A summary op is computed by the Session on the host from its input's value, which the jitted
-function fetches (OpDef.host_compute): fetching it gives the serialized Summary protobuf, as in TF,
+function fetches (a FromFetched HostRule): fetching it gives the serialized Summary protobuf, as in TF,
 ready for FileWriter.add_summary. FileWriter writes TF's event files (formats/events.py), which
 TensorBoard reads; tf.Summary, tf.Event, ... are TF's messages (formats/tf_protos.py).
 """
@@ -16,7 +16,7 @@ from tinyflow.formats import png
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
-from tinyflow.graph.registry import register_op
+from tinyflow.graph.registry import FromFetched, register_op
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor, make_op
 from tinyflow.ops.summary_ops import LIMITS, bucket_index
@@ -192,7 +192,7 @@ _SCALAR = lambda s, a, v: [TensorShape([])]  # noqa: E731
 for _type, _rule in (("ScalarSummary", _scalar_value), ("HistogramSummary", _histogram_value),
                      ("ImageSummary", _image_value), ("MergeSummary", _merge_value),
                      ("AudioSummaryV2", _audio_value), ("TensorSummaryV2", _tensor_value)):
-    register_op(_type, shape=_SCALAR, dtype=_STRING, grad=None, host_compute=_rule)
+    register_op(_type, shape=_SCALAR, dtype=_STRING, grad=None, host=FromFetched(_rule))
 
 
 def _buckets(op_type, inputs, attrs, name):

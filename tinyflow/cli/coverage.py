@@ -28,7 +28,6 @@ OUT_OF_SCOPE = {
                      "are provided)",
     "contrib.keras": "Keras under contrib (tf.keras is the supported spelling)",
     "lite": "TensorFlow Lite converter",
-    "distribute": "TF's distribution strategies (tinyflow's own tf.distribute.DataParallel scales a graph instead)",
     "profiler": "TF's profiler (tinyflow has sess.memory_report and XLA's tools)",
     "autograph": "Python-to-graph conversion",
     "quantization": "fake-quant training ops",

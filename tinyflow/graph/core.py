@@ -14,7 +14,7 @@ import numpy as np
 
 from tinyflow.graph import dtypes as _dt
 from tinyflow.graph.backend import NotFoldable, backend
-from tinyflow.graph.registry import get_op_def
+from tinyflow.graph.registry import FromFetched, SessionValue, Staged, get_op_def
 from tinyflow.graph.shapes import TensorShape, as_shape
 
 
@@ -252,9 +252,10 @@ class Graph:
             raise AssertionError("%s: shape rule gave %d outputs, dtype rule %d" % (op_type, len(shapes),
                                                                                     len(out_dtypes)))
         op._outputs = tuple(Tensor(op, i, _dt.as_dtype(d), s) for i, (d, s) in enumerate(zip(out_dtypes, shapes)))
-        if not self._host_stage and (opdef.host_stage is not None or (
-                opdef.host is None and opdef.host_compute is None and any(t.dtype is _dt.string for t in op._outputs))):
-            self._host_stage = True  # XLA has no strings, files or queues: runs may need the host stage
+        if not self._host_stage:  # XLA has no strings, files or queues: runs may need the host stage
+            host = opdef.host
+            self._host_stage = isinstance(host, Staged) or (not isinstance(host, (SessionValue, FromFetched))
+                                                           and any(t.dtype is _dt.string for t in op._outputs))
         with self._lock:
             op._id = len(self._ops)
             self._ops.append(op)

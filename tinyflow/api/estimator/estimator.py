@@ -6,6 +6,7 @@ model_dir first; training saves checkpoints there through tf.train.Saver, so a s
 continues the global step. The training loop runs one fetch set (train_op, loss, and the global
 step the hooks read) through the Session's jitted function, as a hand-written loop would.
 """
+import contextlib
 import inspect
 import os
 import time
@@ -201,11 +202,13 @@ class Estimator:
             chief_hooks.append(_tf.train.CheckpointSaverHook(self._model_dir, save_secs=save_secs,
                                                              save_steps=save_steps, scaffold=scaffold,
                                                              listeners=saving_listeners))
-        with _tf.train.MonitoredTrainingSession(checkpoint_dir=self._model_dir, scaffold=scaffold, hooks=all_hooks,
-                                                chief_only_hooks=chief_hooks, save_checkpoint_secs=0,
-                                                save_checkpoint_steps=0, save_summaries_steps=0,
-                                                log_step_count_steps=cfg.log_step_count_steps,
-                                                config=cfg.session_config) as sess:
+        strategy = getattr(cfg, "train_distribute", None)   # a tf.distribute strategy: a data-parallel Session
+        with strategy.scope() if strategy is not None else contextlib.nullcontext(), \
+                _tf.train.MonitoredTrainingSession(checkpoint_dir=self._model_dir, scaffold=scaffold, hooks=all_hooks,
+                                                   chief_only_hooks=chief_hooks, save_checkpoint_secs=0,
+                                                   save_checkpoint_steps=0, save_summaries_steps=0,
+                                                   log_step_count_steps=cfg.log_step_count_steps,
+                                                   config=cfg.session_config) as sess:
             fetches, loss = [spec.train_op, spec.loss], None
             while not sess.should_stop():
                 _, loss = sess.run(fetches)

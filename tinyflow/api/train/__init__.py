@@ -36,12 +36,20 @@ _EXAMPLE_MESSAGES = {"BytesList", "Example", "Feature", "FeatureList", "FeatureL
                      "Int64List", "SequenceExample"}
 
 
+_DISTRIBUTED = {"ClusterSpec": "distributed", "Server": "distributed", "replica_device_setter": "distributed",
+                "SyncReplicasOptimizer": "distributed", "Supervisor": "supervisor"}
+
+
 def __getattr__(name):
-    """tf.train.SaverDef (Saver(write_version=tf.train.SaverDef.V2)) and tf.train.Example's messages: TF's
+    """tf.train's distributed API (train/distributed.py, train/supervisor.py), tf.train.SaverDef
+    (Saver(write_version=tf.train.SaverDef.V2)) and tf.train.Example's messages: TF's
     protobuf messages, loaded on first use."""
     if name == "SaverDef":
         from tinyflow.formats.protos import saver_pb2
         return saver_pb2().SaverDef
+    if name in _DISTRIBUTED:
+        import importlib
+        return getattr(importlib.import_module("tinyflow.api.train." + _DISTRIBUTED[name]), name)
     if name in _EXAMPLE_MESSAGES:   # tf.train.Example and friends: protobuf, loaded on first use
         from tinyflow.formats import example_pb
         return getattr(example_pb, name)

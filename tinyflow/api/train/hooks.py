@@ -353,8 +353,10 @@ class SummarySaverHook(SessionRunHook):
 
 
 def _host_computed(op):
-    from tinyflow.graph.registry import get_op_def
-    return get_op_def(op.type).host_compute
+    """The op's host rule when the Session computes it from fetched values (a summary), else None."""
+    from tinyflow.graph.registry import FromFetched, get_op_def
+    rule = get_op_def(op.type).host
+    return rule if isinstance(rule, FromFetched) else None
 
 
 def _summary_leaves(summary):

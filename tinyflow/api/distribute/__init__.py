@@ -9,8 +9,8 @@ tinyflow scales the unchanged graph with XLA's SPMD partitioner and JAX's multi-
     TINYFLOW_COORDINATOR, TINYFLOW_NUM_PROCESSES, TINYFLOW_PROCESS_ID
 
 after which each process feeds its own rows of the batch. A process that dies or fails makes the
-others' next step raise `tf.errors.UnavailableError` within seconds (a collective that loses its
-peer), or, when process 0 dies, JAX ends them; no process waits more than
+others' next step raise `tf.errors.UnavailableError` naming it within 2 seconds (liveness.py: JAX's
+coordination service runs in a helper process, so process 0 may die too); no process waits more than
 $TINYFLOW_DISTRIBUTED_TIMEOUT seconds (default 30) for a dead one. Restart the job: a
 MonitoredTrainingSession with a checkpoint_dir resumes from the last checkpoint.
 """
@@ -19,9 +19,18 @@ import os
 import jax
 
 from tinyflow.api import cluster_resolver  # noqa: F401 (tf.distribute.cluster_resolver)
+from tinyflow.api.distribute import liveness
 from tinyflow.runtime import placement as _placement
 
-__all__ = ["DataParallel", "initialize", "process_index", "process_count", "set_default"]
+from tinyflow.api.distribute.strategy import (CentralStorageStrategy, CollectiveCommunication,  # noqa: F401
+                                             CrossDeviceOps, HierarchicalCopyAllReduce, MirroredStrategy,
+                                             MultiWorkerMirroredStrategy, NcclAllReduce, OneDeviceStrategy, ReduceOp,
+                                             ReductionToOneDevice, Strategy, TPUStrategy, get_strategy, has_strategy,
+                                             in_cross_replica_context)
+from tinyflow.api.distribute import strategy as _strategy
+
+__all__ = ["DataParallel", "initialize", "process_index", "process_count", "set_default", "MirroredStrategy",
+           "OneDeviceStrategy", "Strategy", "ReduceOp", "get_strategy", "has_strategy", "experimental"]
 
 
 class DataParallel:
@@ -52,14 +61,28 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None):
         raise ValueError("tf.distribute.initialize needs coordinator_address, num_processes and process_id "
                          "(or TINYFLOW_COORDINATOR, TINYFLOW_NUM_PROCESSES, TINYFLOW_PROCESS_ID)")
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
-    # A process that dies: the others' next step fails in the collective (UnavailableError, within
-    # seconds); "recoverable" keeps JAX from aborting them for it, and the timeouts bound how long a
-    # process waits for a dead one (heartbeats, the shutdown barrier; JAX's defaults: 100 s, 300 s).
-    # When process 0 (the coordinator) dies, JAX ends the others itself, with its message.
+    # A process that dies: the others' next step raises UnavailableError naming it (liveness.py).
+    # "recoverable" keeps JAX from ending the others for it; the service runs in a helper process
+    # that outlives process 0 (a JAX client that loses the service aborts its process); the
+    # timeouts bound how long a process waits for a dead one (JAX's defaults: 100 s, 300 s).
     timeout = _env_secs("TINYFLOW_DISTRIBUTED_TIMEOUT", 30)
+    num_processes, process_id = int(num_processes), int(process_id)
     jax.config.update("jax_enable_recoverability", True)
-    jax.distributed.initialize(coordinator_address, num_processes=int(num_processes), process_id=int(process_id),
-                               heartbeat_timeout_seconds=timeout, shutdown_timeout_seconds=timeout)
+    hub_port = None
+    if process_id == 0:
+        helper, hub_port = liveness.start_service(coordinator_address, num_processes, timeout)
+        from jax._src.lib import _jax   # JAX starts its service in process 0: the helper's stands in for it
+        real, _jax.get_distributed_runtime_service = (_jax.get_distributed_runtime_service,
+                                                      lambda *a, **k: liveness._RemoteService(helper))
+    try:
+        jax.distributed.initialize(coordinator_address, num_processes=num_processes, process_id=process_id,
+                                   heartbeat_timeout_seconds=timeout, shutdown_timeout_seconds=timeout)
+    finally:
+        if process_id == 0:
+            _jax.get_distributed_runtime_service = real
+    from jax._src import distributed as _jax_distributed
+    liveness.install(liveness.Peers(_jax_distributed.global_state.client, process_id, num_processes,
+                                    coordinator_address.rsplit(":", 1)[0], hub_port, timeout))
 
 
 def _env_secs(name, default):
@@ -86,3 +109,17 @@ def process_count():
 def set_default(config):
     """Makes every Session created afterwards data-parallel with `config` (None: one device again)."""
     _placement.DEFAULT = config
+
+
+# tf.distribute.experimental and tf.contrib.distribute (api/contrib.py names this one)
+import types as _types  # noqa: E402
+experimental = _types.SimpleNamespace(
+    CollectiveCommunication=CollectiveCommunication, MultiWorkerMirroredStrategy=MultiWorkerMirroredStrategy,
+    CentralStorageStrategy=CentralStorageStrategy, TPUStrategy=TPUStrategy)
+contrib = _types.SimpleNamespace(
+    MirroredStrategy=_strategy.ContribMirroredStrategy, OneDeviceStrategy=OneDeviceStrategy,
+    CollectiveAllReduceStrategy=_strategy.CollectiveAllReduceStrategy,
+    AllReduceCrossDeviceOps=_strategy.AllReduceCrossDeviceOps,
+    CrossDeviceOps=CrossDeviceOps, ReductionToOneDevice=ReductionToOneDevice, TPUStrategy=TPUStrategy,
+    initialize_tpu_system=_strategy.initialize_tpu_system, DistributionStrategy=Strategy,
+    get_distribution_strategy=get_strategy, has_distribution_strategy=has_strategy)
