@@ -44,7 +44,8 @@ _LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framewo
          "util": "tinyflow.api.tensor_util",   # tf.contrib.util: make_tensor_proto, make_ndarray, constant_value
          "deprecated": "tinyflow.api.contrib_deprecated", "data": "tinyflow.api.contrib_data",
          "lookup": "tinyflow.api.lookup", "metrics": "tinyflow.api.contrib_metrics",
-         "layers": "tinyflow.api.contrib_layers", "opt": "tinyflow.api.contrib_opt"}
+         "layers": "tinyflow.api.contrib_layers", "opt": "tinyflow.api.contrib_opt",
+         "losses": "tinyflow.api.contrib_losses"}
 
 
 def __getattr__(name):
