@@ -32,7 +32,7 @@ API_ORDER = [
     ("models", ["metrics", "metrics_curves", "contrib_metrics", "fingerprint", "feature_column", "estimator", "tf_names",
                 "contrib_learn_estimator", "contrib",
                 "contrib_batch_norm", "contrib_layers_more", "contrib_learn", "tpu", "contrib_training",
-                "contrib_layers_extra", "contrib_summary", "slim", "contrib_feature_column", "contrib_layers", "contrib_misc", "contrib_opt", "contrib_losses", "contrib_framework", "keras", "summary_v2", "contrib_tensorboard", "contrib_deprecated",
+                "contrib_layers_extra", "contrib_summary", "slim", "contrib_feature_column", "contrib_layers", "contrib_misc", "contrib_opt", "contrib_losses", "contrib_image", "contrib_framework", "keras", "summary_v2", "contrib_tensorboard", "contrib_deprecated",
                 "compat", "contrib_data", "contrib_learn_text"]),
 ]
 API_RANK = {name: i for i, (_, names) in enumerate(API_ORDER) for name in names}

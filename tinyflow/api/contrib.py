@@ -45,7 +45,8 @@ _LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framewo
          "deprecated": "tinyflow.api.contrib_deprecated", "data": "tinyflow.api.contrib_data",
          "lookup": "tinyflow.api.lookup", "metrics": "tinyflow.api.contrib_metrics",
          "layers": "tinyflow.api.contrib_layers", "opt": "tinyflow.api.contrib_opt",
-         "losses": "tinyflow.api.contrib_losses"}
+         "losses": "tinyflow.api.contrib_losses",
+         "image": "tinyflow.api.contrib_image"}
 
 
 def __getattr__(name):
