@@ -66,3 +66,14 @@ def test_staging_area_passes_through():
         assert out["label"] == 3
         with pytest.raises(ValueError, match="Type mismatch"):
             area.put({"img": tf.constant([1]), "label": tf.constant(3)})
+
+
+def test_memory_stats_read_the_device_allocator():
+    import jax
+    want = (jax.devices()[0].memory_stats() or {}).get("bytes_limit", 0)
+    with tf.Graph().as_default():
+        peak, limit = tf.contrib.memory_stats.MaxBytesInUse(), tf.contrib.memory_stats.BytesLimit()
+        assert peak.dtype == tf.int64
+        with tf.Session() as sess:
+            pv, lv = sess.run([peak, limit])
+    assert lv == want and pv >= 0 and np.asarray(pv).shape == ()

@@ -57,7 +57,7 @@ def __getattr__(name):
     if name == "tpu":
         from tinyflow.api import tpu
         return tpu.module(__name__ + ".tpu")
-    if name in ("estimator", "staging"):
+    if name in ("estimator", "staging", "memory_stats"):
         from tinyflow.api import contrib_misc
         module = sys.modules[__name__ + "." + name] = getattr(contrib_misc, name)
         return module

@@ -3,7 +3,9 @@
 - tf.contrib.estimator: clip_gradients_by_norm (an optimizer whose gradients are clipped by their global
   norm first), add_metrics and forward_features (an estimator with more eval metrics / predictions);
 - tf.contrib.staging.StagingArea: TF's put / get API as a pass-through inside one step (get() gives what
-  put() was given in the same graph: XLA has no cross-step staging buffer, so there is no one-step delay).
+  put() was given in the same graph: XLA has no cross-step staging buffer, so there is no one-step delay);
+- tf.contrib.memory_stats: BytesInUse / MaxBytesInUse / BytesLimit as int64 scalars read on the host when the
+  op runs, from JAX's allocator statistics of the first device (0 where the device reports none, as on CPU).
 """
 import types
 
@@ -159,3 +161,35 @@ class StagingArea:
 
 staging = types.ModuleType(__name__ + ".staging", "tf.contrib.staging")
 staging.StagingArea = StagingArea
+
+
+# ---- tf.contrib.memory_stats ---------------------------------------------------------------------------
+def _device_stat(key):
+    def read():
+        import jax
+        import numpy as np
+        stats = jax.devices()[0].memory_stats() or {}
+        return np.int64(stats.get(key, 0))
+    from tinyflow.ops.script_ops import py_func
+    out = py_func(read, [], _tf.int64, stateful=True)
+    out.set_shape([])
+    return out
+
+
+def BytesInUse():
+    """The bytes the device allocator holds now (int64 scalar, read when the op runs)."""
+    return _device_stat("bytes_in_use")
+
+
+def MaxBytesInUse():
+    """The peak bytes the device allocator has held (int64 scalar, read when the op runs)."""
+    return _device_stat("peak_bytes_in_use")
+
+
+def BytesLimit():
+    """The bytes the device allocator may hold (int64 scalar)."""
+    return _device_stat("bytes_limit")
+
+
+memory_stats = types.ModuleType(__name__ + ".memory_stats", "tf.contrib.memory_stats")
+memory_stats.__dict__.update(BytesInUse=BytesInUse, MaxBytesInUse=MaxBytesInUse, BytesLimit=BytesLimit)
