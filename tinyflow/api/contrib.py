@@ -2,13 +2,16 @@
 
 - tf.contrib.rnn: the RNN cells of tf.nn.rnn_cell, static_rnn and static_bidirectional_rnn;
 - tf.contrib.layers (contrib_layers.py, loaded on first use like the namespaces of _LAZY);
-- tf.contrib.seq2seq (seq2seq.py), tf.contrib.learn.datasets.mnist (contrib_learn.py), tf.contrib.eager.
+- tf.contrib.seq2seq (seq2seq.py: decoders, attention, beam search), tf.contrib.rnn's extra cells
+  (contrib_rnn.py), tf.contrib.learn (contrib_learn.py), tf.contrib.eager;
+- loaded on first use (_LAZY): slim, framework, summary, training, legacy_seq2seq, crf, metrics, opt, ...
 
 Both are real modules (`import tensorflow.contrib.rnn` works under `python -m tinyflow`).
 """
 import sys
 import types
 
+from tinyflow.api import contrib_rnn as _contrib_rnn
 from tinyflow.api import contrib_learn as learn  # noqa: F401 (tf.contrib.learn.datasets.mnist)
 from tinyflow.api import rnn as _rnn
 from tinyflow.api import rnn_cell as _cells
@@ -26,6 +29,7 @@ def _module(name, doc, members, constants=None):
 
 rnn = _module("rnn", "tf.contrib.rnn: the RNN cells, static_rnn and static_bidirectional_rnn.", dict(
     {name: getattr(_cells, name) for name in _cells.__all__},
+    **{name: getattr(_contrib_rnn, name) for name in _contrib_rnn.__all__},
     static_rnn=_rnn.static_rnn, static_bidirectional_rnn=_rnn.static_bidirectional_rnn,
     LSTMBlockCell=_cells.LSTMCell, GRUBlockCell=_cells.GRUCell))
 sys.modules[__name__ + ".seq2seq"] = seq2seq   # `import tensorflow.contrib.seq2seq` resolves
@@ -43,7 +47,9 @@ _LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framewo
          "cluster_resolver": "tinyflow.api.cluster_resolver", "tensorboard": "tinyflow.api.contrib_tensorboard",
          "util": "tinyflow.api.tensor_util",   # tf.contrib.util: make_tensor_proto, make_ndarray, constant_value
          "deprecated": "tinyflow.api.contrib_deprecated", "data": "tinyflow.api.contrib_data",
-         "lookup": "tinyflow.api.lookup", "metrics": "tinyflow.api.contrib_metrics",
+         "lookup": "tinyflow.api.lookup", "legacy_seq2seq": "tinyflow.api.legacy_seq2seq",
+         "crf": "tinyflow.api.contrib_crf", "keras": "tinyflow.api.keras",   # tf.contrib.keras is tf.keras
+         "metrics": "tinyflow.api.contrib_metrics",
          "layers": "tinyflow.api.contrib_layers", "opt": "tinyflow.api.contrib_opt",
          "losses": "tinyflow.api.contrib_losses",
          "image": "tinyflow.api.contrib_image"}
@@ -57,6 +63,11 @@ def __getattr__(name):
     if name == "tpu":
         from tinyflow.api import tpu
         return tpu.module(__name__ + ".tpu")
+    if name == "cloud":   # tf.contrib.cloud: GCS and Bigtable clients, errors naming them (api/tpu_more.py)
+        from tinyflow.api import tpu_more
+        module = sys.modules[__name__ + ".cloud"] = types.ModuleType(__name__ + ".cloud", "tf.contrib.cloud")
+        module.__dict__.update({n: getattr(tpu_more, n) for n in tpu_more.CLOUD})
+        return module
     if name in ("estimator", "staging", "memory_stats"):
         from tinyflow.api import contrib_misc
         module = sys.modules[__name__ + "." + name] = getattr(contrib_misc, name)
