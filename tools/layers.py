@@ -22,8 +22,9 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 # The namespace itself (api/__init__.py) may name every api module (it loads them lazily).
 API_ORDER = [
     ("basics", ["aliases", "tinyflow_api", "flags", "app", "logging", "gfile", "template", "dtypes",
-                "sparse", "image_adjust", "image_quality", "core_extra", "sparse_ops", "signal", "test", "cluster_resolver", "nest", "device_lib",
-                "strings", "debugging", "linear_operator", "linalg", "math", "image", "distribute", "examples", "gradient_registry",
+                "sparse", "image_adjust", "image_quality", "core_extra", "sparse_ops", "signal", "test",
+                "cluster_resolver", "nest", "device_lib", "strings", "debugging", "linear_operator", "linalg", "math",
+                "image", "distribute", "examples", "gradient_registry",
                 "tensor_util", "internals", "lookup", "function", "config", "lite", "profiler", "distributions",
                 "ragged"]),
     ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "contrib_rnn", "contrib_crf", "seq2seq_decoder",
@@ -31,10 +32,13 @@ API_ORDER = [
     ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model"]),
     ("input", ["data", "functional"]),
     ("eager", ["eager"]),
-    ("models", ["metrics", "metrics_curves", "metrics_extra", "fingerprint", "feature_column", "estimator", "tf_names", "contrib",
+    ("models", ["metrics", "metrics_curves", "metrics_extra", "contrib_metrics", "fingerprint", "feature_column",
+                "estimator", "tf_names", "contrib_learn_estimator", "contrib",
                 "contrib_batch_norm", "contrib_layers_more", "contrib_learn", "tpu_more", "tpu", "contrib_training",
-                "contrib_layers_extra", "contrib_summary", "slim", "contrib_framework", "keras", "summary_v2",
-                "contrib_tensorboard", "contrib_deprecated", "compat", "contrib_data", "contrib_learn_text"]),
+                "contrib_layers_extra", "contrib_summary", "slim", "contrib_feature_column", "contrib_layers",
+                "contrib_misc", "contrib_opt", "contrib_losses", "contrib_image", "contrib_framework", "keras",
+                "summary_v2", "contrib_tensorboard", "contrib_deprecated", "compat", "contrib_data",
+                "contrib_learn_text"]),
 ]
 API_RANK = {name: i for i, (_, names) in enumerate(API_ORDER) for name in names}
 

@@ -1,34 +1,21 @@
 """tf.contrib: the few pieces TF1 tutorials reach for, and nothing more.
 
 - tf.contrib.rnn: the RNN cells of tf.nn.rnn_cell, static_rnn and static_bidirectional_rnn;
-- tf.contrib.layers: xavier_initializer, variance_scaling_initializer, l1/l2_regularizer,
-  fully_connected ("fully_connected/weights", "fully_connected/biases"), flatten, and what
-  contrib_layers_more.py (conv2d, pooling, dropout, one_hot_encoding, the initializers) and
-  contrib_batch_norm.py (batch_norm) define;
+- tf.contrib.layers (contrib_layers.py, loaded on first use like the namespaces of _LAZY);
 - tf.contrib.seq2seq (seq2seq.py: decoders, attention, beam search), tf.contrib.rnn's extra cells
-  (contrib_rnn.py), tf.contrib.learn.datasets.mnist (contrib_learn.py), tf.contrib.eager;
-- loaded on first use (_LAZY): slim, framework, summary, training, legacy_seq2seq, crf, ...
+  (contrib_rnn.py), tf.contrib.learn (contrib_learn.py), tf.contrib.eager;
+- loaded on first use (_LAZY): slim, framework, summary, training, legacy_seq2seq, crf, metrics, opt, ...
 
 Both are real modules (`import tensorflow.contrib.rnn` works under `python -m tinyflow`).
 """
 import sys
 import types
 
-from tinyflow.api import contrib_layers_extra as _extra
-from tinyflow.api import contrib_layers_more as _more
 from tinyflow.api import contrib_rnn as _contrib_rnn
 from tinyflow.api import contrib_learn as learn  # noqa: F401 (tf.contrib.learn.datasets.mnist)
-from tinyflow.api import layers as _layers
 from tinyflow.api import rnn as _rnn
 from tinyflow.api import rnn_cell as _cells
 from tinyflow.api import seq2seq  # (tf.contrib.seq2seq)
-from tinyflow.api import contrib_batch_norm as _bn
-from tinyflow.api.contrib_layers_more import (l1_regularizer, l2_regularizer, variance_scaling_initializer,
-                                              xavier_initializer)
-from tinyflow.ops import init_ops, nn_ops
-from tinyflow.ops.core import math_ops
-from tinyflow.ops import variable_scope as vs
-from tinyflow.ops.core.base import convert_to_tensor
 
 
 def _module(name, doc, members, constants=None):
@@ -39,46 +26,6 @@ def _module(name, doc, members, constants=None):
     sys.modules[mod.__name__] = mod
     return mod
 
-
-# ---- tf.contrib.layers ---------------------------------------------------------------------------
-def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_fn=None, normalizer_params=None,
-                    weights_initializer=None, weights_regularizer=None, biases_initializer=None,
-                    biases_regularizer=None, reuse=None, variables_collections=None, outputs_collections=None,
-                    trainable=True, scope=None):
-    """activation_fn(inputs @ weights + biases) over the last dimension, ReLU by default."""
-    with vs.variable_scope(scope, default_name="fully_connected", reuse=reuse):
-        x = convert_to_tensor(inputs)
-        depth = x.shape[-1].value if x.shape.ndims else None
-        if depth is None:
-            raise ValueError("The last dimension of the inputs to fully_connected should be defined.")
-        w = vs.get_variable("weights", [depth, num_outputs], dtype=x.dtype,
-                            initializer=weights_initializer or xavier_initializer(dtype=x.dtype),
-                            regularizer=weights_regularizer, trainable=trainable)
-        if x.shape.ndims == 2:
-            out = math_ops.matmul(x, w)
-        else:
-            from tinyflow.ops.matrix_ops import tensordot
-            out = tensordot(x, w, [[x.shape.ndims - 1], [0]])
-        if normalizer_fn is not None:
-            out = normalizer_fn(out, **(normalizer_params or {}))
-        else:
-            b = vs.get_variable("biases", [num_outputs], dtype=x.dtype,
-                                initializer=biases_initializer or init_ops.zeros_initializer(),
-                                regularizer=biases_regularizer, trainable=trainable)
-            out = nn_ops.bias_add(out, b)
-        return activation_fn(out) if activation_fn is not None else out
-
-
-layers = _module("layers", "tf.contrib.layers: initializers, regularizers, fully_connected, conv2d, pooling, "
-                 "dropout, one_hot_encoding, flatten, batch_norm, optimize_loss, layer_norm.", {
-                     "xavier_initializer": xavier_initializer, "xavier_initializer_conv2d": xavier_initializer,
-                     "variance_scaling_initializer": variance_scaling_initializer, "l1_regularizer": l1_regularizer,
-                     "l2_regularizer": l2_regularizer, "fully_connected": fully_connected, "flatten": _layers.flatten,
-                     "batch_norm": _bn.batch_norm, "conv2d": _more.conv2d, "max_pool2d": _more.max_pool2d,
-                     "avg_pool2d": _more.avg_pool2d, "dropout": _more.dropout,
-                     "one_hot_encoding": _more.one_hot_encoding, "optimize_loss": _extra.optimize_loss,
-                     "layer_norm": _extra.layer_norm},
-                 {"OPTIMIZER_CLS_NAMES": _extra.OPTIMIZER_CLS_NAMES, "OPTIMIZER_SUMMARIES": _extra.OPTIMIZER_SUMMARIES})
 
 rnn = _module("rnn", "tf.contrib.rnn: the RNN cells, static_rnn and static_bidirectional_rnn.", dict(
     {name: getattr(_cells, name) for name in _cells.__all__},
@@ -101,8 +48,10 @@ _LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framewo
          "util": "tinyflow.api.tensor_util",   # tf.contrib.util: make_tensor_proto, make_ndarray, constant_value
          "deprecated": "tinyflow.api.contrib_deprecated", "data": "tinyflow.api.contrib_data",
          "lookup": "tinyflow.api.lookup", "legacy_seq2seq": "tinyflow.api.legacy_seq2seq",
-         "crf": "tinyflow.api.contrib_crf", "keras": "tinyflow.api.keras",
-         "signal": "tinyflow.api.signal"}   # tf.contrib.keras is tf.keras
+         "crf": "tinyflow.api.contrib_crf", "keras": "tinyflow.api.keras",   # tf.contrib.keras is tf.keras
+         "signal": "tinyflow.api.signal", "metrics": "tinyflow.api.contrib_metrics",
+         "layers": "tinyflow.api.contrib_layers", "opt": "tinyflow.api.contrib_opt",
+         "losses": "tinyflow.api.contrib_losses", "image": "tinyflow.api.contrib_image"}
 
 
 def __getattr__(name):
@@ -117,6 +66,10 @@ def __getattr__(name):
         from tinyflow.api import tpu_more
         module = sys.modules[__name__ + ".cloud"] = types.ModuleType(__name__ + ".cloud", "tf.contrib.cloud")
         module.__dict__.update({n: getattr(tpu_more, n) for n in tpu_more.CLOUD})
+        return module
+    if name in ("estimator", "staging", "memory_stats"):
+        from tinyflow.api import contrib_misc
+        module = sys.modules[__name__ + "." + name] = getattr(contrib_misc, name)
         return module
     if name == "distribute":   # tf.contrib.distribute: tf.distribute's strategies under their contrib names
         from tinyflow.api import distribute
