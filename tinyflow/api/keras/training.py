@@ -124,7 +124,7 @@ class TrainingMixin:
     def _run(self, kind, feeds):
         fetches, targets = self._function(kind)
         sess = K.get_session()
-        if kind == "train":
+        if kind == "train" and not isinstance(K.learning_phase(), int):   # set_learning_phase fixes it
             feeds = dict(feeds)
             feeds[K.learning_phase()] = True
         return sess.run(fetches + targets, feed_dict=feeds)[:len(fetches)]
