@@ -25,10 +25,16 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # ops: 11350 -> 11700 for issue 27/30's ops (bitwise, crop_and_resize, non-max suppression, 3-D pooling,
 # the in-step histogram). cli: 800 -> 1000 for saved_model_cli (TF's saved_model_cli show/run), the
 # contrib import paths under the runner and the census report of the coverage tool.
+# runtime: 2800 -> 2830 for issue 27's RewriterConfig record (rewriter_config_pb2; GraphOptions.rewrite_options).
 # api: 22000 -> 30000 and total 45000 -> 53000 for the frontend families issues 27/28 bring in (slim.nets,
 # seq2seq, TF1's distributed API, contrib.data/lookup, Keras saving and layers): frontend, not engine.
-BUDGET = {"graph": 2100, "formats": 2500, "passes": 1900, "ops": 11700, "lower": 1260, "runtime": 2800,
-          "api": 30000, "cli": 1000}
+# Issue 24 item 5: the host stage's planning became a pass (passes/host_split.py, ~125 lines moved out of
+# runtime/host_stage.py): passes 1900 -> 2035, runtime 2830 -> 2710 (each keeps the room it had); graph
+# 2100 -> 2150 for OpDef's one host protocol (graph/registry.py: HostRule, its four kinds and their table).
+# ops: 11700 -> 11750 for issue 27's lookup tables, hash buckets and edit distance (g5) with the host rules' classes.
+# cli: 1000 -> 1100 for issue 27 item 8 (numpy_compat.py: numpy 1.x's removed names under the runner; -m MODULE).
+BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 11750, "lower": 1260, "runtime": 2710,
+          "api": 30000, "cli": 1100}
 TOTAL = 53000
 
 

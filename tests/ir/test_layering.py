@@ -34,7 +34,7 @@ pkg = types.ModuleType("tinyflow")  # the package without its __init__ (which is
 pkg.__path__ = [sys.argv[1]]
 sys.modules["tinyflow"] = pkg
 from tinyflow.graph import core, registry, shapes, dtypes
-from tinyflow.passes import prune, state, gradients, infer, memory
+from tinyflow.passes import prune, state, gradients, infer, memory, host_split
 registry.register_op("Toy", shape=lambda s, a, v: [s[0]], dtype=lambda d, a: [d[0]], grad=lambda op, g: [g],
                      infer_back=lambda s, o, a, v: [o[0]])
 registry.register_op("ToyInput", shape=lambda s, a, v: [shapes.TensorShape(a["shape"])],
@@ -44,6 +44,7 @@ x = g.create_op("ToyInput", [], {"shape": [None, 3], "dtype": dtypes.float32}).o
 y = g.create_op("Toy", [x]).outputs[0]
 sub = prune.prune([y])
 assert [op.type for op in sub.ops] == ["ToyInput", "Toy"], sub.ops
+assert host_split.split(sub, []) is None   # no string, no host op: the plain Session runs it
 assert infer.infer(y, feed_shapes={x: [5, 3]})[y][0].as_list() == [5, 3]
 assert core.constant_value(y) is None
 assert not any(m == "jax" or m.startswith("jax.") for m in sys.modules if sys.modules[m] is not None)

@@ -26,6 +26,7 @@ SPECS = [
     OpSpec("stack", lambda tf, x, y: tf.stack([x, y], axis=1), [A, B], lambda x, y: np.stack([x, y], 1), grad=True),
     OpSpec("unstack", lambda tf, x: tf.unstack(x, axis=1), [A], lambda x: list(np.moveaxis(x, 1, 0)), grad=True),
     OpSpec("identity", lambda tf, x: tf.identity(x), [A], lambda x: x, grad=True),
+    OpSpec("identity_n", lambda tf, x, y: tf.identity_n([x * y, y]), [A, B], lambda x, y: [x * y, y], grad=True),
     OpSpec("placeholder_with_default", lambda tf, x: tf.placeholder_with_default(x, [None, 4]) * 2.0, [A],
            lambda x: 2 * x, grad=True),
     OpSpec("fill", lambda tf, v: tf.fill([2, 3], v), [np.float32(1.5)], lambda v: np.full([2, 3], v), grad=True),

@@ -1,4 +1,4 @@
-"""The summary ops are computed on the host from fetched values (OpDef.host_compute); they are
+"""The summary ops are computed on the host from fetched values (a FromFetched host rule, OpDef.host); they are
 tested in tests/api/test_app_summary.py."""
 EXEMPT = {
     "ScalarSummary": "host-side, tested in tests/api/test_app_summary.py",

@@ -1,13 +1,13 @@
 """The host stage's seams: a graph marks itself for the host stage from the OpDef of an op it holds
-(OpDef.host_stage, strings), and the stage's plans live in the Session's plan cache (bounded by
+(a Staged host rule, strings), and the stage's plans live in the Session's plan cache (bounded by
 executable_cache_size, emptied by close())."""
 import tinyflow as tf
-from tinyflow.graph.registry import get_op_def
-from tinyflow.runtime import host_stage
+from tinyflow.graph.registry import Staged, get_op_def
+from tinyflow.runtime import session as _session
 
 
 def _host_plans(sess):
-    return [k for k in sess._plans if isinstance(k, tuple) and k and k[0] is host_stage._HOST_PLAN]
+    return [k for k in sess._plans if isinstance(k, tuple) and k and k[0] is _session._STAGED]
 
 
 def test_a_host_op_marks_its_graph():
@@ -17,8 +17,8 @@ def test_a_host_op_marks_its_graph():
         assert not g._host_stage   # a queue object alone runs nothing
         q.enqueue([1.0])
     assert g._host_stage
-    assert get_op_def("QueueEnqueueV2").host_stage is not None
-    assert get_op_def("MatMul").host_stage is None
+    assert isinstance(get_op_def("QueueEnqueueV2").host, Staged)
+    assert get_op_def("MatMul").host is None
 
 
 def test_plans_are_in_the_session_lru_and_close_drops_them():

@@ -1,7 +1,7 @@
 """tf.summary: scalar, histogram, image, audio, text and tensor summaries, merge / merge_all, FileWriter.
 
 A summary op is computed by the Session on the host from its input's value, which the jitted
-function fetches (OpDef.host_compute): fetching it gives the serialized Summary protobuf, as in TF,
+function fetches (a FromFetched HostRule): fetching it gives the serialized Summary protobuf, as in TF,
 ready for FileWriter.add_summary. FileWriter writes TF's event files (formats/events.py), which
 TensorBoard reads; tf.Summary, tf.Event, ... are TF's messages (formats/tf_protos.py).
 """
@@ -16,13 +16,13 @@ from tinyflow.formats import png
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, get_default_graph
-from tinyflow.graph.registry import register_op
+from tinyflow.graph.registry import FromFetched, register_op
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor, make_op
 from tinyflow.ops.summary_ops import LIMITS, bucket_index
 
-__all__ = ["FileWriter", "FileWriterCache", "audio", "histogram", "image", "merge", "merge_all", "scalar",
-           "tensor_summary", "text"]
+__all__ = ["FileWriter", "FileWriterCache", "all_v2_summary_ops", "audio", "histogram", "image", "merge",
+           "merge_all", "scalar", "tensor_summary", "text"]
 _MESSAGES = ("Summary", "Event", "SessionLog", "SummaryDescription", "TaggedRunMetadata", "HistogramProto",
              "SummaryMetadata")
 
@@ -33,6 +33,11 @@ def __getattr__(name):
         from tinyflow.formats import tf_protos
         return getattr(tf_protos, name)
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+def all_v2_summary_ops():
+    """The v2 summary ops (tf.compat.v2.summary, tf.contrib.summary) built so far in the default graph."""
+    return get_default_graph().get_collection("_SUMMARY_V2")
 
 
 def _summary(values):
@@ -187,7 +192,7 @@ _SCALAR = lambda s, a, v: [TensorShape([])]  # noqa: E731
 for _type, _rule in (("ScalarSummary", _scalar_value), ("HistogramSummary", _histogram_value),
                      ("ImageSummary", _image_value), ("MergeSummary", _merge_value),
                      ("AudioSummaryV2", _audio_value), ("TensorSummaryV2", _tensor_value)):
-    register_op(_type, shape=_SCALAR, dtype=_STRING, grad=None, host_compute=_rule)
+    register_op(_type, shape=_SCALAR, dtype=_STRING, grad=None, host=FromFetched(_rule))
 
 
 def _buckets(op_type, inputs, attrs, name):
@@ -200,12 +205,14 @@ def _buckets(op_type, inputs, attrs, name):
     return dict(attrs, _host_inputs=[buckets, buckets])
 
 
-def _summary_op(op_type, name, tensor, collections, family, more_inputs=(), **attrs):
+def _summary_op(op_type, name, tensor, collections, family, more_inputs=(), tag=None, **attrs):
+    """A summary op tagged by its name scope (or by `tag` exactly: tf.contrib.deprecated's summaries)."""
     name = re.sub(r"[^-/\w\.]", "_", name)  # TF's rule for a valid summary name
     graph = get_default_graph()
     with graph.name_scope(family) if family else contextlib.nullcontext():
         with graph.name_scope(name) as scope:
-            tag = scope.rstrip("/") if family is None else family + "/" + scope.rstrip("/")
+            if tag is None:
+                tag = scope.rstrip("/") if family is None else family + "/" + scope.rstrip("/")
             inputs = [convert_to_tensor(tensor)] + [convert_to_tensor(x, dtype=dt.float32) for x in more_inputs]
             out = make_op(op_type, inputs, _buckets(op_type, inputs, dict(attrs, tag=tag), "buckets"), name=scope)
     for key in (collections if collections is not None else [GraphKeys.SUMMARIES]):

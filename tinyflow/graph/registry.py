@@ -7,6 +7,54 @@ pass that reads it.
 NOT_SET = object()  # grad=NOT_SET: nobody said; grad=None: "not differentiable"
 
 
+class HostRule:
+    """OpDef.host: the Session computes the op in Python, never inside the jitted step.
+
+    One protocol for every kind: `rule(session, op, inputs) -> [value per output]`, values as numpy
+    (strings as object arrays of bytes). The class says WHEN the Session calls the rule:
+
+      class         the Session calls it                                   e.g.
+      ------------  -----------------------------------------------------  ---------------------------
+      SessionValue  when it is fetched; reads the Session's own state,     is_variable_initialized,
+                    not its inputs (runtime/session.py)                    report_uninitialized_variables
+      FromFetched   after the jitted step, on its inputs' values fetched   summaries, an iterator's
+                    by the step (runtime/session.py)                       initializer (MakeIterator)
+      Fed           before each run; reads the Session's state, and its   a tf.data iterator's next
+                    outputs are fed to the step (passes/prune: "fed")      element (IteratorGetNext)
+      Staged        in the host stage, between jitted steps, on its        tf.strings ops, readers,
+                    inputs' values (passes/host_split.py splits the run,   queues, file ops
+                    runtime/host_stage.py runs it); XLA has no strings,
+                    files or queues, so its `lower` only raises. A graph
+                    holding one marks itself for the host stage
+                    (Graph.create_op)
+    """
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, session, op, inputs=()):
+        return self.fn(session, op, inputs)
+
+    def __repr__(self):
+        return "%s(%s)" % (type(self).__name__, getattr(self.fn, "__name__", "rule"))
+
+
+class SessionValue(HostRule):
+    """Computed when fetched, from the Session's own state."""
+
+
+class FromFetched(HostRule):
+    """Computed after the jitted step from its inputs' fetched values."""
+
+
+class Fed(HostRule):
+    """Made before each run; its outputs are fed to the step."""
+
+
+class Staged(HostRule):
+    """Run by the host stage between jitted steps (strings, files, queues)."""
+
+
 class OpDef:
     """All the rules of one op type, declared once at `register_op` and frozen after it.
 
@@ -41,20 +89,14 @@ class OpDef:
                    Size, Rank)                                           passes/infer
       stateful     never pruned as common subexpression, never folded    lower/, passes
       check        check(attrs, *arrays) -> (ok, *data): a condition TF  lower/ (inside the jitted step),
-                   checks when the op runs (Assert, an index in range)   client/ (raises on failure)
-      check_message  check_message(op, *numpy data) -> the message of     client/
+                   checks when the op runs (Assert, an index in range)   runtime/ (raises on failure)
+      check_message  check_message(op, *numpy data) -> the message of     runtime/
                    the InvalidArgumentError when ok is False
-      callback     the lowering calls back into Python on the host        client/ (such a step never
+      callback     the lowering calls back into Python on the host        runtime/ (such a step never
                    (py_func, Print): it can fail after dispatch          donates its variables)
-      host         computed by the Session in Python, never jitted:      client/
-                   host(session, op) -> value
-      host_compute computed by the Session from its inputs' fetched      client/
-                   values: host_compute(session, op, values) -> [value]
-      host_feed    made by the Session before each run and fed:          passes/prune (a feed), client/
-                   host_feed(session, op) -> [numpy value per output]
-      host_stage   run by the Session's host stage (strings, files,      runtime/host_stage.py; the
-                   queues): host_stage(session, op, inputs) -> [numpy     graph marks itself for the
-                   value per output]; its `lower` only raises            host stage when one is made
+      host         None: XLA runs the op; else a HostRule (SessionValue,   runtime/session.py, passes/prune,
+                   FromFetched, Fed or Staged, above): the Session        passes/host_split.py,
+                   computes the op in Python, never in the jitted step    runtime/host_stage.py
       dynamic_shape  the output SHAPE (or a static slice the lowering      lower/program (splits the
                    makes) depends on input VALUES (Where, Unique, Pad):   step into jitted segments
                    True, or dynamic_shape(op, known) -> bool where        around the op: lower/
@@ -64,18 +106,20 @@ class OpDef:
     """
 
     _FIELDS = ("name", "shape", "dtype", "grad", "lower", "inplace", "ref_inputs", "overwrites", "needs_key",
-               "static", "stateful", "host", "infer_back", "check", "check_message", "host_compute",
-               "host_feed", "host_stage", "fold", "callback", "dynamic_shape", "infer_shape")
+               "static", "stateful", "host", "infer_back", "check", "check_message", "fold", "callback",
+               "dynamic_shape", "infer_shape")
 
     def __init__(self, name, shape, dtype, grad=NOT_SET, lower=None, inplace=(), ref_inputs=(),
                  overwrites=False, needs_key=False, static=False, stateful=False, host=None,
-                 infer_back=None, check=None, check_message=None, host_compute=None, host_feed=None,
-                 host_stage=None, fold=None, callback=False, dynamic_shape=False, infer_shape=None):
+                 infer_back=None, check=None, check_message=None, fold=None, callback=False, dynamic_shape=False,
+                 infer_shape=None):
+        if host is not None and not isinstance(host, HostRule):
+            raise TypeError("OpDef(%s): host= takes a HostRule (SessionValue, FromFetched, Fed or Staged), got %r"
+                            % (name, host))
         values = dict(name=name, shape=shape, dtype=dtype, grad=grad, lower=lower, inplace=tuple(inplace),
                       ref_inputs=tuple(ref_inputs), overwrites=overwrites, needs_key=needs_key, static=static,
                       stateful=stateful or bool(ref_inputs) or needs_key or callback, host=host,
-                      infer_back=infer_back, check=check, check_message=check_message,
-                      host_compute=host_compute, host_feed=host_feed, host_stage=host_stage, fold=fold,
+                      infer_back=infer_back, check=check, check_message=check_message, fold=fold,
                       callback=callback, dynamic_shape=dynamic_shape, infer_shape=infer_shape)
         for k, v in values.items():
             object.__setattr__(self, k, v)
@@ -88,10 +132,15 @@ class OpDef:
 
 
 _REGISTRY = {}
+_OLD_HOST = {"host_compute": "FromFetched", "host_feed": "Fed", "host_stage": "Staged"}   # before HostRule
 
 
 def register_op(name, shape, dtype, **rules):
     """Registers op type `name` with its rules (see OpDef); returns the OpDef."""
+    for old, kind in _OLD_HOST.items():
+        if old in rules:
+            raise TypeError("register_op(%r): %s= is gone; say host=%s(rule) (graph/registry.py, HostRule)"
+                            % (name, old, kind))
     if name in _REGISTRY:
         raise KeyError("Op type %r is already registered" % name)
     opdef = OpDef(name, shape, dtype, **rules)
@@ -104,6 +153,36 @@ def get_op_def(name):
         return _REGISTRY[name]
     except KeyError:
         raise KeyError("Op type not registered '%s'" % name) from None
+
+
+_GRADIENTS = {}   # tf.RegisterGradient / tf.NotDifferentiable: name -> grad(op, *output grads) (None: no gradient)
+
+
+def register_gradient(name, fn):
+    """tf.RegisterGradient(name)(fn): the gradient of ops of type `name`, or of ops a graph's
+    gradient_override_map maps to `name`. As in TF, a gradient is registered once: a built-in op's
+    own gradient cannot be replaced (override it with gradient_override_map instead)."""
+    if name in _GRADIENTS or (name in _REGISTRY and _REGISTRY[name].grad is not NOT_SET):
+        raise KeyError("Registering two gradient with name '%s'! (Previous registration was in tinyflow's %s)"
+                       % (name, "op registry" if name in _REGISTRY else "gradient registry"))
+    _GRADIENTS[name] = fn
+
+
+def gradient_of(op):
+    """The gradient rule of an op: grad(op, *output grads) -> one gradient per input; None (not
+    differentiable) or NOT_SET (none defined). The op's `_gradient_op_type` attr (gradient_override_map)
+    names a registered gradient or another op type whose rule it takes."""
+    name = op.attrs.get("_gradient_op_type", op.type) if hasattr(op, "attrs") else op.type
+    if name in _GRADIENTS:
+        fn = _GRADIENTS[name]
+        return None if fn is None else lambda op, *grads: _as_list(fn(op, *grads))
+    if name not in _REGISTRY:
+        raise LookupError("gradient registry has no entry for: %s" % name)
+    return _REGISTRY[name].grad
+
+
+def _as_list(grads):   # TF's gradient functions may return one tensor for a one-input op
+    return list(grads) if isinstance(grads, (list, tuple)) else [grads]
 
 
 def registered_ops():

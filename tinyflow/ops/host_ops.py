@@ -1,8 +1,8 @@
 """Host ops: ops XLA cannot run (strings, files, queues), computed in Python around the jitted step.
 
-An op registered here has a host rule, its OpDef's `host_stage(session, op, inputs) -> [numpy value
-per output]` (inputs: numpy values, strings as object arrays of bytes). The Session's host stage
-(runtime/host_stage.py) runs these rules before the jitted function, and feeds their numeric
+An op registered here has a host rule, its OpDef's `host=Staged(rule)`: `rule(session, op, inputs) ->
+[numpy value per output]` (inputs: numpy values, strings as object arrays of bytes). The Session's host stage
+(runtime/host_stage.py) runs these rules between jitted steps, and feeds their numeric
 results to it; a graph holding such an op marks itself for the host stage (Graph.create_op). Their
 OpDef's `lower` only raises: such an op never reaches XLA.
 
@@ -12,7 +12,7 @@ import numpy as np
 
 from tinyflow.graph import errors
 from tinyflow.graph.core import get_default_graph
-from tinyflow.graph.registry import register_op
+from tinyflow.graph.registry import Staged, register_op
 
 def _host_only(attrs, *args):
     raise errors.UnimplementedError(None, None, "this op runs on the host (strings, files or queues), "
@@ -20,9 +20,9 @@ def _host_only(attrs, *args):
 
 
 def register_host_op(name, shape, dtype, rule, stateful=False):
-    """Registers op type `name`, computed on the host by `rule(session, op, inputs)` (OpDef.host_stage)."""
+    """Registers op type `name`, computed on the host by `rule(session, op, inputs)` (a Staged HostRule)."""
     return register_op(name, shape=shape, dtype=dtype, grad=None, lower=_host_only, stateful=stateful,
-                       host_stage=rule)
+                       host=Staged(rule))
 
 
 def make_host_op(op_type, inputs, attrs=None, name=None):

@@ -19,7 +19,7 @@ from tinyflow.ops.core import math_ops as M
 from tinyflow.ops.core.array_ops import shape as _shape
 from tinyflow.ops.core.base import convert_to_tensor, make_op
 from tinyflow.ops.window import (channel_axis, check_padding, get_sequence, int_sizes, one_d, one_d_seq,
-                                 out_size, pad_pair, sizes_shape, spatial_axes)
+                                 pool_geometry, pool_padding, pooled_shape, sizes_shape, spatial_axes)
 
 __all__ = ["max_pool", "avg_pool", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d", "max_pool_v2",
            "avg_pool_v2", "max_pool3d", "avg_pool3d", "pool",
@@ -27,44 +27,13 @@ __all__ = ["max_pool", "avg_pool", "max_pool1d", "avg_pool1d", "max_pool2d", "av
 
 
 # ---- pooling ---------------------------------------------------------------------------------------
-# 2-D pools are rank 4 (NHWC/NCHW), 3-D pools rank 5 (NDHWC/NCDHW); attrs hold full-rank ksize/strides.
-def _axes(fmt):
-    """The spatial axes of a data format."""
-    return tuple(range(2, len(fmt))) if fmt.startswith("NC") else tuple(range(1, len(fmt) - 1))
-
-
-def _pool_window(attrs):
-    return [attrs["ksize"][ax] for ax in _axes(attrs["data_format"])]
-
-
+# 2-D pools are rank 4 (NHWC/NCHW), 3-D pools rank 5 (NDHWC/NCDHW); their window arithmetic is window.py's.
 def _pool_shape(shapes, attrs, values):
-    x, fmt = shapes[0], attrs["data_format"]
-    if x.ndims is None:
-        return [TensorShape([None] * len(fmt))]
-    if x.ndims != len(fmt):
-        raise ShapeError("Shape must be rank %d but is rank %d" % (len(fmt), x.ndims))
-    dims = x.as_list()
-    for ax in _axes(fmt):
-        dims[ax] = out_size(dims[ax], attrs["ksize"][ax], attrs["strides"][ax], 1, attrs["padding"])
-    return [TensorShape(dims)]
-
-
-def _geometry(shape, attrs):
-    """(size, window, stride, pad before, outputs) of each spatial axis of `shape` (numpy ints)."""
-    geo = []
-    for ax in _axes(attrs["data_format"]):
-        n, k, s = shape[ax], attrs["ksize"][ax], attrs["strides"][ax]
-        m = out_size(n, k, s, 1, attrs["padding"])
-        # one window (pooling over a whole sequence): no stride is taken, and a stride >= k says so
-        geo.append((n, k, max(s, k) if m == 1 else s, pad_pair(n, k, s, 1, attrs["padding"])[0], m))
-    return geo
+    return [pooled_shape(shapes[0], attrs)]
 
 
 def _reduce_window(x, init, fn, attrs):
-    pad = [(0, 0)] * x.ndim
-    for ax in _axes(attrs["data_format"]):
-        pad[ax] = pad_pair(x.shape[ax], attrs["ksize"][ax], attrs["strides"][ax], 1, attrs["padding"])
-    return lax.reduce_window(x, init, fn, tuple(attrs["ksize"]), tuple(attrs["strides"]), pad)
+    return lax.reduce_window(x, init, fn, tuple(attrs["ksize"]), tuple(attrs["strides"]), pool_padding(x.shape, attrs))
 
 
 def _lowest(dtype):
@@ -78,7 +47,7 @@ def _max_pool_fn(attrs):
 def _avg_counts(shape, attrs):
     """How many real (unpadded) elements each output window covers, broadcastable to the output (numpy)."""
     out = np.ones([1] * len(shape))
-    for ax, (n, k, s, lo, m) in zip(_axes(attrs["data_format"]), _geometry(shape, attrs)):
+    for ax, (n, k, s, lo, m) in zip(spatial_axes(attrs["data_format"]), pool_geometry(shape, attrs)):
         start = np.arange(m) * s - lo
         view = [1] * len(shape)
         view[ax] = m
@@ -221,7 +190,7 @@ def _unspread(t, geo):
 def _mpg_lower(attrs, x, y, g):
     fmt = attrs["data_format"]
     x, y, g = _to_last(x, fmt), _to_last(y, fmt), _to_last(g, fmt)
-    geo = _geometry(x.shape, _last_attrs(attrs))
+    geo = pool_geometry(x.shape, _last_attrs(attrs))
     zero = np.array(0, g.dtype)
     if x.ndim == 5 and x.dtype != jnp.float16:
         # MaxPool3DGrad: every element within 1e-5 of the window's max (orig_output) takes the gradient
@@ -247,7 +216,7 @@ def _apg_lower(attrs, sizes, g):
     shape, last_attrs = int_sizes(sizes), _last_attrs(attrs)
     g = _to_last(g, fmt)
     last = (shape[0],) + shape[2:] + shape[1:2] if fmt.startswith("NC") else shape
-    geo = _geometry(last, last_attrs)
+    geo = pool_geometry(last, last_attrs)
     # TF multiplies by T(1.0 / count), the count of real elements in the window
     gc = g * (1.0 / _avg_counts(last, last_attrs)).astype(g.dtype)
     if _disjoint(geo):

@@ -11,7 +11,7 @@ import numpy as np
 
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import GraphKeys, ShapeError, Tensor, get_default_graph, session_for
-from tinyflow.graph.registry import from_attr, register_op
+from tinyflow.graph.registry import SessionValue, from_attr, register_op
 from tinyflow.graph.serialize import register_serializable
 from tinyflow.graph.shapes import TensorShape, as_shape
 from tinyflow.ops.core.base import convert_to_tensor, make_op, register_tensor_conversion_function
@@ -447,15 +447,19 @@ initialize_variables = variables_initializer
 initialize_local_variables = local_variables_initializer
 
 
-def _report_host(session, op):
+def _report_host(session, op, inputs):
     names = [v.name.encode() for v in op.attrs["vars"] if not session._is_initialized(v)]
-    return np.array(names, dtype=object)
+    return [np.array(names, dtype=object)]
+
+
+def _is_initialized_host(session, op, inputs):
+    return [np.bool_(session._is_initialized(op.attrs["vars"][0]))]
 
 
 register_op("ReportUninitializedVariables", shape=lambda s, a, v: [TensorShape([None])],
-            dtype=lambda d, a: [dt.string], grad=None, host=_report_host)
+            dtype=lambda d, a: [dt.string], grad=None, host=SessionValue(_report_host))
 register_op("IsVariableInitialized", shape=lambda s, a, v: [TensorShape([])], dtype=lambda d, a: [dt.bool_],
-            grad=None, host=lambda session, op: np.bool_(session._is_initialized(op.attrs["vars"][0])))
+            grad=None, host=SessionValue(_is_initialized_host))
 
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):

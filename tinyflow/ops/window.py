@@ -1,7 +1,8 @@
 """Window arithmetic of convolution and pooling, in one place: TF's SAME gives ceil(n / stride)
 outputs and pads (total // 2) before and the rest after (the extra row/column goes at the end);
-VALID gives ceil((n - window + 1) / stride); explicit padding gives its pairs. Also the 1-D
-entry points' trick: a 2-D op on a height-1 image, squeezed back."""
+VALID gives ceil((n - window + 1) / stride); explicit padding gives its pairs. Data formats of any
+rank: 2-D ops are rank 4 (NHWC/NCHW), 3-D pools rank 5 (NDHWC/NCDHW). Also the 1-D entry points'
+trick: a 2-D op on a height-1 image, squeezed back."""
 import numbers
 
 import numpy as np
@@ -17,11 +18,13 @@ PADDINGS = ("SAME", "VALID", "EXPLICIT")
 
 # ---- window arithmetic (numpy only) ----------------------------------------------------------------
 def spatial_axes(data_format):
-    return (2, 3) if data_format.startswith("NC") else (1, 2)
+    """The spatial axes of a data format: (1, 2) for NHWC, (2, 3, 4) for NCDHW."""
+    n = len(data_format) - 2
+    return tuple(range(2, 2 + n)) if data_format.startswith("NC") else tuple(range(1, 1 + n))
 
 
 def channel_axis(data_format):
-    return 1 if data_format.startswith("NC") else 3
+    return 1 if data_format.startswith("NC") else len(data_format) - 1
 
 
 def get_sequence(value, n, channel_index, name):
@@ -110,6 +113,39 @@ def jax_padding(shape, window, attrs):
     """lax padding pairs for the spatial dims of a concrete input shape."""
     return [pad_pair(shape[ax], window[j], attrs["strides"][ax], attrs["dilations"][ax], attrs["padding"],
                   explicit_pads(attrs, ax)) for j, ax in enumerate(spatial_axes(attrs["data_format"]))]
+
+
+# ---- pooling windows: attrs hold full-rank ksize and strides, no dilation ------------------------------
+def pooled_shape(x, attrs):
+    """Output shape of a 2-D or 3-D pool on partial shape x."""
+    fmt = attrs["data_format"]
+    if x.ndims is None:
+        return TensorShape([None] * len(fmt))
+    if x.ndims != len(fmt):
+        raise ShapeError("Shape must be rank %d but is rank %d" % (len(fmt), x.ndims))
+    dims = x.as_list()
+    for ax in spatial_axes(fmt):
+        dims[ax] = out_size(dims[ax], attrs["ksize"][ax], attrs["strides"][ax], 1, attrs["padding"])
+    return TensorShape(dims)
+
+
+def pool_padding(shape, attrs):
+    """(before, after) padding of every axis of concrete `shape` ((0, 0) for batch and channels)."""
+    pad = [(0, 0)] * len(shape)
+    for ax in spatial_axes(attrs["data_format"]):
+        pad[ax] = pad_pair(shape[ax], attrs["ksize"][ax], attrs["strides"][ax], 1, attrs["padding"])
+    return pad
+
+
+def pool_geometry(shape, attrs):
+    """(size, window, stride, pad before, outputs) of each spatial axis of concrete `shape`."""
+    geo = []
+    for ax in spatial_axes(attrs["data_format"]):
+        n, k, s = shape[ax], attrs["ksize"][ax], attrs["strides"][ax]
+        m = out_size(n, k, s, 1, attrs["padding"])
+        # one window (pooling over a whole sequence): no stride is taken, and a stride >= k says so
+        geo.append((n, k, max(s, k) if m == 1 else s, pad_pair(n, k, s, 1, attrs["padding"])[0], m))
+    return geo
 
 
 def int_sizes(v):

@@ -4,7 +4,7 @@ Walks back from the fetched tensors and target ops through data and control inpu
 fed tensors (a fed tensor's producer does not run unless something else needs it). The result is
 in creation order (Operation.index), which is a topological order.
 """
-from tinyflow.graph.registry import get_op_def
+from tinyflow.graph.registry import Fed, FromFetched, SessionValue, get_op_def
 
 
 class Subgraph:
@@ -15,7 +15,7 @@ class Subgraph:
         self.fetches = fetches    # [Tensor] fetched values (host ops excluded)
         self.feeds = feeds        # [Tensor] fed tensors, in argument order: the caller's, then host_fed's
         self.targets = targets    # [Operation] run for their effect
-        self.host_fed = host_fed  # [Operation] whose outputs the Session makes and feeds (OpDef.host_feed)
+        self.host_fed = host_fed  # [Operation] whose outputs the Session makes and feeds (a Fed host rule)
         fed = set(feeds)
         # what later stages ask of each op, decided here once
         self.rule_ops = {op for op in ops if runs_rule(op, fed)}   # ops whose lowering rule runs
@@ -28,7 +28,7 @@ class Subgraph:
 
 def prune(fetches, feeds=(), targets=()):
     """Returns the Subgraph that computes `fetches` and runs `targets`, given the fed tensors. An op
-    the Session feeds itself (OpDef.host_feed: a tf.data iterator's next batch) counts as fed."""
+    the Session feeds itself (a Fed host rule: a tf.data iterator's next batch) counts as fed."""
     fed = set(feeds)
     needed, host_fed = {}, {}
     stack = [t.op for t in fetches if t not in fed] + list(targets)
@@ -36,7 +36,7 @@ def prune(fetches, feeds=(), targets=()):
         op = stack.pop()
         if op.index in needed or op.index in host_fed:
             continue
-        if get_op_def(op.type).host_feed is not None and not all(t in fed for t in op.outputs):
+        if isinstance(get_op_def(op.type).host, Fed) and not all(t in fed for t in op.outputs):
             host_fed[op.index] = op
             continue
         needed[op.index] = op
@@ -60,8 +60,13 @@ def unfed_placeholders(sub):
 
 
 def host_ops(sub):
-    """Ops a Session computes in Python (OpDef.host, host_compute), e.g. report_uninitialized_variables."""
-    return [op for op in sub.ops if get_op_def(op.type).host is not None or get_op_def(op.type).host_compute]
+    """Ops a Session computes in Python when fetched (SessionValue, FromFetched host rules), e.g.
+    report_uninitialized_variables, a summary."""
+    return [op for op in sub.ops if _computed_when_fetched(get_op_def(op.type))]
+
+
+def _computed_when_fetched(opdef):
+    return isinstance(opdef.host, (SessionValue, FromFetched))
 
 
 def runs_rule(op, fed):
@@ -69,7 +74,7 @@ def runs_rule(op, fed):
     or ops whose every output is fed; an op without outputs only when it updates variables or acts
     on the world (Print)."""
     opdef = get_op_def(op.type)
-    if op.type == "VariableV2" or opdef.host is not None or opdef.lower is None:
+    if op.type == "VariableV2" or _computed_when_fetched(opdef) or opdef.lower is None:
         return False
     if op.outputs:
         return not all(t in fed for t in op.outputs)

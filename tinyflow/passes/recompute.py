@@ -69,7 +69,7 @@ def static_bytes(t, unknown=1):
 def recomputable(op):
     """An op whose values can be computed again and come out the same: pure, in the jitted function."""
     d = get_op_def(op.type)
-    if d.stateful or d.static or d.host or d.host_compute or d.host_feed or d.check or d.ref_inputs:
+    if d.stateful or d.static or d.host is not None or d.check or d.ref_inputs:
         return False
     if d.lower is None or "body" in op.attrs or "branches" in op.attrs:
         return False   # control flow keeps its values: its gradient reads its own forward state

@@ -23,11 +23,11 @@ import numpy as np
 
 from tinyflow.graph import errors
 from tinyflow.graph.core import (Operation, Tensor, _default_sessions, get_default_graph, get_default_session)  # noqa: F401
-from tinyflow.graph.registry import get_op_def
+from tinyflow.graph.registry import FromFetched, SessionValue, get_op_def
 from tinyflow.lower import jax_backend, pipeline
 from tinyflow.ops.random_ops import run_key
 from tinyflow.passes import prune as prune_pass
-from tinyflow.runtime import compile_cache, executables
+from tinyflow.runtime import compile_cache, executables, placement as placements
 from tinyflow.runtime.config import ConfigProto
 from tinyflow.runtime import fetches as fetch_util
 
@@ -66,8 +66,8 @@ class Kind(enum.Enum):
     """What one leaf of a fetch structure is."""
     TENSOR = 1        # a value the jitted function returns (payload: its index among the fetches)
     TARGET = 2        # an op run for its effect (the leaf's value is None)
-    HOST = 3          # computed by the Session in Python (OpDef.host)
-    HOST_COMPUTE = 4  # computed by the Session from fetched values (OpDef.host_compute; payload: a function)
+    HOST = 3          # computed by the Session from its own state (a SessionValue host rule)
+    HOST_COMPUTE = 4  # computed by the Session from fetched values (a FromFetched host rule; payload: a function)
 
 
 @dataclass
@@ -78,8 +78,8 @@ class FetchPlan:
     feed_specs: list                 # (Tensor, numpy dtype, static dims) per key of feed_dict, in its order
     order: tuple = None              # positions of the caller's feeds in the function's order (None: same)
     lowered: object = None           # jax_backend.Lowered, or None when nothing is jitted
-    host: list = field(default_factory=list)    # OpDef.host ops, in leaf order
-    after: list = field(default_factory=list)   # host_compute ops run for their effect after the step
+    host: list = field(default_factory=list)    # tensors of SessionValue ops, in leaf order
+    after: list = field(default_factory=list)   # FromFetched ops run for their effect after the step
     single: bool = False             # the fetch is one tensor: return its value bare
     plain_feeds: bool = True         # the feed_dict's values are the function's feeds, in order
     stateless: object = None         # feed_dict -> results, for a fetch set that touches no state
@@ -98,6 +98,8 @@ def _shape_cache_size():
 
 
 _ODict = collections.OrderedDict
+_STAGED = object()   # the first part of the key of a fetch set's HostSteps in the Session's plan cache
+_PLAIN = "plain run"   # the plan of a fetch set that needs no host stage
 
 
 class _LRU(collections.OrderedDict):
@@ -193,10 +195,36 @@ class Session:
         """Runs the ops and evaluates the tensors in `fetches`, with `feed_dict` substituted."""
         self._check_open()
         feed_dict = feed_dict or {}
-        if self._graph._host_stage:  # string and queue ops run on the host around the jitted step
-            from tinyflow.runtime import host_stage
-            return host_stage.run(self, fetches, feed_dict)
+        if self._graph._host_stage:  # string and queue ops run on the host between jitted steps
+            return self._run_staged(fetches, feed_dict)
         return self._run(fetches, feed_dict)
+
+    def _run_staged(self, fetches, feed_dict):
+        """Session.run for a graph holding ops XLA cannot run (strings, files, queues): a fetch set
+        that needs them is cut into host and device steps once (passes/host_split.py), kept in this
+        Session's plan cache, and run by the host stage (runtime/host_stage.py), its device steps by `_run`."""
+        from tinyflow.passes import host_split   # loaded by the first graph with strings
+        from tinyflow.runtime import host_stage
+        try:
+            key = (_STAGED, fetch_util.structure_key(fetches), tuple(feed_dict))
+        except TypeError:
+            key = None
+        with self._lock:
+            plan = self._plans.get(key) if key is not None else None
+        if plan is None:
+            elements = [self._resolve_fetch(f) for f in fetch_util.flatten(fetches)]
+            feeds = [self._resolve_feed(k) for k in feed_dict]
+            sub = prune_pass.prune([e for e in elements if isinstance(e, Tensor)], feeds,
+                                   [e for e in elements if isinstance(e, Operation)])
+            steps = host_split.split(sub, feeds)
+            plan = _PLAIN if steps is None else (steps, elements, fetch_util.rebuilder(fetches))
+            if key is not None:
+                with self._lock:
+                    self._plans.put(key, plan)
+        if plan is _PLAIN:
+            return self._run(fetches, feed_dict)
+        steps, elements, rebuild = plan
+        return rebuild(host_stage.run(steps, self, feed_dict.values(), elements, self._run))
 
     def _run(self, fetches, feed_dict):
         """Session.run without the host stage: every fetch and feed is numeric (or a host op)."""
@@ -225,7 +253,7 @@ class Session:
             feeds = [feeds[i] for i in plan.order]
         if plan.lowered is not None and plan.lowered.sub.host_fed:
             # last of the checks: a tf.data iterator's batch is taken only for a run that will happen
-            feeds += [v for op in plan.lowered.sub.host_fed for v in get_op_def(op.type).host_feed(self, op)]
+            feeds += [v for op in plan.lowered.sub.host_fed for v in get_op_def(op.type).host(self, op, ())]
         return tuple(feeds)
 
     def _call(self, plan, feed_dict):
@@ -238,7 +266,7 @@ class Session:
         low = plan.lowered
         if low is None:
             self._feed_values(plan, feed_dict)   # the feeds are checked even when nothing is jitted
-            return plan.rebuild([self._host_value(op) for op in plan.host] if plan.host else [None] * len(plan.kinds))
+            return plan.rebuild([self._host_value(t) for t in plan.host] if plan.host else [None] * len(plan.kinds))
         placement = self._placement
         with self._lock:
             values = self._values
@@ -285,6 +313,8 @@ class Session:
         outs, donates, waits = (), low.donate, low.waits
         try:
             if self._placement is not None:
+                if placements.PEERS is not None:   # a process of the job died: refused before dispatch
+                    placements.PEERS.check()
                 outs = self._placement.jitted(low)(*args)
             elif low.program.segmented:
                 outs = low.jitted(*args)
@@ -336,6 +366,8 @@ class Session:
         if "RESOURCE_EXHAUSTED" in msg or "Out of memory" in msg or "out of memory" in msg:
             return errors.ResourceExhaustedError(None, None, msg)
         if self._placement is not None and any(m in msg for m in _PEER_LOST):
+            if placements.PEERS is not None:   # names the process that went (api/distribute/liveness.py)
+                return placements.PEERS.error(msg)
             return errors.UnavailableError(None, None, "tinyflow: process %d of the data-parallel job could not "
                                            "finish the step: another process failed or died (%s)"
                                            % (jax.process_index(), msg))
@@ -390,8 +422,8 @@ class Session:
                 return jax_backend.check_failure(op, data)
         return errors.InvalidArgumentError(None, None, "a run-time check failed")
 
-    def _host_value(self, op):
-        return get_op_def(op.type).host(self, op)
+    def _host_value(self, t):
+        return get_op_def(t.op.type).host(self, t.op, ())[t.value_index]
 
     # ---- the slow path: one fetch set, resolved and compiled ---------------------------------------
     def _make_plan(self, fetches, feed_dict):
@@ -411,16 +443,16 @@ class Session:
             return fetch_tensors.index(t)
 
         for e in elements:
-            opdef = get_op_def((e if isinstance(e, Operation) else e.op).type)
-            if opdef.host_compute is not None:
+            rule = get_op_def((e if isinstance(e, Operation) else e.op).type).host
+            if isinstance(rule, FromFetched):
                 kinds.append((Kind.HOST_COMPUTE, self._host_plan(e, fetched)))
             elif isinstance(e, Operation):
-                if opdef.host is not None:
+                if isinstance(rule, SessionValue):
                     raise TypeError("Op %s has no value to run" % e.name)
                 targets.append(e)
                 kinds.append((Kind.TARGET, None))
-            elif opdef.host is not None:
-                host.append(e.op)
+            elif isinstance(rule, SessionValue):
+                host.append(e)
                 kinds.append((Kind.HOST, None))
             else:
                 kinds.append((Kind.TENSOR, fetched(e)))
@@ -436,7 +468,7 @@ class Session:
         # before the fetch set compiles (once)
         planned = {e for (k, _), e in zip(kinds, elements) if k is Kind.HOST_COMPUTE}
         plan.after = [self._host_plan(op, fetched) for op in prune_pass.prune(fetch_tensors, canonical, targets).ops
-                      if get_op_def(op.type).host_compute is not None and op not in planned]
+                      if isinstance(get_op_def(op.type).host, FromFetched) and op not in planned]
         plan.lowered = low = self.compiled(fetch_tensors, targets, canonical)
         plan.plain_feeds = plan.order is None and not low.sub.host_fed
         plan.single = (not isinstance(fetches, (list, tuple, dict)) and kinds[0][0] is Kind.TENSOR
@@ -449,17 +481,17 @@ class Session:
         return plan
 
     def _host_plan(self, e, fetched):
-        """How to compute tensor or op `e` (OpDef.host_compute) after the run: its inputs are fetched
+        """How to compute tensor or op `e` (a FromFetched host rule) after the run: its inputs are fetched
         by the jitted function (through `fetched`), or computed on the host the same way."""
         op = e if isinstance(e, Operation) else e.op
         parts = []
         # an op may name tensors computed in the step for its rule to read instead (a histogram's buckets)
         for t in op.attrs.get("_host_inputs", op.inputs):
-            if get_op_def(t.op.type).host_compute is not None:
+            if isinstance(get_op_def(t.op.type).host, FromFetched):
                 parts.append(self._host_plan(t, fetched))
             else:
                 parts.append(lambda outs, j=fetched(t): _to_numpy(outs[j]))
-        rule = get_op_def(op.type).host_compute
+        rule = get_op_def(op.type).host
         index = None if isinstance(e, Operation) else e.value_index
 
         def compute(outs):

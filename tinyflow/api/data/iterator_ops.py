@@ -1,12 +1,12 @@
 """tf.data.Iterator: the two graph ops that connect a host-side Dataset to a Session.
 
 - `IteratorGetNext` (what `get_next()` returns) has no lowering: its outputs are fed. Before each
-  run whose fetches need it, the Session calls its `host_feed` rule, which pulls the next element of
-  this session's iteration (OpDef.host_feed). Past the end it raises OutOfRangeError("End of
+  run whose fetches need it, the Session calls its host rule (a Fed HostRule), which pulls the next
+  element of this session's iteration. Past the end it raises OutOfRangeError("End of
   sequence") before anything is dispatched, so a training step that reads it changes nothing.
 - `MakeIterator` (an initializer) has no outputs; its inputs are the graph tensors the dataset reads
   (placeholders, a fed batch size). The Session fetches them through the jitted function and calls
-  its `host_compute` rule, which (re)starts this session's iteration over those values.
+  its host rule (a FromFetched HostRule), which (re)starts this session's iteration over those values.
 
 Iterators are per-session resources in TF: the iteration state lives in `_STATE[session]`.
 """
@@ -15,7 +15,7 @@ import weakref
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor, get_default_graph
-from tinyflow.graph.registry import register_op
+from tinyflow.graph.registry import Fed, FromFetched, register_op
 from tinyflow.graph.serialize import register_runtime_only
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import constant
@@ -27,8 +27,9 @@ _STATE = weakref.WeakKeyDictionary()  # Session -> {Iterator: generator of flat 
 class Run:
     """One initialization of an iterator: graph tensor values (Tensor -> numpy) and per-run state."""
 
-    def __init__(self, values=None):
+    def __init__(self, values=None, session=None):
         self.values = dict(values or {})
+        self.session = session  # the Session iterating: a dataset function's own Session reads its tables
         self.state = {}  # dataset -> its state for this run (a shuffle's random generator)
 
     def value(self, x):
@@ -46,7 +47,7 @@ def _runtime_iterator(op):
     return it
 
 
-def _get_next(session, op):
+def _get_next(session, op, inputs):
     it = _runtime_iterator(op)
     state = _STATE.setdefault(session, {})
     elements = state.get(it)
@@ -56,7 +57,7 @@ def _get_next(session, op):
                 op.node_def, op, "GetNext() failed because the iterator has not been initialized. Ensure that you "
                 "have run the initializer operation for this iterator before getting the next element.\n\t "
                 "[[{{node %s}}]]" % op.name)
-        elements = state[it] = it._dataset._iterate(Run())  # a one-shot iterator starts on first use
+        elements = state[it] = it._dataset._iterate(Run(session=session))  # a one-shot iterator starts on first use
     try:
         flat = next(elements)
     except StopIteration:
@@ -67,15 +68,15 @@ def _get_next(session, op):
 
 def _make_iterator(session, op, input_values):
     it, dataset = _runtime_iterator(op), op.attrs["dataset"]
-    run = Run(zip(op.inputs[1:], input_values[1:]))
+    run = Run(zip(op.inputs[1:], input_values[1:]), session)
     _STATE.setdefault(session, {})[it] = dataset._iterate(run)
     return []
 
 
 register_op("IteratorGetNext", shape=lambda s, a, v: list(a["output_shapes"]),
-            dtype=lambda d, a: list(a["output_types"]), grad=None, stateful=True, host_feed=_get_next)
+            dtype=lambda d, a: list(a["output_types"]), grad=None, stateful=True, host=Fed(_get_next))
 register_op("MakeIterator", shape=lambda s, a, v: [], dtype=lambda d, a: [], grad=None, stateful=True,
-            host_compute=_make_iterator)
+            host=FromFetched(_make_iterator))
 
 
 @register_runtime_only

@@ -106,7 +106,7 @@ def execute(graph, op_type, inputs, attrs, name, dtypes):
     if op_type in _PYTHON_OPS:
         op._outputs = _PYTHON_OPS[op_type](op)
         return op
-    if opdef.host is not None or opdef.host_feed is not None or opdef.host_compute is not None:
+    if opdef.host is not None:
         raise errors.UnimplementedError(None, op, "%s runs on the host in a Session; tinyflow's eager mode "
                                                   "cannot run it [Op:%s]" % (op_type, op_type))
     if opdef.lower is None and opdef.check is None:  # NoOp (a group of updates that already ran)
