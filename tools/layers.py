@@ -23,16 +23,18 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 API_ORDER = [
     ("basics", ["aliases", "tinyflow_api", "flags", "app", "logging", "gfile", "template", "dtypes",
                 "sparse", "image_adjust", "test", "cluster_resolver", "nest", "device_lib",
-                "strings", "debugging", "linalg", "math", "image", "distribute", "examples", "gradient_registry", "tensor_util",
-                "internals", "lookup"]),
-    ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "seq2seq"]),
+                "strings", "debugging", "linalg", "math", "image", "distribute", "examples", "gradient_registry",
+                "tensor_util", "internals", "lookup", "function", "config", "lite", "profiler", "distributions",
+                "ragged"]),
+    ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "contrib_rnn", "contrib_crf", "seq2seq_decoder",
+            "seq2seq_attention", "seq2seq_beam", "seq2seq", "legacy_seq2seq"]),
     ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model"]),
     ("input", ["data", "functional"]),
     ("eager", ["eager"]),
     ("models", ["metrics", "metrics_curves", "fingerprint", "feature_column", "estimator", "tf_names", "contrib",
-                "contrib_batch_norm", "contrib_layers_more", "contrib_learn", "tpu", "contrib_training",
-                "contrib_layers_extra", "contrib_summary", "slim", "contrib_framework", "keras", "summary_v2", "contrib_tensorboard", "contrib_deprecated",
-                "compat", "contrib_data", "contrib_learn_text"]),
+                "contrib_batch_norm", "contrib_layers_more", "contrib_learn", "tpu_more", "tpu", "contrib_training",
+                "contrib_layers_extra", "contrib_summary", "slim", "contrib_framework", "keras", "summary_v2",
+                "contrib_tensorboard", "contrib_deprecated", "compat", "contrib_data", "contrib_learn_text"]),
 ]
 API_RANK = {name: i for i, (_, names) in enumerate(API_ORDER) for name in names}
 

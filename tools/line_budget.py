@@ -33,9 +33,14 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # 2100 -> 2150 for OpDef's one host protocol (graph/registry.py: HostRule, its four kinds and their table).
 # ops: 11700 -> 11750 for issue 27's lookup tables, hash buckets and edit distance (g5) with the host rules' classes.
 # cli: 1000 -> 1100 for issue 27 item 8 (numpy_compat.py: numpy 1.x's removed names under the runner; -m MODULE).
-BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 11750, "lower": 1260, "runtime": 2710,
-          "api": 30000, "cli": 1100}
-TOTAL = 53000
+# ops: 11750 -> 11850 and runtime: 2710 -> 2720 for issue 27 item 7 and the seq2seq family: a tf.while_loop
+# whose loop variables grow runs from the host (control_flow_ops._host_loop), the GatherTree op of
+# BeamSearchDecoder (beam_ops.py), feed_dict keys that are structures and Session.list_devices.
+# runtime: 2720 -> 2730 for Session.reset (issue 27's census). api: 30000 -> 38000 and total 53000 -> 62000: the
+# census's long tail (issue 27: tf.keras preprocessing/applications, seq2seq, TPU, ragged, distributions, ...).
+BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 11850, "lower": 1260, "runtime": 2730,
+          "api": 38000, "cli": 1100}
+TOTAL = 62000
 
 
 def count(layer):

@@ -36,6 +36,37 @@ def test_runner_resolves_slim_and_framework_paths(tmp_path):
     assert out.stdout.strip().splitlines()[-1] == "[1, 4, 4, 3] ['Conv/weights', 'Conv/biases']"
 
 
+SEQUENCE_SCRIPT = r'''
+import tensorflow as tf
+from tensorflow.contrib import legacy_seq2seq
+import tensorflow.contrib.legacy_seq2seq as legacy
+from tensorflow.contrib.legacy_seq2seq.python.ops import seq2seq as legacy_ops
+import tensorflow.contrib.seq2seq as seq2seq
+from tensorflow.contrib.seq2seq.python.ops import attention_wrapper, beam_search_decoder, helper
+from tensorflow.contrib.crf import crf_log_likelihood, viterbi_decode
+from tensorflow.contrib.crf.python.ops import crf
+from tensorflow.contrib.rnn.python.ops import rnn_cell, core_rnn_cell
+from tensorflow.contrib.rnn import LayerNormBasicLSTMCell
+assert legacy is legacy_seq2seq is legacy_ops and legacy.rnn_decoder is tf.contrib.legacy_seq2seq.rnn_decoder
+assert attention_wrapper.AttentionWrapper is seq2seq.AttentionWrapper is tf.contrib.seq2seq.AttentionWrapper
+assert beam_search_decoder.BeamSearchDecoder is seq2seq.BeamSearchDecoder
+assert helper.TrainingHelper is seq2seq.TrainingHelper and crf.crf_decode is tf.contrib.crf.crf_decode
+assert crf_log_likelihood is crf.crf_log_likelihood and viterbi_decode is crf.viterbi_decode
+assert rnn_cell.NASCell is tf.contrib.rnn.NASCell and core_rnn_cell.OutputProjectionWrapper is not None
+assert LayerNormBasicLSTMCell is rnn_cell.LayerNormBasicLSTMCell
+print("sequence paths ok")
+'''
+
+
+def test_runner_resolves_sequence_model_paths(tmp_path):
+    script = tmp_path / "uses_seq2seq.py"
+    script.write_text(SEQUENCE_SCRIPT)
+    out = subprocess.run([sys.executable, "-m", "tinyflow", str(script)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "sequence paths ok"
+
+
 def test_runner_resolves_training_eager_and_layers_utils_paths(tmp_path):
     script = tmp_path / "s.py"
     script.write_text(

@@ -329,3 +329,33 @@ SPECS = [
            [f32(3, 2), f32(2, 2), np.array([4, 1, 0, 3], np.int32)],
            lambda a, b, i: _interleave(a, b)[i], grad=True),
 ]
+
+
+def _gather_tree_numpy(step_ids, parent_ids, max_lengths, end_token):
+    """TF's GatherTree kernel, loop for loop."""
+    max_time, batch, beam = step_ids.shape
+    beams = np.full_like(step_ids, end_token)
+    for b in range(batch):
+        length = min(max_time, int(max_lengths[b]))
+        for w in range(beam):
+            if length <= 0:
+                continue
+            beams[length - 1, b, w] = step_ids[length - 1, b, w]
+            parent = parent_ids[length - 1, b, w]
+            for t in range(length - 2, -1, -1):
+                beams[t, b, w] = step_ids[t, b, parent]
+                parent = parent_ids[t, b, parent]
+            finished = False
+            for t in range(length):
+                if finished:
+                    beams[t, b, w] = end_token
+                elif beams[t, b, w] == end_token:
+                    finished = True
+    return beams
+
+
+_STEPS = np.random.RandomState(12).randint(0, 6, (5, 2, 3)).astype(np.int32)
+_PARENTS = np.random.RandomState(13).randint(0, 3, (5, 2, 3)).astype(np.int32)
+SPECS += [OpSpec("gather_tree", lambda tf, s, p, n: tf.contrib.seq2seq.gather_tree(s, p, n, 1),
+                 [_STEPS, _PARENTS, np.array([5, 3], np.int32)],
+                 lambda s, p, n: _gather_tree_numpy(s, p, n, 1))]

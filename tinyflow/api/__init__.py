@@ -84,7 +84,9 @@ LAZY_MODULES = {
     "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util",
     "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu", "nest": "tinyflow.api.nest",
     "bitwise": "tinyflow.ops.bitwise_ops", "saved_model": "tinyflow.api.saved_model", "keras": "tinyflow.api.keras",
-    "lookup": "tinyflow.api.lookup"}
+    "lookup": "tinyflow.api.lookup", "config": "tinyflow.api.config", "lite": "tinyflow.api.lite",
+    "profiler": "tinyflow.api.profiler", "distributions": "tinyflow.api.distributions",
+    "ragged": "tinyflow.api.ragged"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
@@ -104,6 +106,8 @@ LAZY_NAMES = {
     "random_crop": ("tinyflow.api.image_adjust", "random_crop"),
     "start_queue_runners": ("tinyflow.api.train.queue_runner", "start_queue_runners"),
     "GradientTape": ("tinyflow.api.eager", "GradientTape"),
+    "RaggedTensor": ("tinyflow.api.ragged", "RaggedTensor"),
+    "function": ("tinyflow.api.function", "function"), "autograph": ("tinyflow.api.function", "autograph"),
     "custom_gradient": ("tinyflow.api.gradient_registry", "custom_gradient"),
     "RegisterGradient": ("tinyflow.api.gradient_registry", "RegisterGradient"),
     "NotDifferentiable": ("tinyflow.api.gradient_registry", "NotDifferentiable"),

@@ -5,7 +5,9 @@
   fully_connected ("fully_connected/weights", "fully_connected/biases"), flatten, and what
   contrib_layers_more.py (conv2d, pooling, dropout, one_hot_encoding, the initializers) and
   contrib_batch_norm.py (batch_norm) define;
-- tf.contrib.seq2seq (seq2seq.py), tf.contrib.learn.datasets.mnist (contrib_learn.py), tf.contrib.eager.
+- tf.contrib.seq2seq (seq2seq.py: decoders, attention, beam search), tf.contrib.rnn's extra cells
+  (contrib_rnn.py), tf.contrib.learn.datasets.mnist (contrib_learn.py), tf.contrib.eager;
+- loaded on first use (_LAZY): slim, framework, summary, training, legacy_seq2seq, crf, ...
 
 Both are real modules (`import tensorflow.contrib.rnn` works under `python -m tinyflow`).
 """
@@ -14,6 +16,7 @@ import types
 
 from tinyflow.api import contrib_layers_extra as _extra
 from tinyflow.api import contrib_layers_more as _more
+from tinyflow.api import contrib_rnn as _contrib_rnn
 from tinyflow.api import contrib_learn as learn  # noqa: F401 (tf.contrib.learn.datasets.mnist)
 from tinyflow.api import layers as _layers
 from tinyflow.api import rnn as _rnn
@@ -79,6 +82,7 @@ layers = _module("layers", "tf.contrib.layers: initializers, regularizers, fully
 
 rnn = _module("rnn", "tf.contrib.rnn: the RNN cells, static_rnn and static_bidirectional_rnn.", dict(
     {name: getattr(_cells, name) for name in _cells.__all__},
+    **{name: getattr(_contrib_rnn, name) for name in _contrib_rnn.__all__},
     static_rnn=_rnn.static_rnn, static_bidirectional_rnn=_rnn.static_bidirectional_rnn,
     LSTMBlockCell=_cells.LSTMCell, GRUBlockCell=_cells.GRUCell))
 sys.modules[__name__ + ".seq2seq"] = seq2seq   # `import tensorflow.contrib.seq2seq` resolves
@@ -96,7 +100,8 @@ _LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framewo
          "cluster_resolver": "tinyflow.api.cluster_resolver", "tensorboard": "tinyflow.api.contrib_tensorboard",
          "util": "tinyflow.api.tensor_util",   # tf.contrib.util: make_tensor_proto, make_ndarray, constant_value
          "deprecated": "tinyflow.api.contrib_deprecated", "data": "tinyflow.api.contrib_data",
-         "lookup": "tinyflow.api.lookup"}
+         "lookup": "tinyflow.api.lookup", "legacy_seq2seq": "tinyflow.api.legacy_seq2seq",
+         "crf": "tinyflow.api.contrib_crf", "keras": "tinyflow.api.keras"}   # tf.contrib.keras is tf.keras
 
 
 def __getattr__(name):
@@ -107,6 +112,11 @@ def __getattr__(name):
     if name == "tpu":
         from tinyflow.api import tpu
         return tpu.module(__name__ + ".tpu")
+    if name == "cloud":   # tf.contrib.cloud: GCS and Bigtable clients, errors naming them (api/tpu_more.py)
+        from tinyflow.api import tpu_more
+        module = sys.modules[__name__ + ".cloud"] = types.ModuleType(__name__ + ".cloud", "tf.contrib.cloud")
+        module.__dict__.update({n: getattr(tpu_more, n) for n in tpu_more.CLOUD})
+        return module
     if name == "distribute":   # tf.contrib.distribute: tf.distribute's strategies under their contrib names
         from tinyflow.api import distribute
         return distribute.contrib

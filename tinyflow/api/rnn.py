@@ -61,7 +61,8 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         lengths = _lengths(sequence_length)
         # the outputs, [time, batch, output_size], written one step at a time (TF's output TensorArray)
         dims = [steps if steps is not None else n, batch, cell.output_size]
-        outputs = array_ops.zeros(dims, dtype=flatten(state)[0].dtype)  # a cell's output has its state's dtype
+        # a cell's output has its state's dtype, unless it says otherwise (crf's decode cell)
+        outputs = array_ops.zeros(dims, dtype=getattr(cell, "output_dtype", None) or flatten(state)[0].dtype)
 
         def body(time, outputs, state):
             output, new_state = _masked_step(cell, time, get_item(x, time), state, lengths)

@@ -1,11 +1,25 @@
 """tf.contrib.seq2seq: sequence_loss (the loss of the RNN language-model tutorials), tile_batch and
-hardmax. The decoders (BasicDecoder, BeamSearchDecoder, attention wrappers) are not implemented."""
+hardmax; the helpers, BasicDecoder and dynamic_decode (seq2seq_decoder.py) and the attention
+mechanisms and AttentionWrapper (seq2seq_attention.py)."""
 from tinyflow.graph.core import name_scope
 from tinyflow.ops import nn_ops
 from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.base import convert_to_tensor
 
-__all__ = ["SequenceLoss", "hardmax", "sequence_loss", "tile_batch"]
+from tinyflow.api.seq2seq_decoder import (BasicDecoder, BasicDecoderOutput, CustomHelper, Decoder,  # noqa: F401
+                                          GreedyEmbeddingHelper, Helper, InferenceHelper, SampleEmbeddingHelper,
+                                          ScheduledEmbeddingTrainingHelper, ScheduledOutputTrainingHelper,
+                                          TrainingHelper, dynamic_decode)
+from tinyflow.api.seq2seq_attention import (AttentionMechanism, AttentionWrapper, AttentionWrapperState,  # noqa: F401
+                                            BahdanauAttention, LuongAttention)
+from tinyflow.api import seq2seq_attention as _attention
+from tinyflow.api.seq2seq_beam import (BeamSearchDecoder, BeamSearchDecoderOutput, BeamSearchDecoderState,  # noqa: F401
+                                       FinalBeamSearchDecoderOutput, gather_tree)
+from tinyflow.api import seq2seq_beam as _beam
+from tinyflow.api import seq2seq_decoder as _decoder
+
+__all__ = (["SequenceLoss", "hardmax", "sequence_loss", "tile_batch"] + _decoder.__all__ + _attention.__all__
+           + _beam.__all__)
 
 
 def sequence_loss(logits, targets, weights, average_across_timesteps=True, average_across_batch=True,
@@ -68,10 +82,10 @@ class SequenceLoss:
 
 
 def tile_batch(t, multiplier, name=None):
-    """Repeats each batch entry `multiplier` times along axis 0 ([a, b] -> [a, a, b, b])."""
-    with name_scope(name, "tile_batch", [t]):
-        t = convert_to_tensor(t, name="t")
-        return _tile(t, multiplier)
+    """Repeats each batch entry `multiplier` times along axis 0 ([a, b] -> [a, a, b, b]); `t` may
+    be a nested structure (an LSTMStateTuple, an encoder's states)."""
+    with name_scope(name, "tile_batch"):
+        return _decoder.map_structure(lambda x: _tile(convert_to_tensor(x, name="t"), multiplier), t)
 
 
 def _tile(t, multiplier):

@@ -66,6 +66,31 @@ def modules():
     out["tensorflow.contrib.tensorboard"] = contrib_tensorboard
     out["tensorflow.contrib.tensorboard.plugins"] = contrib_tensorboard.plugins
     out["tensorflow.contrib.tensorboard.plugins.projector"] = contrib_tensorboard
+    out["tensorflow.contrib.tpu"] = contrib.tpu   # and its TF paths: python.tpu.tpu_estimator, python.tpu.tpu, ...
+    for name, module in list(sys.modules.items()):
+        if name.startswith(contrib.__name__ + ".tpu."):
+            out["tensorflow" + name[len(contrib.__name__) - len(".contrib"):]] = module
+    out["tensorflow.contrib.cloud"] = contrib.cloud
+    out.update(_sequence_paths())
+    return out
+
+
+def _sequence_paths():
+    """tf.contrib.legacy_seq2seq, seq2seq, crf and rnn, with the `python.ops.<file>` paths scripts
+    import them by (`from tensorflow.contrib.seq2seq.python.ops import attention_wrapper`): each file
+    names the whole namespace."""
+    from tinyflow.api import contrib, contrib_crf, legacy_seq2seq
+    families = {"legacy_seq2seq": (legacy_seq2seq, ["seq2seq"]), "crf": (contrib_crf, ["crf"]),
+                "seq2seq": (contrib.seq2seq, ["attention_wrapper", "basic_decoder", "beam_search_decoder",
+                                              "beam_search_ops", "decoder", "helper", "loss"]),
+                "rnn": (contrib.rnn, ["rnn_cell", "core_rnn_cell", "rnn"])}
+    out = {}
+    for name, (module, files) in families.items():
+        base = "tensorflow.contrib." + name
+        out[base] = module
+        out[base + ".python"] = _namespace(base + ".python", {})
+        out[base + ".python.ops"] = _namespace(base + ".python.ops", {f: module for f in files})
+        out.update({base + ".python.ops." + f: module for f in files})
     return out
 
 

@@ -16,7 +16,7 @@ IN_SCOPE = ["tf", "nn", "nn.rnn_cell", "layers", "train", "losses", "summary", "
             "contrib.framework", "contrib.metrics", "contrib.losses", "contrib.training", "contrib.opt",
             "contrib.legacy_seq2seq", "contrib.crf", "contrib.image", "contrib.summary", "contrib.data",
             "graph_util", "python_io", "resource_loader", "config", "test", "lookup", "manip", "ragged",
-            "contrib.slim", "contrib.tpu", "tpu", "nest"]
+            "contrib.slim", "contrib.tpu", "tpu", "nest", "contrib.keras"]
 
 OUT_OF_SCOPE = {
     "contrib.factorization": "matrix factorization / k-means / GMM estimators (WALS), not graph-program idioms",
@@ -26,7 +26,6 @@ OUT_OF_SCOPE = {
     "distributions": "the deprecated distributions library",
     "contrib.learn": "the Estimator-era learn API (datasets.mnist, preprocessing.VocabularyProcessor and ModeKeys "
                      "are provided)",
-    "contrib.keras": "Keras under contrib (tf.keras is the supported spelling)",
     "lite": "TensorFlow Lite converter",
     "profiler": "TF's profiler (tinyflow has sess.memory_report and XLA's tools)",
     "autograph": "Python-to-graph conversion",

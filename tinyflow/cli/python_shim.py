@@ -40,6 +40,8 @@ MODULES = {
     "lib.io.tf_record": "python_io", "util.tf_inspect": None, "tf2": None, "distribute": None,
     "distribute.summary_op_util": None, "feature_column": "_feature_column",
     "feature_column.feature_column": "_feature_column", "feature_column.feature_column_v2": "_feature_column",
+    "tpu": None, "tpu.tpu_function": None, "tpu.ops": None, "tpu.ops.tpu_ops": None, "tpu.tpu": None,
+    "tpu.training_loop": None, "tpu.async_checkpoint": None, "tpu.tpu_estimator": None, "tpu.tpu_config": None,
 }
 # names TF's internal modules hold beyond the tf. namespace: module -> {name: attribute of api/internals.py}
 OWN = {
@@ -75,11 +77,20 @@ def build(tinyflow):
         if name.startswith("__"):
             raise AttributeError(name)
         return getattr(tinyflow, name)
+
+    def lazy_tpu(name):   # tensorflow.python.tpu.*: the TPU names (api/tpu.py, loaded on first use), then tf's
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from tinyflow.api import tpu, tpu_more
+        for source in (tpu_more, tpu):
+            if hasattr(source, name):
+                return getattr(source, name)
+        return getattr(tinyflow, name)
     modules["tensorflow.python"].__dict__.update(public, __getattr__=lazy)
     for name in sorted(MODULES):  # parents first, so children can be attached to them
         full = "tensorflow.python." + name
         module = types.ModuleType(full, "tinyflow's stand-in for TF's %s" % full)
-        module.__dict__.update(public, __getattr__=lazy)
+        module.__dict__.update(public, __getattr__=lazy_tpu if name.startswith("tpu") else lazy)
         extra = _extra(tinyflow, MODULES[name]) if MODULES[name] else None
         if extra is not None:
             module.__dict__.update({k: v for k, v in vars(extra).items() if not k.startswith("_")})

@@ -84,6 +84,9 @@ class BundleReader:
             sizes.append(size)
         self._sizes = sizes
         self._names = {}
+        # tf.train.Checkpoint's object graph (a serialized proto, a string tensor): tinyflow restores such
+        # checkpoints by their keys (api/train/checkpoint.py), so the graph is left unread
+        self._entries.pop(b"_CHECKPOINTABLE_OBJECT_GRAPH", None)
         for key, entry in self._entries.items():
             self._check(key, entry, sizes, index_path)
             if not key.startswith(b"\x00"):  # slice keys start with a 0 byte; names never do

@@ -35,3 +35,4 @@ def pack_as(template, flat, lists=True):
             return type(s)(build(v) for v in s)
         return next(it)
     return build(template)
+

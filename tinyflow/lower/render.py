@@ -50,7 +50,9 @@ def literal(value):
         return "tf." + value.name
     if isinstance(value, TensorShape):
         return "tf.TensorShape(%s)" % ("None" if value.ndims is None else repr(value.as_list()))
-    if isinstance(value, np.ndarray) and value.size <= 16 and value.dtype.kind in "biuf":
+    # (an empty array of rank > 1 would lose its shape as a nested list: it goes to the table)
+    if isinstance(value, np.ndarray) and value.size <= 16 and value.dtype.kind in "biuf" and (
+            value.size or value.ndim <= 1):
         if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
             return None
         return "np.array(%s, %r)" % (_nested(value.tolist(), value.dtype.type), value.dtype.name)

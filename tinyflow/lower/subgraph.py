@@ -19,6 +19,7 @@ from tinyflow.graph.registry import get_op_def
 from tinyflow.lower import pipeline
 
 _CACHE = weakref.WeakKeyDictionary()  # SubFn -> Lowered: made once, dropped with its graph
+_JITTED = weakref.WeakKeyDictionary()  # SubFn -> jax.jit(as_function(SubFn)): a host-driven loop's body
 
 
 def lowered(subfn):
@@ -66,6 +67,15 @@ def source(op):
 
 
 # ---- the hooks graph/ and ops/ call (graph/backend.py) ------------------------------------------------
+def jitted(subfn):
+    """as_function(subfn) jitted on its own (JAX compiles it once per new input shapes): the body of a
+    tf.while_loop whose loop variables change shape, driven from the host (ops/control_flow_ops.py)."""
+    f = _JITTED.get(subfn)
+    if f is None:
+        f = _JITTED[subfn] = jax.jit(as_function(subfn))
+    return f
+
+
 class Backend:
     """What graph/ and ops/ ask of the layer that owns JAX."""
 
@@ -82,6 +92,7 @@ class Backend:
         return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
 
     function = staticmethod(as_function)
+    jitted = staticmethod(jitted)
     iteration_key = staticmethod(iteration_key)
 
 

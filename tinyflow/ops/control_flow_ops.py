@@ -359,7 +359,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     """Repeats `body` while `cond` is true; returns the final loop_vars (same nesting).
 
     cond and body are traced once. Each loop var keeps its shape across iterations unless
-    `shape_invariants` gives a less specific one (XLA still needs the actual shape to stay fixed).
+    `shape_invariants` gives a less specific one: such a loop ("grows") runs from the host, one
+    jitted call of cond and body per iteration, compiled once per new shape (docs/dynamic_shapes.md).
     With `maximum_iterations` the loop stops after that many iterations; then gradients use a
     bounded scan.
     """
@@ -441,7 +442,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         attrs = {"cond": SubFn(cg, cins, cleaves), "body": SubFn(bg, bins, bleaves), "n_vars": len(flat_in),
                  "n_captured": len(captured), "has_max": bool(extra), "max_static": mx_static,
                  "Tout": [v.dtype for v in flat_in], "output_shapes": inv, "back_prop": back_prop,
-                 "n_fwd_ops": len(bg._ops)}  # the body's own ops; a gradient adds more (ops/while_grad.py)
+                 "n_fwd_ops": len(bg._ops),  # the body's own ops; a gradient adds more (ops/while_grad.py)
+                 # a shape invariant less specific than the entry shape: the shapes may change per iteration
+                 "grows": any(v is not None and s.as_list() != v.shape.as_list() for v, s in zip(flat_in, inv)
+                              if s is not None and s.ndims is not None)}
         op = graph.create_op("While" if stateful else "StatelessWhile", flat_in + captured + extra, attrs,
                              name=scope)
         add_outer_controls(op, [cg, bg])
@@ -490,6 +494,9 @@ def _while_lower(stateful):
         import jax.numpy as jnp
         as_function, iteration_key = backend().function, backend().iteration_key
         vars_, caps, mx, _ = _loop_parts(attrs, args)
+        if (attrs.get("grows") and not any(isinstance(x, jax.core.Tracer) for x in (*vars_, *caps, mx))
+                and not _keeps_shapes(attrs, key, vars_, caps)):
+            return _host_loop(attrs, key, vars_, caps, mx)
         if attrs.get("count"):  # a gradient needs the iteration count and saved values
             return while_grad.forward(attrs, key, tuple(jnp.asarray(x) for x in vars_), caps, mx)
         cond_f, body_f = as_function(attrs["cond"]), as_function(attrs["body"])
@@ -516,6 +523,29 @@ def _while_lower(stateful):
     return lambda attrs, *args: run(attrs, None, args)
 
 
+def _keeps_shapes(attrs, key, vars_, caps):
+    """Whether one iteration leaves every loop variable's shape as it is (then lax.while_loop runs it)."""
+    import jax
+    outs = jax.eval_shape(backend().jitted(attrs["body"]), backend().iteration_key(key, 0), *vars_, *caps)
+    return all(o.shape == tuple(np.shape(v)) for o, v in zip(outs, vars_))
+
+
+def _host_loop(attrs, key, vars_, caps, mx):
+    """A loop whose variables change shape, on concrete values: cond and body are each one jitted
+    call per iteration (XLA compiles each new shape once; JAX's cache keeps them across runs)."""
+    if attrs.get("count"):
+        raise NotImplementedError("tinyflow: gradients through a tf.while_loop whose loop variables change shape "
+                                  "(shape_invariants with unknown dimensions) are not supported")
+    cond_f, body_f = backend().jitted(attrs["cond"]), backend().jitted(attrs["body"])
+    iteration_key = backend().iteration_key
+    limit = None if mx is None else int(mx)
+    i, v = 0, tuple(vars_)
+    while (limit is None or i < limit) and bool(cond_f(iteration_key(key, i), *v, *caps)[0]):
+        v = body_f(iteration_key(key, i), *v, *caps)
+        i += 1
+    return v
+
+
 def _while_grad_lower(stateful):
     if stateful:
         return lambda attrs, key, *args: while_grad.backward(attrs, key, args)
@@ -527,10 +557,14 @@ def _no_second_order(op, *grads):
                               "(op '%s')" % op.name)
 
 
+def _grows(op, known):
+    return bool(op.attrs.get("grows"))   # runs between jitted segments, on concrete values
+
+
 register_op("StatelessWhile", shape=_attr_shapes, infer_shape=_while_shapes, dtype=_attr_dtypes,
-            grad=while_grad.while_grad, lower=_while_lower(False))
+            grad=while_grad.while_grad, lower=_while_lower(False), dynamic_shape=_grows)
 register_op("While", shape=_attr_shapes, infer_shape=_while_shapes, dtype=_attr_dtypes, grad=while_grad.while_grad,
-            lower=_while_lower(True), needs_key=True)
+            lower=_while_lower(True), needs_key=True, dynamic_shape=_grows)
 register_op("StatelessWhileGrad", shape=_attr_shapes, infer_shape=_while_grad_shapes, dtype=_attr_dtypes,
             grad=_no_second_order, lower=_while_grad_lower(False))
 register_op("WhileGrad", shape=_attr_shapes, infer_shape=_while_grad_shapes, dtype=_attr_dtypes,

@@ -22,6 +22,7 @@ import jax
 import numpy as np
 
 from tinyflow.graph import errors
+from tinyflow.graph.nest import flatten
 from tinyflow.graph.core import (Operation, Tensor, _default_sessions, get_default_graph, get_default_session)  # noqa: F401
 from tinyflow.graph.registry import FromFetched, SessionValue, get_op_def
 from tinyflow.lower import jax_backend, pipeline
@@ -121,6 +122,21 @@ class _LRU(collections.OrderedDict):
             self.popitem(last=False)
 
 
+_DeviceAttributes = collections.namedtuple("_DeviceAttributes", "name device_type memory_limit_bytes incarnation")
+
+
+def _flatten_dict_items(dictionary):
+    """TF's nest.flatten_dict_items: a key that is a structure is flattened with its value, leaf to leaf."""
+    out = {}
+    for key, value in dictionary.items():
+        keys, values = (flatten(key), flatten(value)) if isinstance(key, tuple) else ([key], [value])
+        if len(keys) != len(values):
+            raise ValueError("Could not flatten dictionary. Key had %d elements, but value had %d elements. Key: %s, "
+                             "value: %s." % (len(keys), len(values), keys, values))
+        out.update(zip(keys, values))
+    return out
+
+
 class Session:
     """tf.Session: `run(fetches, feed_dict)` on one graph; variables live here as device arrays.
 
@@ -129,6 +145,14 @@ class Session:
     step updates its variables in place, see pipeline.DONATE). Memory budget: each fetch set keeps
     the programs of at most $TINYFLOW_SHAPE_CACHE_SIZE (8) shapes of its feeds, least recently used
     first out (runtime/executables.py); close() frees them all."""
+
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        """tf.Session.reset: TF clears a server's resource containers. A local target ("") has nothing
+        to clear (each tinyflow Session owns its variables); a remote one is an UnimplementedError."""
+        if target not in ("", "local") and not str(target).startswith("local"):
+            raise errors.UnimplementedError(None, None, "Session.reset(%r): tinyflow has no remote TF servers whose "
+                                                        "containers it could reset" % (target,))
 
     def __init__(self, target="", graph=None, config=None, device=None):
         # config: a ConfigProto, or TinyFlow's "cpu" / "gpu" / "gpu fusion"; device= is TinyFlow's keyword
@@ -195,6 +219,8 @@ class Session:
         """Runs the ops and evaluates the tensors in `fetches`, with `feed_dict` substituted."""
         self._check_open()
         feed_dict = feed_dict or {}
+        if any(isinstance(k, tuple) for k in feed_dict):   # an LSTMStateTuple key: TF feeds its leaves
+            feed_dict = _flatten_dict_items(feed_dict)
         if self._graph._host_stage:  # string and queue ops run on the host between jitted steps
             return self._run_staged(fetches, feed_dict)
         return self._run(fetches, feed_dict)
@@ -535,6 +561,13 @@ class Session:
             msg = e.args[0] if e.args else str(e)
             raise TypeError("Cannot interpret feed_dict key as Tensor: %s" % msg) from None
         return t
+
+    def list_devices(self):
+        """TF's Session.list_devices(): name, device_type, memory_limit_bytes, incarnation of each device."""
+        kinds = [("CPU", jax.devices("cpu"))] + ([("GPU", jax.devices())] if jax.default_backend() == "gpu" else [])
+        return [_DeviceAttributes("/job:localhost/replica:0/task:0/device:%s:%d" % (k, i), k, 268435456 if k == "CPU"
+                                  else int(d.memory_stats()["bytes_limit"]), int(d.id))
+                for k, devices in kinds for i, d in enumerate(devices)]
 
     # ---- tinyflow extras -----------------------------------------------------------------------
     def lowered(self, fetches, feed_dict=None):

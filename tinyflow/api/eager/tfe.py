@@ -75,6 +75,12 @@ def num_gpus():
     return sum(1 for d in jax.devices() if d.platform == "gpu")
 
 
+def list_devices():
+    """The names of the devices ('/job:localhost/replica:0/task:0/device:CPU:0', ...), as TF 1.15 lists them."""
+    from tinyflow.api.device_lib import list_local_devices
+    return ["/job:localhost/replica:0/task:0" + d.name for d in list_local_devices()]
+
+
 _members = {
     "Variable": variables.EagerVariable,
     "GradientTape": tape.GradientTape,
@@ -92,6 +98,7 @@ _members = {
     "Saver": Saver,
     "function": defun,
     "num_gpus": num_gpus,
+    "list_devices": list_devices,
 }
 
 

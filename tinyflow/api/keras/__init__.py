@@ -7,6 +7,17 @@ step) run by the Keras session (`tf.keras.backend.get_session()`).
 from tinyflow.api.keras import (activations, backend, callbacks, constraints, datasets, initializers, layers, losses,  # noqa: F401
                                 metrics, models, optimizers, preprocessing, regularizers, utils)
 from tinyflow.api.keras.engine import Input  # noqa: F401
+
 from tinyflow.api.keras.models import Model, Sequential  # noqa: F401
 
 __version__ = "2.2.4-tf"
+
+_LAZY = {"applications": "tinyflow.api.keras.applications"}
+
+
+def __getattr__(name):
+    """tf.keras.applications loads on first use."""
+    if name in _LAZY:
+        import importlib
+        return importlib.import_module(_LAZY[name])
+    raise AttributeError("module 'tinyflow.keras' has no attribute %r" % name)

@@ -37,7 +37,10 @@ _EXAMPLE_MESSAGES = {"BytesList", "Example", "Feature", "FeatureList", "FeatureL
 
 
 _DISTRIBUTED = {"ClusterSpec": "distributed", "Server": "distributed", "replica_device_setter": "distributed",
-                "SyncReplicasOptimizer": "distributed", "Supervisor": "supervisor"}
+                "SyncReplicasOptimizer": "distributed", "Supervisor": "supervisor", "ProfilerHook": "profiler_hook",
+                "Checkpoint": "checkpoint"}
+_EXPERIMENTAL = ["LossScale", "FixedLossScale", "DynamicLossScale", "MixedPrecisionLossScaleOptimizer",
+                 "enable_mixed_precision_graph_rewrite", "disable_mixed_precision_graph_rewrite"]
 
 
 def __getattr__(name):
@@ -50,6 +53,11 @@ def __getattr__(name):
     if name in _DISTRIBUTED:
         import importlib
         return getattr(importlib.import_module("tinyflow.api.train." + _DISTRIBUTED[name]), name)
+    if name == "experimental":   # tf.train.experimental: mixed precision's loss scaling (train/mixed_precision.py)
+        from tinyflow.api.train import mixed_precision
+        global experimental
+        experimental = _types.SimpleNamespace(**{n: getattr(mixed_precision, n) for n in _EXPERIMENTAL})
+        return experimental
     if name in _EXAMPLE_MESSAGES:   # tf.train.Example and friends: protobuf, loaded on first use
         from tinyflow.formats import example_pb
         return getattr(example_pb, name)

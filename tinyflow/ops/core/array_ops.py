@@ -299,7 +299,11 @@ def expand_dims(input, axis=None, name=None, dim=None):
     axis = dim if axis is None else axis
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")
-    return make_op("ExpandDims", [convert_to_tensor(input)], {"axis": int(constant_value_of(axis))},
+    value = np.asarray(constant_value_of(axis))
+    if value.size != 1:   # TF accepts a scalar or a 1-element list ([-1]), nothing longer
+        raise ValueError("'dim' input must be a tensor with a single value for '%s' (op: 'ExpandDims')"
+                         % (name or "ExpandDims"))
+    return make_op("ExpandDims", [convert_to_tensor(input)], {"axis": int(value.reshape(()))},
                    name=name or "ExpandDims")
 
 

@@ -1,2 +1,2 @@
-"""tf.keras.preprocessing: sequence padding."""
-from tinyflow.api.keras.preprocessing import sequence  # noqa: F401
+"""tf.keras.preprocessing: sequence padding, text tokenizing, image augmentation."""
+from tinyflow.api.keras.preprocessing import image, sequence, text  # noqa: F401

@@ -42,3 +42,53 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncati
         else:
             raise ValueError('Padding type "%s" not understood' % padding)
     return x
+
+
+def make_sampling_table(size, sampling_factor=1e-5):
+    """word2vec's sampling probability of the i-th most common word, with Zipf's law for frequencies."""
+    rank = np.arange(size)
+    rank[0] = 1
+    inv_fq = rank * (np.log(rank) + 0.577) + 0.5 - 1. / (12. * rank)
+    f = sampling_factor * inv_fq
+    return np.minimum(1., f / np.sqrt(f))
+
+
+def skipgrams(sequence, vocabulary_size, window_size=4, negative_samples=1., shuffle=True, categorical=False,
+              sampling_table=None, seed=None):
+    """(couples, labels): (word, neighbour) pairs labelled 1 and (word, random word) pairs labelled 0,
+    drawn with Python's `random` in Keras' call order (so a seed gives Keras' pairs)."""
+    import random
+    couples, labels = [], []
+    for i, wi in enumerate(sequence):
+        if not wi:
+            continue
+        if sampling_table is not None and sampling_table[wi] < random.random():
+            continue
+        for j in range(max(0, i - window_size), min(len(sequence), i + window_size + 1)):
+            if j != i and sequence[j]:
+                couples.append([wi, sequence[j]])
+                labels.append([0, 1] if categorical else 1)
+    if negative_samples > 0:
+        num_negative = int(len(labels) * negative_samples)
+        words = [c[0] for c in couples]
+        random.shuffle(words)
+        couples += [[words[i % len(words)], random.randint(1, vocabulary_size - 1)] for i in range(num_negative)]
+        labels += ([[1, 0]] if categorical else [0]) * num_negative
+    if shuffle:
+        if seed is None:
+            seed = random.randint(0, int(10e6))
+        random.seed(seed)
+        random.shuffle(couples)
+        random.seed(seed)
+        random.shuffle(labels)
+    return couples, labels
+
+
+def _remove_long_seq(maxlen, seq, label):
+    """The (sequence, label) pairs whose sequence is shorter than maxlen."""
+    new_seq, new_label = [], []
+    for x, y in zip(seq, label):
+        if len(x) < maxlen:
+            new_seq.append(x)
+            new_label.append(y)
+    return new_seq, new_label

@@ -1,0 +1,239 @@
+"""tf.RaggedTensor and tf.ragged (TF 1.15) in graph mode: a ragged value is its flat values plus one int64
+row_splits vector per ragged dimension, as TF stores it; Session.run returns a RaggedTensorValue (to_list()).
+
+XLA compiles static shapes, so what depends on the row partition's values while building -- to_tensor's
+padded width, from_value_rowids / from_tensor(padding=...) / from_sparse -- needs that partition known
+while building (made from constants, as tf.ragged.constant and most scripts' inputs are); otherwise it
+raises UnimplementedError saying so. from_row_splits / lengths / starts / limits and map_flat_values work
+on run-time tensors too.
+"""
+import collections
+
+import numpy as np
+
+from tinyflow.api.aliases import get_static_value
+from tinyflow.graph import dtypes, errors, shapes
+from tinyflow.graph.core import Tensor
+from tinyflow.ops.core import array_ops
+from tinyflow.ops.core import math_ops
+from tinyflow.ops.core.base import constant as _dense, convert_to_tensor
+from tinyflow.ops.core.indexing_ops import gather
+from tinyflow.ops.core.sequence_ops import cumsum
+
+
+class RaggedTensorValue(collections.namedtuple("RaggedTensorValue", ["values", "row_splits"])):
+    """A fetched ragged value: numpy values (or a nested RaggedTensorValue) and row_splits."""
+
+    flat_values = property(lambda self: self.values.flat_values if isinstance(self.values, RaggedTensorValue)
+                           else self.values)
+    ragged_rank = property(lambda self: 1 + (self.values.ragged_rank if isinstance(self.values, RaggedTensorValue)
+                                             else 0))
+
+    def to_list(self):
+        values = self.values
+        inner = values.to_list() if isinstance(values, RaggedTensorValue) else np.asarray(values).tolist()
+        return [inner[a:b] for a, b in zip(self.row_splits[:-1], self.row_splits[1:])]
+
+
+def _static(x):
+    value = get_static_value(x) if isinstance(x, Tensor) else np.asarray(x)
+    return None if value is None else np.asarray(value).astype(np.int64)
+
+
+def _needs_static(what):
+    raise errors.UnimplementedError(None, None, "RaggedTensor %s needs the row partition known while building (XLA "
+                                                "compiles static shapes); this one is computed at run time" % what)
+
+
+class RaggedTensor(collections.namedtuple("RaggedTensor", ["values", "row_splits"])):
+    """values (a Tensor or a RaggedTensor) partitioned into rows by row_splits (int64, starts with 0)."""
+    _fetched_type = RaggedTensorValue   # what Session.run rebuilds it as (runtime/fetches.py)
+
+    def __new__(cls, values, row_splits, static_splits=None):
+        if not isinstance(values, RaggedTensor):
+            values = convert_to_tensor(values)
+        self = super().__new__(cls, values, row_splits)
+        self._static_splits = static_splits
+        return self
+
+    @classmethod
+    def _make(cls, values, splits):
+        """From numpy splits (when known) or a splits tensor."""
+        if isinstance(splits, np.ndarray):
+            return cls(values, _dense(splits, dtype=dtypes.int64), splits)
+        return cls(values, math_ops.cast(splits, dtypes.int64))
+
+    @classmethod
+    def from_row_splits(cls, values, row_splits, name=None, validate=True):
+        known = _static(row_splits)
+        if known is not None and validate and (known.ndim != 1 or len(known) == 0 or known[0] != 0 or
+                                               np.any(np.diff(known) < 0)):
+            raise errors.InvalidArgumentError(None, None, "Arguments to from_row_splits do not form a valid "
+                                                          "RaggedTensor: row_splits %s" % known.tolist())
+        return cls._make(values, known if known is not None else row_splits)
+
+    @classmethod
+    def from_row_lengths(cls, values, row_lengths, name=None, validate=True):
+        known = _static(row_lengths)
+        if known is not None:
+            return cls._make(values, np.concatenate([[0], np.cumsum(known)]).astype(np.int64))
+        lengths = math_ops.cast(row_lengths, dtypes.int64)
+        return cls._make(values, array_ops.concat([_dense([0], dtypes.int64), cumsum(lengths)], 0))
+
+    @classmethod
+    def from_row_starts(cls, values, row_starts, name=None, validate=True):
+        nvals = _nvals(values)
+        known = _static(row_starts)
+        if known is not None and isinstance(nvals, int):
+            return cls._make(values, np.concatenate([known, [nvals]]).astype(np.int64))
+        return cls._make(values, array_ops.concat([math_ops.cast(row_starts, dtypes.int64),
+                                                   array_ops.reshape(math_ops.cast(nvals, dtypes.int64), [1])], 0))
+
+    @classmethod
+    def from_row_limits(cls, values, row_limits, name=None, validate=True):
+        known = _static(row_limits)
+        if known is not None:
+            return cls._make(values, np.concatenate([[0], known]).astype(np.int64))
+        return cls._make(values, array_ops.concat([_dense([0], dtypes.int64),
+                                                   math_ops.cast(row_limits, dtypes.int64)], 0))
+
+    @classmethod
+    def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
+        ids = _static(value_rowids)
+        rows = None if nrows is None else _static(nrows)
+        if ids is None or (nrows is not None and rows is None):
+            _needs_static("from_value_rowids")
+        count = int(rows) if rows is not None else (int(ids.max()) + 1 if len(ids) else 0)
+        return cls.from_row_lengths(values, np.bincount(ids, minlength=count).astype(np.int64))
+
+    @classmethod
+    def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
+        result = flat_values
+        for splits in reversed(list(nested_row_splits)):
+            result = cls.from_row_splits(result, splits, validate=validate)
+        return result
+
+    @classmethod
+    def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None):
+        tensor = convert_to_tensor(tensor)
+        shape = tensor.shape.as_list()
+        if None in shape[:2]:
+            _needs_static("from_tensor")
+        rows, width = shape[0], shape[1]
+        flat = array_ops.reshape(tensor, [rows * width] + shape[2:])
+        if lengths is None and padding is None:
+            return cls._make(flat, np.arange(rows + 1, dtype=np.int64) * width)
+        if lengths is not None:
+            known = _static(lengths)
+        else:
+            value = get_static_value(tensor)
+            if value is None:
+                _needs_static("from_tensor(padding=...)")
+            keep = np.any(value.reshape(rows, width, -1) != np.asarray(get_static_value(convert_to_tensor(padding))),
+                          axis=-1)
+            known = np.array([(np.nonzero(r)[0].max() + 1) if r.any() else 0 for r in keep], np.int64)
+        if known is None:
+            _needs_static("from_tensor(lengths=...)")
+        index = np.concatenate([np.arange(n) + i * width for i, n in enumerate(known)]).astype(np.int64)
+        return cls.from_row_lengths(gather(flat, _dense(index)), known)
+
+    @classmethod
+    def from_sparse(cls, st_input, name=None):
+        indices = _static(st_input.indices)
+        shape = _static(st_input.dense_shape)
+        if indices is None or shape is None:
+            _needs_static("from_sparse")
+        return cls.from_value_rowids(st_input.values, indices[:, 0], nrows=int(shape[0]))
+
+    # ---- what a ragged value has ----
+    dtype = property(lambda self: self.values.dtype)
+    flat_values = property(lambda self: self.values.flat_values if isinstance(self.values, RaggedTensor)
+                           else self.values)
+    nested_row_splits = property(lambda self: (self.row_splits,) + (
+        self.values.nested_row_splits if isinstance(self.values, RaggedTensor) else ()))
+    ragged_rank = property(lambda self: 1 + (self.values.ragged_rank if isinstance(self.values, RaggedTensor)
+                                             else 0))
+
+    @property
+    def shape(self):
+        rows = None if self._static_splits is None else len(self._static_splits) - 1
+        inner = self.values.shape.as_list()[1:] if isinstance(self.values, Tensor) else self.values.shape.as_list()[1:]
+        return shapes.TensorShape([rows, None] + inner)
+
+    def get_shape(self):
+        return self.shape
+
+    def nrows(self, out_type=dtypes.int64, name=None):
+        return math_ops.cast(array_ops.shape(self.row_splits)[0] - 1, out_type)
+
+    def row_lengths(self, axis=1, name=None):
+        return self.row_splits[1:] - self.row_splits[:-1]
+
+    def row_starts(self, name=None):
+        return self.row_splits[:-1]
+
+    def row_limits(self, name=None):
+        return self.row_splits[1:]
+
+    def with_flat_values(self, new_values):
+        values = self.values.with_flat_values(new_values) if isinstance(self.values, RaggedTensor) else new_values
+        return RaggedTensor(values, self.row_splits, self._static_splits)
+
+    def to_tensor(self, default_value=None, name=None, shape=None):
+        """The dense tensor, rows padded with default_value (0) to the longest row."""
+        if self._static_splits is None:
+            _needs_static("to_tensor")
+        inner = self.values.to_tensor(default_value) if isinstance(self.values, RaggedTensor) else self.values
+        splits = self._static_splits
+        lengths = np.diff(splits)
+        width = int(lengths.max()) if len(lengths) else 0
+        pad = array_ops.zeros_like(inner[:1]) if default_value is None else (
+            array_ops.zeros_like(inner[:1]) + math_ops.cast(default_value, inner.dtype))
+        extended = array_ops.concat([inner, pad], 0)
+        nvals = int(splits[-1])
+        index = np.full((len(lengths), width), nvals, np.int64)
+        for i, (start, n) in enumerate(zip(splits[:-1], lengths)):
+            index[i, :n] = np.arange(start, start + n)
+        return gather(extended, _dense(index))
+
+    def __repr__(self):
+        return "tf.RaggedTensor(values=%s, row_splits=%s)" % (self.values, self.row_splits)
+
+
+def _nvals(values):
+    if isinstance(values, RaggedTensor):
+        return values.nrows()
+    values = convert_to_tensor(values)
+    n = values.shape.as_list()[0] if values.shape.dims is not None else None
+    return n if n is not None else array_ops.shape(values)[0]
+
+
+def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=dtypes.int64):
+    """A RaggedTensor from a nested Python list (its row partitions known while building)."""
+    def depth(x):
+        return 1 + max([depth(v) for v in x] or [0]) if isinstance(x, (list, tuple)) else 0
+
+    rank = depth(pylist) - 1 if ragged_rank is None else ragged_rank
+    levels, items = [], list(pylist)
+    for _ in range(rank):
+        levels.append(np.concatenate([[0], np.cumsum([len(r) for r in items])]).astype(np.int64))
+        items = [v for r in items for v in r]
+    values = _constant(items, dtype)
+    for splits in reversed(levels):
+        values = RaggedTensor._make(values, splits)
+    return values
+
+
+def _constant(items, dtype):
+    return _dense(np.asarray(items) if items else np.zeros([0], np.float32), dtype=dtype)
+
+
+def map_flat_values(op, *args, **kwargs):
+    """op applied to the flat values of the ragged arguments; the result keeps their row partitions."""
+    template = next((a for a in list(args) + list(kwargs.values()) if isinstance(a, RaggedTensor)), None)
+    if template is None:
+        raise ValueError("map_flat_values requires at least one RaggedTensor argument.")
+
+    def flat(a):
+        return a.flat_values if isinstance(a, RaggedTensor) else a
+    return template.with_flat_values(op(*[flat(a) for a in args], **{k: flat(v) for k, v in kwargs.items()}))
