@@ -25,6 +25,7 @@ def test_fit_matches_tf115(case):
     got, want = fixture.run(tf, case), EXPECTED[case]
     assert got["weight_names"] == want["weight_names"]
     assert got["metrics_names"] == want["metrics_names"]
+    assert got["optimizer_weight_names"] == want["optimizer_weight_names"]   # training/Adam/dense/kernel/m:0
     assert sorted(got["history"]) == sorted(want["history"])
     for k in want["history"]:
         np.testing.assert_allclose(got["history"][k], want["history"][k], rtol=2e-5, atol=2e-6, err_msg=k)

@@ -87,6 +87,14 @@ def learning_phase():
     return _LEARNING_PHASE[graph]
 
 
+def set_learning_phase(value):
+    """Fixes the learning phase of the default graph to 0 (test) or 1 (train): layers built after it
+    see a Python int, and fit no longer feeds one (TF 1.15)."""
+    if value not in {0, 1}:
+        raise ValueError("Expected learning phase to be 0 or 1.")
+    _LEARNING_PHASE[get_default_graph()] = value
+
+
 def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
     if shape is None and ndim is not None:
         shape = (None,) * ndim

@@ -7,7 +7,7 @@ class Constraint:
         return w
 
     def get_config(self):
-        return {}
+        return dict(vars(self))
 
 
 class NonNeg(Constraint):

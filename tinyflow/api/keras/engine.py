@@ -32,6 +32,14 @@ class Layer(tf_layers.Layer):
     """tf.keras.layers.Layer: subclass it with `build(input_shape)` (creating weights with
     `add_weight`) and `call(inputs)`; the variables are named "<layer name>/<weight name>"."""
 
+    _keras_base = True   # where a layer's config stops collecting constructor arguments
+
+    def __new__(cls, *args, **kwargs):
+        # the constructor's arguments, for get_config (TF's configs are the constructor's arguments)
+        obj = super().__new__(cls)
+        obj.__dict__["_init_call"] = (args, dict(kwargs))
+        return obj
+
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         batch_input_shape = kwargs.pop("batch_input_shape", None)
         input_shape = kwargs.pop("input_shape", None)
@@ -52,8 +60,20 @@ class Layer(tf_layers.Layer):
     # under the model's scope: "my_model/dense/kernel").
     def _set_scope(self, scope=None):
         if self._scope is None:
-            with vs.variable_scope(scope if scope is not None else self._name) as captured:
+            with vs.variable_scope(scope if scope is not None else self._free_name()) as captured:
                 self._scope = captured
+
+    def _free_name(self):
+        """The layer's name, or name_1, name_2, ... where variables of that name exist in the graph
+        already (a model rebuilt from its config next to the original: TF 1.15 names them so too)."""
+        prefix = vs.get_variable_scope().name
+        prefix = prefix + "/" if prefix else ""
+        names = [v.op.name for v in get_default_graph().get_collection("variables")]
+        candidate, i = self._name, 0
+        while any(n.startswith(prefix + candidate + "/") for n in names):
+            i += 1
+            candidate = "%s_%d" % (self._name, i)
+        return candidate
 
     def __call__(self, inputs, *args, **kwargs):
         """Builds the layer on its first call (from the inputs' shapes), applies it, records the call."""
@@ -148,11 +168,15 @@ class Layer(tf_layers.Layer):
         return self._inbound_nodes[i]
 
     def get_config(self):
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name if self.dtype else None}
+        """The layer's config as TF 1.15 writes it (name, trainable, dtype and its constructor's arguments)."""
+        from tinyflow.api.keras.config import layer_config
+        return layer_config(self)
 
     @classmethod
     def from_config(cls, config):
-        return cls(**config)
+        """The layer a get_config() describes (initializer / regularizer / constraint records as objects)."""
+        from tinyflow.api.keras.config import _arguments
+        return cls(**_arguments(dict(config), None))
 
     def compute_mask(self, inputs, mask=None):
         return None
@@ -181,8 +205,11 @@ class InputLayer(Layer):
     def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None, sparse=False, name=None,
                  **kwargs):
         batch_input_shape = kwargs.pop("batch_input_shape", None)
-        if name is None:
-            name = tf_layers._unique_layer_name("input")
+        if sparse or kwargs.pop("ragged", False):
+            raise NotImplementedError("sparse and ragged Keras inputs are not supported yet")
+        if name is None:   # TF 1.15 counts inputs from 1: input_1, input_2, ...
+            tf_layers._unique_layer_name("input")
+            name = "input_%d" % tf_layers._NAME_UIDS[get_default_graph()]["input"]
         super().__init__(name=name, dtype=dtype or K.floatx())
         if batch_input_shape is None:
             batch_input_shape = (batch_size,) + tuple(input_shape or ())
@@ -196,7 +223,8 @@ class InputLayer(Layer):
         input_tensor._keras_history = (self, 0, 0)
 
     def get_config(self):
-        return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype.name, "name": self.name}
+        return {"batch_input_shape": list(self._batch_input_shape), "dtype": self.dtype.name, "sparse": False,
+                "ragged": False, "name": self.name}
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tensor=None, batch_shape=None,

@@ -225,13 +225,32 @@ class Lambda(Layer):
     def call(self, inputs):
         return self.function(inputs, **self.arguments)
 
+    def get_config(self):
+        """TF 1.15's record: a named function by name; a lambda as its marshalled code (base64), which
+        TF (of the same Python version) can load; tinyflow never runs it (load_model asks for
+        custom_objects={layer name: function})."""
+        import base64
+        import marshal
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": self.dtype.name if self._dtype is not None else None}
+        fn = self.function
+        if getattr(fn, "__name__", "<lambda>") == "<lambda>" and hasattr(fn, "__code__"):
+            closure = tuple(c.cell_contents for c in fn.__closure__) if fn.__closure__ else None
+            config.update(function=[base64.encodebytes(marshal.dumps(fn.__code__)).decode("ascii"), fn.__defaults__,
+                                    closure], function_type="lambda")
+        else:
+            config.update(function=getattr(fn, "__name__", str(fn)), function_type="function")
+        config.update(module=getattr(fn, "__module__", None), output_shape=None, output_shape_type="raw",
+                      output_shape_module=None, arguments=self.arguments)
+        return config
+
 
 class Embedding(Layer):
     """Rows of an [input_dim, output_dim] matrix "embedding/embeddings:0" looked up by integer ids."""
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
                  activity_regularizer=None, embeddings_constraint=None, mask_zero=False, input_length=None, **kwargs):
-        if "input_shape" not in kwargs and input_length is not None:
+        if "input_shape" not in kwargs and "batch_input_shape" not in kwargs:   # TF 1.15: (None, input_length)
             kwargs["input_shape"] = (input_length,)
         super().__init__(activity_regularizer=regularizers.get(activity_regularizer), **kwargs)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)

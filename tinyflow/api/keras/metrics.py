@@ -53,6 +53,9 @@ def resolve(metric, loss_fn, output_shape):
         if loss_fn is _losses.sparse_categorical_crossentropy:
             return "acc", sparse_categorical_accuracy
         return "acc", categorical_accuracy
+    if isinstance(metric, MeanMetricWrapper):   # a metric object: its per-sample function, under its name
+        fn, kwargs = metric._fn, metric._fn_kwargs
+        return metric.name, (lambda t, p: fn(t, p, **kwargs))
     fn = get(metric)
     return getattr(fn, "__name__", str(metric)), fn
 
@@ -66,3 +69,121 @@ def get(identifier):
     if callable(identifier):
         return identifier
     raise ValueError("Could not interpret metric function identifier: %s" % (identifier,))
+
+
+# ---- TF 1.15's stateful metric objects ---------------------------------------------------------------
+class Metric:
+    """A streaming metric: `update_state(...)` returns the op that adds a batch, `result()` the value so
+    far, `reset_states()` zeroes the state; calling it updates and returns the result. Its variables
+    ("total", "count") belong to no collection, as in TF 1.15 (initialize them with their initializers
+    or through the Keras session)."""
+
+    def __init__(self, name=None, dtype=None):
+        import re
+        base = name or re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
+        self.name, self.dtype = base, dtype or "float32"
+        self.total = self.count = None
+        self.__name__ = base
+
+    @property
+    def variables(self):
+        self._build()
+        return [self.total, self.count]
+
+    weights = variables
+
+    def _build(self):
+        if self.total is None:
+            import numpy as np
+            from tinyflow.ops import state_ops
+            self.total = state_ops.Variable(np.float32(0.0), name="total", trainable=False, collections=[])
+            self.count = state_ops.Variable(np.float32(0.0), name="count", trainable=False, collections=[])
+
+    def _add(self, values, sample_weight=None):
+        from tinyflow.ops import state_ops
+        from tinyflow.graph.core import get_default_graph
+        self._build()
+        values = math_ops.cast(values, "float32")
+        if sample_weight is not None:
+            w = math_ops.cast(sample_weight, "float32")
+            w = w + array_ops.zeros_like(values)   # broadcast to the values' shape
+            values, count = values * w, math_ops.reduce_sum(w)
+        else:
+            count = math_ops.cast(array_ops.size(values), "float32")
+        t = state_ops.assign_add(self.total, math_ops.reduce_sum(values))
+        with get_default_graph().control_dependencies([t]):
+            c = state_ops.assign_add(self.count, count)
+        self._last = (t, c)   # the updated values, which __call__'s result is computed from
+        return c
+
+    def update_state(self, values, sample_weight=None):
+        return self._add(values, sample_weight)
+
+    def result(self):
+        self._build()
+        return self._result_of(self.total.value(), self.count.value())
+
+    def reset_states(self):
+        from tinyflow.api.keras import backend as K
+        K.batch_set_value([(v, 0.0) for v in self.variables])
+
+    def __call__(self, *args, **kwargs):
+        self.update_state(*args, **kwargs)
+        total, count = self._last
+        return self._result_of(total, count)
+
+    def _result_of(self, total, count):
+        return math_ops.div_no_nan(total, count)
+
+    def get_config(self):
+        return {"name": self.name, "dtype": self.dtype}
+
+
+class Mean(Metric):
+    """The (weighted) mean of the values given so far."""
+
+
+class Sum(Metric):
+    """The (weighted) sum of the values given so far."""
+
+    def _result_of(self, total, count):
+        return array_ops.identity(total)
+
+
+class MeanMetricWrapper(Metric):
+    """The mean over samples of fn(y_true, y_pred); compile() logs it under its name."""
+
+    def __init__(self, fn, name=None, dtype=None, **kwargs):
+        super().__init__(name=name, dtype=dtype)
+        self._fn, self._fn_kwargs = fn, kwargs
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = _to_tensor(y_pred)
+        y_true = math_ops.cast(_to_tensor(y_true), y_pred.dtype.base_dtype)
+        return self._add(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+
+
+def _to_tensor(x):
+    from tinyflow.ops.core.base import convert_to_tensor
+    return convert_to_tensor(x, dtype="float32") if not hasattr(x, "dtype") or not hasattr(x, "op") else x
+
+
+def _wrapper(fn, default_name, doc):
+    class Wrapped(MeanMetricWrapper):
+        def __init__(self, name=default_name, dtype=None, **kwargs):
+            super().__init__(fn, name=name, dtype=dtype, **kwargs)
+    Wrapped.__doc__ = doc
+    return Wrapped
+
+
+Accuracy = _wrapper(lambda t, p: _float(math_ops.equal(t, p), p), "accuracy", "How often y_pred equals y_true.")
+BinaryAccuracy = _wrapper(binary_accuracy, "binary_accuracy", "How often y_pred > 0.5 matches y_true.")
+CategoricalAccuracy = _wrapper(categorical_accuracy, "categorical_accuracy",
+                               "How often argmax(y_pred) equals argmax(y_true).")
+SparseCategoricalAccuracy = _wrapper(sparse_categorical_accuracy, "sparse_categorical_accuracy",
+                                     "How often argmax(y_pred) equals the integer label y_true.")
+MeanSquaredError = _wrapper(mean_squared_error, "mean_squared_error", "The mean of (y_true - y_pred)^2.")
+MeanAbsoluteError = _wrapper(mean_absolute_error, "mean_absolute_error", "The mean of |y_true - y_pred|.")
+for _name in ("Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "SparseCategoricalAccuracy", "MeanSquaredError",
+              "MeanAbsoluteError"):
+    globals()[_name].__name__ = globals()[_name].__qualname__ = _name

@@ -206,26 +206,93 @@ class Model(TrainingMixin, Layer):
     def count_params(self):
         return sum(int(np.prod(w.shape.as_list())) for w in self.weights)
 
-    # ---- weights on disk --------------------------------------------------------------------------
+    # ---- config and files ---------------------------------------------------------------------
+    def get_config(self):
+        """A functional model's layers and how they are called, as TF 1.15 writes it (node indices
+        count the calls that belong to this model); a subclassed model has none (NotImplementedError)."""
+        if not self._is_graph_network:
+            raise NotImplementedError
+        from tinyflow.api.keras.config import serialize
+        kept = {}
+        for layer in self.layers:
+            mine = [n for n in layer._inbound_nodes if any(n is m for m in self._nodes)]
+            start = 1 if isinstance(layer, Model) else 0   # TF: a model's node 0 links its own inputs and outputs
+            for i, node in enumerate(mine):
+                kept[id(node)] = start + i
+
+        def ref(t):
+            layer, node_index, tensor_index = t._keras_history
+            return [layer.name, kept.get(id(layer._inbound_nodes[node_index]), 0), tensor_index]
+        layer_configs = []
+        for layer in self.layers:
+            record = serialize(layer)
+            record = {"name": layer.name, "class_name": record["class_name"], "config": record["config"]}
+            nodes = []
+            for node in layer._inbound_nodes:
+                if id(node) in kept and not isinstance(layer, InputLayer):
+                    nodes.append([ref(t) + [dict(node.kwargs)] for t in node.input_tensors])
+            record["inbound_nodes"] = nodes
+            layer_configs.append(record)
+        return {"name": self.name, "layers": layer_configs, "input_layers": [ref(t) for t in self.inputs],
+                "output_layers": [ref(t) for t in self.outputs]}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        return model_from_config({"class_name": cls.__name__, "config": config}, custom_objects)
+
+    def _updated_config(self):
+        return {"class_name": type(self).__name__, "config": self.get_config(), "keras_version": "2.2.4-tf",
+                "backend": "tensorflow"}
+
+    def to_json(self, **kwargs):
+        """The architecture as JSON (tf.keras.models.model_from_json rebuilds it)."""
+        import json
+        return json.dumps(self._updated_config(), **kwargs)
+
+    def to_yaml(self, **kwargs):
+        """The architecture as YAML (needs PyYAML)."""
+        import json
+        try:
+            import yaml
+        except ImportError:
+            raise ImportError("Requires yaml module installed (`pip install pyyaml`).") from None
+        return yaml.dump(json.loads(self.to_json()), **kwargs)
+
     def save_weights(self, filepath, overwrite=True, save_format=None):
-        """The weights in a TF checkpoint at `filepath` (names as the variables')."""
+        """The weights in Keras' HDF5 layout (a path ending in .h5 / .keras, or save_format='h5'), else in a
+        TF checkpoint at `filepath` (names as the variables')."""
+        from tinyflow.api.keras import saving
+        if saving.is_h5_path(filepath, save_format):
+            return saving.save_weights(self, filepath, overwrite)
         from tinyflow.api.train.saver import Saver
         Saver(var_list=self.weights).save(K.get_session(), filepath, write_meta_graph=False)
 
     def load_weights(self, filepath, by_name=False):
-        """Restores the weights save_weights wrote (a checkpoint prefix or its directory)."""
+        """Restores the weights save_weights wrote: an HDF5 file (TF 1.15's or ours; by position, or by
+        layer name), or a checkpoint prefix or its directory."""
         import os
+        from tinyflow.api.keras import saving
+        if saving.is_h5_path(filepath) or (os.path.isfile(filepath) and _is_hdf5(filepath)):
+            return saving.load_weights(self, filepath, by_name=by_name)
         from tinyflow.api.train.saver import Saver
         from tinyflow.formats.checkpoint import latest_checkpoint
         if os.path.isdir(filepath):
             filepath = latest_checkpoint(filepath)
         Saver(var_list=self.weights).restore(K.get_session(), filepath)
 
-
     def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
-        """Not there yet: the Keras HDF5 / SavedModel whole-model formats (save_weights works)."""
-        raise NotImplementedError("model.save (Keras HDF5 / SavedModel) is not supported yet in tinyflow: use "
-                                  "model.save_weights(%r)" % (filepath,))
+        """The whole model (architecture, weights, optimizer state) in TF 1.15's Keras HDF5 layout (TF
+        1.15's default format); tf.keras.models.load_model reads it back, and so does TF 1.15."""
+        from tinyflow.api.keras import saving
+        if save_format not in (None, "h5", "hdf5", "keras"):
+            raise NotImplementedError("model.save(save_format=%r) is not supported yet in tinyflow: use the HDF5 "
+                                      "format" % (save_format,))
+        saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+
+
+def _is_hdf5(path):
+    with open(path, "rb") as f:
+        return f.read(8) == b"\x89HDF\r\n\x1a\n"
 
 
 def _shape_str(shape):
@@ -265,6 +332,18 @@ class Sequential(Model):
             out = layer(out)
             self._init_graph_network([self._input_tensor], [out])
 
+    def get_config(self):
+        """{"name", "layers": [each layer's {"class_name", "config"}]}; the first holds batch_input_shape."""
+        from tinyflow.api.keras.config import serialize
+        layers = []
+        for i, layer in enumerate(self._seq_layers):
+            record = serialize(layer)
+            if i == 0 and self._input_tensor is not None and "batch_input_shape" not in record["config"]:
+                shape = self._input_tensor.shape.as_list()
+                record["config"] = dict(record["config"], batch_input_shape=shape)
+            layers.append(record)
+        return {"name": self.name, "layers": layers}
+
     def pop(self):
         if not self._seq_layers:
             raise TypeError("There are no layers in the model.")
@@ -287,3 +366,43 @@ class Sequential(Model):
 
     def predict_proba(self, x, batch_size=32, verbose=0):
         return self.predict(x, batch_size=batch_size, verbose=verbose)
+
+
+def save_model(model, filepath, overwrite=True, include_optimizer=True, save_format=None):
+    """tf.keras.models.save_model: model.save(filepath) (TF 1.15's HDF5 layout)."""
+    model.save(filepath, overwrite=overwrite, include_optimizer=include_optimizer, save_format=save_format)
+
+
+def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 (TF's argument name)
+    """tf.keras.models.load_model: a model from a Keras .h5 file (TF 1.15's or tinyflow's), compiled with
+    its optimizer state when the file has a training config."""
+    from tinyflow.api.keras import saving
+    return saving.load_model(filepath, _CLASSES, custom_objects=custom_objects, compile=compile)
+
+
+def model_from_config(config, custom_objects=None):
+    """The model a {"class_name", "config"} record describes, with fresh weights."""
+    from tinyflow.api.keras import serialization
+    return serialization.model_from_config(config, _CLASSES, custom_objects)
+
+
+def model_from_json(json_string, custom_objects=None):
+    """The model `model.to_json()` describes, with fresh weights."""
+    from tinyflow.api.keras import serialization
+    return serialization.model_from_json(json_string, _CLASSES, custom_objects)
+
+
+def model_from_yaml(yaml_string, custom_objects=None):
+    """The model `model.to_yaml()` describes (needs PyYAML; read as data only)."""
+    from tinyflow.api.keras import serialization
+    return serialization.model_from_yaml(yaml_string, _CLASSES, custom_objects)
+
+
+def clone_model(model, input_tensors=None, clone_function=None):
+    """A new model with the same architecture (new layers, fresh weights) from the model's config."""
+    if input_tensors is not None or clone_function is not None:
+        raise NotImplementedError("clone_model(input_tensors=..., clone_function=...) is not supported yet")
+    return model_from_config({"class_name": type(model).__name__, "config": model.get_config()})
+
+
+_CLASSES = {"Model": Model, "Sequential": Sequential}

@@ -18,10 +18,16 @@ _COUNTS = {}
 
 
 class Optimizer:
-    """Base class: subclasses give `_defaults`, `_slots` and `_update(var, grad, slots, step)`."""
+    """Base class: subclasses give `_defaults`, `_hypers` (those that are variables, besides
+    learning_rate and decay), `_slots` and `_update(var, grad, slots, step)`.
+
+    The variables are named as TF 1.15's Keras optimizers name them in graph mode, so checkpoints and
+    .h5 files TF wrote restore: "training/Adam/iter", the hyperparameters "training/Adam/beta_1", ...
+    (sorted), the slots "training/Adam/dense/kernel/m", slot by slot; `weights` is [iter, slots...]."""
 
     _slots = ()
     _defaults = {}
+    _hypers = ()
 
     def __init__(self, name=None, **kwargs):
         self._name = name or type(self).__name__
@@ -32,22 +38,31 @@ class Optimizer:
         if "lr" in kwargs:
             kwargs["learning_rate"] = kwargs.pop("lr")
         self._config.update({k: v for k, v in kwargs.items() if k in self._defaults})
-        self.decay = float(kwargs.get("decay", 0.0))
+        self._config["decay"] = float(kwargs.get("decay", self._config.get("decay", 0.0)))
         self.clipnorm, self.clipvalue = kwargs.get("clipnorm"), kwargs.get("clipvalue")
-        self._hyper_vars, self.weights, self.iterations = {}, [], None
+        self._hyper_vars, self.weights, self.iterations, self._scope = {}, [], None, None
+
+    @property
+    def decay(self):
+        return self._config["decay"]
 
     def _build_hypers(self):
+        """iter and the hyperparameter variables, in a name scope of the optimizer's name under the
+        current one ("training/Adam/" when fit builds the train function)."""
         if self.iterations is not None:
             return
-        with get_default_graph().name_scope(None), get_default_graph().name_scope(self._name):
+        graph = get_default_graph()
+        with graph.name_scope(self._name) as scope:
+            self._scope = scope
             self.iterations = state_ops.Variable(np.int64(0), name="iter", trainable=False)
             self.weights.append(self.iterations)
-            for k, v in self._config.items():
-                if isinstance(v, (int, float)) and not isinstance(v, bool):
-                    self._hyper_vars[k] = state_ops.Variable(np.float32(v), name=k, trainable=False)
+            for k in sorted(("learning_rate", "decay") + tuple(self._hypers)):
+                self._hyper_vars[k] = state_ops.Variable(np.float32(self._config[k]), name=k, trainable=False)
 
     def __getattr__(self, name):
         if name in ("lr", "learning_rate") or name in type(self)._defaults:
+            if name.startswith("_"):
+                raise AttributeError(name)
             self._build_hypers()
             key = "learning_rate" if name == "lr" else name
             return self._hyper_vars.get(key, self._config.get(key))
@@ -69,25 +84,56 @@ class Optimizer:
             grads = [math_ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
         return grads
 
+    def _slot_value(self, slot, p):
+        init = self._config.get("initial_accumulator_value", 0.0) if slot == "accumulator" else 0.0
+        return np.full(p.shape.as_list(), init, dtype=p.dtype.base_dtype.np)
+
+    def _extra_weights(self):
+        """Non-slot weights a subclass adds after the hyperparameters (Nadam's momentum_cache)."""
+        return {}
+
     def get_updates(self, loss, params):
         """The ops of one step: each param (and its slots) updated from the gradient of `loss`."""
-        self._build_hypers()
         graph = get_default_graph()
+        self._build_hypers()
         grads = self.get_gradients(loss, params)
         updates = []
-        with graph.name_scope(None), graph.name_scope(self._name):
+        with graph.name_scope(self._scope):
+            self._extra = self._extra_weights()
+            self.weights.extend(self._extra.values())
+            slots = [{} for _ in params]
+            for s in self._slots:
+                for p, p_slots in zip(params, slots):
+                    p_slots[s] = state_ops.Variable(self._slot_value(s, p), name="%s/%s" % (p.op.name, s),
+                                                    trainable=False)
+                    self.weights.append(p_slots[s])
             step = math_ops.cast(self.iterations.value() + 1, dt.float32)
-            for p, g in zip(params, grads):
-                base = p.op.name
-                slots = {}
-                for s in self._slots:
-                    init = self._config.get("initial_accumulator_value", 0.0) if s == "accumulator" else 0.0
-                    value = np.full(p.shape.as_list(), init, dtype=p.dtype.base_dtype.np)
-                    slots[s] = state_ops.Variable(value, name="%s/%s" % (base, s), trainable=False)
-                    self.weights.append(slots[s])
-                updates.extend(self._update(p, g, slots, step))
-            updates.append(state_ops.assign_add(self.iterations, np.int64(1)))
+            self._prepare(step)
+            for p, g, p_slots in zip(params, grads, slots):
+                updates.extend(self._update(p, g, p_slots, step))
+            with graph.control_dependencies(updates):
+                updates.append(state_ops.assign_add(self.iterations, np.int64(1)))
         return updates
+
+    def _prepare(self, step):
+        """Values shared by all variables' updates (computed once per step)."""
+
+    def get_weights(self):
+        from tinyflow.api.keras import backend as K
+        return K.batch_get_value(self.weights)
+
+    def set_weights(self, weights):
+        """The optimizer's state from a list of arrays in the order of `weights` (iter, slots)."""
+        from tinyflow.api.keras import backend as K
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError("Length of the specified weight list (%d) does not match the number of weights of the "
+                             "optimizer (%d)" % (len(weights), len(params)))
+        for p, w in zip(params, weights):
+            if tuple(p.shape.as_list()) != tuple(np.shape(w)):
+                raise ValueError("Optimizer weight shape %s not compatible with provided weight shape %s"
+                                 % (tuple(p.shape.as_list()), tuple(np.shape(w))))
+        K.batch_set_value(zip(params, weights))
 
     @staticmethod
     def _set(var, value):
@@ -97,12 +143,22 @@ class Optimizer:
 
     def _lr(self, dtype, step):
         lr = self._hyper("learning_rate", dtype)
-        if self.decay:
-            lr = lr / (1.0 + self.decay * math_ops.cast(step - 1.0, dtype))
+        if self.decay:   # TF 1.15: lr / (1 + decay * iterations), decay read from its variable
+            lr = lr / (1.0 + self._hyper("decay", dtype) * math_ops.cast(step - 1.0, dtype))
         return lr
 
     def get_config(self):
-        return dict(self._config, name=self._name, decay=self.decay)
+        """The constructor's arguments; the hyperparameters' current values once they are variables
+        (float32, as TF 1.15 writes them to .h5 files)."""
+        config = {"name": self._name}
+        values = {}
+        if self._hyper_vars:
+            from tinyflow.api.keras import backend as K
+            names = sorted(self._hyper_vars)
+            values = dict(zip(names, (float(v) for v in K.batch_get_value([self._hyper_vars[k] for k in names]))))
+        for k in ("learning_rate", "decay") + tuple(k for k in self._defaults if k != "learning_rate"):
+            config[k] = values.get(k, self._config[k])
+        return config
 
     @classmethod
     def from_config(cls, config):
@@ -113,6 +169,7 @@ class SGD(Optimizer):
     """var -= lr * g; with momentum: v = momentum * v - lr * g, var += v (Nesterov: var += momentum * v - lr * g)."""
 
     _defaults = {"learning_rate": 0.01, "momentum": 0.0, "nesterov": False}
+    _hypers = ("momentum",)
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         super().__init__(name, learning_rate=learning_rate, momentum=momentum, nesterov=nesterov, **kwargs)
@@ -132,6 +189,7 @@ class Adam(Optimizer):
     """m, v moving moments; var -= lr * sqrt(1 - beta_2^t) / (1 - beta_1^t) * m / (sqrt(v) + epsilon)."""
 
     _defaults = {"learning_rate": 0.001, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7, "amsgrad": False}
+    _hypers = ("beta_1", "beta_2")
     _slots = ("m", "v")
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False, name="Adam",
@@ -159,6 +217,7 @@ class Adamax(Optimizer):
     """Adam with the infinity norm: u = max(beta_2 * u, |g|); var -= lr / (1 - beta_1^t) * m / (u + epsilon)."""
 
     _defaults = {"learning_rate": 0.001, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
+    _hypers = ("beta_1", "beta_2")
     _slots = ("m", "v")
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Adamax", **kwargs):
@@ -180,6 +239,7 @@ class RMSprop(Optimizer):
     mean gradient's square from rms."""
 
     _defaults = {"learning_rate": 0.001, "rho": 0.9, "momentum": 0.0, "epsilon": 1e-7, "centered": False}
+    _hypers = ("momentum", "rho")
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False, name="RMSprop",
                  **kwargs):
@@ -224,6 +284,7 @@ class Adadelta(Optimizer):
     acc_u = rho * acc_u + (1 - rho) u^2; var -= lr * u."""
 
     _defaults = {"learning_rate": 0.001, "rho": 0.95, "epsilon": 1e-7}
+    _hypers = ("rho",)
     _slots = ("accum_grad", "accum_var")
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, name="Adadelta", **kwargs):
@@ -237,6 +298,49 @@ class Adadelta(Optimizer):
         acc_u = rho * slots["accum_var"].value() + (1.0 - rho) * u * u
         return [state_ops.assign(slots["accum_grad"], acc), state_ops.assign(slots["accum_var"], acc_u),
                 self._set(var, var.value() - lr * u)]
+
+
+class Nadam(Optimizer):
+    """Adam with Nesterov momentum and TF 1.15's momentum schedule: mu_t = beta_1 * (1 - 0.5 *
+    0.96^(decay * t)) with decay 0.004 (`schedule_decay`), the product of the mu's kept in
+    "momentum_cache"; the learning rate is not decayed."""
+
+    _defaults = {"learning_rate": 0.001, "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
+    _hypers = ("beta_1", "beta_2")
+    _slots = ("m", "v")
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Nadam", **kwargs):
+        kwargs["decay"] = kwargs.pop("schedule_decay", 0.004)   # TF 1.15 overrides any `decay` with this
+        super().__init__(name, learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, **kwargs)
+
+    def _extra_weights(self):
+        return {"momentum_cache": state_ops.Variable(np.float32(1.0), name="momentum_cache", trainable=False)}
+
+    def _prepare(self, step):
+        cache = self._extra["momentum_cache"]
+        b1 = self._hyper("beta_1", dt.float32)
+        decay = self._config["decay"]
+        self._m_t = b1 * (1.0 - 0.5 * math_ops.pow(0.96, decay * step))
+        self._m_t_1 = b1 * (1.0 - 0.5 * math_ops.pow(0.96, decay * (step + 1.0)))
+        self._cache_update = state_ops.assign(cache, cache.value() * self._m_t)
+        self._m_schedule_new = self._cache_update
+        self._m_schedule_next = self._m_schedule_new * self._m_t_1
+        self._b2_denominator = 1.0 - math_ops.pow(self._hyper("beta_2", dt.float32), step)
+
+    def _update(self, var, g, slots, step):
+        dtype = var.dtype.base_dtype
+        b1, b2 = self._hyper("beta_1", dtype), self._hyper("beta_2", dtype)
+        g_prime = g / (1.0 - self._m_schedule_new)
+        m = b1 * slots["m"].value() + (1.0 - b1) * g
+        v = b2 * slots["v"].value() + (1.0 - b2) * g * g
+        m_bar = (1.0 - self._m_t) * g_prime + self._m_t_1 * (m / (1.0 - self._m_schedule_next))
+        new_var = var.value() - self._hyper("learning_rate", dtype) * m_bar / (
+            math_ops.sqrt(v / self._b2_denominator) + self._config["epsilon"])
+        out = [state_ops.assign(slots["m"], m), state_ops.assign(slots["v"], v), self._set(var, new_var)]
+        if not getattr(self, "_cache_added", False):
+            self._cache_added = True
+            out.insert(0, self._cache_update)
+        return out
 
 
 class TFOptimizer:
@@ -254,14 +358,31 @@ class TFOptimizer:
         raise AttributeError("A tf.train optimizer has no Keras `lr` variable")
 
 
-sgd, adam, adamax, rmsprop, adagrad, adadelta = SGD, Adam, Adamax, RMSprop, Adagrad, Adadelta
-_BY_NAME = {"sgd": SGD, "adam": Adam, "adamax": Adamax, "rmsprop": RMSprop, "adagrad": Adagrad, "adadelta": Adadelta}
+sgd, adam, adamax, rmsprop, adagrad, adadelta, nadam = SGD, Adam, Adamax, RMSprop, Adagrad, Adadelta, Nadam
+_BY_NAME = {"sgd": SGD, "adam": Adam, "adamax": Adamax, "rmsprop": RMSprop, "adagrad": Adagrad, "adadelta": Adadelta,
+            "nadam": Nadam}
+
+
+def serialize(optimizer):
+    """{"class_name": "Adam", "config": {...}} as TF 1.15 writes it in a .h5 file's training_config."""
+    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """The optimizer of a serialize() record (class names as TF's, case-insensitive)."""
+    name = config.get("class_name") if isinstance(config, dict) else None
+    cls = (custom_objects or {}).get(name) or _BY_NAME.get(str(name).lower())
+    if cls is None:
+        raise ValueError("Unknown optimizer: %s" % (name,))
+    return cls(**dict(config.get("config") or {}))
 
 
 def get(identifier):
     """'adam' -> Adam() with Keras' defaults; a Keras optimizer as is; a tf.train optimizer wrapped."""
     if isinstance(identifier, Optimizer) or isinstance(identifier, TFOptimizer):
         return identifier
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str):
         if identifier.lower() not in _BY_NAME:
             raise ValueError("Unknown optimizer: %s" % identifier)

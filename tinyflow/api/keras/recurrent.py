@@ -27,6 +27,8 @@ class RNN(Layer):
                  unroll=False, **kwargs):
         for k in ("implementation", "unit_forget_bias", "reset_after"):
             kwargs.pop(k, None)
+        if kwargs.pop("time_major", False):
+            raise NotImplementedError("time_major RNN layers are not supported yet")
         super().__init__(activity_regularizer=regularizers.get(activity_regularizer), **kwargs)
         if dropout or recurrent_dropout or stateful:
             raise NotImplementedError("dropout, recurrent_dropout and stateful RNN layers are not supported yet")
@@ -46,6 +48,12 @@ class RNN(Layer):
 
     def _bias_initializer(self):
         return self.bias_initializer
+
+    def get_config(self):
+        config = dict(super().get_config(), time_major=False)
+        if self._gates > 1:
+            config["implementation"] = 1
+        return config
 
     def build(self, input_shape):
         input_shape = TensorShape(input_shape)
@@ -94,6 +102,8 @@ class RNN(Layer):
 
 class SimpleRNN(RNN):
     """h = activation(x @ kernel + bias + h @ recurrent_kernel)."""
+
+    _config_skip = ("recurrent_activation",)
 
     def __init__(self, units, activation="tanh", **kwargs):
         kwargs.pop("recurrent_activation", None)

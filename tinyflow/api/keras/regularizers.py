@@ -1,4 +1,6 @@
 """tf.keras.regularizers: l1, l2, l1_l2 penalties (added to the model's loss)."""
+import numpy as np
+
 from tinyflow.ops.core import math_ops
 
 
@@ -23,7 +25,7 @@ class L1L2(Regularizer):
         return out if out is not None else math_ops.cast(0.0, x.dtype)
 
     def get_config(self):
-        return {"l1": self.l1, "l2": self.l2}
+        return {"l1": float(np.float32(self.l1)), "l2": float(np.float32(self.l2))}   # float32, as TF 1.15 keeps them
 
 
 def l1(l=0.01):  # noqa: E741 (Keras' name)

@@ -41,6 +41,7 @@ class TrainingMixin:
 
     def _init_training(self):
         self.optimizer, self.loss, self._compile_args = None, None, None
+        self._compile_metrics = self.loss_weights = None
         self._functions = {}
         self.history, self.stop_training = cbks.History(), False
         self.metrics_names = []
@@ -52,6 +53,7 @@ class TrainingMixin:
         model's outputs are known, else on the first fit / evaluate."""
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
+        self._compile_metrics, self.loss_weights = (metrics if metrics is not None else []), loss_weights
         self._compile_args = (loss, metrics, loss_weights)
         self._functions = {}
         self._compile_if_pending()
@@ -122,7 +124,7 @@ class TrainingMixin:
     def _run(self, kind, feeds):
         fetches, targets = self._function(kind)
         sess = K.get_session()
-        if kind == "train":
+        if kind == "train" and not isinstance(K.learning_phase(), int):   # set_learning_phase fixes it
             feeds = dict(feeds)
             feeds[K.learning_phase()] = True
         return sess.run(fetches + targets, feed_dict=feeds)[:len(fetches)]
