@@ -45,7 +45,7 @@ MODULES = {
 }
 # names TF's internal modules hold beyond the tf. namespace: module -> {name: attribute of api/internals.py}
 OWN = {
-    "framework.ops": ["uid"], "ops.control_flow_ops": ["with_dependencies"],
+    "framework.ops": ["uid"], "ops.control_flow_ops": ["with_dependencies", "switch", "merge"],
     "ops.control_flow_util": ["ENABLE_CONTROL_FLOW_V2", "enable_control_flow_v2", "EnableControlFlowV2",
                               "IsInXLAContext", "GetContainingXLAContext"],
     "framework.function": ["Defun"], "ops.summary_op_util": ["collect", "clean_tag", "summary_scope"],
@@ -146,6 +146,8 @@ def install(tinyflow):
     """Registers the shims in sys.modules (called by the runner's alias_tensorflow)."""
     modules = build(tinyflow)
     modules.update({k: v for k, v in core_modules().items() if k not in modules})
+    from tinyflow.api import internals
+    modules["tensorflow.python.debug"] = internals.debug   # tfdbg (`from tensorflow.python import debug as tf_debug`)
     for name, module in sorted(modules.items()):
         parent, _, leaf = name.rpartition(".")
         if parent in sys.modules and not hasattr(sys.modules[parent], leaf):
