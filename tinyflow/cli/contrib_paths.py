@@ -79,8 +79,9 @@ def _sequence_paths():
     """tf.contrib.legacy_seq2seq, seq2seq, crf and rnn, with the `python.ops.<file>` paths scripts
     import them by (`from tensorflow.contrib.seq2seq.python.ops import attention_wrapper`): each file
     names the whole namespace."""
-    from tinyflow.api import contrib, contrib_crf, legacy_seq2seq
-    families = {"legacy_seq2seq": (legacy_seq2seq, ["seq2seq"]), "crf": (contrib_crf, ["crf"]),
+    from tinyflow.api import contrib, contrib_crf, factorization, legacy_seq2seq
+    families = {"factorization": (factorization, ["clustering_ops", "kmeans"]),
+                "legacy_seq2seq": (legacy_seq2seq, ["seq2seq"]), "crf": (contrib_crf, ["crf"]),
                 "seq2seq": (contrib.seq2seq, ["attention_wrapper", "basic_decoder", "beam_search_decoder",
                                               "beam_search_ops", "decoder", "helper", "loss"]),
                 "rnn": (contrib.rnn, ["rnn_cell", "core_rnn_cell", "rnn"])}
