@@ -23,6 +23,28 @@ from tinyflow.ops.core.base import convert_to_tensor
 _UIDS = itertools.count(1)
 
 
+# ---- tensorflow.python.ops.resources: tinyflow has no resource handles outside its variables and tables
+def shared_resources():
+    """The shared resources of the graph: none in tinyflow (a tensor_forest's trees live on the host)."""
+    return list(get_default_graph().get_collection("resources"))
+
+
+def local_resources():
+    return list(get_default_graph().get_collection("local_resources"))
+
+
+def initialize_resources(resource_list, name="init"):
+    """An op that initializes `resource_list` (tinyflow's resources need none: a no-op)."""
+    from tinyflow.ops.state_ops import group
+    return group(name=name)
+
+
+def report_uninitialized_resources(resource_list=None, name=None):
+    """The names of the uninitialized resources: none."""
+    from tinyflow.ops.core.base import constant
+    return constant([], dtype=_dtypes.string, name=name)
+
+
 def uid():
     """framework.ops.uid(): a number unique in this process."""
     return next(_UIDS)

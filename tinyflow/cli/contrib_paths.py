@@ -72,6 +72,10 @@ def modules():
             out["tensorflow" + name[len(contrib.__name__) - len(".contrib"):]] = module
     out["tensorflow.contrib.cloud"] = contrib.cloud
     out.update(_sequence_paths())
+    from tinyflow.api import tensor_forest
+    out["tensorflow.contrib.tensor_forest"] = tensor_forest
+    out["tensorflow.contrib.tensor_forest.python"] = tensor_forest.python
+    out["tensorflow.contrib.tensor_forest.python.tensor_forest"] = tensor_forest
     return out
 
 

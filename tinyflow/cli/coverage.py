@@ -19,8 +19,9 @@ IN_SCOPE = ["tf", "nn", "nn.rnn_cell", "layers", "train", "losses", "summary", "
             "contrib.slim", "contrib.tpu", "tpu", "nest", "contrib.keras"]
 
 OUT_OF_SCOPE = {
-    "contrib.factorization": "matrix factorization / k-means / GMM estimators (WALS), not graph-program idioms",
-    "contrib.tensor_forest": "random forests on TF's resource ops",
+    "contrib.factorization": "GMM and WALS matrix factorization (KMeans and KMeansClustering are provided)",
+    "contrib.tensor_forest": "the contrib.learn TensorForestEstimator (ForestHParams and RandomForestGraphs, "
+                             "host-grown trees, are provided)",
     "contrib.boosted_trees": "gradient-boosted trees (not even importable in TF 1.15's pip build)",
     "contrib.distributions": "the deprecated distributions library (use TensorFlow Probability)",
     "distributions": "the deprecated distributions library",

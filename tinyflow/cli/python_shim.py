@@ -28,7 +28,7 @@ MODULES = {
     "platform.tf_logging": "logging", "platform.flags": "flags", "platform.app": "app", "client": None,
     "client.session": None, "util": None, "util.nest": "nest", "lib": None, "lib.io": None,
     "lib.io.file_io": "gfile", "pywrap_tensorflow": None, "client.device_lib": "_device_lib",
-    "ops.string_ops": "strings", "ops.lookup_ops": "lookup",
+    "ops.string_ops": "strings", "ops.lookup_ops": "lookup", "ops.resources": None,
     "saved_model": "saved_model", "saved_model.tag_constants": "saved_model.tag_constants",
     "saved_model.signature_constants": "saved_model.signature_constants",
     "saved_model.signature_def_utils": "saved_model.signature_def_utils",
@@ -53,6 +53,7 @@ OWN = {
     "ops.inplace_ops": ["inplace_update", "inplace_add", "inplace_sub", "alias_inplace_update",
                         "alias_inplace_add", "alias_inplace_sub"],
     "tf2": ["enabled"], "pywrap_tensorflow": ["EventsWriter"],
+    "ops.resources": ["shared_resources", "local_resources", "initialize_resources", "report_uninitialized_resources"],
 }
 
 
