@@ -87,3 +87,19 @@ def test_tutorial_script_runs_under_the_runner(tmp_path):
     got = json.load(open(tmp_path / "forest.json"))
     assert got["test_accuracy"] >= FIX["test_accuracy"] - 0.03
     assert got["probabilities_shape"] == FIX["probabilities_shape"]
+
+
+def test_tensor_forest_estimator_script_runs_under_the_runner(tmp_path):
+    """make_estimator.py (TF's TensorForestEstimator on numpy input_fns) unchanged under the runner: the same
+    keys from evaluate and predict, TF's step count, and an accuracy as good as TF's on the same data."""
+    for name in ("make_forest.py", "make_estimator.py"):
+        src = open(os.path.join(HERE, name)).read()
+        (tmp_path / name).write_text(src.replace('os.path.dirname(os.path.abspath(__file__))', repr(str(tmp_path))))
+    out = subprocess.run([sys.executable, "-m", "tinyflow", str(tmp_path / "make_estimator.py")],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.load(open(tmp_path / "estimator.json"))
+    want = json.load(open(os.path.join(HERE, "estimator.json")))
+    for key in ("evaluate_keys", "predict_keys", "num_predictions", "global_step"):
+        assert got[key] == want[key], key
+    assert got["accuracy"] >= want["accuracy"] - 0.03 and got["predict_accuracy"] >= want["predict_accuracy"] - 0.03

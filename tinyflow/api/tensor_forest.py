@@ -15,8 +15,11 @@ import types
 
 import numpy as np
 
+from tinyflow.api import contrib_learn_estimator as _learn
+from tinyflow.api import metrics
+from tinyflow.api.train.step import get_global_step
 from tinyflow.graph import dtypes as dt
-from tinyflow.ops import script_ops, state_ops
+from tinyflow.ops import nn_ops, script_ops, state_ops
 from tinyflow.ops.core import array_ops, math_ops
 
 
@@ -220,8 +223,52 @@ class RandomForestGraphs:
         return []
 
 
+class TensorForestEstimator(_learn.Estimator):
+    """tf.contrib.learn's random-forest classifier: fit / evaluate / predict (keys logits, probabilities,
+    classes, prediction_variance as TF's). The trees live in this object (shared by every graph the
+    Estimator builds), so a new TensorForestEstimator on the same model_dir starts with empty trees; TF's
+    early stopping (early_stopping_rounds) is not there: training runs the steps / epochs it is given."""
+
+    def __init__(self, params, device_assigner=None, model_dir=None, feature_engineering_fn=None,
+                 graph_builder_class=RandomForestGraphs, config=None, weights_name=None, keys_name=None,
+                 feature_importance_summary=False, early_stopping_rounds=100, early_stopping_loss_threshold=0.001,
+                 num_trainers=1, trainer_id=0, report_feature_importances=False, local_eval=False, version=None,
+                 head=None, include_all_in_serving=False):
+        forest = graph_builder_class(params)
+
+        def model_fn(features, labels, mode):
+            if isinstance(features, dict):
+                features = array_ops.concat([array_ops.reshape(math_ops.cast(features[k], dt.float32),
+                                                               [-1, _width(features[k])]) for k in sorted(features)], 1)
+            logits, _, variance = forest.inference_graph(features)
+            classes = math_ops.argmax(logits, 1)
+            predictions = {"logits": logits, "probabilities": nn_ops.softmax(logits), "classes": classes,
+                           "prediction_variance": variance}
+            loss = train_op = metrics_ops = None
+            if labels is not None:
+                labels = array_ops.reshape(math_ops.cast(labels, dt.int32), [-1])
+                loss = math_ops.reduce_mean(nn_ops.sparse_softmax_cross_entropy_with_logits(
+                    labels=labels, logits=logits))
+                train_op = state_ops.group(forest.training_graph(features, labels),
+                                           state_ops.assign_add(get_global_step(), 1))
+                metrics_ops = {"accuracy": metrics.accuracy(labels, classes)}
+            return _learn.ModelFnOps(mode, predictions=predictions, loss=loss, train_op=train_op,
+                                     eval_metric_ops=metrics_ops)
+
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config,
+                         feature_engineering_fn=feature_engineering_fn)
+
+
+def _width(t):
+    dims = t.shape.as_list() if t.shape.ndims is not None else [None]
+    return int(np.prod(dims[1:])) if len(dims) > 1 and None not in dims[1:] else 1
+
+
 # `from tensorflow.contrib.tensor_forest.python import tensor_forest`: this module is that file too
 tensor_forest = sys.modules[__name__]
 python = types.ModuleType(__name__ + ".python", "tf.contrib.tensor_forest.python")
 python.tensor_forest = tensor_forest
-__all__ = ["ForestHParams", "RandomForestGraphs"]
+random_forest = tensor_forest   # tensorflow.contrib.tensor_forest.client.random_forest
+client = types.ModuleType(__name__ + ".client", "tf.contrib.tensor_forest.client")
+client.random_forest = tensor_forest
+__all__ = ["ForestHParams", "RandomForestGraphs", "TensorForestEstimator"]

@@ -76,6 +76,8 @@ def modules():
     out["tensorflow.contrib.tensor_forest"] = tensor_forest
     out["tensorflow.contrib.tensor_forest.python"] = tensor_forest.python
     out["tensorflow.contrib.tensor_forest.python.tensor_forest"] = tensor_forest
+    out["tensorflow.contrib.tensor_forest.client"] = tensor_forest.client
+    out["tensorflow.contrib.tensor_forest.client.random_forest"] = tensor_forest
     return out
 
 

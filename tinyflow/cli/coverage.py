@@ -20,8 +20,8 @@ IN_SCOPE = ["tf", "nn", "nn.rnn_cell", "layers", "train", "losses", "summary", "
 
 OUT_OF_SCOPE = {
     "contrib.factorization": "GMM and WALS matrix factorization (KMeans and KMeansClustering are provided)",
-    "contrib.tensor_forest": "the contrib.learn TensorForestEstimator (ForestHParams and RandomForestGraphs, "
-                             "host-grown trees, are provided)",
+    "contrib.tensor_forest": "TF's forest resource ops and protos (ForestHParams, RandomForestGraphs and "
+                             "TensorForestEstimator, with host-grown trees, are provided)",
     "contrib.boosted_trees": "gradient-boosted trees (not even importable in TF 1.15's pip build)",
     "contrib.distributions": "the deprecated distributions library (use TensorFlow Probability)",
     "distributions": "the deprecated distributions library",
