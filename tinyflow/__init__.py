@@ -17,7 +17,7 @@ try:
     _old_paths.install()   # `import tinyflow.train`, `tinyflow.client.session`, ...: the modules' old paths
     from tinyflow.api import *  # noqa: F403
     from tinyflow.api import LAZY_MODULES as _LAZY_MODULES, LAZY_NAMES as _LAZY_NAMES, lazy as _lazy
-    from tinyflow.api import VERSION, TINYFLOW_VERSION, __version__  # noqa: F401
+    from tinyflow.api import VERSION, TINYFLOW_VERSION, __version__, __git_version__, __compiler_version__  # noqa: F401
 finally:   # (also when the import fails: the collector is the process's)
     if _gc_enabled:
         _gc.enable()

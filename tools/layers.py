@@ -21,16 +21,18 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 # Inside api/ (the TF1 frontend), an order too: a module may import its own rank and those before it.
 # The namespace itself (api/__init__.py) may name every api module (it loads them lazily).
 API_ORDER = [
-    ("basics", ["aliases", "tinyflow_api", "flags", "app", "logging", "gfile", "compat", "template", "dtypes",
+    ("basics", ["aliases", "tinyflow_api", "flags", "app", "logging", "gfile", "template", "dtypes",
                 "sparse", "image_adjust", "test", "cluster_resolver", "nest", "device_lib",
-                "strings", "debugging", "linalg", "math", "image", "distribute", "examples"]),
+                "strings", "debugging", "linalg", "math", "image", "distribute", "examples", "gradient_registry", "tensor_util",
+                "internals", "lookup"]),
     ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "seq2seq"]),
     ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model"]),
-    ("input", ["data"]),
+    ("input", ["data", "functional"]),
     ("eager", ["eager"]),
-    ("models", ["metrics", "metrics_curves", "feature_column", "estimator", "tf_names", "contrib",
+    ("models", ["metrics", "metrics_curves", "fingerprint", "feature_column", "estimator", "tf_names", "contrib",
                 "contrib_batch_norm", "contrib_layers_more", "contrib_learn", "tpu", "contrib_training",
-                "contrib_layers_extra", "contrib_summary", "slim", "contrib_framework", "keras"]),
+                "contrib_layers_extra", "contrib_summary", "slim", "contrib_framework", "keras", "summary_v2", "contrib_tensorboard", "contrib_deprecated",
+                "compat", "contrib_data", "contrib_learn_text"]),
 ]
 API_RANK = {name: i for i, (_, names) in enumerate(API_ORDER) for name in names}
 

@@ -25,9 +25,10 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # ops: 11350 -> 11700 for issue 27/30's ops (bitwise, crop_and_resize, non-max suppression, 3-D pooling,
 # the in-step histogram). cli: 800 -> 1000 for saved_model_cli (TF's saved_model_cli show/run), the
 # contrib import paths under the runner and the census report of the coverage tool.
+# runtime: 2800 -> 2830 for issue 27's RewriterConfig record (rewriter_config_pb2; GraphOptions.rewrite_options).
 # api: 22000 -> 30000 and total 45000 -> 53000 for the frontend families issues 27/28 bring in (slim.nets,
 # seq2seq, TF1's distributed API, contrib.data/lookup, Keras saving and layers): frontend, not engine.
-BUDGET = {"graph": 2100, "formats": 2500, "passes": 1900, "ops": 11700, "lower": 1260, "runtime": 2800,
+BUDGET = {"graph": 2100, "formats": 2500, "passes": 1900, "ops": 11700, "lower": 1260, "runtime": 2830,
           "api": 30000, "cli": 1000}
 TOTAL = 53000
 

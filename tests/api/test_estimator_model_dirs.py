@@ -21,8 +21,6 @@ TF_RESUMED_TINYFLOW = json.load(open(os.path.join(HERE, "tf_resumed_from_tinyflo
 
 
 def _resume(tmp_path, source, name):
-    if name in cases.NEEDS_FARMHASH:
-        pytest.importorskip("farmhash", reason="TF's hash buckets need pyfarmhash (the farmhash extra)")
     work = str(tmp_path / "m")
     shutil.copytree(os.path.join(HERE, source), work)
     cases.make(tf, name, work).train(cases.input_fn(tf, name), steps=cases.MORE_STEPS)

@@ -312,3 +312,15 @@ def test_meta_graph_rebuilds_the_graph_for_restore(tmp_path):
             tf.train.import_meta_graph(prefix + ".meta")
     saver.save(sess, str(tmp_path / "plain"), write_meta_graph=False)
     assert not os.path.exists(str(tmp_path / "plain.meta"))
+
+
+def test_generate_checkpoint_state_proto_as_tf():
+    """TF 1.15 printed these two messages for the same calls."""
+    assert str(tf.train.generate_checkpoint_state_proto("run", "run/model-5", ["run/model-3"])) == (
+        'model_checkpoint_path: "model-5"\nall_model_checkpoint_paths: "model-3"\n'
+        'all_model_checkpoint_paths: "model-5"\n')
+    state = tf.train.generate_checkpoint_state_proto(   # (protobuf versions print 2.0 as "2.0" or "2")
+        "/abs/run", "/abs/run/model-5", all_model_checkpoint_timestamps=[1.5], last_preserved_timestamp=2.0)
+    assert (state.model_checkpoint_path, list(state.all_model_checkpoint_paths),
+            list(state.all_model_checkpoint_timestamps), state.last_preserved_timestamp) == (
+        "/abs/run/model-5", ["/abs/run/model-5"], [1.5], 2.0)

@@ -195,12 +195,13 @@ def test_cond_training_meta_resumes_with_tfs_losses():
     the Switch) imports as a tf.cond; the moving-average updates inside a branch run in select form."""
     losses, eval_loss, _ = _cond_training()
     np.testing.assert_allclose(losses, WANT["cond_train"]["next_losses"], rtol=1e-5)
-    np.testing.assert_allclose(eval_loss, WANT["cond_train"]["eval_loss"], rtol=1e-4)
+    np.testing.assert_allclose(eval_loss, WANT["cond_train"]["eval_loss"], rtol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason="measured: the moving mean after 3 resumed steps is 3e-4 (relative) off TF's; "
-                   "the losses match to 1e-7 (not found yet)")
 def test_cond_training_moving_mean_matches_tf():
+    """The moving mean after 3 resumed steps is TF's. (The fixture's dense layer before batch norm has no bias:
+    with one, its gradient is rounding noise that Adam turns into +-lr steps, different in TF and tinyflow,
+    and the batch mean the moving mean follows moves with it, while the loss does not.)"""
     _, _, mean = _cond_training()
     np.testing.assert_allclose(mean, WANT["cond_train"]["moving_mean"], rtol=1e-5)
 

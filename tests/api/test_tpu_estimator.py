@@ -104,3 +104,17 @@ def test_tf_config_resolver_reads_tf_config(monkeypatch):
     r = tf.distribute.cluster_resolver.TFConfigClusterResolver()
     assert (r.task_type, r.task_id, r.master()) == ("worker", 1, "h1:2")
     assert r.cluster_spec()["ps"] == ["p:3"]
+
+
+def test_estimator_tpu_names_and_global_step_of_a_model_dir(tmp_path):
+    from tinyflow.api.estimator.estimator import _load_global_step_from_checkpoint_dir
+    assert tf.estimator.tpu.TPUEstimator is tf.contrib.tpu.TPUEstimator
+    assert tf.estimator.tpu.InputPipelineConfig.PER_HOST_V2 == tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2
+    assert _load_global_step_from_checkpoint_dir(str(tmp_path)) == 0
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(tf.assign(step, 7))
+            tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"), global_step=step)
+    assert _load_global_step_from_checkpoint_dir(str(tmp_path)) == 7

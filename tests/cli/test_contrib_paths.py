@@ -34,3 +34,47 @@ def test_runner_resolves_slim_and_framework_paths(tmp_path):
                          timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().splitlines()[-1] == "[1, 4, 4, 3] ['Conv/weights', 'Conv/biases']"
+
+
+def test_runner_resolves_training_eager_and_layers_utils_paths(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import tensorflow as tf\n"
+        "from tensorflow.contrib.training.python.training import evaluation, hparam\n"
+        "from tensorflow.contrib.layers.python.layers import utils\n"
+        "import tensorflow.contrib.eager.python.tfe as tfe\n"
+        "assert evaluation.checkpoints_iterator is tf.train.checkpoints_iterator\n"
+        "h = hparam.HParams(lr=0.1)\n"
+        "x = utils.collect_named_outputs(['outs'], 'block/conv/', tf.zeros([2]))\n"
+        "print('OUT', h.lr, utils.get_tensor_aliases(x), len(tf.get_collection('outs')),\n"
+        "      utils.get_variable_collections({'weights': ['w']}, 'weights'),\n"
+        "      tfe.Variable is tf.contrib.eager.Variable)\n")
+    out = subprocess.run([sys.executable, "-m", "tinyflow", str(script)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "OUT 0.1 ['block/conv'] 1 ['w'] True" in out.stdout
+
+
+NETS_SCRIPT = r'''
+import tensorflow as tf
+import tensorflow.contrib.slim as slim
+import tensorflow.contrib.slim.nets as nets
+from tensorflow.contrib.slim.nets import inception, resnet_v1, vgg
+from tensorflow.contrib.slim.python.slim.nets import inception_v3, resnet_utils
+from tensorflow.contrib.slim.python.slim.nets.resnet_v1 import resnet_v1_block
+assert nets.vgg is vgg and slim.nets.resnet_v1 is resnet_v1 and tf.contrib.slim.nets.inception is inception
+assert inception_v3.inception_v3 is inception.inception_v3
+assert resnet_v1.resnet_arg_scope is resnet_utils.resnet_arg_scope
+with slim.arg_scope(resnet_v1.resnet_arg_scope()):
+    logits, end_points = resnet_v1.resnet_v1(tf.zeros([1, 32, 32, 3]), [resnet_v1_block("block1", 4, 1, 2)],
+                                             num_classes=5, scope="r")
+print(logits.shape.as_list(), sorted(end_points)[:2], len(slim.get_model_variables()))
+'''
+
+
+def test_runner_resolves_slim_nets_paths(tmp_path):
+    script = tmp_path / "uses_slim_nets.py"
+    script.write_text(NETS_SCRIPT)
+    out = subprocess.run([sys.executable, "-m", "tinyflow", str(script)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "[1, 1, 1, 5] ['predictions', 'r/block1'] 27"

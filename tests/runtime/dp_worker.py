@@ -133,14 +133,6 @@ def main():
             out["indivisible"] = str(e)
     if len(sys.argv) > 6:
         out["checkpoint"] = tf.train.Saver().save(sess, sys.argv[6])
-    if nproc > 1:   # every process done, then the coordinator (process 0) leaves last: a worker whose
-        # disconnect finds the coordination service gone is aborted by JAX (recoverable mode)
-        import time
-        import jax
-        from jax.experimental import multihost_utils
-        multihost_utils.sync_global_devices("dp_worker done")
-        if jax.process_index() == 0:
-            time.sleep(3)
     print(json.dumps(out), flush=True)   # the last line of stdout is what the test reads
 
 

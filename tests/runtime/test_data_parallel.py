@@ -12,11 +12,13 @@ import pytest
 pytestmark = pytest.mark.slow  # every test here takes over a second (the fast subset: -m "not slow")
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dp_worker.py")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ENV = dict(os.environ, PYTHONPATH=ROOT)   # the workers import this checkout's tinyflow
 
 
 def _run(*args, timeout=240):
     out = subprocess.run([sys.executable, WORKER] + [str(a) for a in args], capture_output=True, text=True,
-                         timeout=timeout)
+                         timeout=timeout, env=ENV)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -73,7 +75,7 @@ def test_two_processes_of_two_devices_train_like_one(tmp_path):
     port = _free_port()
     ckpt = str(tmp_path / "model.ckpt")
     procs = [subprocess.Popen([sys.executable, WORKER, "2", "mlp", str(i), "2", str(port), ckpt],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(2)]
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV) for i in range(2)]
     outs = []
     for p in procs:
         stdout, stderr = p.communicate(timeout=240)

@@ -6,6 +6,7 @@ execution, TF's files, ...) is loaded on first use (PEP 562): `LAZY_MODULES` and
 where each name lives, and `tinyflow/__init__.py` asks `lazy(name)` for what it does not hold yet.
 """
 import importlib
+import types as _types
 
 import jax as _jax
 
@@ -47,6 +48,8 @@ from tinyflow.runtime.session import InteractiveSession, Session, get_default_se
 from tinyflow.api.tinyflow_api import *  # noqa: E402,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
 from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ... TF1's other names)
 
+del map_fn  # noqa: F821 (tf.map_fn is api/functional.py's, which runs string maps on the host; loaded on first use)
+
 
 
 def _as_graph_def(graph, from_version=None, add_shapes=False):
@@ -60,6 +63,13 @@ _core.register_graph_codec("as_graph_def", _as_graph_def)
 # release is TINYFLOW_VERSION.
 VERSION = __version__ = "1.15.5"
 TINYFLOW_VERSION = "0.1.0"
+GIT_VERSION = __git_version__ = "tinyflow-" + TINYFLOW_VERSION   # (TF's is the git tag of its build)
+COMPILER_VERSION = __compiler_version__ = "XLA through JAX"
+GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER = 134, 0, 0   # TF 1.15's
+MONOLITHIC_BUILD = 0
+version = _types.SimpleNamespace(VERSION=VERSION, GIT_VERSION=GIT_VERSION, COMPILER_VERSION=COMPILER_VERSION,
+                                 GRAPH_DEF_VERSION=134, GRAPH_DEF_VERSION_MIN_CONSUMER=0,
+                                 GRAPH_DEF_VERSION_MIN_PRODUCER=0)
 
 # tf.<name> -> the module that is that namespace, imported on first use
 LAZY_MODULES = {
@@ -73,7 +83,8 @@ LAZY_MODULES = {
     "strings": "tinyflow.api.strings", "compat": "tinyflow.api.compat", "feature_column": "tinyflow.api.feature_column",
     "estimator": "tinyflow.api.estimator", "dtypes": "tinyflow.api.dtypes", "graph_util": "tinyflow.api.graph_util",
     "test": "tinyflow.api.test", "tpu": "tinyflow.api.tpu", "nest": "tinyflow.api.nest",
-    "bitwise": "tinyflow.ops.bitwise_ops", "saved_model": "tinyflow.api.saved_model", "keras": "tinyflow.api.keras"}
+    "bitwise": "tinyflow.ops.bitwise_ops", "saved_model": "tinyflow.api.saved_model", "keras": "tinyflow.api.keras",
+    "lookup": "tinyflow.api.lookup"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
@@ -84,6 +95,8 @@ LAZY_NAMES = {
     "print_graph": ("tinyflow.passes.visualize", "print_graph"),
     "to_dot": ("tinyflow.passes.visualize", "to_dot"),
     "make_template": ("tinyflow.api.template", "make_template"),
+    "map_fn": ("tinyflow.api.functional", "map_fn"),
+    "sparse_placeholder": ("tinyflow.api.sparse", "placeholder"),
     "numpy_function": ("tinyflow.ops.script_ops", "numpy_function"),
     "py_func": ("tinyflow.ops.script_ops", "py_func"),
     "import_graph_def": ("tinyflow.api.tf_files.graph_util", "import_graph_def"),
@@ -91,7 +104,15 @@ LAZY_NAMES = {
     "random_crop": ("tinyflow.api.image_adjust", "random_crop"),
     "start_queue_runners": ("tinyflow.api.train.queue_runner", "start_queue_runners"),
     "GradientTape": ("tinyflow.api.eager", "GradientTape"),
-    "custom_gradient": ("tinyflow.api.eager", "custom_gradient"),
+    "custom_gradient": ("tinyflow.api.gradient_registry", "custom_gradient"),
+    "RegisterGradient": ("tinyflow.api.gradient_registry", "RegisterGradient"),
+    "NotDifferentiable": ("tinyflow.api.gradient_registry", "NotDifferentiable"),
+    "NoGradient": ("tinyflow.api.gradient_registry", "NoGradient"),
+    "no_gradient": ("tinyflow.api.gradient_registry", "NoGradient"),
+    "make_tensor_proto": ("tinyflow.api.tensor_util", "make_tensor_proto"),
+    "make_ndarray": ("tinyflow.api.tensor_util", "make_ndarray"),
+    "IndexedSlices": ("tinyflow.api.tensor_util", "IndexedSlices"),
+    "IndexedSlicesValue": ("tinyflow.api.tensor_util", "IndexedSlicesValue"),
     "enable_eager_execution": ("tinyflow.api.eager", "enable_eager_execution"),
     "disable_v2_behavior": ("tinyflow.api.compat", "disable_v2_behavior"),
     "enable_resource_variables": ("tinyflow.api.compat", "enable_resource_variables"),
@@ -101,13 +122,13 @@ for _name in ("FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"
 for _name in ("FixedLengthRecordReader", "ReaderBase", "TextLineReader", "TFRecordReader", "WholeFileReader",
               "matching_files", "read_file", "write_file"):
     LAZY_NAMES[_name] = ("tinyflow.ops.reader_ops", _name)
-for _name in ("SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense"):
+for _name in ("SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense", "edit_distance"):
     LAZY_NAMES[_name] = ("tinyflow.ops.sparse", _name)
 for _name in ("as_string", "decode_base64", "encode_base64", "reduce_join", "regex_replace", "string_join",
-              "string_split", "string_to_number", "substr"):
+              "string_split", "string_to_number", "substr", "string_to_hash_bucket_fast"):
     LAZY_NAMES[_name] = ("tinyflow.ops.string_ops", _name)
-for _name in ("FixedLenFeature", "VarLenFeature", "decode_csv", "decode_raw", "parse_example",
-              "parse_single_example"):
+for _name in ("FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "decode_csv", "decode_raw",
+              "parse_example", "parse_single_example"):
     LAZY_NAMES[_name] = ("tinyflow.ops.parsing_ops", _name)
 # tf.GraphDef, tf.NodeDef, tf.Summary, ...: TF's protobuf messages (built on first use)
 for _name in ("GraphDef", "NodeDef", "MetaGraphDef", "AttrValue", "TensorProto", "TensorShapeProto", "Event",

@@ -2,16 +2,17 @@
 tf.device, tf.dimension_value, ...). Each is a thin wrapper over a tinyflow op or a no-op where
 tinyflow has nothing to configure (device placement is XLA's)."""
 import contextlib
+import enum
 
 from tinyflow.graph import shapes as _shapes
-from tinyflow.graph.core import Tensor, constant_value, get_default_graph, name_scope
+from tinyflow.graph.core import GraphKeys, Tensor, constant_value, get_collection, get_default_graph, name_scope
 from tinyflow.ops.core import array_ops, math_ops
-from tinyflow.ops.core.base import broadcast_shapes, convert_to_tensor
+from tinyflow.ops.core.base import broadcast_shapes, convert_to_tensor, make_op_raw
 
-__all__ = ["arg_max", "arg_min", "device", "colocate_with", "container", "init_scope", "dimension_value",
+__all__ = ["VariableAggregation", "VariableSynchronization", "TensorSpec",
+           "arg_max", "arg_min", "device", "colocate_with", "container", "init_scope", "dimension_value",
            "dimension_at_index", "is_tensor", "get_static_value", "identity_n", "broadcast_static_shape",
-           "tables_initializer", "initialize_all_tables", "op_scope", "variable_op_scope", "get_logger",
-           "NotDifferentiable", "no_gradient"]
+           "tables_initializer", "initialize_all_tables", "op_scope", "variable_op_scope", "get_logger"]
 
 
 def arg_max(input, dimension, output_type="int64", name=None):
@@ -75,9 +76,9 @@ def get_static_value(tensor, partial=False):
 
 
 def identity_n(input, name=None):
-    """tf.identity of each tensor of a list."""
-    with name_scope(name, "IdentityN"):
-        return [array_ops.identity(x) for x in input]
+    """tf.identity of each tensor of a list (one IdentityN op)."""
+    inputs = [array_ops.convert_to_tensor(x) for x in input]
+    return make_op_raw("IdentityN", inputs, name=name or "IdentityN").outputs
 
 
 def broadcast_static_shape(shape_x, shape_y):
@@ -86,8 +87,11 @@ def broadcast_static_shape(shape_x, shape_y):
 
 
 def tables_initializer(name="init_all_tables"):
-    """A no-op: tinyflow has no lookup tables to initialize (scripts run it with the variables' init)."""
-    return array_ops.no_op(name=name)
+    """The op that fills every lookup table of the graph (TF's TABLE_INITIALIZERS collection; a no-op
+    without tables)."""
+    from tinyflow.ops.state_ops import group
+    inits = get_collection(GraphKeys.TABLE_INITIALIZERS)
+    return group(*inits, name=name) if inits else array_ops.no_op(name=name)
 
 
 initialize_all_tables = tables_initializer
@@ -113,8 +117,41 @@ def get_logger():
     return tf_logger()
 
 
-def NotDifferentiable(op_type):  # noqa: N802 (TF's name)
-    """Accepted: an op without a gradient rule already gets none in tinyflow (its OpDef says grad=None)."""
+class VariableAggregation(enum.Enum):
+    """How a distributed variable combines its replicas' updates (accepted by tf.Variable / get_variable;
+    tinyflow's data-parallel steps average gradients before every update)."""
+    NONE, SUM, MEAN, ONLY_FIRST_REPLICA = 0, 1, 2, 3
 
 
-no_gradient = NotDifferentiable
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable is synchronized (accepted by tf.Variable / get_variable)."""
+    AUTO, NONE, ON_WRITE, ON_READ = 0, 1, 2, 3
+
+
+class TensorSpec:
+    """tf.TensorSpec(shape, dtype=tf.float32, name=None): a tensor's shape and dtype, as input signatures
+    describe one."""
+
+    def __init__(self, shape, dtype=None, name=None):
+        from tinyflow.graph import dtypes
+        self.shape = _shapes.as_shape(shape)
+        self.dtype = dtypes.as_dtype(dtype or "float32")
+        self.name = name
+
+    @classmethod
+    def from_tensor(cls, tensor, name=None):
+        return cls(tensor.shape, tensor.dtype, name or getattr(tensor.op, "name", None))
+
+    def is_compatible_with(self, spec_or_tensor):
+        return (self.dtype == spec_or_tensor.dtype and
+                self.shape.is_compatible_with(_shapes.as_shape(spec_or_tensor.shape)))
+
+    def __eq__(self, other):
+        return (type(self) is type(other) and self.dtype == other.dtype and self.name == other.name
+                and str(self.shape) == str(other.shape))
+
+    def __hash__(self):
+        return hash((str(self.shape), self.dtype, self.name))
+
+    def __repr__(self):
+        return "TensorSpec(shape=%s, dtype=%r, name=%r)" % (self.shape, self.dtype, self.name)

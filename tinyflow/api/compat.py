@@ -6,7 +6,18 @@ import types
 
 import numpy as np
 
-v2 = types.SimpleNamespace()
+v2 = types.ModuleType("tinyflow.compat.v2", "tf.compat.v2: the TF2 names TF1 scripts call (summary)")
+
+
+def _v2_getattr(name):
+    if name == "summary":   # TF2's summary API in graph mode, loaded on first use
+        from tinyflow.api import summary_v2
+        v2.summary = summary_v2
+        return summary_v2
+    raise AttributeError("module 'tinyflow.compat.v2' has no attribute %r" % name)
+
+
+v2.__getattr__ = _v2_getattr
 
 
 def disable_v2_behavior():

@@ -93,7 +93,10 @@ predictor = _module("predictor", "tf.contrib.predictor: a SavedModel's signature
 # under its contrib path, so `import tensorflow.contrib.slim as slim` works under the runner)
 _LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framework",
          "summary": "tinyflow.api.contrib_summary", "training": "tinyflow.api.contrib_training",
-         "cluster_resolver": "tinyflow.api.cluster_resolver"}
+         "cluster_resolver": "tinyflow.api.cluster_resolver", "tensorboard": "tinyflow.api.contrib_tensorboard",
+         "util": "tinyflow.api.tensor_util",   # tf.contrib.util: make_tensor_proto, make_ndarray, constant_value
+         "deprecated": "tinyflow.api.contrib_deprecated", "data": "tinyflow.api.contrib_data",
+         "lookup": "tinyflow.api.lookup"}
 
 
 def __getattr__(name):
@@ -104,6 +107,9 @@ def __getattr__(name):
     if name == "tpu":
         from tinyflow.api import tpu
         return tpu.module(__name__ + ".tpu")
+    if name == "distribute":   # tf.contrib.distribute: tf.distribute's strategies under their contrib names
+        from tinyflow.api import distribute
+        return distribute.contrib
     if name in _LAZY:
         import importlib
         module = sys.modules[__name__ + "." + name] = importlib.import_module(_LAZY[name])

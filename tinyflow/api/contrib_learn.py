@@ -1,9 +1,23 @@
-"""tf.contrib.learn: only `tf.contrib.learn.datasets.mnist` (TF's MNIST reader, which
-tensorflow.examples.tutorials.mnist.input_data re-exports). The Estimator-era learn API is out of scope."""
+"""tf.contrib.learn: `datasets.mnist` (TF's MNIST reader, which tensorflow.examples.tutorials.mnist.input_data
+re-exports), `preprocessing` (VocabularyProcessor: contrib_learn_text.py) and ModeKeys. The rest of the
+Estimator-era learn API is out of scope."""
 import sys
 import types
 
 from tinyflow.api.examples.tutorials.mnist import input_data as _mnist
+from tinyflow.api import contrib_learn_text as preprocessing
+
+
+class ModeKeys:
+    """tf.contrib.learn.ModeKeys: the mode strings of TF 1.15's learn Estimators."""
+    TRAIN = "train"
+    EVAL = "eval"
+    INFER = "infer"
+
+    @classmethod
+    def validate(cls, key):
+        if key not in (cls.TRAIN, cls.EVAL, cls.INFER):
+            raise ValueError("Invalid mode %s." % key)
 
 datasets = types.ModuleType(__name__ + ".datasets", "tf.contrib.learn.datasets: mnist")
 datasets.mnist = _mnist
@@ -23,3 +37,5 @@ sys.modules[_CONTRIB] = sys.modules[__name__]
 sys.modules[_CONTRIB + ".datasets"] = datasets
 sys.modules[_CONTRIB + ".datasets.mnist"] = _mnist
 sys.modules[_CONTRIB + ".python.learn.datasets.mnist"] = _mnist
+for _path in (".preprocessing", ".python.learn.preprocessing", ".python.learn.preprocessing.text"):
+    sys.modules[_CONTRIB + _path] = preprocessing

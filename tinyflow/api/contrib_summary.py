@@ -25,7 +25,7 @@ from tinyflow.ops.state_ops import no_op
 
 _SUMMARY_COLLECTION = "_SUMMARY_V2"
 _INIT_COLLECTION = "_SUMMARY_WRITER_INIT_OP"
-_DEFAULT = {"writer": None, "record": False}
+_DEFAULT = {"writer": None, "record": None}   # record None: no recording context (v2 records, contrib not)
 
 
 class SummaryWriter:
@@ -116,14 +116,15 @@ def record_summaries_every_n_global_steps(n, global_step=None):
 
 def should_record_summaries():
     """Whether summary ops built here record (a bool tensor)."""
-    record = _DEFAULT["record"]
+    record = bool(_DEFAULT["record"]) if _DEFAULT["record"] is None else _DEFAULT["record"]
     return convert_to_tensor(record) if not isinstance(record, bool) else constant(record and _DEFAULT["writer"]
                                                                                    is not None)
 
 
-def _write_op(name, tensor, step, encode, family=None):
+def _write_op(name, tensor, step, encode, family=None, record_default=False):
     """The op writing encode(value) as a Summary.Value at `step` to the default writer, when recording."""
     writer, record = _DEFAULT["writer"], _DEFAULT["record"]
+    record = record_default if record is None else record
     if writer is None or record is False:
         return constant(False)
     tag = "%s/%s" % (family, name) if family else name

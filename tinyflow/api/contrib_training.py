@@ -3,9 +3,8 @@
 import json
 import numbers
 import re
-import time
 
-from tinyflow.api.train import latest_checkpoint
+from tinyflow.api.train.tf_checkpoint import checkpoints_iterator, wait_for_new_checkpoint  # noqa: F401 (contrib.training's)
 
 _PARAM = re.compile(r"""
   (?P<name>[a-zA-Z][\w\.]*)(\[\s*(?P<index>\d+)\s*\])?\s*=\s*
@@ -187,31 +186,3 @@ class HParams:
 
     def __repr__(self):
         return "%s(%s)" % (type(self).__name__, str(sorted(self.values().items())))
-
-
-def wait_for_new_checkpoint(checkpoint_dir, last_checkpoint=None, seconds_to_sleep=1, timeout=None):
-    """The newest checkpoint of checkpoint_dir once it differs from last_checkpoint (None on timeout)."""
-    stop = None if timeout is None else time.time() + timeout
-    while True:
-        path = latest_checkpoint(checkpoint_dir)
-        if path is not None and path != last_checkpoint:
-            return path
-        if stop is not None and time.time() + seconds_to_sleep > stop:
-            return None
-        time.sleep(seconds_to_sleep)
-
-
-def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
-    """Yields each new checkpoint of checkpoint_dir as it appears; ends after `timeout` seconds without
-    one (unless timeout_fn() says to go on)."""
-    last = None
-    while True:
-        path = wait_for_new_checkpoint(checkpoint_dir, last, timeout=timeout)
-        if path is None:
-            if timeout_fn is None or timeout_fn():
-                return
-            continue
-        start = time.time()
-        last = path
-        yield path
-        time.sleep(max(0.0, min_interval_secs - (time.time() - start)))

@@ -12,13 +12,13 @@ columns by name and use TF's variable names ("input_layer/<col>_embedding/embedd
 
 Limits (no string tensors yet): string vocabularies and string hash buckets work on numpy string
 inputs that `tf.estimator.inputs.numpy_input_fn` / `pandas_input_fn` (or `encode_strings` on a
-features dict) convert to ids on the host; string hash buckets and OOV buckets hash with TF's Fingerprint64
-(FarmHash) when pyfarmhash is installed (the `farmhash` extra), else with crc32; integer hash buckets and
-crossed columns hash with tinyflow's own functions, so the bucket an id lands in differs from TF's.
+features dict) convert to ids on the host. Every hash is TF's (api/fingerprint.py): string hash buckets and OOV
+buckets use Fingerprint64 (FarmHash; the pyfarmhash binding when installed, else tinyflow's transcription),
+integer hash buckets Fingerprint64 of the decimal string (in the graph), crossed columns SparseCross's
+FingerprintCat64 (in the graph), so an id lands in TF's bucket and a model trained in TF predicts the same.
 """
 import collections
 import math
-import zlib
 
 import numpy as np
 
@@ -248,29 +248,10 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
 
 
 def _fingerprint(text):
-    """The hash of hash buckets and OOV buckets: TF's Fingerprint64 (FarmHash) when the optional pyfarmhash
-    package is installed (`pip install pyfarmhash`), so a string lands in TF's bucket; else
-    tinyflow's own crc32, with a warning (once) that buckets then differ from TF's."""
-    fingerprint64 = _farmhash()
-    if fingerprint64 is not None:
-        return fingerprint64(text.encode("utf-8"))
-    return zlib.crc32(text.encode("utf-8"))
-
-
-_FARMHASH = []
-
-
-def _farmhash():
-    """pyfarmhash's fingerprint64 (TF's Fingerprint64), or None (warned once) when it is not installed."""
-    if not _FARMHASH:
-        try:
-            import farmhash
-            _FARMHASH.append(farmhash.fingerprint64)
-        except ImportError:
-            _tf.logging.warning("tinyflow: hash buckets use crc32, not TF's FarmHash Fingerprint64 (pip install "
-                                "pyfarmhash): a model trained in TF gives other ids here.")
-            _FARMHASH.append(None)
-    return _FARMHASH[0]
+    """The hash of hash buckets and OOV buckets: TF's Fingerprint64 (FarmHash) of the UTF-8 text, so a value
+    lands in TF's bucket (the pyfarmhash binding when installed, else tinyflow's transcription of it)."""
+    from tinyflow.api.fingerprint import fingerprint64
+    return fingerprint64(text.encode("utf-8"))
 
 
 class HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
@@ -288,12 +269,18 @@ class HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
     def ids(self, cache):
         def build(cache):
             x = _raw_ids(cache, self.key)
-            return x if self.dtype == _tf.string else _tf.floormod(x, self.hash_bucket_size)
+            if self.dtype == _tf.string:
+                return x
+            # TF hashes an integer as its decimal string: Fingerprint64(str(x)) mod size; -1 is no id
+            from tinyflow.api.fingerprint import int_fingerprint64, uint64_mod
+            return _tf.where_v2(_tf.equal(x, -1), x,
+                                uint64_mod(int_fingerprint64(x), self.hash_bucket_size))
         return cache.get(self, build)
 
 
 def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=_tf.string):
-    """Ids by hashing values into hash_bucket_size buckets (ints: value mod size; strings: on the host)."""
+    """Ids by hashing values into hash_bucket_size buckets: TF's Fingerprint64 of the value (of an integer's
+    decimal string) mod hash_bucket_size (strings on the host, integers in the graph)."""
     if hash_bucket_size is None or hash_bucket_size < 1:
         raise ValueError("hash_bucket_size must be at least 1. hash_bucket_size: {}, key: {}".format(
             hash_bucket_size, key))
@@ -307,19 +294,35 @@ class CrossedColumn(_CategoricalColumn, collections.namedtuple("CrossedColumn", 
 
     def ids(self, cache):
         def build(cache):
-            crossed = None
-            for k in sorted(self.keys, key=lambda k: k if isinstance(k, str) else k.name):
-                ids = _raw_ids(cache, k) if isinstance(k, str) else k.ids(cache)
-                if crossed is None:
-                    crossed = ids
+            # TF's SparseCross: the categorical columns' ids (sparse: -1 is no id) first, then the raw
+            # features (dense: every value counts), each in the order given; every combination of one id
+            # of each, the last column changing fastest, folded into the hash key with FingerprintCat64
+            from tinyflow.api.fingerprint import DEFAULT_HASH_KEY, cross_hash, uint64_mod
+            leaves = _leaf_keys(self)
+            columns = [k.ids(cache) for k in leaves if not isinstance(k, str)]
+            columns += [_raw_ids(cache, k) for k in leaves if isinstance(k, str)]
+            missing, hashed = None, None
+            for i, ids in enumerate(columns):
+                sparse = i < len(columns) - sum(isinstance(k, str) for k in leaves)
+                gone = _tf.less(ids, 0) if sparse else _tf.zeros_like(ids) < 0
+                if hashed is None:
+                    hashed, missing = cross_hash(self.hash_key or DEFAULT_HASH_KEY, ids), gone
                     continue
-                # every pair of ids of one example: [batch, n1, 1] x [batch, 1, n2] -> [batch, n1*n2]
-                a, b = _tf.expand_dims(crossed, 2), _tf.expand_dims(ids, 1)
-                mixed = _tf.floormod(a * 1000003 + b + 7919, 2 ** 31 - 1)
-                missing = _tf.logical_or(_tf.less(a, 0), _tf.less(b, 0))
-                crossed = _tf.reshape(_tf.where_v2(missing, -_tf.ones_like(mixed), mixed), [-1, _n_ids(a, b)])
-            return _tf.where_v2(_tf.less(crossed, 0), crossed, _tf.floormod(crossed, self.hash_bucket_size))
+                # every pair of one example: [batch, n1, 1] x [batch, 1, n2] -> [batch, n1*n2]
+                n = _n_ids(_tf.expand_dims(hashed, 2), _tf.expand_dims(ids, 1))
+                hashed = _tf.reshape(cross_hash(_tf.expand_dims(hashed, 2), _tf.expand_dims(ids, 1)), [-1, n])
+                missing = _tf.reshape(_tf.logical_or(_tf.expand_dims(missing, 2), _tf.expand_dims(gone, 1)), [-1, n])
+            return _tf.where_v2(missing, -_tf.ones_like(hashed, dtype=_tf.int64),
+                                uint64_mod(hashed, self.hash_bucket_size))
         return cache.get(self, build)
+
+
+def _leaf_keys(column):
+    """TF's _collect_leaf_level_keys: the keys of a crossed column, nested crossed columns inlined."""
+    out = []
+    for k in column.keys:
+        out.extend(_leaf_keys(k) if isinstance(k, CrossedColumn) else [k])
+    return out
 
 
 def _n_ids(a, b):
@@ -337,6 +340,10 @@ def crossed_column(keys, hash_bucket_size, hash_key=None):
         if not isinstance(k, (str, _CategoricalColumn)):
             raise ValueError("Unsupported key type. All keys must be either string, or categorical column except "
                              "HashedCategoricalColumn. Given: {}".format(k))
+        if isinstance(k, HashedCategoricalColumn):
+            raise ValueError("categorical_column_with_hash_bucket is not supported for crossing. Hashing before "
+                             "crossing will increase probability of collision. Instead, use the feature name as a "
+                             "string. Given: {}".format(k))
     return CrossedColumn(tuple(keys), int(hash_bucket_size), hash_key)
 
 

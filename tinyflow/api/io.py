@@ -4,10 +4,11 @@ import types as _types
 from tinyflow.api import gfile  # noqa: F401
 from tinyflow.api.tf_files.graph_util import write_graph  # noqa: E402,F401 (tf.io.write_graph)
 from tinyflow.formats.tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator)  # noqa: F401
-from tinyflow.ops.parsing_ops import (FixedLenFeature, VarLenFeature, decode_csv, decode_raw, parse_example,  # noqa: F401
-                                      parse_single_example)
+from tinyflow.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, decode_csv,  # noqa: F401
+                                      decode_raw, parse_example, parse_single_example)
 from tinyflow.ops.string_ops import decode_base64, encode_base64  # noqa: F401
 from tinyflow.ops.reader_ops import matching_files, read_file, write_file  # noqa: F401
+from tinyflow.ops.image_codec_ops import decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png  # noqa: F401
 
 python_io = _types.SimpleNamespace(TFRecordWriter=TFRecordWriter, tf_record_iterator=tf_record_iterator,
                                    TFRecordOptions=TFRecordOptions, TFRecordCompressionType=TFRecordCompressionType)

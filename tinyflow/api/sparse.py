@@ -1,3 +1,21 @@
 """tf.sparse: the sparse tensors string splitting and VarLenFeature parsing return."""
+from tinyflow.graph import dtypes as _dt
 from tinyflow.ops.sparse import SparseTensor, SparseTensorValue  # noqa: F401
 from tinyflow.ops.sparse import sparse_tensor_to_dense as to_dense  # noqa: F401
+
+
+def placeholder(dtype, shape=None, name=None):
+    """tf.sparse.placeholder / tf.sparse_placeholder: a SparseTensor of three placeholders (indices,
+    values, dense_shape; a fully known `shape` makes dense_shape a constant), fed a SparseTensorValue."""
+    from tinyflow.graph.shapes import TensorShape
+    from tinyflow.ops.core.array_ops import placeholder as _placeholder
+    from tinyflow.ops.core.base import constant
+    shape = TensorShape(shape)
+    rank = shape.ndims
+    sub = (lambda part: name + "/" + part) if name is not None else (lambda part: None)
+    if shape.is_fully_defined():
+        dense_shape = constant(shape.as_list(), _dt.int64, name=sub("shape") or "Const")
+    else:
+        dense_shape = _placeholder(_dt.int64, [rank], name=sub("shape"))
+    values = _placeholder(dtype, [None], name=sub("values"))   # TF's order of creation (and so of names)
+    return SparseTensor(_placeholder(_dt.int64, [None, rank], name=sub("indices")), values, dense_shape)

@@ -3,6 +3,7 @@ from tinyflow.ops.string_ops import (as_string, length, lower, reduce_join, rege
                                      string_to_number as to_number, strip, substr, upper)
 from tinyflow.ops.string_ops import string_join as join  # noqa: F401
 from tinyflow.ops.string_ops import encode_base64, decode_base64  # noqa: F401
+from tinyflow.ops.string_ops import string_to_hash_bucket_fast as to_hash_bucket_fast  # noqa: F401
 
 
 def format(template, inputs, placeholder="{}", summarize=3, name=None):

@@ -21,8 +21,8 @@ from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor, make_op
 from tinyflow.ops.summary_ops import LIMITS, bucket_index
 
-__all__ = ["FileWriter", "FileWriterCache", "audio", "histogram", "image", "merge", "merge_all", "scalar",
-           "tensor_summary", "text"]
+__all__ = ["FileWriter", "FileWriterCache", "all_v2_summary_ops", "audio", "histogram", "image", "merge",
+           "merge_all", "scalar", "tensor_summary", "text"]
 _MESSAGES = ("Summary", "Event", "SessionLog", "SummaryDescription", "TaggedRunMetadata", "HistogramProto",
              "SummaryMetadata")
 
@@ -33,6 +33,11 @@ def __getattr__(name):
         from tinyflow.formats import tf_protos
         return getattr(tf_protos, name)
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+def all_v2_summary_ops():
+    """The v2 summary ops (tf.compat.v2.summary, tf.contrib.summary) built so far in the default graph."""
+    return get_default_graph().get_collection("_SUMMARY_V2")
 
 
 def _summary(values):
@@ -200,12 +205,14 @@ def _buckets(op_type, inputs, attrs, name):
     return dict(attrs, _host_inputs=[buckets, buckets])
 
 
-def _summary_op(op_type, name, tensor, collections, family, more_inputs=(), **attrs):
+def _summary_op(op_type, name, tensor, collections, family, more_inputs=(), tag=None, **attrs):
+    """A summary op tagged by its name scope (or by `tag` exactly: tf.contrib.deprecated's summaries)."""
     name = re.sub(r"[^-/\w\.]", "_", name)  # TF's rule for a valid summary name
     graph = get_default_graph()
     with graph.name_scope(family) if family else contextlib.nullcontext():
         with graph.name_scope(name) as scope:
-            tag = scope.rstrip("/") if family is None else family + "/" + scope.rstrip("/")
+            if tag is None:
+                tag = scope.rstrip("/") if family is None else family + "/" + scope.rstrip("/")
             inputs = [convert_to_tensor(tensor)] + [convert_to_tensor(x, dtype=dt.float32) for x in more_inputs]
             out = make_op(op_type, inputs, _buckets(op_type, inputs, dict(attrs, tag=tag), "buckets"), name=scope)
     for key in (collections if collections is not None else [GraphKeys.SUMMARIES]):

@@ -200,6 +200,28 @@ shutdown_system = _needs_a_tpu("shutdown_system")
 rewrite = _needs_a_tpu("rewrite")
 shard = _needs_a_tpu("shard")
 batch_parallel = _needs_a_tpu("batch_parallel")
+keras_to_tpu_model = _needs_a_tpu("keras_to_tpu_model")
+
+
+class TPUDistributionStrategy:
+    """tf.contrib.tpu.TPUDistributionStrategy (keras_to_tpu_model's): no TPU here, an error naming it."""
+
+    def __init__(self, tpu_cluster_resolver=None, using_single_core=False):
+        from tinyflow.api.distribute import strategy
+        strategy.initialize_tpu_system.__wrapped__("tf.contrib.tpu.TPUDistributionStrategy")
+
+
+def _experimental():
+    from tinyflow.api.distribute import strategy
+    return types.SimpleNamespace(initialize_tpu_system=strategy.initialize_tpu_system,
+                                 shutdown_tpu_system=strategy.initialize_tpu_system)
+
+
+def __getattr__(name):
+    """tf.tpu.experimental (initialize_tpu_system: an error naming the TPU it needs)."""
+    if name == "experimental":
+        return _experimental()
+    raise AttributeError("module 'tinyflow.tpu' has no attribute %r" % name)
 
 
 def cross_replica_sum(x, group_assignment=None, name=None):
@@ -212,7 +234,8 @@ def module(name):
     mod = types.ModuleType(name, __doc__)
     names = ["TPUEstimator", "TPUEstimatorSpec", "RunConfig", "TPUConfig", "InputPipelineConfig",
              "CrossShardOptimizer", "TPUClusterResolver", "bfloat16_scope", "initialize_system", "shutdown_system",
-             "rewrite", "shard", "batch_parallel", "cross_replica_sum"]
+             "rewrite", "shard", "batch_parallel", "cross_replica_sum", "TPUDistributionStrategy",
+             "keras_to_tpu_model"]
     mod.__dict__.update({n: globals()[n] for n in names})
     mod.__all__ = names
     sys.modules[name] = mod

@@ -32,6 +32,13 @@ def modules():
     for name, module in data.items():
         out["tensorflow.contrib.slim.python.slim.data." + name] = module
         out["tensorflow.contrib.slim." + name] = module
+    from tinyflow.api.slim import nets
+    out["tensorflow.contrib.slim.nets"] = nets
+    out["tensorflow.contrib.slim.python.slim.nets"] = nets
+    for name in ("alexnet", "inception", "inception_v1", "inception_v2", "inception_v3", "overfeat", "resnet_utils",
+                 "resnet_v1", "resnet_v2", "vgg"):
+        out["tensorflow.contrib.slim.nets." + name] = out["tensorflow.contrib.slim.python.slim.nets." + name] = \
+            getattr(nets, name)
     out["tensorflow.contrib.framework.python"] = _namespace("tensorflow.contrib.framework.python", {})
     # TF's ops/__init__ star-imports its submodules: `ops.arg_scope` is the function there
     out["tensorflow.contrib.framework.python.ops"] = _namespace("tensorflow.contrib.framework.python.ops",
@@ -44,6 +51,21 @@ def modules():
     for sub, module in (("initializers", initializers), ("regularizers", initializers), ("layers", layers),
                         ("utils", slim.utils)):
         out["tensorflow.contrib.layers.python.layers." + sub] = module
+    from tinyflow.api import contrib_training
+    from tinyflow.api import contrib
+    tfe = contrib.eager   # (the namespace tfe.install builds: `import tensorflow.contrib.eager.python.tfe as tfe`)
+    training = {"evaluation": contrib_training, "hparam": contrib_training, "training": contrib_training}
+    out["tensorflow.contrib.training.python"] = _namespace("tensorflow.contrib.training.python", {})
+    out["tensorflow.contrib.training.python.training"] = _namespace(
+        "tensorflow.contrib.training.python.training", training)
+    for sub, module in training.items():
+        out["tensorflow.contrib.training.python.training." + sub] = module
+    out["tensorflow.contrib.eager.python"] = _namespace("tensorflow.contrib.eager.python", {"tfe": tfe})
+    out["tensorflow.contrib.eager.python.tfe"] = tfe
+    from tinyflow.api import contrib_tensorboard
+    out["tensorflow.contrib.tensorboard"] = contrib_tensorboard
+    out["tensorflow.contrib.tensorboard.plugins"] = contrib_tensorboard.plugins
+    out["tensorflow.contrib.tensorboard.plugins.projector"] = contrib_tensorboard
     return out
 
 

@@ -24,10 +24,10 @@ OUT_OF_SCOPE = {
     "contrib.boosted_trees": "gradient-boosted trees (not even importable in TF 1.15's pip build)",
     "contrib.distributions": "the deprecated distributions library (use TensorFlow Probability)",
     "distributions": "the deprecated distributions library",
-    "contrib.learn": "the Estimator-era learn API (only datasets.mnist is provided)",
+    "contrib.learn": "the Estimator-era learn API (datasets.mnist, preprocessing.VocabularyProcessor and ModeKeys "
+                     "are provided)",
     "contrib.keras": "Keras under contrib (tf.keras is the supported spelling)",
     "lite": "TensorFlow Lite converter",
-    "distribute": "TF's distribution strategies (tinyflow's own tf.distribute.DataParallel scales a graph instead)",
     "profiler": "TF's profiler (tinyflow has sess.memory_report and XLA's tools)",
     "autograph": "Python-to-graph conversion",
     "quantization": "fake-quant training ops",
@@ -93,7 +93,9 @@ def _resolves(name):
     import importlib
     import tinyflow
     parts = name.split(".")
-    if parts[0] == "tf":
+    if parts[0] == "tf" and ".python." in name:   # TF's internal module paths exist as imports (the runner's)
+        parts = ["tensorflow"] + parts[1:]
+    elif parts[0] == "tf":
         return _resolve(tinyflow, ".".join(parts[1:]) or "tf") is not None
     from tinyflow.cli.runner import alias_tensorflow
     alias_tensorflow()

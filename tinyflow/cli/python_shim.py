@@ -2,7 +2,10 @@
 `from tensorflow.python.ops import array_ops`, ...). TF's internal modules are not tinyflow's
 layout, so each aliased module is a plain namespace holding the tf names scripts take from it: the
 whole `tf.` namespace, plus the submodule's own extras (tf.nn for nn_ops, the rnn cells for
-rnn_cell_impl, ...). Scripts that reach deeper into TF's internals still fail, with ImportError."""
+rnn_cell_impl, ...). Scripts that reach deeper into TF's internals still fail, with ImportError.
+
+`tensorflow.core.*_pb2` (`from tensorflow.core.framework import graph_pb2`) name the protobuf messages
+tinyflow declares (formats/tf_protos.py); config_pb2 and rewriter_config_pb2 the session option records."""
 import sys
 import types
 
@@ -25,19 +28,37 @@ MODULES = {
     "platform.tf_logging": "logging", "platform.flags": "flags", "platform.app": "app", "client": None,
     "client.session": None, "util": None, "util.nest": "nest", "lib": None, "lib.io": None,
     "lib.io.file_io": "gfile", "pywrap_tensorflow": None, "client.device_lib": "_device_lib",
-    "ops.string_ops": "strings",
+    "ops.string_ops": "strings", "ops.lookup_ops": "lookup",
     "saved_model": "saved_model", "saved_model.tag_constants": "saved_model.tag_constants",
     "saved_model.signature_constants": "saved_model.signature_constants",
     "saved_model.signature_def_utils": "saved_model.signature_def_utils",
     "saved_model.builder": "saved_model.builder", "saved_model.loader": "saved_model.loader",
     "saved_model.utils": "saved_model.utils", "saved_model.main_op": "saved_model.main_op",
+    "ops.control_flow_util": None, "ops.summary_op_util": None, "ops.inplace_ops": None, "ops.gradients": None,
+    "ops.gradients_impl": None, "ops.gen_image_ops": "image", "ops.resource_variable_ops": None,
+    "framework.function": None, "framework.sparse_tensor": "sparse", "layers.base": "layers",
+    "lib.io.tf_record": "python_io", "util.tf_inspect": None, "tf2": None, "distribute": None,
+    "distribute.summary_op_util": None, "feature_column": "_feature_column",
+    "feature_column.feature_column": "_feature_column", "feature_column.feature_column_v2": "_feature_column",
+}
+# names TF's internal modules hold beyond the tf. namespace: module -> {name: attribute of api/internals.py}
+OWN = {
+    "framework.ops": ["uid"], "ops.control_flow_ops": ["with_dependencies"],
+    "ops.control_flow_util": ["ENABLE_CONTROL_FLOW_V2", "enable_control_flow_v2", "EnableControlFlowV2",
+                              "IsInXLAContext", "GetContainingXLAContext"],
+    "framework.function": ["Defun"], "ops.summary_op_util": ["collect", "clean_tag", "summary_scope"],
+    "distribute.summary_op_util": ["skip_summary"],
+    "ops.inplace_ops": ["inplace_update", "inplace_add", "inplace_sub", "alias_inplace_update",
+                        "alias_inplace_add", "alias_inplace_sub"],
+    "tf2": ["enabled"], "pywrap_tensorflow": ["EventsWriter"],
 }
 
 
 def _extra(tinyflow, path):
-    if path == "_device_lib":
-        from tinyflow.api import device_lib
-        return device_lib
+    if path in ("_device_lib", "_feature_column"):
+        import importlib
+        return importlib.import_module({"_device_lib": "tinyflow.api.device_lib",
+                                        "_feature_column": "tinyflow.api.feature_column"}[path])
     obj = tinyflow
     for part in path.split("."):
         obj = getattr(obj, part, None)
@@ -50,14 +71,28 @@ def build(tinyflow):
     """The shim modules, keyed by their full `tensorflow.python...` name."""
     public = {k: v for k, v in vars(tinyflow).items() if not k.startswith("_")}
     modules = {"tensorflow.python": types.ModuleType("tensorflow.python")}
-    modules["tensorflow.python"].__dict__.update(public)
+    def lazy(name):   # tf names not loaded yet (PEP 562 on each shim module): tinyflow loads them on use
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(tinyflow, name)
+    modules["tensorflow.python"].__dict__.update(public, __getattr__=lazy)
     for name in sorted(MODULES):  # parents first, so children can be attached to them
         full = "tensorflow.python." + name
         module = types.ModuleType(full, "tinyflow's stand-in for TF's %s" % full)
-        module.__dict__.update(public)
+        module.__dict__.update(public, __getattr__=lazy)
         extra = _extra(tinyflow, MODULES[name]) if MODULES[name] else None
         if extra is not None:
             module.__dict__.update({k: v for k, v in vars(extra).items() if not k.startswith("_")})
+        if name in OWN or name == "util.tf_inspect":
+            from tinyflow.api import internals
+            module.__dict__.update({k: getattr(internals, k) for k in OWN.get(name, ())})
+            if name == "util.tf_inspect":
+                module.__dict__.update(vars(internals.tf_inspect))
+        if name in ("ops.math_ops", "ops.gen_math_ops"):   # gen_math_ops's raw names, which math_ops star-imports
+            module.__dict__.update(mul=tinyflow.multiply, sub=tinyflow.subtract, neg=tinyflow.negative)
+        if name == "ops.resource_variable_ops":
+            module.__dict__.update(ResourceVariable=tinyflow.Variable, resource_scatter_add=tinyflow.scatter_add,
+                                   is_resource_variable=lambda v: isinstance(v, tinyflow.Variable))
         if name == "framework.tensor_shape":
             from tinyflow.graph import shapes
             module.__dict__.update({"as_shape": shapes.as_shape, "unknown_shape": lambda rank=None: shapes.TensorShape(
@@ -72,9 +107,38 @@ def build(tinyflow):
     return modules
 
 
+def core_modules():
+    """`tensorflow.core.<dir>.<file>_pb2` -> tinyflow's declarations of TF's messages, with their parents."""
+    from tinyflow.formats import tf_protos
+    from tinyflow.runtime import config
+    modules = {}
+    for pf in tf_protos.FILES:
+        folder, _, file = pf.name[:-len(".proto")].rpartition("/")
+        if not folder.startswith(("tensorflow/core/", "tensorflow/python/")):
+            continue   # (the projector's config is tf.contrib.tensorboard's: api/contrib_tensorboard.py)
+        modules[folder.replace("/", ".") + "." + file + "_pb2"] = tf_protos._MODULES[file]
+    records = types.ModuleType("tensorflow.core.protobuf.config_pb2", "TF's session options (runtime/config.py)")
+    records.__dict__.update({k: v for k, v in vars(config).items() if isinstance(v, type) and k[:1] != "_"})
+    rewriter = types.ModuleType("tensorflow.core.protobuf.rewriter_config_pb2", "Grappler's switches (accepted)")
+    rewriter.RewriterConfig = config.RewriterConfig
+    modules.update({"tensorflow.core.protobuf.config_pb2": records,
+                    "tensorflow.core.protobuf.rewriter_config_pb2": rewriter})
+    for name in sorted(modules):   # the folders as packages: tensorflow.core, tensorflow.core.framework, ...
+        parent = name.rpartition(".")[0]
+        while parent not in ("tensorflow", "tensorflow.python") and parent not in modules:
+            modules[parent] = types.ModuleType(parent, "tinyflow's stand-in for TF's %s" % parent)
+            parent = parent.rpartition(".")[0]
+    return modules
+
+
 def install(tinyflow):
     """Registers the shims in sys.modules (called by the runner's alias_tensorflow)."""
-    for name, module in build(tinyflow).items():
+    modules = build(tinyflow)
+    modules.update({k: v for k, v in core_modules().items() if k not in modules})
+    for name, module in sorted(modules.items()):
+        parent, _, leaf = name.rpartition(".")
+        if parent in sys.modules and not hasattr(sys.modules[parent], leaf):
+            setattr(sys.modules[parent], leaf, module)
         sys.modules.setdefault(name, module)
     if "tensorflow" in sys.modules:
         sys.modules["tensorflow"].python = sys.modules["tensorflow.python"]

@@ -19,7 +19,8 @@ def alias_tensorflow():
                  "contrib.layers", "contrib.eager", "nn.rnn_cell", "app", "flags", "logging", "gfile", "io",
                  "summary", "data", "image", "distribute", "feature_column", "estimator", "contrib.seq2seq",
                  "contrib.learn", "contrib.learn.datasets", "contrib.learn.datasets.mnist",
-                 "contrib.learn.python.learn.datasets.mnist"):
+                 "contrib.learn.python.learn.datasets.mnist", "contrib.learn.preprocessing",
+                 "contrib.learn.python.learn.preprocessing", "contrib.lookup", "contrib.data"):
         module = tinyflow
         for part in name.split("."):
             module = getattr(module, part, None)
@@ -55,7 +56,7 @@ SETTINGS = [  # every TINYFLOW_* environment variable the package reads, with wh
 ]
 
 _USAGE = """usage: python -m tinyflow [--data-parallel] [--coordinator HOST:PORT --num-processes N --process-id I]
-                          SCRIPT.py [args...]
+                          SCRIPT.py [args...]   (or: -m PACKAGE.MODULE [args...])
        tinyflow ... (the same), tinyflow --version
 
 Runs a TensorFlow 1 script with `import tensorflow` resolving to tinyflow. --data-parallel: every
@@ -98,6 +99,11 @@ def _options(argv):
     opts, flags = {}, {"--coordinator": str, "--num-processes": int, "--process-id": int}
     while argv and argv[0].startswith("-"):
         name, _, value = argv.pop(0).partition("=")
+        if name == "-m" or name.startswith("-m") and len(name) > 2:   # -m package.module (or -mpackage.module)
+            if len(name) == 2 and not argv:
+                raise SystemExit("tinyflow: option -m needs a module name\n%s" % usage())
+            opts["module"] = name[2:] or argv.pop(0)
+            break
         if name == "--data-parallel":
             opts["data_parallel"] = True
         elif name in flags:
@@ -144,18 +150,40 @@ def print_trimmed_traceback(exc):
     _user_frames(te, hidden)
     print("".join(te.format()), end="", file=sys.stderr)
     print("(tinyflow's own frames are hidden: TINYFLOW_FULL_TRACEBACK=1 shows them)", file=sys.stderr)
+    missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+    if missing and missing.split(".")[0] in TF1_ENVIRONMENT:
+        print("tinyflow: %s came with TensorFlow 1.15 (TF depended on it), so TF1 scripts import it without "
+              "declaring it: pip install %s (or all of them: pip install \"tinyflow[tf1-env]\")"
+              % (missing.split(".")[0], TF1_ENVIRONMENT[missing.split(".")[0]]), file=sys.stderr)
 
 
-def run_script(argv):
-    """Runs argv[0] as __main__ with argv as sys.argv; an uncaught error prints a trimmed traceback
-    and gives exit code 1 (as Python's own)."""
+# what TF 1.15's own install always brought along that scripts import directly: module -> its package
+TF1_ENVIRONMENT = {"six": "six", "termcolor": "termcolor", "wrapt": "wrapt", "gast": "gast", "astor": "astor",
+                   "keras_preprocessing": "keras-preprocessing", "keras_applications": "keras-applications",
+                   "opt_einsum": "opt-einsum", "google_pasta": "google-pasta", "pasta": "google-pasta"}
+
+
+def run_script(argv, module=None):
+    """Runs argv[0] (or `module`, as `python -m module`) as __main__ with argv as sys.argv; an uncaught
+    error prints a trimmed traceback and gives exit code 1 (as Python's own)."""
     import os
-    if not os.path.isfile(argv[0]):
+    if module is None and not os.path.isfile(argv[0]):
         raise SystemExit("tinyflow: no script %s\n(python -m tinyflow --help for the usage)" % argv[0])
     sys.argv = argv
-    sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
+    sys.path.insert(0, os.getcwd() if module else os.path.dirname(os.path.abspath(argv[0])))
+    if module:
+        import importlib.util
+        try:
+            found = importlib.util.find_spec(module)
+        except ImportError:
+            found = None
+        if found is None:
+            raise SystemExit("tinyflow: No module named %s" % module)
     try:
-        runpy.run_path(argv[0], run_name="__main__")
+        if module:   # sys.argv[0] becomes the module's file, as Python's -m sets it
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(argv[0], run_name="__main__")
     except (SystemExit, KeyboardInterrupt):
         raise
     except BaseException as e:
@@ -174,7 +202,7 @@ def main(argv=None):
         print(answer[0])
         return answer[1]
     opts, argv = _options(argv)
-    if not argv:
+    if not argv and "module" not in opts:
         raise SystemExit(usage())
     if "coordinator" in opts or "TINYFLOW_COORDINATOR" in __import__("os").environ:
         tinyflow.distribute.initialize(opts.get("coordinator"), opts.get("num_processes"), opts.get("process_id"))
@@ -182,6 +210,10 @@ def main(argv=None):
     if opts.get("data_parallel"):
         tinyflow.distribute.set_default(tinyflow.distribute.DataParallel())
     alias_tensorflow()
+    from tinyflow.cli import numpy_compat
+    numpy_compat.install()   # np.float, np.int, np.asscalar, ... for scripts written for numpy 1.x
+    if "module" in opts:
+        return run_script(["-m"] + argv, opts["module"])
     return run_script(argv)
 
 

@@ -419,6 +419,21 @@ FILES = (
                 ("all_model_checkpoint_paths", 2, "repeated string"),
                 ("all_model_checkpoint_timestamps", 3, "repeated double"),
                 ("last_preserved_timestamp", 4, "double"))),
+    proto_file("tensorflow/contrib/tensorboard/plugins/projector/projector_config.proto", [],
+        message("SpriteMetadata",
+                ("image_path", 1, "string"),
+                ("single_image_dim", 2, "repeated uint32")),
+        message("EmbeddingInfo",
+                ("tensor_name", 1, "string"),
+                ("metadata_path", 2, "string"),
+                ("bookmarks_path", 3, "string"),
+                ("tensor_shape", 4, "repeated uint32"),
+                ("sprite", 5, "SpriteMetadata"),
+                ("tensor_path", 6, "string")),
+        message("ProjectorConfig",
+                ("model_checkpoint_path", 1, "string"),
+                ("embeddings", 2, "repeated EmbeddingInfo"),
+                ("model_checkpoint_dir", 3, "string"))),
 )
 
 _MODULES = build(FILES, "tinyflow.formats.tf_protos.")

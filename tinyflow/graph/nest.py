@@ -26,8 +26,9 @@ def pack_as(template, flat, lists=True):
     sequences = _sequences(lists)
 
     def build(s):
-        if isinstance(s, dict):
-            return type(s)((k, build(s[k])) for k in sorted(s))
+        if isinstance(s, dict):  # filled in sorted key order, keeping the template's order (as tf.nest)
+            built = {k: build(s[k]) for k in sorted(s)}
+            return type(s)((k, built[k]) for k in s)
         if isinstance(s, tuple) and hasattr(s, "_fields"):  # namedtuple
             return type(s)(*[build(v) for v in s])
         if isinstance(s, sequences):

@@ -109,6 +109,36 @@ def get_op_def(name):
         raise KeyError("Op type not registered '%s'" % name) from None
 
 
+_GRADIENTS = {}   # tf.RegisterGradient / tf.NotDifferentiable: name -> grad(op, *output grads) (None: no gradient)
+
+
+def register_gradient(name, fn):
+    """tf.RegisterGradient(name)(fn): the gradient of ops of type `name`, or of ops a graph's
+    gradient_override_map maps to `name`. As in TF, a gradient is registered once: a built-in op's
+    own gradient cannot be replaced (override it with gradient_override_map instead)."""
+    if name in _GRADIENTS or (name in _REGISTRY and _REGISTRY[name].grad is not NOT_SET):
+        raise KeyError("Registering two gradient with name '%s'! (Previous registration was in tinyflow's %s)"
+                       % (name, "op registry" if name in _REGISTRY else "gradient registry"))
+    _GRADIENTS[name] = fn
+
+
+def gradient_of(op):
+    """The gradient rule of an op: grad(op, *output grads) -> one gradient per input; None (not
+    differentiable) or NOT_SET (none defined). The op's `_gradient_op_type` attr (gradient_override_map)
+    names a registered gradient or another op type whose rule it takes."""
+    name = op.attrs.get("_gradient_op_type", op.type) if hasattr(op, "attrs") else op.type
+    if name in _GRADIENTS:
+        fn = _GRADIENTS[name]
+        return None if fn is None else lambda op, *grads: _as_list(fn(op, *grads))
+    if name not in _REGISTRY:
+        raise LookupError("gradient registry has no entry for: %s" % name)
+    return _REGISTRY[name].grad
+
+
+def _as_list(grads):   # TF's gradient functions may return one tensor for a one-input op
+    return list(grads) if isinstance(grads, (list, tuple)) else [grads]
+
+
 def registered_ops():
     """All OpDefs, by name."""
     return dict(_REGISTRY)

@@ -149,6 +149,15 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """A feature with any number of values: parsed to a SparseTensor."""
 
 
+class FixedLenSequenceFeature(collections.namedtuple("FixedLenSequenceFeature",
+                                                     ["shape", "dtype", "allow_missing", "default_value"])):
+    """A feature of any number of items of `shape`: parsed to [items] + shape (a batch: padded to its
+    longest with `default_value`)."""
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+
 _KIND = {dt.int64: "int64_list", dt.float32: "float_list", dt.string: "bytes_list"}
 _KIND_NAME = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
 
@@ -193,6 +202,9 @@ def _parse_example(session, op, inputs):
     for (key, dtype, shape), default in zip(op.attrs["dense"], inputs[1:]):
         n = int(np.prod(shape, dtype=np.int64))
         rows = []
+        if key in op.attrs.get("seq", ()):
+            outs.append(_sequence_feature(op, examples, key, dtype, shape, default, single))
+            continue
         for b, ex in enumerate(examples):
             vals = _feature_values(op, ex, key, dtype, b, single)
             if vals is None:
@@ -213,13 +225,30 @@ def _parse_example(session, op, inputs):
     return outs
 
 
+def _sequence_feature(op, examples, key, dtype, shape, default, single):
+    """A FixedLenSequenceFeature: each example's values as items of `shape`, padded to the longest."""
+    stride, rows = int(np.prod(shape, dtype=np.int64)), []
+    for b, ex in enumerate(examples):
+        vals = _feature_values(op, ex, key, dtype, b, single) or []
+        if len(vals) % stride:
+            raise _bad(op, "Name: <unknown>, Key: %s, Index: %d.  Number of %s values is not a multiple of stride "
+                       "length. Saw %d values but output shape is: [?,%s]" % (key, b, _KIND_NAME[_KIND[dtype]],
+                                                                             len(vals), ",".join(map(str, shape))))
+        rows.append(vals)
+    items = max([len(r) // stride for r in rows] + [0])
+    pad = default.reshape(-1)[0] if default.size else (b"" if dtype is dt.string else 0)
+    flat = [v for r in rows for v in r + [pad] * (items * stride - len(r))]
+    full = ((items,) if single else (len(examples), items)) + tuple(shape)
+    return string_array(full, flat) if dtype is dt.string else np.array(flat, dtype.np).reshape(full)
+
+
 def _parse_shapes(shapes, attrs, values):
     single = attrs["single"]
     batch = [] if single else [shapes[0].as_list()[0] if shapes[0].ndims == 1 else None]
     out = []
     for _ in attrs["sparse"]:
         out += [TensorShape([None, 1 if single else 2]), TensorShape([None]), TensorShape([1 if single else 2])]
-    out += [TensorShape(batch + list(shape)) for _, _, shape in attrs["dense"]]
+    out += [TensorShape(batch + [None] * (k in attrs.get("seq", ())) + list(shape)) for k, _, shape in attrs["dense"]]
     return out
 
 
@@ -236,7 +265,7 @@ register_host_op("ParseExample", _parse_shapes, _parse_dtypes, _parse_example)
 def _parse(serialized, features, single, name):
     if not features:
         raise ValueError("Missing: features was %s." % features)
-    sparse, dense, defaults = [], [], []
+    sparse, dense, defaults, seq = [], [], [], []
     for key in sorted(features):
         spec = features[key]
         dtype = dt.as_dtype(spec.dtype)
@@ -244,6 +273,17 @@ def _parse(serialized, features, single, name):
             raise ValueError("Unsupported dtype %s for feature %s: use int64, float32 or string" % (dtype.name, key))
         if isinstance(spec, VarLenFeature):
             sparse.append((key, dtype))
+        elif isinstance(spec, FixedLenSequenceFeature):
+            if not spec.allow_missing:
+                raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
+            shape = TensorShape(spec.shape)
+            if not shape.is_fully_defined():
+                raise ValueError("dense_shapes[%d] has unknown rank or unknown inner dimensions: [?,%s]" % (
+                    len(dense), ",".join("?" if d is None else str(d) for d in shape.as_list() or [])))
+            dense.append((key, dtype, [int(d) for d in shape.as_list()]))
+            seq.append(key)
+            defaults.append(convert_to_tensor(np.zeros([0], dtype.np) if spec.default_value is None
+                                              else spec.default_value, dtype))
         elif isinstance(spec, FixedLenFeature):
             shape = [int(d) for d in TensorShape(spec.shape).as_list()]
             dense.append((key, dtype, shape))
@@ -252,7 +292,7 @@ def _parse(serialized, features, single, name):
         else:
             raise ValueError("Invalid feature %s: %r (FixedLenFeature or VarLenFeature)" % (key, spec))
     s = as_strings(serialized, "serialized")
-    op = make_host_op("ParseExample", [s] + defaults, {"sparse": sparse, "dense": dense, "single": single},
+    op = make_host_op("ParseExample", [s] + defaults, dict(sparse=sparse, dense=dense, single=single, seq=seq),
                       name=name or ("ParseSingleExample" if single else "ParseExample"))
     outs, result = list(op.outputs), {}
     for key, _ in sparse:

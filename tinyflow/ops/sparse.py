@@ -10,7 +10,7 @@ import numpy as np
 
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
-from tinyflow.graph.core import Tensor
+from tinyflow.graph.core import Tensor, constant_value
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op
@@ -33,6 +33,9 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
     graph = property(lambda self: self.values.graph)
 
     def get_shape(self):
+        known = constant_value(self.dense_shape)
+        if known is not None:
+            return TensorShape([int(d) for d in known])
         n = self.dense_shape.shape.as_list()
         return TensorShape([None] * n[0] if n and n[0] is not None else None)
 
@@ -64,3 +67,58 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
     default = convert_to_tensor(default_value, sp_input.dtype)
     return make_host_op("SparseToDense", [sp_input.indices, sp_input.dense_shape, sp_input.values, default],
                         name=name or "SparseToDense").outputs[0]
+
+
+def _levenshtein(a, b):
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+def _sequences(indices, values, shape):
+    seqs = {}
+    for idx, v in sorted(zip(map(tuple, indices), values), key=lambda p: p[0]):
+        seqs.setdefault(idx[:-1], []).append(v)
+    return seqs
+
+
+def _edit_distance(session, op, inputs):
+    hi, hv, hs, ti, tv, ts = inputs
+    if len(hs) != len(ts):
+        raise errors.InvalidArgumentError(op.node_def, op, "hypothesis and truth must have the same rank, got %d "
+                                          "and %d" % (len(hs), len(ts)))
+    shape = tuple(int(max(a, b)) for a, b in zip(hs[:-1], ts[:-1]))
+    hyp, truth = _sequences(hi, hv, hs), _sequences(ti, tv, ts)
+    out = np.zeros(shape, np.float32)
+    for loc in set(hyp) | set(truth):
+        h, t = hyp.get(loc, []), truth.get(loc, [])
+        d = np.float32(_levenshtein(h, t))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[loc] = d / np.float32(len(t)) if op.attrs["normalize"] else d   # no truth: inf, as TF
+    return [out]
+
+
+def _edit_distance_shape(shapes, attrs, values):
+    hs, ts = values[2], values[5]
+    if hs is not None and ts is not None:
+        return [TensorShape([int(max(a, b)) for a, b in zip(hs[:-1], ts[:-1])])]
+    n = shapes[2].as_list()[0] if shapes[2].ndims == 1 else None
+    return [TensorShape(None if n is None else [None] * (n - 1))]
+
+
+register_host_op("EditDistance", _edit_distance_shape, lambda d, a: [dt.float32], _edit_distance)
+
+
+def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
+    """tf.edit_distance: the Levenshtein distance between the sequences (along the last dimension) of two
+    SparseTensors, float32 of their dense shape less its last dimension; normalize: divided by the truth's
+    length (inf where the truth is empty)."""
+    for x, what in ((hypothesis, "Hypothesis"), (truth, "Truth")):
+        if not isinstance(x, (SparseTensor, SparseTensorValue)):
+            raise TypeError("%s must be a SparseTensor." % what)
+    h, t = [SparseTensor(*x) if isinstance(x, SparseTensorValue) else x for x in (hypothesis, truth)]
+    return make_host_op("EditDistance", [h.indices, h.values, h.dense_shape, t.indices, t.values, t.dense_shape],
+                        {"normalize": bool(normalize)}, name=name).outputs[0]

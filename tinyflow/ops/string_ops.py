@@ -367,3 +367,30 @@ def split(source, sep=None, maxsplit=-1, name=None, input=None):
     op = make_host_op("StringSplit", [src, as_strings("" if sep is None else sep)],
                       {"skip_empty": False, "any_char": False, "whitespace": sep is None}, name=name or "StringSplit")
     return SparseTensor(*op.outputs)
+
+
+# ---- hash buckets ---------------------------------------------------------------------------------
+def _fingerprint64():
+    """TF's Fingerprint64 (FarmHash) from the optional pyfarmhash package, as feature_column's string hashes."""
+    try:
+        import farmhash
+    except ImportError:
+        raise errors.UnimplementedError(None, None, "tf.strings.to_hash_bucket_fast needs TF's FarmHash "
+                                        "Fingerprint64: pip install pyfarmhash") from None
+    return farmhash.fingerprint64
+
+
+def _hash_bucket(session, op, inputs):
+    fp, n = _fingerprint64(), op.attrs["num_buckets"]
+    return [np.array([fp(bytes(s)) % n for s in inputs[0].reshape(-1)], np.int64).reshape(inputs[0].shape)]
+
+
+register_host_op("StringToHashBucketFast", _SAME_SHAPE, lambda d, a: [dt.int64], _hash_bucket)
+
+
+def string_to_hash_bucket_fast(input, num_buckets, name=None):
+    """tf.strings.to_hash_bucket_fast: Fingerprint64(s) % num_buckets (int64), TF's buckets."""
+    if int(num_buckets) < 1:
+        raise ValueError("num_buckets must be >= 1, got %d" % num_buckets)
+    return make_host_op("StringToHashBucketFast", [as_strings(input)], {"num_buckets": int(num_buckets)},
+                        name=name or "StringToHashBucketFast").outputs[0]

@@ -17,7 +17,7 @@ import numpy as np
 
 from tinyflow.graph import dtypes as _dt
 from tinyflow.graph.core import Graph, Tensor
-from tinyflow.graph.registry import NOT_SET, get_op_def
+from tinyflow.graph.registry import NOT_SET, gradient_of
 from tinyflow.passes import recompute as recompute_pass
 
 
@@ -102,10 +102,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             out_grads = [_sum(graph, grads.get(t)) for t in op.outputs]
             if all(g is None for g in out_grads) or any(t in stops for t in op.outputs):
                 continue
-            opdef = get_op_def(op.type)
-            if opdef.grad is NOT_SET:
+            grad = gradient_of(op)
+            if grad is NOT_SET:
                 raise LookupError("No gradient defined for operation '%s' (op type: %s)" % (op.name, op.type))
-            if opdef.grad is None:
+            if grad is None:
                 continue
             out_grads = [g if g is not None else graph.create_op("ZerosLike", [t]).outputs[0]
                          for g, t in zip(out_grads, op.outputs)]
@@ -113,7 +113,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 if remat is not None:
                     remat.before(op, out_grads)
                 mark = len(graph._ops)
-                in_grads = opdef.grad(op, *out_grads)
+                in_grads = grad(op, *out_grads)
                 if remat is not None:
                     remat.after(mark)
             if len(in_grads) != len(op.inputs):

@@ -56,10 +56,27 @@ class OptimizerOptions(_Options):
               "global_jit_level": 0}
 
 
+class RewriterConfig(_Options):
+    """RewriterConfig (rewriter_config_pb2: Grappler's switches), accepted and kept: XLA rewrites the graph."""
+    DEFAULT, ON, OFF, AGGRESSIVE = 0, 1, 2, 3   # Toggle
+    DEFAULT_NUM_ITERS, ONE, TWO = 0, 1, 2
+    DEFAULT_MEM_OPT, NO_MEM_OPT, MANUAL, HEURISTICS, SWAPPING_HEURISTICS, RECOMPUTATION_HEURISTICS, \
+        SCHEDULING_HEURISTICS = range(7)
+    FIELDS = dict(dict.fromkeys((
+        "layout_optimizer constant_folding shape_optimization remapping arithmetic_optimization "
+        "dependency_optimization loop_optimization function_optimization debug_stripper "
+        "scoped_allocator_optimization pin_to_host_optimization implementation_selector auto_mixed_precision "
+        "meta_optimizer_iterations min_graph_nodes memory_optimization meta_optimizer_timeout_ms").split(), 0),
+        disable_model_pruning=False, disable_meta_optimizer=False,
+        memory_optimizer_target_node_name_scope="", auto_parallel=None, fail_on_optimizer_errors=False,
+        scoped_allocator_opts=None, optimizers=[], custom_optimizers=[], inter_optimizer_verifier_config=None,
+        post_optimization_verifier_config=None)
+
+
 class GraphOptions(_Options):
     FIELDS = {"enable_recv_scheduling": False, "optimizer_options": OptimizerOptions, "build_cost_model": 0,
               "build_cost_model_after": 0, "infer_shapes": False, "place_pruned_graph": False,
-              "enable_bfloat16_sendrecv": False, "timeline_step": 0, "rewrite_options": None}
+              "enable_bfloat16_sendrecv": False, "timeline_step": 0, "rewrite_options": RewriterConfig}
 
 
 class ConfigProto(_Options):

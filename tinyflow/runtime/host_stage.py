@@ -88,8 +88,8 @@ def _make_plan(session, fetches, feed_dict):
     sub = prune_pass.prune(tensors, feeds, targets)
     ops = sorted(sub.ops + sub.host_fed, key=lambda op: op.index)   # a tf.data iterator's next element too
     live = [op for op in ops if not (op.outputs and all(t in fed for t in op.outputs))]
-    if not any(_triggers(op) for op in live):
-        return None
+    if not any(_triggers(op) for op in live) and not any(_is_string(t) for t in tensors if t in fed):
+        return None   # (a fed string fetched back is taken from the feed here, never given to XLA)
     host = [op for op in live if _on_host(op)]
     for op in host:
         if op.type == "Placeholder":

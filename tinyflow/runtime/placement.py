@@ -21,6 +21,7 @@ from tinyflow.graph import errors
 
 _SHARD_MIN_BYTES = 1 << 20
 DEFAULT = None   # a tf.distribute.DataParallel every Session uses (python -m tinyflow --data-parallel)
+PEERS = None     # who is alive in a multi-process job (api/distribute/liveness.py): .check(), .error(cause)
 
 
 class DataPlacement:

@@ -27,7 +27,7 @@ from tinyflow.graph.registry import get_op_def
 from tinyflow.lower import jax_backend, pipeline
 from tinyflow.ops.random_ops import run_key
 from tinyflow.passes import prune as prune_pass
-from tinyflow.runtime import compile_cache, executables
+from tinyflow.runtime import compile_cache, executables, placement as placements
 from tinyflow.runtime.config import ConfigProto
 from tinyflow.runtime import fetches as fetch_util
 
@@ -285,6 +285,8 @@ class Session:
         outs, donates, waits = (), low.donate, low.waits
         try:
             if self._placement is not None:
+                if placements.PEERS is not None:   # a process of the job died: refused before dispatch
+                    placements.PEERS.check()
                 outs = self._placement.jitted(low)(*args)
             elif low.program.segmented:
                 outs = low.jitted(*args)
@@ -336,6 +338,8 @@ class Session:
         if "RESOURCE_EXHAUSTED" in msg or "Out of memory" in msg or "out of memory" in msg:
             return errors.ResourceExhaustedError(None, None, msg)
         if self._placement is not None and any(m in msg for m in _PEER_LOST):
+            if placements.PEERS is not None:   # names the process that went (api/distribute/liveness.py)
+                return placements.PEERS.error(msg)
             return errors.UnavailableError(None, None, "tinyflow: process %d of the data-parallel job could not "
                                            "finish the step: another process failed or died (%s)"
                                            % (jax.process_index(), msg))

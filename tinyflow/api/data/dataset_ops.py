@@ -110,6 +110,14 @@ class Dataset:
         return Zip(datasets)
 
     @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None):
+        """The names of the files matching `file_pattern` (a glob or a list of globs), sorted, looked up
+        when the iterator starts; then shuffled (shuffle=None: True) as `shuffle(len(files), seed)`.
+        No match: InvalidArgumentError when the iterator starts reading."""
+        files = ListFiles(file_pattern)
+        return Shuffle(files, _WHOLE, seed, True) if shuffle or shuffle is None else files
+
+    @staticmethod
     def from_generator(generator, output_types, output_shapes=None, args=None):
         """A dataset of the elements yielded by `generator(*args)` (called anew for each iteration)."""
         return _Generator(generator, output_types, output_shapes, args)
@@ -155,6 +163,16 @@ class Dataset:
         """Applies `map_func` (TF ops on the element's tensors; a tuple element is unpacked into arguments)."""
         return Map(self, map_func)
 
+    def interleave(self, map_func, cycle_length=-1, block_length=1, num_parallel_calls=None):
+        """The elements of the datasets `map_func` makes of this dataset's elements, `cycle_length` of
+        them open at once (AUTOTUNE, -1: one per CPU, as TF), `block_length` consecutive elements from
+        each in turn; TF's order."""
+        return Interleave(self, map_func, cycle_length, block_length)
+
+    def flat_map(self, map_func):
+        """The elements of the datasets `map_func` makes of this dataset's elements, one after another."""
+        return Interleave(self, map_func, 1, 1, "flat_map")
+
     def filter(self, predicate):
         """The elements for which `predicate` (TF ops returning a scalar bool) is true."""
         return Filter(self, predicate)
@@ -176,7 +194,19 @@ class Dataset:
         return transformation_func(self)
 
     def with_options(self, options):
-        return self
+        """This dataset with `options` (a tf.data.Options) merged into its own: kept and reported by
+        `options()`; the pipeline runs on the host whatever they say."""
+        out = _WithOptions(self)
+        out._options = self.options().merge(options)
+        return out
+
+    def options(self):
+        """The tf.data.Options of this dataset (merged from its inputs and with_options)."""
+        from tinyflow.api.data.options import Options
+        mine = getattr(self, "_options", None) or Options()
+        for d in self._inputs:
+            mine = d.options().merge(mine)
+        return mine
 
     # ---- iterators --------------------------------------------------------------------------
     def make_one_shot_iterator(self):
@@ -513,3 +543,131 @@ class Concatenate(Dataset):
     def _iterate(self, run):
         for d in self._inputs:
             yield from d._iterate(run)
+
+
+class _WithOptions(Dataset):
+    def __init__(self, input_dataset):
+        super().__init__(input_dataset._types, input_dataset._shapes, [input_dataset])
+
+    def _iterate(self, run):
+        return self._inputs[0]._iterate(run)
+
+
+_WHOLE = 2 ** 62  # a shuffle buffer that holds the whole dataset (list_files shuffles every file name)
+
+
+class ListFiles(Dataset):
+    """Dataset.list_files's names: the matches of every pattern, sorted together (as TF's MatchingFiles)."""
+
+    def __init__(self, file_pattern):
+        from tinyflow.ops.host_ops import to_bytes_array
+        t = base.as_tensor_or_none(file_pattern)
+        if t is not None and t.dtype is not dt.string:
+            raise TypeError("`file_pattern` must be a `tf.Tensor` of `tf.string`, got %s" % t.dtype.name)
+        value = None if t is None else constant_value(t)
+        self._patterns = t if t is not None and value is None else to_bytes_array(
+            value if t is not None else file_pattern).reshape(-1)
+        super().__init__(dt.string, TensorShape([]), args=[self._patterns])
+
+    def _iterate(self, run):
+        import glob
+        patterns = [p.decode("utf-8") if isinstance(p, bytes) else str(p)
+                    for p in np.asarray(run.value(self._patterns), object).reshape(-1)]
+        names = sorted(n for p in patterns for n in glob.glob(p))  # all patterns' matches sorted together, as TF
+        if not names:
+            raise errors.InvalidArgumentError(None, None, "assertion failed: [No files matched pattern: %s]"
+                                              % ", ".join(patterns))
+        for n in names:
+            yield (np.array(n.encode("utf-8"), dtype=object),)
+
+
+def _cpus():
+    import os
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class Interleave(Dataset):
+    """interleave / flat_map / parallel_interleave: the datasets `map_func` makes of the input's elements,
+    read `cycle_length` at a time, `block_length` elements from each in turn, in TF's deterministic order
+    (parallel: the order of TF's ParallelInterleaveDataset, whose finished slots take the next element
+    at once; `prefetch` input elements are opened ahead, as TF's workers)."""
+
+    def __init__(self, input_dataset, map_func, cycle_length, block_length, name="interleave", parallel=False,
+                 prefetch=None):
+        self._fn = functions.trace_dataset(map_func, input_dataset._types, input_dataset._shapes, name)
+        inner = self._fn.dataset
+        self._cycle, self._block = int_arg(cycle_length), int_arg(block_length)
+        self._parallel, self._prefetch = parallel, prefetch
+        super().__init__(inner._types, inner._shapes, [input_dataset],
+                         [self._cycle, self._block] + self._fn.sources())
+
+    def _iterate(self, run):
+        cycle, block = int(run.value(self._cycle)), int(run.value(self._block))
+        if cycle == -1 and not self._parallel:
+            cycle = _cpus()  # AUTOTUNE: TF takes the number of schedulable CPUs
+        if cycle <= 0:
+            raise errors.InvalidArgumentError(None, None, "cycle_length must be greater than zero.")
+        if block <= 0:
+            raise errors.InvalidArgumentError(None, None, "block_length must be greater than zero.")
+        opened = (iter(self._fn.iterate(e, run)) for e in self._inputs[0]._iterate(run))
+        if self._parallel:
+            prefetch = 2 * cycle if self._prefetch is None else int(self._prefetch)
+            return _parallel_order(opened, cycle, block, prefetch)
+        return _interleave_order(opened, cycle, block)
+
+
+_END = object()
+
+
+def _interleave_order(opened, cycle, block):
+    """TF's InterleaveDataset: a slot opens the next input's dataset when the cycle reaches it empty."""
+    slots, at, count, live, exhausted = [None] * cycle, 0, 0, 0, False
+    while not exhausted or live:
+        if slots[at] is not None:
+            x = next(slots[at], _END)
+            if x is not _END:
+                yield x
+                count += 1
+                if count < block:
+                    continue
+            else:
+                slots[at], live = None, live - 1
+        elif not exhausted:
+            slots[at] = next(opened, None)
+            exhausted = slots[at] is None
+            live += not exhausted
+            continue
+        at, count = (at + 1) % cycle, 0
+
+
+def _parallel_order(opened, cycle, block, prefetch):
+    """TF's ParallelInterleaveDataset (sloppy=False): cycle + prefetch inputs start at once; a finished
+    slot takes the next started one and the cycle moves past it."""
+    started = list(itertools.islice(opened, cycle + prefetch))
+    slots, staged = [[it, _END] for it in started[:cycle]], [[it, _END] for it in started[cycle:]]
+    at, count = 0, 0
+    while True:
+        for i in range(len(slots)):
+            index = (at + i) % len(slots)
+            worker = slots[index]
+            if worker is None:
+                continue
+            if worker[1] is _END:
+                worker[1] = next(worker[0], _END)
+            if worker[1] is not _END:
+                x, worker[1] = worker[1], _END
+                at, count = index, count + 1
+                if count == block:
+                    at, count = (index + 1) % len(slots), 0
+                yield x
+                break
+            slots[index] = None
+            nxt = next(opened, None)
+            if nxt is not None:
+                staged.append([nxt, _END])
+            if staged:
+                slots[index] = staged.pop(0)
+                at, count = (index + 1) % len(slots), 0
+                break
+        else:
+            return

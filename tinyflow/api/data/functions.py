@@ -100,6 +100,7 @@ class _TracedFunction:
         if self._session is None:
             from tinyflow.runtime.session import Session  # the client layer, only when a pipeline runs
             self._session = Session(graph=self._graph)
+        self._session._resource_owner = run.session   # lookup tables are the iterating Session's
         feed = dict(zip(self._args, flat))
         feed.update((inner, run.values[outer]) for outer, inner in self._graph.captures)
         if not self._eager:
@@ -195,3 +196,50 @@ class _PyFunction:
         result = _lists_to_tuples(_call(self._fn, nest.pack_as(self._types, flat)))
         return [np.asarray(x, d.np) for x, d in zip(nest.flatten_up_to(self._out_template, result),
                                                      nest.flatten(self.out_types))]
+
+
+def trace_dataset(fn, types, shapes, name):
+    """The `map_func` of interleave / flat_map: traced once, like a map function, into a graph where
+    it returns a Dataset (whose arguments may be tensors of that graph: the element itself, or ops on it)."""
+    return _DatasetFunction(fn, types, shapes, name)
+
+
+class _DatasetFunction:
+    """`fn(element) -> Dataset`, traced: `dataset` describes what each element's dataset yields; for one
+    element, `iterate` computes the graph tensors that dataset reads (one Session.run of the traced graph
+    when any is computed from the element, as `tf.strings.join([dir, name])`) and iterates it."""
+
+    def __init__(self, fn, types, shapes, name):
+        self._graph = g = FuncGraph(get_default_graph(), name)
+        with g.as_default():
+            self._args = [g.create_op("Placeholder", [], {"dtype": d, "shape": s}, name="arg%d" % i).outputs[0]
+                          for i, (d, s) in enumerate(zip(nest.flatten(types), nest.flatten(shapes)))]
+            result = _call(fn, nest.pack_as(types, self._args))
+        if not hasattr(result, "_iterate") or not hasattr(result, "_sources"):
+            raise TypeError("`map_func` must return a `Dataset` object. Got %s" % type(result))
+        self.dataset = result
+        needed = result._sources()
+        self._outer = [t for t in needed if t.graph is not g]   # tensors of the enclosing graph, read as they are
+        self._inner = [t for t in needed if t.graph is g]
+        self._session = None
+
+    def sources(self):
+        """The outer tensors the function reads: their values come from the initializer's run."""
+        return list(dict.fromkeys([outer for outer, _ in self._graph.captures] + self._outer))
+
+    def iterate(self, flat, run, extra=None):
+        """The elements (flat tuples of numpy) of the dataset `fn` returns for element `flat` (`extra`:
+        more values its datasets read, such as a group_by_window window's elements)."""
+        feed = dict(zip(self._args, flat))
+        feed.update((inner, run.values[outer]) for outer, inner in self._graph.captures)
+        values = {t: run.values[t] for t in self._outer}
+        computed = [t for t in self._inner if t not in feed]
+        values.update((t, feed[t]) for t in self._inner if t in feed)
+        if computed:
+            if self._session is None:
+                from tinyflow.runtime.session import Session  # the client layer, only when a pipeline runs
+                self._session = Session(graph=self._graph)
+            self._session._resource_owner = run.session
+            values.update(zip(computed, self._session.run(computed, feed)))
+        values.update(extra or {})
+        return self.dataset._iterate(type(run)(values, run.session))

@@ -27,8 +27,9 @@ _STATE = weakref.WeakKeyDictionary()  # Session -> {Iterator: generator of flat 
 class Run:
     """One initialization of an iterator: graph tensor values (Tensor -> numpy) and per-run state."""
 
-    def __init__(self, values=None):
+    def __init__(self, values=None, session=None):
         self.values = dict(values or {})
+        self.session = session  # the Session iterating: a dataset function's own Session reads its tables
         self.state = {}  # dataset -> its state for this run (a shuffle's random generator)
 
     def value(self, x):
@@ -56,7 +57,7 @@ def _get_next(session, op):
                 op.node_def, op, "GetNext() failed because the iterator has not been initialized. Ensure that you "
                 "have run the initializer operation for this iterator before getting the next element.\n\t "
                 "[[{{node %s}}]]" % op.name)
-        elements = state[it] = it._dataset._iterate(Run())  # a one-shot iterator starts on first use
+        elements = state[it] = it._dataset._iterate(Run(session=session))  # a one-shot iterator starts on first use
     try:
         flat = next(elements)
     except StopIteration:
@@ -67,7 +68,7 @@ def _get_next(session, op):
 
 def _make_iterator(session, op, input_values):
     it, dataset = _runtime_iterator(op), op.attrs["dataset"]
-    run = Run(zip(op.inputs[1:], input_values[1:]))
+    run = Run(zip(op.inputs[1:], input_values[1:]), session)
     _STATE.setdefault(session, {})[it] = dataset._iterate(run)
     return []
 

@@ -16,7 +16,8 @@ Dataset.__iter__); each acts only while executing eagerly.
 from tinyflow.ops import state_ops as _state_ops
 from tinyflow.api.data import dataset_ops as _dataset_ops
 from tinyflow.api.train import optimizer as _optimizer
-from tinyflow.runtime.eager.backprop import (custom_gradient, gradients_function, implicit_gradients,  # noqa: F401
+from tinyflow.api.gradient_registry import custom_gradient  # noqa: F401 (eager and graph mode)
+from tinyflow.runtime.eager.backprop import (gradients_function, implicit_gradients,  # noqa: F401
                                              implicit_value_and_gradients, value_and_gradients_function)
 from tinyflow.runtime.eager.backprop import optimizer_gradients as _optimizer_gradients
 from tinyflow.runtime.eager.context import (EagerGraph, disable_eager_execution, eager_mode, enable_eager_execution,  # noqa

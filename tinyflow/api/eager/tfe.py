@@ -4,6 +4,7 @@ import types
 
 from tinyflow.runtime.eager import backprop, context, tape, variables
 from tinyflow.api.eager import data
+from tinyflow.api.gradient_registry import custom_gradient as _custom_gradient
 
 
 def defun(func=None, input_signature=None, autograph=True, experimental_autograph_options=None,
@@ -85,7 +86,7 @@ _members = {
     "enable_eager_execution": context.enable_eager_execution,
     "executing_eagerly": context.executing_eagerly,
     "in_eager_mode": context.executing_eagerly,
-    "custom_gradient": backprop.custom_gradient,
+    "custom_gradient": _custom_gradient,
     "defun": defun,
     "Network": Network,
     "Saver": Saver,

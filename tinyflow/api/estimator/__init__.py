@@ -23,3 +23,14 @@ inputs = _types.SimpleNamespace(numpy_input_fn=_inputs.numpy_input_fn, pandas_in
 
 from tinyflow.api.train import (CheckpointSaverHook, LoggingTensorHook, NanTensorHook, SessionRunArgs,  # noqa: E402,F401
                                 SessionRunHook, StopAtStepHook)
+
+
+def __getattr__(name):
+    """tf.estimator.tpu (TF 1.15's home of TPUEstimator and its configs), loaded on first use."""
+    if name == "tpu":
+        from tinyflow.api import tpu as _tpu
+        global tpu
+        tpu = _types.SimpleNamespace(**{n: getattr(_tpu, n) for n in (
+            "RunConfig", "TPUConfig", "TPUEstimator", "TPUEstimatorSpec", "InputPipelineConfig")})
+        return tpu
+    raise AttributeError("module 'tinyflow.estimator' has no attribute %r" % name)

@@ -6,6 +6,7 @@ model_dir first; training saves checkpoints there through tf.train.Saver, so a s
 continues the global step. The training loop runs one fetch set (train_op, loss, and the global
 step the hooks read) through the Session's jitted function, as a hand-written loop would.
 """
+import contextlib
 import inspect
 import os
 import time
@@ -192,7 +193,7 @@ class Estimator:
                                                          every_n_iter=cfg.log_step_count_steps))
         chief_hooks = list(spec.training_chief_hooks)
         if cfg.save_summary_steps:
-            chief_hooks.append(SummarySaverHook(cfg.save_summary_steps, self._model_dir))
+            chief_hooks.append(SummarySaverHook(cfg.save_summary_steps, output_dir=self._model_dir))
         save_steps, save_secs = cfg.save_checkpoints_steps, cfg.save_checkpoints_secs
         if saving_listeners and not (save_steps or save_secs):
             raise ValueError("There should be a CheckpointSaverHook to use saving_listeners. Please set one of "
@@ -201,11 +202,13 @@ class Estimator:
             chief_hooks.append(_tf.train.CheckpointSaverHook(self._model_dir, save_secs=save_secs,
                                                              save_steps=save_steps, scaffold=scaffold,
                                                              listeners=saving_listeners))
-        with _tf.train.MonitoredTrainingSession(checkpoint_dir=self._model_dir, scaffold=scaffold, hooks=all_hooks,
-                                                chief_only_hooks=chief_hooks, save_checkpoint_secs=0,
-                                                save_checkpoint_steps=0, save_summaries_steps=0,
-                                                log_step_count_steps=cfg.log_step_count_steps,
-                                                config=cfg.session_config) as sess:
+        strategy = getattr(cfg, "train_distribute", None)   # a tf.distribute strategy: a data-parallel Session
+        with strategy.scope() if strategy is not None else contextlib.nullcontext(), \
+                _tf.train.MonitoredTrainingSession(checkpoint_dir=self._model_dir, scaffold=scaffold, hooks=all_hooks,
+                                                   chief_only_hooks=chief_hooks, save_checkpoint_secs=0,
+                                                   save_checkpoint_steps=0, save_summaries_steps=0,
+                                                   log_step_count_steps=cfg.log_step_count_steps,
+                                                   config=cfg.session_config) as sess:
             fetches, loss = [spec.train_op, spec.loss], None
             while not sess.should_stop():
                 _, loss = sess.run(fetches)
@@ -280,6 +283,15 @@ class Estimator:
                         yield batch
                         continue
                     yield from _single_examples(batch)
+
+
+def _load_global_step_from_checkpoint_dir(checkpoint_dir):
+    """The global step of checkpoint_dir's latest checkpoint (0 when there is none), as TF's estimator reads it."""
+    try:
+        reader = _tf.train.NewCheckpointReader(_tf.train.latest_checkpoint(checkpoint_dir))
+        return int(reader.get_tensor(_tf.GraphKeys.GLOBAL_STEP))
+    except Exception:   # no checkpoint, or none with a global step: TF's estimator starts from 0
+        return 0
 
 
 def graph_savers():

@@ -87,6 +87,7 @@ class RunConfig:
         self._keep_checkpoint_max = keep_checkpoint_max
         self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
         self._log_step_count_steps = log_step_count_steps
+        self._train_distribute, self._eval_distribute = train_distribute, eval_distribute
 
     model_dir = property(lambda self: self._model_dir)
     tf_random_seed = property(lambda self: self._tf_random_seed)
@@ -106,8 +107,8 @@ class RunConfig:
     cluster_spec = property(lambda self: None)
     evaluation_master = property(lambda self: "")
     global_id_in_cluster = property(lambda self: 0)
-    train_distribute = property(lambda self: None)
-    eval_distribute = property(lambda self: None)
+    train_distribute = property(lambda self: self._train_distribute)   # a tf.distribute strategy: train() in its scope
+    eval_distribute = property(lambda self: self._eval_distribute)
     device_fn = property(lambda self: None)
 
     def replace(self, **kwargs):
@@ -122,7 +123,8 @@ class RunConfig:
         args = {k: getattr(self, "_" + k) for k in ("model_dir", "tf_random_seed", "save_summary_steps",
                                                     "save_checkpoints_steps", "save_checkpoints_secs",
                                                     "session_config", "keep_checkpoint_max",
-                                                    "keep_checkpoint_every_n_hours", "log_step_count_steps")}
+                                                    "keep_checkpoint_every_n_hours", "log_step_count_steps",
+                                                    "train_distribute", "eval_distribute")}
         if "save_checkpoints_steps" in kwargs and "save_checkpoints_secs" not in kwargs:
             args["save_checkpoints_secs"] = None
         if "save_checkpoints_secs" in kwargs and "save_checkpoints_steps" not in kwargs:

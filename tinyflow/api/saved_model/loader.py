@@ -129,7 +129,6 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     meta = get_meta_graph_def_from_tags(parse_saved_model(export_dir), tags, export_dir)
     graph = sess.graph
     with graph.as_default():
-        from tinyflow.api.saved_model import serving_ops  # noqa: F401 (TF's serving ops for the importer)
         saver = import_meta_graph(_without_savers(meta), import_scope=import_scope)
         variables_path = os.path.join(export_dir, C.VARIABLES_DIRECTORY, C.VARIABLES_FILENAME)
         if saver is not None:

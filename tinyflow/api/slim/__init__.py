@@ -1,8 +1,7 @@
 """tf.contrib.slim (TF 1.15): arg_scope, the layers, initializers and regularizers, variables,
-losses, learning (create_train_op, train) and metrics, under TF's names.
-
-`slim.nets` (vgg, resnet, inception, ...) and slim's data pipeline (tfexample_decoder, dataset,
-dataset_data_provider) are not part of it yet.
+losses, learning (create_train_op, train), metrics, slim's data pipeline (tfexample_decoder, dataset,
+dataset_data_provider) and, loaded on first use, the bundled nets (`slim.nets.vgg`, `slim.nets.resnet_v1`,
+`slim.nets.inception`, ...), under TF's names.
 """
 from tinyflow.api.slim import evaluation, learning, losses, metrics, model_analyzer, tfexample_decoder, utils  # noqa
 from tinyflow.api.contrib_layers_extra import optimize_loss  # noqa: F401
@@ -38,3 +37,11 @@ from tinyflow.api.slim import queues as _queues  # noqa: E402
 queues = _types.SimpleNamespace(QueueRunners=_queues.QueueRunners)
 prefetch_queue = _types.SimpleNamespace(prefetch_queue=_queues.prefetch_queue)
 regularizers = initializers  # slim.regularizers.l2_regularizer and slim.initializers.xavier_initializer
+
+
+def __getattr__(name):
+    """slim.nets, imported on first use (it is the bundled networks, not needed to build layers)."""
+    if name == "nets":
+        import importlib
+        return importlib.import_module(__name__ + ".nets")
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

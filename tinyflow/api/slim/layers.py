@@ -6,6 +6,7 @@ from tinyflow.api import contrib_layers_more as _more
 from tinyflow.api import layers as _core
 from tinyflow.api.slim import initializers as _init
 from tinyflow.api.slim.arg_scope import add_arg_scope
+from tinyflow.api.slim.utils import collect_named_outputs
 from tinyflow.graph.core import GraphKeys, add_to_collections, name_scope
 from tinyflow.ops import conv_ops, init_ops, nn_ops
 from tinyflow.ops.core import array_ops, math_ops
@@ -15,19 +16,6 @@ from tinyflow.ops.core.base import convert_to_tensor
 
 def _pair(v):
     return [int(v), int(v)] if isinstance(v, int) else [int(x) for x in v]
-
-
-def collect_named_outputs(collections, alias, outputs):
-    """Adds `outputs` to `collections`, tagged with `alias` (its scope's name)."""
-    if collections:
-        alias = alias[:-1] if alias.endswith("/") else alias
-        aliases = getattr(outputs, "aliases", None) or []
-        try:
-            outputs.aliases = aliases + [alias]
-        except AttributeError:
-            pass
-        add_to_collections(collections if isinstance(collections, (list, tuple)) else [collections], outputs)
-    return outputs
 
 
 def _model_variable(name, shape, dtype, initializer, regularizer, trainable, collections):

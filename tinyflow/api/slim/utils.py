@@ -1,7 +1,8 @@
-"""slim.utils: the named outputs that layers collected (outputs_collections)."""
+"""slim.utils (tf.contrib.layers.python.layers.utils): the named outputs that layers collected
+(outputs_collections)."""
 from collections import OrderedDict
 
-from tinyflow.graph.core import get_collection
+from tinyflow.graph.core import add_to_collections, get_collection
 
 
 def get_tensor_aliases(tensor):
@@ -35,3 +36,30 @@ def last_dimension(shape, min_rank=1):
     if value is None:
         raise ValueError("last dimension shape must be known but is None")
     return value
+
+
+def collect_named_outputs(collections, alias, outputs):
+    """Adds `outputs` to `collections`, tagged with `alias` (its scope's name)."""
+    if collections:
+        alias = alias[:-1] if alias.endswith("/") else alias
+        aliases = getattr(outputs, "aliases", None) or []
+        try:
+            outputs.aliases = aliases + [alias]
+        except AttributeError:
+            pass
+        add_to_collections(collections if isinstance(collections, (list, tuple)) else [collections], outputs)
+    return outputs
+
+
+def get_variable_collections(variables_collections, name):
+    """The collections for variable `name`: variables_collections[name] when it is a dict, else itself."""
+    if isinstance(variables_collections, dict):
+        return variables_collections.get(name, None)
+    return variables_collections
+
+
+def append_tensor_alias(tensor, alias):
+    """Adds `alias` (a trailing / dropped) to the tensor's aliases; returns the tensor."""
+    alias = alias[:-1] if alias.endswith("/") else alias
+    tensor.aliases = getattr(tensor, "aliases", []) + [alias]
+    return tensor

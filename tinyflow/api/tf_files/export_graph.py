@@ -167,7 +167,8 @@ def node_def(op, gd):
         return n
     n = gd.node.add(name=op.name, op=op.type)
     n.input.extend(_input_name(t) for t in op.inputs)
-    attrs = {k: v for k, v in op.attrs.items() if not k.startswith("_") and k not in _DROP.get(op.type, ())}
+    attrs = {k: v for k, v in op.attrs.items() if (not k.startswith("_") or k == "_gradient_op_type")  # TF's own
+             and k not in _DROP.get(op.type, ())}
     if op.type in _REDUCTIONS:
         n.input.append(_const_node(gd, op.name + "/reduction_indices", _axis_value(op, "axis")))
         attrs = {"keep_dims": bool(attrs.get("keep_dims", False)), "Tidx": convert.BY_ENUM[3]}

@@ -9,7 +9,7 @@ FuncGraph tinyflow traces). A TensorArray (tensor_arrays.py) is a Python value o
 from tinyflow.graph import errors
 from tinyflow.graph.core import Tensor, get_default_graph
 from tinyflow.api.tf_files.import_frames import Scope, err, is_back_edge, parse_input
-from tinyflow.api.tf_files.import_loops import (build_cond, build_grad_loop, build_loop, conditional_update,
+from tinyflow.api.tf_files.import_loops import (_UPDATES, build_cond, build_grad_loop, build_loop, conditional_update,
                                                 grad_loop_inputs)
 from tinyflow.api.tf_files.ops_table import CONVERTERS
 from tinyflow.api.tf_files.tensor_arrays import ImportedTensorArray
@@ -105,12 +105,19 @@ class Builder:
         for u in order:
             if u[0] == "node":
                 self.build_node(scope, self.a.by_name[u[1]])
-            elif u[0] == "loop" and u[1] in self.a.grad_of:
-                build_grad_loop(self, scope, u)
-            elif u[0] == "loop":
-                build_loop(self, scope, u)
-            else:
-                build_cond(self, scope, u)
+                continue
+            try:
+                if u[0] == "loop" and u[1] in self.a.grad_of:
+                    build_grad_loop(self, scope, u)
+                elif u[0] == "loop":
+                    build_loop(self, scope, u)
+                else:
+                    build_cond(self, scope, u)
+            except errors.OpError:
+                raise
+            except (ValueError, TypeError, IndexError, KeyError) as e:  # tf.while_loop's / tf.cond's complaint
+                raise err(self._first(u), "the %s it belongs to: %s: %s" % (
+                    "while loop" if u[0] == "loop" else "tf.cond", type(e).__name__, e)) from None
 
     def _first(self, unit):
         return self.a.by_name[unit[1]] if unit[0] == "node" else self.members(unit)[0]
@@ -135,7 +142,7 @@ class Builder:
         select = _select_of(scope)
         try:
             with graph.control_dependencies(controls):
-                if select is not None and node.op in ("Assign", "AssignAdd", "AssignSub"):
+                if select is not None and node.op in _UPDATES:
                     outs = [conditional_update(node, select, inputs[0], inputs[1])]
                 else:
                     outs = CONVERTERS[node.op](b, node)

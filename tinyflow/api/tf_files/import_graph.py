@@ -96,6 +96,11 @@ def _check_attrs(node):
                                                                                          node.attr[name].type))
 
 
+# the data inputs of TF1's frame ops (a node with others cannot form a frame)
+_FRAME_ARITY = {"Enter": 1, "RefEnter": 1, "Exit": 1, "RefExit": 1, "NextIteration": 1, "RefNextIteration": 1,
+                "LoopCond": 1, "Switch": 2, "RefSwitch": 2}
+
+
 def check_graph_def(graph_def, input_map=()):
     """Validates a GraphDef; returns its nodes in an order where every input comes first."""
     nodes = list(graph_def.node)
@@ -116,6 +121,10 @@ def check_graph_def(graph_def, input_map=()):
     deps = {}
     for n in nodes:
         _check_attrs(n)
+        data_inputs = sum(1 for i in n.input if not i.startswith("^"))
+        want = _FRAME_ARITY.get(n.op)
+        if want is not None and data_inputs != want or n.op in ("Merge", "RefMerge") and data_inputs < 1:
+            raise _err(n, "%s needs %s data input(s), has %d" % (n.op, want or "at least 1", data_inputs))
         d = []
         for inp in n.input:
             try:

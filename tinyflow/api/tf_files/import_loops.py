@@ -238,7 +238,7 @@ def build_cond(builder, scope, unit):
         scope.env[m.name] = ([o, index], op)
 
 
-_UPDATES = ("Assign", "AssignAdd", "AssignSub")
+_UPDATES = ("Assign", "AssignAdd", "AssignSub", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")
 
 
 def _select_form(builder, pred, branch):
@@ -254,8 +254,10 @@ def conditional_update(node, select, ref, value):
     """An Assign/AssignAdd/AssignSub of a branch in select form: the variable keeps its value unless
     the branch is taken."""
     tf = _tf()
-    new = {"Assign": lambda: value, "AssignAdd": lambda: ref + value, "AssignSub": lambda: ref - value}[node.op]()
-    return tf.assign(ref, tf.where_v2(select, new, ref))
+    kind = node.op.replace("VariableOp", "")  # AssignVariableOp: Assign, AssignAddVariableOp: AssignAdd
+    new = {"Assign": lambda: value, "AssignAdd": lambda: ref + value, "AssignSub": lambda: ref - value}[kind]()
+    out = tf.assign(ref, tf.where_v2(select, new, ref))
+    return out if kind == node.op else out.op
 
 
 def _src(a, inp):

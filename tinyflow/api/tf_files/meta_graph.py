@@ -74,6 +74,7 @@ def import_tf_meta_graph(meta, make_saver, import_scope=None, clear_devices=Fals
         for raw in meta.collection_def["trainable_variables"].bytes_list.value:
             vdef = _variable_def(raw)
             trainable.add(vdef.variable_name)
+    keys = {}  # Variable -> its checkpoint key where that is not its op's name (a partitioned variable)
     for key in _VARIABLE_COLLECTIONS:
         if key not in meta.collection_def:
             continue
@@ -82,6 +83,8 @@ def import_tf_meta_graph(meta, make_saver, import_scope=None, clear_devices=Fals
             if vdef.variable_name not in variables:
                 variables[vdef.variable_name] = _make_variable(graph, vdef, prefix,
                                                                vdef.variable_name in trainable)
+                if vdef.HasField("save_slice_info_def"):
+                    keys[variables[vdef.variable_name]] = _slice_key(vdef)
             graph.add_to_collection(key, variables[vdef.variable_name])
     for key, col in meta.collection_def.items():
         if key in _VARIABLE_COLLECTIONS:
@@ -99,7 +102,22 @@ def import_tf_meta_graph(meta, make_saver, import_scope=None, clear_devices=Fals
             for v in col.bytes_list.value:
                 graph.add_to_collection(key, v)
     saved = graph.get_collection(GraphKeys.GLOBAL_VARIABLES)
+    if saved and keys:  # TF's checkpoint keys: a partition's full name (dnn/logits/kernel, not .../part_0)
+        saved = {keys.get(v, v.op.name): v for v in saved}
     return make_saver(saved) if saved else None
+
+
+def _slice_key(vdef):
+    """The checkpoint key of a variable TF made through a partitioner: the full variable's name when it is
+    one partition (TF 1.15's premade Estimators: `dnn/hiddenlayer_0/kernel/part_0`, its slot
+    `dnn/hiddenlayer_0/kernel/t_0/Adagrad`); a variable split in several partitions is not supported."""
+    info = vdef.save_slice_info_def
+    if list(info.full_shape) != list(info.var_shape) or any(info.var_offset):
+        raise errors.UnimplementedError(None, None, "variable %s is partition %s of %s (shape %s): tinyflow restores "
+                                        "a partitioned variable only when it has one partition"
+                                        % (vdef.variable_name, list(info.var_offset), info.full_name,
+                                           list(info.full_shape)))
+    return info.full_name
 
 
 def _element(graph, name):

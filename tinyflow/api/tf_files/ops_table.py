@@ -273,8 +273,46 @@ def _variable(b, node):
 def _ref(b, i):
     t = b.x(i)
     if t.op.type != "VariableV2":
-        raise ValueError("input %d must be a variable (VariableV2), not %s" % (i, t.op.type))
+        raise ValueError("input %d must be a variable (VariableV2 or VarHandleOp), not %s" % (i, t.op.type))
     return t
+
+
+# TF 1.15's resource variables (ResourceVariable: premade Estimators, Keras layers, use_resource=True) are
+# tinyflow variables: the VarHandleOp is the variable, ReadVariableOp a read, AssignVariableOp an Assign.
+@converts("VarHandleOp")
+def _var_handle(b, node):
+    return _variable(b, node)
+
+
+@converts("ReadVariableOp")
+def _read_variable(b, node):
+    return [_tf().identity(_ref(b, 0), name=b.name)]
+
+
+@converts("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")
+def _assign_variable(b, node):
+    tf = _tf()
+    fn = {"AssignVariableOp": tf.assign, "AssignAddVariableOp": tf.assign_add,
+          "AssignSubVariableOp": tf.assign_sub}[node.op]
+    return [fn(_ref(b, 0), b.x(1), name=b.name).op]   # (TF's op has no outputs)
+
+
+@converts("VarIsInitializedOp", "IsVariableInitialized")
+def _is_initialized(b, node):
+    from tinyflow.ops.core.base import make_op
+    return [make_op("IsVariableInitialized", [], {"vars": [_ref(b, 0).op]}, name=b.name)]
+
+
+@converts("ResourceGather")
+def _resource_gather(b, node):
+    if b.attr("batch_dims", 0):
+        raise ValueError("batch_dims=%d is not supported by tinyflow's ResourceGather" % b.attr("batch_dims"))
+    return [_tf().gather(_ref(b, 0), b.x(1), name=b.name)]
+
+
+@converts("Where")
+def _where(b, node):
+    return [_tf().where(b.x(0), name=b.name)]
 
 
 @converts("Assign", "AssignAdd", "AssignSub")
@@ -296,18 +334,20 @@ def _apply(b, node):
     from tinyflow.api.train import training_ops  # noqa: F401 (registers the Apply* ops)
     if b.attr("use_nesterov", False):
         raise ValueError("use_nesterov=True is not supported by tinyflow's %s" % node.op)
-    n = _APPLY[node.op]
+    op_type = node.op[len("Resource"):] if node.op.startswith("Resource") else node.op
+    n = _APPLY[op_type]
     inputs = [_ref(b, i) for i in range(n)] + [b.x(i) for i in range(n, b.num_inputs)]
     attrs = {"use_locking": b.attr("use_locking", False)}
-    if node.op in ("ApplyMomentum",):
+    if op_type in ("ApplyMomentum",):
         attrs["use_nesterov"] = False
-    if node.op in ("ApplyFtrl", "ApplyFtrlV2"):
+    if op_type in ("ApplyFtrl", "ApplyFtrlV2"):
         attrs["sqrt_power"] = False
-    return [make_op(node.op, inputs, attrs, name=b.name)]
+    out = make_op(op_type, inputs, attrs, name=b.name)
+    return [out.op if op_type != node.op else out]   # TF's ResourceApply* ops have no outputs
 
 
 for _t in _APPLY:
-    CONVERTERS[_t] = _apply
+    CONVERTERS[_t] = CONVERTERS["Resource" + _t] = _apply
 
 
 @converts("TruncatedNormal", "RandomStandardNormal", "RandomUniform")
@@ -602,3 +642,38 @@ def _rsqrt_grad(b, node):
 def _dynamic_stitch(b, node):
     n = b.attr("N")
     return [_tf().dynamic_stitch([b.x(i) for i in range(n)], [b.x(n + i) for i in range(n)], name=b.name)]
+
+
+# ---- what TF 1.15 puts into serving graphs (the parsing receiver's ParseExample, a head's AsString) ---------
+def _text(value):
+    value = np.asarray(value).reshape(()).item()
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+@converts("ParseExample")
+def _parse_example(b, node):
+    """TF's ParseExample (serialized, names, sparse_keys, dense_keys, dense_defaults) as tf.parse_example;
+    outputs in TF's order: every sparse key's indices, then values, then shapes, then the dense values."""
+    from tinyflow.ops.parsing_ops import FixedLenFeature, VarLenFeature, parse_example
+    ns, nd = b.attr("Nsparse", 0), b.attr("Ndense", 0)
+    sparse_keys = [_text(b.const(2 + i)) for i in range(ns)]
+    dense_keys = [_text(b.const(2 + ns + i)) for i in range(nd)]
+    features = {k: VarLenFeature(t) for k, t in zip(sparse_keys, b.attr("sparse_types", []))}
+    for i, (key, dtype, shape) in enumerate(zip(dense_keys, b.attr("Tdense", []), b.attr("dense_shapes", []))):
+        default = np.asarray(b.const(2 + ns + nd + i))
+        features[key] = FixedLenFeature(shape, dtype, default_value=None if default.size == 0 else default)
+    out = parse_example(b.x(0), features, name=b.name)
+    return ([out[k].indices for k in sparse_keys] + [out[k].values for k in sparse_keys]
+            + [out[k].dense_shape for k in sparse_keys] + [out[k] for k in dense_keys])
+
+
+@converts("AsString")
+def _as_string(b, node):
+    return [_tf().as_string(b.x(0), precision=b.attr("precision", -1), scientific=b.attr("scientific", False),
+                            shortest=b.attr("shortest", False), width=b.attr("width", -1),
+                            fill=b.attr("fill", ""), name=b.name)]
+
+
+@converts("Size")
+def _size(b, node):
+    return [_tf().size(b.x(0), out_type=b.attr("out_type", _tf().int32), name=b.name)]

@@ -6,17 +6,18 @@ from tinyflow.api.train.optimizers import (AdadeltaOptimizer, AdagradOptimizer, 
 from tinyflow.api.train.step import (assert_global_step, create_global_step, get_global_step,
                                      get_or_create_global_step, global_step)
 from tinyflow.api.train.schedules import (cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
-                                          linear_cosine_decay, natural_exp_decay, piecewise_constant,
-                                          polynomial_decay)
+                                          linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay,
+                                          piecewise_constant, polynomial_decay)
 from tinyflow.api.train.moving_averages import ExponentialMovingAverage
 from tinyflow.api.train.saver import Saver, export_meta_graph, import_meta_graph
 from tinyflow.formats.checkpoint import (CheckpointReader, CheckpointState, checkpoint_exists, get_checkpoint_state,
                                          latest_checkpoint, update_checkpoint_state)
-from tinyflow.api.train.tf_checkpoint import (NewCheckpointReader, init_from_checkpoint, list_variables,  # noqa
+from tinyflow.api.train.tf_checkpoint import (NewCheckpointReader, checkpoints_iterator, generate_checkpoint_state_proto, init_from_checkpoint, list_variables,  # noqa
                                               load_checkpoint, load_variable)
 from tinyflow.api.train.hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError,
                                       NanTensorHook, SecondOrStepTimer, SessionRunArgs, SessionRunContext,
-                                      SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook)
+                                      SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
+                                      SummarySaverHook)
 from tinyflow.api.train.monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
                                                   Scaffold, SingularMonitoredSession)
 from tinyflow.api.train.coordinator import Coordinator, LooperThread  # noqa: E402,F401
@@ -35,12 +36,20 @@ _EXAMPLE_MESSAGES = {"BytesList", "Example", "Feature", "FeatureList", "FeatureL
                      "Int64List", "SequenceExample"}
 
 
+_DISTRIBUTED = {"ClusterSpec": "distributed", "Server": "distributed", "replica_device_setter": "distributed",
+                "SyncReplicasOptimizer": "distributed", "Supervisor": "supervisor"}
+
+
 def __getattr__(name):
-    """tf.train.SaverDef (Saver(write_version=tf.train.SaverDef.V2)) and tf.train.Example's messages: TF's
+    """tf.train's distributed API (train/distributed.py, train/supervisor.py), tf.train.SaverDef
+    (Saver(write_version=tf.train.SaverDef.V2)) and tf.train.Example's messages: TF's
     protobuf messages, loaded on first use."""
     if name == "SaverDef":
         from tinyflow.formats.protos import saver_pb2
         return saver_pb2().SaverDef
+    if name in _DISTRIBUTED:
+        import importlib
+        return getattr(importlib.import_module("tinyflow.api.train." + _DISTRIBUTED[name]), name)
     if name in _EXAMPLE_MESSAGES:   # tf.train.Example and friends: protobuf, loaded on first use
         from tinyflow.formats import example_pb
         return getattr(example_pb, name)

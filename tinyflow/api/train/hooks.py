@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from tinyflow.api import logging as tf_logging
+from tinyflow.api import summary
 from tinyflow.api.train.saver import default_saver
 from tinyflow.api.train.step import get_global_step
 
@@ -285,3 +286,88 @@ class NanTensorHook(SessionRunHook):
                 raise NanLossDuringTrainingError
             tf_logging.warning("Model diverged with loss = NaN.")
             run_context.request_stop()
+
+
+class SummarySaverHook(SessionRunHook):
+    """Writes the graph's merged summaries (or `summary_op`, or the scaffold's) every `save_steps` steps
+    or `save_secs` seconds to output_dir (or to `summary_writer`).
+
+    When every summary reads scalars only (tf.summary.scalar), the hook fetches those scalars at
+    every step and builds the summary on the host when one is due: the training step keeps ONE
+    fetch set, so it is compiled once, not again for the steps that write summaries."""
+
+    def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None, scaffold=None,
+                 summary_op=None):
+        if (save_steps is None) == (save_secs is None):
+            raise ValueError("Exactly one of save_steps or save_secs should be set.")
+        if (scaffold is None) == (summary_op is None) and summary_op is not None:
+            raise ValueError("Exactly one of scaffold or summary_op must be provided.")
+        self._save_steps, self._save_secs, self._output_dir = save_steps, save_secs, output_dir
+        self._writer, self._scaffold, self._summary_op = summary_writer, scaffold, summary_op
+        self._last = None
+
+    def begin(self):
+        if self._summary_op is None and self._scaffold is not None:
+            self._summary_op = self._scaffold.summary_op
+        if self._summary_op is None:
+            self._summary_op = summary.merge_all()
+        self._step = get_global_step()
+        self._runs = 0
+        self._leaves = None
+        if self._summary_op is not None:
+            leaves = _summary_leaves(self._summary_op)
+            if all(t.shape.ndims == 0 for t in leaves):
+                self._leaves = leaves
+
+    def before_run(self, run_context):
+        if self._summary_op is None:
+            return None
+        # every save_steps-th run of this session, starting with the first (as TF's SummarySaverHook)
+        if self._save_steps is not None:
+            self._due = self._runs % self._save_steps == 0
+        else:
+            self._due = self._last is None or time.time() - self._last >= self._save_secs
+            self._last = time.time() if self._due else self._last
+        self._runs += 1
+        if self._leaves is not None:
+            return SessionRunArgs({"leaves": self._leaves, "step": self._step})
+        return SessionRunArgs({"summary": self._summary_op, "step": self._step}) if self._due else None
+
+    def after_run(self, run_context, run_values):
+        if not self._due:
+            return
+        results = run_values.results
+        if self._leaves is not None:
+            summary = _host_value(run_context.session, self._summary_op.op,
+                                  dict(zip(self._leaves, results["leaves"])))
+        else:
+            summary = results["summary"]
+        self._summary_writer().add_summary(summary, int(results["step"]) + 1)
+
+    def _summary_writer(self):
+        return self._writer if self._writer is not None else summary.FileWriterCache.get(self._output_dir)
+
+    def end(self, session):
+        if (self._output_dir or self._writer is not None) and self._summary_op is not None:
+            self._summary_writer().flush()
+
+
+def _host_computed(op):
+    from tinyflow.graph.registry import get_op_def
+    return get_op_def(op.type).host_compute
+
+
+def _summary_leaves(summary):
+    """The tensors a summary op (and the summaries it merges) computes its value from."""
+    out = []
+    for t in summary.op.inputs:
+        for leaf in (_summary_leaves(t) if _host_computed(t.op) else [t]):
+            if leaf not in out:
+                out.append(leaf)
+    return out
+
+
+def _host_value(session, op, leaf_values):
+    """A summary op's value from its leaves' fetched values, by the ops' own host rules."""
+    values = [_host_value(session, t.op, leaf_values) if _host_computed(t.op) else leaf_values[t] for t in op.inputs]
+    return _host_computed(op)(session, op, values)[0]

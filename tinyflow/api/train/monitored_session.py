@@ -12,6 +12,7 @@ from tinyflow.graph import errors
 from tinyflow.runtime.session import Session
 from tinyflow.ops import state_ops
 from tinyflow.api import logging as tf_logging
+from tinyflow.api.aliases import tables_initializer
 from tinyflow.formats.checkpoint import get_checkpoint_state
 from tinyflow.api.train.hooks import (CheckpointSaverHook, SessionRunArgs, SessionRunContext, SessionRunValues,
                                       StepCounterHook)
@@ -34,7 +35,8 @@ class Scaffold:
         if self._init_op is None:
             self._init_op = state_ops.global_variables_initializer()
         if self._local_init_op is None:
-            self._local_init_op = state_ops.local_variables_initializer()
+            # TF's default: the local variables and the lookup tables (a vocabulary in an input_fn)
+            self._local_init_op = state_ops.group(state_ops.local_variables_initializer(), tables_initializer())
         if self._saver is None:
             self._saver = default_saver()
         tf_logging.info("Graph was finalized.")
@@ -186,14 +188,25 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
         save_checkpoint_steps = None
     scaffold = scaffold or Scaffold()
     all_hooks = []
-    if is_chief:
+    # A data-parallel job of several processes (tf.train.Server, tf.distribute): every step runs in
+    # every process, so each gets the chief's hooks (the same fetches in every run) and restores
+    # the chief's checkpoint; process 0 alone writes files (Saver, summaries)
+    together = _processes() > 1
+    if is_chief or together:
         all_hooks += list(chief_only_hooks or [])
         summary_dir = summary_dir or checkpoint_dir
         if summary_dir and log_step_count_steps and log_step_count_steps > 0:
-            all_hooks.append(StepCounterHook(every_n_steps=log_step_count_steps, output_dir=summary_dir))
+            all_hooks.append(StepCounterHook(every_n_steps=log_step_count_steps,
+                                             output_dir=summary_dir if is_chief else None))
         if checkpoint_dir and ((save_checkpoint_secs or 0) > 0 or (save_checkpoint_steps or 0) > 0):
             all_hooks.append(CheckpointSaverHook(checkpoint_dir, save_secs=save_checkpoint_secs or None,
                                                  save_steps=save_checkpoint_steps or None, scaffold=scaffold))
     all_hooks += list(hooks or [])
-    creator = ChiefSessionCreator(scaffold, master, config, checkpoint_dir if is_chief else None)
+    creator = ChiefSessionCreator(scaffold, master, config, checkpoint_dir if is_chief or together else None)
     return MonitoredSession(creator, all_hooks, stop_grace_period_secs)
+
+
+def _processes():
+    """The processes of this job (1 unless tf.distribute.initialize or tf.train.Server joined one)."""
+    from jax._src import distributed
+    return distributed.global_state.num_processes or 1 if distributed.global_state.client is not None else 1

@@ -134,17 +134,31 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
 
 
 def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0, beta=0.001,
-                        name=None):
+                        name=None, _noise=None):
     """learning_rate * ((alpha + linear) * cosine + beta), linear falling from 1 to 0 over decay_steps."""
     _need_step(global_step, "linear_cosine_decay")
-    with get_default_graph().name_scope(name or "LinearCosineDecay") as scope:
+    with get_default_graph().name_scope(name or ("LinearCosineDecay" if _noise is None else
+                                                 "NoisyLinearCosineDecay")) as scope:
         lr = convert_to_tensor(learning_rate, name="learning_rate")
         dtype = lr.dtype
         step, steps = _clamped_step(global_step, decay_steps, dtype)
         linear = (steps - step) / steps
+        if _noise is not None:   # noisy_linear_cosine_decay: normal noise of variance v0 / (1 + step) ** decay
+            initial_variance, variance_decay = _noise
+            std = m.sqrt(m.cast(initial_variance, dtype) / m.pow(1.0 + step, m.cast(variance_decay, dtype)))
+            from tinyflow.ops import random_ops
+            linear = linear + random_ops.random_normal([], stddev=std, dtype=dtype)
         cosine = _half_cosine(2.0 * m.cast(num_periods, dtype) * (step / steps), dtype)
         decayed = (m.cast(alpha, dtype) + linear) * cosine + m.cast(beta, dtype)
         return m.multiply(lr, decayed, name=scope)
+
+
+def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0, variance_decay=0.55,
+                              num_periods=0.5, alpha=0.0, beta=0.001, name=None):
+    """linear_cosine_decay with zero-mean normal noise of variance initial_variance / (1 + step) ** variance_decay
+    added to its linear part."""
+    return linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods, alpha, beta, name,
+                               _noise=(initial_variance, variance_decay))
 
 
 def _clamped_step(global_step, decay_steps, dtype):

@@ -5,10 +5,11 @@ Saver writes by default, and what TensorFlow writes) or tinyflow's older npz for
 JSON, P.npz). The format is detected from the index file's content, so both restore the same way.
 """
 import os
+import time
 
 from tinyflow.graph.core import GraphKeys, get_default_graph
 from tinyflow.formats import checkpoint as _npz
-from tinyflow.formats.checkpoint import _atomic_write, _resolve
+from tinyflow.formats.checkpoint import _atomic_write, _resolve, latest_checkpoint
 
 
 def open_reader(prefix):
@@ -118,3 +119,49 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
 
 __all__ = ["NewCheckpointReader", "load_checkpoint", "list_variables", "load_variable", "init_from_checkpoint",
            "open_reader", "write_bundle"]
+
+
+def wait_for_new_checkpoint(checkpoint_dir, last_checkpoint=None, seconds_to_sleep=1, timeout=None):
+    """The newest checkpoint of checkpoint_dir once it differs from last_checkpoint (None on timeout)."""
+    stop = None if timeout is None else time.time() + timeout
+    while True:
+        path = latest_checkpoint(checkpoint_dir)
+        if path is not None and path != last_checkpoint:
+            return path
+        if stop is not None and time.time() + seconds_to_sleep > stop:
+            return None
+        time.sleep(seconds_to_sleep)
+
+
+def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
+    """Yields each new checkpoint of checkpoint_dir as it appears; ends after `timeout` seconds without
+    one (unless timeout_fn() says to go on)."""
+    last = None
+    while True:
+        path = wait_for_new_checkpoint(checkpoint_dir, last, timeout=timeout)
+        if path is None:
+            if timeout_fn is None or timeout_fn():
+                return
+            continue
+        start = time.time()
+        last = path
+        yield path
+        time.sleep(max(0.0, min_interval_secs - (time.time() - start)))
+
+
+def generate_checkpoint_state_proto(save_dir, model_checkpoint_path, all_model_checkpoint_paths=None,
+                                    all_model_checkpoint_timestamps=None, last_preserved_timestamp=None):
+    """TF's CheckpointState message for these paths (made relative to a relative save_dir, as TF does)."""
+    from tinyflow.formats.tf_protos import CheckpointState
+    paths = list(all_model_checkpoint_paths or [])
+    if not paths or paths[-1] != model_checkpoint_path:
+        paths.append(model_checkpoint_path)
+    if all_model_checkpoint_timestamps and len(all_model_checkpoint_timestamps) != len(paths):
+        raise ValueError("Checkpoint timestamps, if provided, must match checkpoint paths (%d vs %d)"
+                         % (len(all_model_checkpoint_timestamps), len(paths)))
+    if not os.path.isabs(save_dir):
+        rel = lambda p: p if os.path.isabs(p) else os.path.relpath(p, save_dir)  # noqa: E731
+        model_checkpoint_path, paths = rel(model_checkpoint_path), [rel(p) for p in paths]
+    return CheckpointState(model_checkpoint_path=model_checkpoint_path, all_model_checkpoint_paths=paths,
+                           all_model_checkpoint_timestamps=all_model_checkpoint_timestamps or [],
+                           last_preserved_timestamp=last_preserved_timestamp or 0.0)

@@ -89,6 +89,8 @@ register_op("Identity", shape=shape_of_input(0), dtype=same_as_input(0), grad=la
             lower=lambda a, x: x, inplace=((0, 0),))
 register_op("StopGradient", shape=shape_of_input(0), dtype=same_as_input(0), grad=None,
             lower=lambda a, x: x, inplace=((0, 0),))
+register_op("IdentityN", shape=lambda shapes, a, v: list(shapes), dtype=lambda dtypes, a: list(dtypes),
+            grad=lambda op, *grads: list(grads), lower=lambda a, *xs: list(xs))
 register_op("NoOp", shape=lambda s, a, v: [], dtype=lambda d, a: [], grad=None, lower=None)
 
 

@@ -1,0 +1,235 @@
+"""What scripts take from TF's internal modules beyond the tf. names (the runner's tensorflow.python.*
+shims, cli/python_shim.py, hand these out): framework.ops.uid, control_flow_ops.with_dependencies,
+control_flow_util's switches, framework.function.Defun, summary_op_util, inplace_ops, util.tf_inspect,
+tf2.enabled and pywrap_tensorflow.EventsWriter, each as TF 1.15 behaves."""
+import collections
+import contextlib
+import inspect
+import itertools
+import os
+import re
+import socket
+import time
+import types
+
+from tinyflow.api import gradient_registry, nest
+from tinyflow.graph import dtypes as _dtypes
+from tinyflow.graph.core import control_dependencies, get_default_graph, name_scope
+from tinyflow.ops.core import array_ops, indexing_ops, math_ops, sequence_ops
+from tinyflow.ops.core.base import convert_to_tensor
+
+_UIDS = itertools.count(1)
+
+
+def uid():
+    """framework.ops.uid(): a number unique in this process."""
+    return next(_UIDS)
+
+
+# ---- ops.control_flow_ops / control_flow_util ---------------------------------------------------------
+def with_dependencies(dependencies, output_tensor, name=None):
+    """output_tensor's value, computed only after every op of `dependencies` has run."""
+    with name_scope(name, "control_dependency") as scope:
+        with control_dependencies(dependencies):
+            return array_ops.identity(output_tensor, name=scope.rstrip("/") or None)
+
+
+ENABLE_CONTROL_FLOW_V2 = True   # tinyflow's cond and while_loop are functional ops, as TF's v2 control flow
+
+
+def enable_control_flow_v2():
+    """Accepted: tinyflow's control flow is always the functional (v2) form."""
+
+
+def EnableControlFlowV2(graph):  # noqa: N802 (TF's name)
+    return True
+
+
+def IsInXLAContext(op):  # noqa: N802
+    """False: no op is inside an xla.compile / tpu.rewrite context (the whole step is XLA's anyway)."""
+    return False
+
+
+def GetContainingXLAContext(ctxt):  # noqa: N802
+    return None
+
+
+# ---- framework.function -----------------------------------------------------------------------------
+class Defun:
+    """framework.function.Defun(*input_types, func_name=, grad_func=, python_grad_func=, ...): a decorated
+    Python function becomes callable on tensors of those types. tinyflow builds its ops in place (one
+    jitted step either way) under the function's name scope; a grad_func / python_grad_func replaces
+    its gradient as TF's function gradient would."""
+
+    def __init__(self, *input_types, **kwargs):
+        self._input_types = [_dtypes.as_dtype(t) for t in input_types]
+        self._name = kwargs.pop("func_name", None)
+        self._grad_func = kwargs.pop("grad_func", None)
+        self._python_grad_func = kwargs.pop("python_grad_func", None)
+        kwargs.pop("out_names", None)
+        kwargs.pop("shape_func", None)
+        kwargs.pop("noinline", None)
+        kwargs.pop("compiled", None)
+        kwargs.pop("separate_compiled_gradients", None)
+        if kwargs:
+            raise ValueError("Unknown keyword arguments: %s" % sorted(kwargs))
+
+    def __call__(self, func):
+        return _DefinedFunction(func, self._input_types, self._name or func.__name__, self._grad_func,
+                                self._python_grad_func)
+
+
+class _DefinedFunction:
+    def __init__(self, func, input_types, name, grad_func, python_grad_func):
+        self._func, self._input_types, self.name = func, input_types, name
+        self._grad_func, self._python_grad_func = grad_func, python_grad_func
+
+    def __call__(self, *args, **kwargs):
+        if self._input_types and len(args) != len(self._input_types):
+            raise ValueError("%s takes %d inputs, got %d" % (self.name, len(self._input_types), len(args)))
+        types_ = self._input_types or [None] * len(args)
+        with name_scope(kwargs.pop("name", None), self.name):
+            args = [convert_to_tensor(a, dtype=t) for a, t in zip(args, types_)]
+            result = self._func(*args)
+            if self._grad_func is None and self._python_grad_func is None:
+                return result
+            outs = [convert_to_tensor(t) for t in nest.flatten(result)]
+            call = types.SimpleNamespace(inputs=args, outputs=outs, type=self.name, name=self.name)
+
+            def grad(*dys):
+                if self._python_grad_func is not None:
+                    grads = self._python_grad_func(call, *dys)
+                else:
+                    grads = self._grad_func(*(args + list(dys)))
+                return list(grads) if isinstance(grads, (list, tuple)) else [grads]
+            return nest.pack_sequence_as(result, gradient_registry.with_gradient(outs, args, grad))
+
+
+# ---- ops.summary_op_util ------------------------------------------------------------------------------
+_INVALID_TAG = re.compile(r"[^-/\w\.]")
+
+
+def collect(val, collections, default_collections):
+    """Adds val to each collection of `collections` (default_collections when it is None)."""
+    for key in default_collections if collections is None else collections:
+        get_default_graph().add_to_collection(key, val)
+
+
+def clean_tag(name):
+    """A summary name with TF's illegal characters replaced by _ and leading slashes removed."""
+    if name is not None:
+        clean = _INVALID_TAG.sub("_", name).lstrip("/")
+        if clean != name:
+            from tinyflow.api import logging
+            logging.info("Summary name %s is illegal; using %s instead." % (name, clean))
+        name = clean
+    return name
+
+
+@contextlib.contextmanager
+def summary_scope(name, family=None, default_name=None, values=None):
+    """Enters a name scope for a summary and yields (tag, scope); with a family the tag is
+    family/<scope> (so the family is the tag's prefix in TensorBoard)."""
+    name, family = clean_tag(name), clean_tag(family)
+    with name_scope(name if family is None else "%s/%s" % (family, name), default_name) as scope:
+        yield (scope.rstrip("/") if family is None else "%s/%s" % (family, scope.rstrip("/"))), scope
+
+
+def skip_summary():
+    """distribute's summary_op_util.skip_summary(): False (no replica but the first writes summaries in TF;
+    tinyflow's data-parallel steps write them once)."""
+    return False
+
+
+# ---- ops.inplace_ops ----------------------------------------------------------------------------------
+def _inplace(x, i, v, combine):
+    x, v = convert_to_tensor(x), convert_to_tensor(v, dtype=None)
+    if i is None:
+        return combine(x, math_ops.cast(array_ops.reshape(v, array_ops.shape(x)), x.dtype), None)
+    i = math_ops.cast(array_ops.reshape(convert_to_tensor(i), [-1]), _dtypes.int32)
+    rows = array_ops.reshape(v, array_ops.concat([array_ops.shape(i), array_ops.shape(x)[1:]], 0))
+    mask = math_ops.reduce_max(sequence_ops.one_hot(i, array_ops.shape(x)[0], dtype=x.dtype), 0)
+    mask = array_ops.reshape(mask, array_ops.concat([[-1], array_ops.ones_like(array_ops.shape(x)[1:])], 0))
+    placed = indexing_ops.scatter_nd(array_ops.expand_dims(i, 1), math_ops.cast(rows, x.dtype), array_ops.shape(x))
+    return combine(x, placed, mask)
+
+
+def inplace_update(x, i, v):
+    """x with rows i set to v (x = v when i is None); a new tensor, as every tinyflow value."""
+    return _inplace(x, i, v, lambda x, p, m: p if m is None else x * (1 - m) + p)
+
+
+def inplace_add(x, i, v):
+    """x with v added to rows i."""
+    return _inplace(x, i, v, lambda x, p, m: x + p)
+
+
+def inplace_sub(x, i, v):
+    """x with v subtracted from rows i."""
+    return _inplace(x, i, v, lambda x, p, m: x - p)
+
+
+alias_inplace_update, alias_inplace_add, alias_inplace_sub = inplace_update, inplace_add, inplace_sub
+
+
+# ---- util.tf_inspect, tf2 -----------------------------------------------------------------------------
+ArgSpec = collections.namedtuple("ArgSpec", ["args", "varargs", "keywords", "defaults"])
+
+
+def getargspec(obj):
+    """tf_inspect.getargspec: Python 2's ArgSpec (args, varargs, keywords, defaults) of a callable."""
+    spec = inspect.getfullargspec(obj)
+    if spec.kwonlyargs:
+        raise ValueError("Function has keyword-only arguments or annotations, use getfullargspec() API "
+                         "which can support them")
+    return ArgSpec(spec.args, spec.varargs, spec.varkw, spec.defaults)
+
+
+tf_inspect = types.ModuleType("tf_inspect", "tensorflow.python.util.tf_inspect: Python's inspect, TF's getargspec")
+tf_inspect.__dict__.update({k: v for k, v in vars(inspect).items() if not k.startswith("_")},
+                           getargspec=getargspec, ArgSpec=ArgSpec)
+
+
+def enabled():
+    """tensorflow.python.tf2.enabled(): False (TF 1.x behaviour)."""
+    return False
+
+
+# ---- pywrap_tensorflow.EventsWriter ----------------------------------------------------------------------
+class EventsWriter:
+    """TF's low-level event file writer: EventsWriter(b"logdir/events") writes
+    <prefix>.out.tfevents.<seconds>.<host><suffix>, its first event the file version."""
+
+    def __init__(self, file_prefix):
+        self._prefix = file_prefix.decode() if isinstance(file_prefix, bytes) else file_prefix
+        self._file, self._name = None, ""
+
+    def InitWithSuffix(self, suffix):  # noqa: N802 (TF's names)
+        from tinyflow.formats.events import FILE_VERSION
+        from tinyflow.formats.tf_protos import Event
+        suffix = suffix.decode() if isinstance(suffix, bytes) else suffix
+        os.makedirs(os.path.dirname(self._prefix) or ".", exist_ok=True)
+        self._name = "%s.out.tfevents.%010d.%s%s" % (self._prefix, int(time.time()), socket.gethostname(), suffix)
+        self._file = open(self._name, "wb")
+        self.WriteEvent(Event(wall_time=time.time(), file_version=FILE_VERSION))
+        return True
+
+    def FileName(self):  # noqa: N802
+        return self._name.encode()
+
+    def WriteEvent(self, event):  # noqa: N802
+        from tinyflow.formats.tfrecord import frame
+        if self._file is None:
+            self.InitWithSuffix("")
+        self._file.write(frame(event.SerializeToString()))
+
+    def Flush(self):  # noqa: N802
+        if self._file is not None:
+            self._file.flush()
+        return True
+
+    def Close(self):  # noqa: N802
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        return True
