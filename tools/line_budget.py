@@ -26,9 +26,11 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # the in-step histogram). cli: 800 -> 1000 for saved_model_cli (TF's saved_model_cli show/run), the
 # contrib import paths under the runner and the census report of the coverage tool.
 # runtime: 2800 -> 2830 for issue 27's RewriterConfig record (rewriter_config_pb2; GraphOptions.rewrite_options).
+# ops: 11700 -> 11710, lower: 1260 -> 1265 for issue 30's numpy rules of values known while tracing (OpDef.numpy:
+# no XLA program compiled per shape computation, 0.3-0.65 s of a tutorial script's cold start).
 # api: 22000 -> 30000 and total 45000 -> 53000 for the frontend families issues 27/28 bring in (slim.nets,
 # seq2seq, TF1's distributed API, contrib.data/lookup, Keras saving and layers): frontend, not engine.
-BUDGET = {"graph": 2100, "formats": 2500, "passes": 1900, "ops": 11700, "lower": 1260, "runtime": 2830,
+BUDGET = {"graph": 2100, "formats": 2500, "passes": 1900, "ops": 11710, "lower": 1265, "runtime": 2830,
           "api": 30000, "cli": 1000}
 TOTAL = 53000
 

@@ -17,9 +17,7 @@ from dataclasses import dataclass, field
 from tinyflow.graph.core import Graph, Operation
 from tinyflow.graph.registry import get_op_def
 
-# A value computed from constants alone with more elements than this is computed by XLA (a broadcast
-# there), not while tracing (a constant baked in): what tracing needs are shapes, which are smaller.
-STATIC_MAX = 1000
+STATIC_MAX = 1000   # a bigger value of constants alone is XLA's to compute (not a constant made while tracing)
 # Names the generated function uses itself: no value may be called one of these.
 RESERVED = {"rw", "ro", "feeds", "key", "A", "op", "tf", "np", "all_ok", "keep", "ok", "fetch_set", "static"}
 # and the functions of the split form (render.py: part_k, or segment_k when jitted one by one)

@@ -447,14 +447,10 @@ def _transpose_shape(shapes, attrs, values):
     return [TensorShape([dims[p] for p in perm])]
 
 
-def _fold_invert(op, values):
-    return None if values[0] is None else np.argsort(values[0]).astype(values[0].dtype)
-
-
 register_op("Transpose", fold=True, infer_back=back_shapes.transpose, shape=_transpose_shape, dtype=same_as_input(0),
             grad=lambda op, g: [transpose(g, invert_permutation(op.inputs[1])), None],
             lower=lambda a, x, perm: jnp.transpose(x, tuple(ints(perm))))
-register_op("InvertPermutation", fold=_fold_invert, shape=shape_of_input(0), dtype=same_as_input(0), grad=None,
+register_op("InvertPermutation", fold=True, shape=shape_of_input(0), dtype=same_as_input(0), grad=None,
             lower=lambda a, p: jnp.argsort(p).astype(p.dtype),
             numpy=lambda a, p: np.argsort(p, kind="stable").astype(p.dtype))
 

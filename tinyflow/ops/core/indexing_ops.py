@@ -376,11 +376,9 @@ def _gather_check(a, p, i, axis):
     return (*first_bad((i < 0) | (i >= n), i.reshape(-1)), jnp.array(n, np.int64))
 
 
-def _gather_numpy(a, p, i, axis):
+def _gather_numpy(a, p, i, axis):   # None for an index out of range (np.take would wrap a negative one)
     axis = normalize_axis(int(axis), p.ndim)
-    if i.size and (i.min() < 0 or i.max() >= p.shape[axis]):   # (np.take wraps a negative index: TF refuses it)
-        raise IndexError("out of range")
-    return np.take(p, i, axis=axis)
+    return np.take(p, i, axis=axis) if not i.size or 0 <= i.min() <= i.max() < p.shape[axis] else None
 
 
 def _gather_message(op, pos, dims, value, n):

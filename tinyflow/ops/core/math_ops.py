@@ -121,16 +121,18 @@ def numpy_fold(fn):
             return None
         with np.errstate(all="ignore"):
             return np.asarray(fn(*values)).astype(dtype.np)
+    fold.fn = fn
     return fold
 
 
 def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, inplace=((0, 0), (1, 0)),
-            fold=True, numpy=None):
-    """Registers a broadcasting binary op and returns its builder (numpy: the numpy function of its
-    value while tracing, where bit for bit the same, see OpDef.numpy)."""
+            fold=True):
+    """Registers a broadcasting binary op and returns its builder."""
+    fn = getattr(fold, "fn", None)   # its value while tracing by numpy where bit for bit XLA's (OpDef.numpy)
     register_op(op_type, shape=broadcast_rule, dtype=dtype_rule(op_type, allowed, out), grad=grad, lower=lower,
                 inplace=inplace, fold=fold, infer_back=back_shapes.broadcast,
-                numpy=numpy and (lambda a, x, y: numpy(x, y)))
+                numpy=(lambda a, x, y: fn(x, y)) if fn in (np.add, np.subtract, np.multiply, np.maximum, np.minimum)
+                else None)
 
     def builder(x, y, name=None):
         x, y = _binary_inputs(x, y)
@@ -227,21 +229,16 @@ def _div_no_nan(x, y):
     return jnp.where(y == 0, jnp.zeros_like(x), x / jnp.where(y == 0, jnp.ones_like(y), y)).astype(x.dtype)
 
 
-add = _binary("Add", lambda a, x, y: jnp.add(x, y), _grad_add, fold=numpy_fold(np.add), numpy=np.add)
-# TF 1.15's x + y
-add_v2 = _binary("AddV2", lambda a, x, y: jnp.add(x, y), _grad_add, fold=numpy_fold(np.add), numpy=np.add)
-subtract = _binary("Sub", lambda a, x, y: jnp.subtract(x, y), _grad_sub, fold=numpy_fold(np.subtract),
-                   numpy=np.subtract)
-multiply = _binary("Mul", lambda a, x, y: jnp.multiply(x, y), _grad_mul, fold=numpy_fold(np.multiply),
-                   numpy=np.multiply)
-realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div,
-                  numpy=lambda x, y: np.divide(x, y) if x.dtype.kind in "fc" else None)
+add = _binary("Add", lambda a, x, y: jnp.add(x, y), _grad_add, fold=numpy_fold(np.add))
+add_v2 = _binary("AddV2", lambda a, x, y: jnp.add(x, y), _grad_add, fold=numpy_fold(np.add))  # TF 1.15's x + y
+subtract = _binary("Sub", lambda a, x, y: jnp.subtract(x, y), _grad_sub, fold=numpy_fold(np.subtract))
+multiply = _binary("Mul", lambda a, x, y: jnp.multiply(x, y), _grad_mul, fold=numpy_fold(np.multiply))
+realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div)
 div_no_nan = _binary("DivNoNan", lambda a, x, y: _div_no_nan(x, y), _grad_div_no_nan, allowed=FLOAT)
 pow = _binary("Pow", lambda a, x, y: jnp.power(x, y).astype(x.dtype), _grad_pow)
-maximum = _binary("Maximum", lambda a, x, y: jnp.maximum(x, y), _grad_maximum, fold=numpy_fold(np.maximum),
-                  numpy=np.maximum)
+maximum = _binary("Maximum", lambda a, x, y: jnp.maximum(x, y), _grad_maximum, fold=numpy_fold(np.maximum))
 minimum = _binary("Minimum", lambda a, x, y: jnp.minimum(x, y), lambda op, g: _grad_maximum(op, g, False),
-                  fold=numpy_fold(np.minimum), numpy=np.minimum)
+                  fold=numpy_fold(np.minimum))
 squared_difference = _binary("SquaredDifference", lambda a, x, y: jnp.square(x - y), _grad_sqdiff)
 floordiv = _binary("FloorDiv", _keep_dtype(jnp.floor_divide), None, default_name="floordiv",
                    fold=numpy_fold(np.floor_divide))

@@ -20,21 +20,6 @@ def ints(value):
     return [int(i) for i in np.asarray(value).reshape(-1)]
 
 
-def numpy_value(opdef, check, attrs, args):
-    """The value of a step known while tracing by its op's numpy rule (OpDef.numpy), or None (then
-    its `lower`). Why: JAX computes such a value with an XLA program of its own, compiled per
-    primitive and shape (20-30 of them, 0.3-0.65 s CPU of a tutorial script's first runs). For the
-    op's check (`check`): it holds where the numpy rule computed, since that raises where not."""
-    try:
-        with np.errstate(all="ignore"):
-            out = opdef.numpy(attrs, *[np.asarray(a) for a in args]) if opdef.numpy else None
-    except Exception:   # noqa: BLE001 (values the op refuses: its own rule says so, in its words)
-        return None
-    if out is None or check:
-        return None if out is None else (np.True_,)
-    return [np.asarray(o) for o in out] if isinstance(out, (list, tuple)) else np.asarray(out)
-
-
 def is_concrete(x):
     """False for a JAX tracer (a value only known when the function runs)."""
     return not isinstance(x, jax.core.Tracer)
