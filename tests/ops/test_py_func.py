@@ -32,3 +32,25 @@ def test_py_func_with_an_unknown_output_shape_says_what_to_do():
     y = tf.py_func(lambda a: a.reshape(-1), [x], tf.float32)
     with pytest.raises(tf.errors.InvalidArgumentError, match="set_shape"):
         tf.Session().run(y, {x: np.ones((2, 3))})
+
+
+def test_a_stateful_py_func_runs_as_a_target_and_a_stateless_one_when_read():
+    """TF runs a stateful op that a run needs, whether or not its output is fetched (tf.group of it as the
+    train op); XLA would drop a pure callback whose result nobody reads."""
+    calls = []
+
+    def record(x):
+        calls.append(float(x))
+        return np.float32(x * 2)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [])
+        y = tf.py_func(record, [x], tf.float32)
+        y.set_shape([])
+        step = tf.group(y)
+        z = tf.py_func(record, [x], tf.float32, stateful=False)
+        z.set_shape([])
+        with tf.Session() as sess:
+            sess.run(step, {x: 3.0})
+            sess.run(step, {x: 4.0})
+            assert calls == [3.0, 4.0]
+            assert sess.run(z, {x: 1.0}) == 2.0 and calls == [3.0, 4.0, 1.0]

@@ -1,5 +1,6 @@
 """tf.py_func / tf.numpy_function: a Python function on numpy values, called from inside the
-jitted function through `jax.pure_callback`.
+jitted function through `jax.pure_callback` (stateful=False) or `io_callback` (stateful, the default: called
+even when nothing reads its outputs, as TF runs a stateful op that is run).
 
 XLA compiles each call with fixed result shapes, so every output shape must be known when the fetch
 set is traced: from the static shape of the result (set it with `.set_shape`), where a dimension
@@ -96,6 +97,9 @@ def _py_func_lower(a, *args):
             _record_failure(op, e)   # (Ctrl-C while the function runs too: it comes back as KeyboardInterrupt)
             raise
     results = [jax.ShapeDtypeStruct(s, d) for s, d in zip(shapes, dtypes)]
+    if a.get("stateful", True):   # a side effect: XLA must call it even when no output is used (io_callback)
+        from jax.experimental import io_callback
+        return tuple(io_callback(host, results, *args))
     return tuple(jax.pure_callback(host, results, *args))
 
 
@@ -109,7 +113,8 @@ def py_func(func, inp, Tout, stateful=True, name=None):
     single = not isinstance(Tout, (list, tuple))
     touts = [dt.as_dtype(t) for t in ([Tout] if single else Tout)]
     inputs = [convert_to_tensor(x) for x in inp]
-    op = make_op_raw("PyFunc", inputs, {"func": func, "Tout": touts}, name=name or "PyFunc")
+    op = make_op_raw("PyFunc", inputs, {"func": func, "Tout": touts, "stateful": bool(stateful)},
+                     name=name or "PyFunc")
     op.attrs["op"] = lambda: op  # the lowering reads the outputs' static shapes (set_shape may come later)
     return op.outputs[0] if single else list(op.outputs)
 
