@@ -205,6 +205,7 @@ class TrainingMixin:
             val = ([a[split:] for a in xs], [a[split:] for a in ys])
             xs, ys = [a[:split] for a in xs], [a[:split] for a in ys]
         n = len(xs[0])
+        self._fit_validation = val   # the TensorBoard callback's histograms run on the validation batches
         names = list(self.metrics_names)
         out_labels = names + (["val_" + k for k in names] if val is not None else [])
         self.history = cbks.History()
