@@ -3,7 +3,9 @@ the same step without summaries: what the summaries cost. Run it with another ti
 for a before/after (the histograms were bucketed on the host before: float64 copies of every
 tensor, np.searchsorted and a Python loop per histogram per step).
 
-    python benchmarks/summaries.py [--steps 30] [--tf1]
+    python benchmarks/summaries.py [--steps 30] [--tf1] [--images]
+
+--images adds an image summary (3 of the batch's 28x28 inputs, PNG-encoded) to every step.
 """
 import argparse
 import os
@@ -27,6 +29,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--tf1", action="store_true")
+    p.add_argument("--images", action="store_true", help="also an image summary of 3 inputs every step")
     args = p.parse_args()
     tf.set_random_seed(0)
     x = tf.placeholder(tf.float32, [None, 784])
@@ -42,6 +45,8 @@ def main():
             h = tf.nn.relu(h)
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
     tf.summary.scalar("loss", loss)
+    if args.images:
+        tf.summary.image("inputs", tf.reshape(x, [-1, 28, 28, 1]), max_outputs=3)
     train = tf.train.AdamOptimizer(1e-3).minimize(loss)
     merged = tf.summary.merge_all()
     rng = np.random.RandomState(0)
@@ -60,7 +65,8 @@ def main():
         writer.close()
     where = os.path.dirname(os.path.dirname(tf.__file__))
     print("%s from %s" % ("TF " + tf.__version__ if args.tf1 else "tinyflow", where))
-    print("step + 6 histograms + scalar, written: fastest %.2f ms, median %.2f ms" % (t_sum * 1e3, m_sum * 1e3))
+    what = "step + 6 histograms + scalar" + (" + image" if args.images else "")
+    print("%s, written: fastest %.2f ms, median %.2f ms" % (what, t_sum * 1e3, m_sum * 1e3))
     print("step alone:                            fastest %.2f ms, median %.2f ms" % (t_plain * 1e3, m_plain * 1e3))
     print("summaries cost: %.2fx the step (median)" % (m_sum / m_plain))
 

@@ -7,7 +7,9 @@ cold: tinyflow with an empty persistent compilation cache (a fresh $TINYFLOW_CAC
 run; warm: the second run of each (tinyflow's cache filled by the cold run). Columns: the process's
 wall seconds, its CPU seconds (user + sys, all threads: steadier than wall time on a shared machine),
 and the median training step the script measured itself (steps after the first), in wall and in CPU
-milliseconds.
+milliseconds. With --rounds R each cell is the median of R paired runs (the ratio: of the medians).
+Both run as installed: Python's bytecode cache on (pip compiles it at install; a
+$PYTHONDONTWRITEBYTECODE of the caller's would make tinyflow compile its source in every process).
 
     python benchmarks/tutorial_scripts.py [--only NAME] [--rounds R] [--no-tf1]
 """
@@ -46,19 +48,31 @@ def run(cmd, env, timeout=900):
     return wall, cpu, json.loads(lines[-1][len("BENCH "):])
 
 
+COLUMNS = [lambda r: r[0], lambda r: r[1],   # wall s, CPU s; the script's median step, wall and CPU ms
+           lambda r: r[2]["step_s"] * 1e3 if r[2] else float("nan"),
+           lambda r: r[2]["step_cpu_s"] * 1e3 if r[2] else float("nan")]
+
+
+def median(values):
+    values, n = sorted(values), len(values)
+    return values[n // 2] if n % 2 else 0.5 * (values[n // 2 - 1] + values[n // 2])
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--only", default="", help="run only the scripts whose name holds this")
+    p.add_argument("--only", default="", help="run only this script (or those whose name holds it)")
     p.add_argument("--rounds", type=int, default=1, help="cold+warm pairs per script; the medians are shown")
     p.add_argument("--no-tf1", action="store_true", help="leave out TF 1.15")
     args = p.parse_args()
     tf1 = os.path.exists(ORACLE) and not args.no_tf1
-    tiny_env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    tiny_env = dict(env, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
                     TINYFLOW_COMPILATION_CACHE="1")
-    tf_env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    tf_env = dict(env, TF_CPP_MIN_LOG_LEVEL="2")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(ROOT, "tinyflow")], env=env, check=True)
     print("whole processes, seconds (tinyflow / TF 1.15 = ratio); step: the median step in ms")
     print("%-22s %-5s %22s %22s %22s %22s" % ("script", "run", "wall s", "CPU s", "step ms", "step CPU ms"))
-    for name in [s for s in SCRIPTS if args.only in s]:
+    for name in [args.only] if args.only in SCRIPTS else [s for s in SCRIPTS if args.only in s]:
         script = name + ".py"
         rows = {"cold": [], "warm": []}
         for _ in range(args.rounds):
@@ -69,10 +83,7 @@ def main():
                     ref = run([ORACLE, script], tf_env) if tf1 else (float("nan"), float("nan"), None)
                     rows[kind].append((tiny, ref))
         for kind, pairs in rows.items():
-            tiny, ref = pairs[len(pairs) // 2]
-            step = [r[2]["step_s"] * 1e3 if r[2] else float("nan") for r in (tiny, ref)]
-            step_cpu = [r[2]["step_cpu_s"] * 1e3 if r[2] else float("nan") for r in (tiny, ref)]
-            cells = [(tiny[0], ref[0]), (tiny[1], ref[1]), tuple(step), tuple(step_cpu)]
+            cells = [tuple(median([column(r[side]) for r in pairs]) for side in (0, 1)) for column in COLUMNS]
             print("%-22s %-5s %s" % (name, kind, " ".join("%7.2f /%7.2f =%5.2fx" % (a, b, a / b) if b == b and b
                                                            else "%7.2f /    n/a        " % a for a, b in cells)),
                   flush=True)

@@ -38,7 +38,7 @@ API_ORDER = [
                 "contrib_layers_extra", "contrib_summary", "slim", "contrib_feature_column", "contrib_layers",
                 "contrib_misc", "contrib_opt", "contrib_losses", "contrib_image", "contrib_framework", "keras",
                 "summary_v2", "contrib_tensorboard", "contrib_deprecated", "compat", "contrib_data",
-                "contrib_learn_text"]),
+                "contrib_learn_text", "factorization", "tensor_forest"]),
 ]
 API_RANK = {name: i for i, (_, names) in enumerate(API_ORDER) for name in names}
 

@@ -329,3 +329,17 @@ def test_dynamic_stitch_round_trips_through_a_graph_def():
         out, = tf.import_graph_def(gd, return_elements=["ds:0"], name="")
         with tf.Session() as sess:
             np.testing.assert_array_equal(sess.run(out), [[1, 2], [3, 4], [5, 6]])
+
+
+@pytest.mark.parametrize("name", ["inception_v2", "resnet_v2_small"])
+def test_frozen_zoo_nets_give_tfs_logits(name):
+    """Model-zoo nets TF 1.15 froze (slim's inception_v2 at depth 0.25, a small resnet_v2; random weights and
+    batch-norm statistics): tinyflow imports the GraphDef and gives TF's logits (zoo/make_zoo.py)."""
+    want = json.load(open(os.path.join(FIX, "zoo", "zoo.json")))[name]
+    feed = np.random.RandomState(5).uniform(-1, 1, want["input_shape"]).astype(np.float32)
+    with tf.Graph().as_default():
+        gd = read_graph_def(os.path.join(FIX, "zoo", name + ".pb"))
+        x, logits = tf.import_graph_def(gd, return_elements=["input:0", "logits:0"], name="")
+        with tf.Session() as sess:
+            got = sess.run(logits, {x: feed})
+    np.testing.assert_allclose(got, want["logits"], rtol=2e-4, atol=2e-5)

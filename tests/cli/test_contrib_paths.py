@@ -54,6 +54,9 @@ assert helper.TrainingHelper is seq2seq.TrainingHelper and crf.crf_decode is tf.
 assert crf_log_likelihood is crf.crf_log_likelihood and viterbi_decode is crf.viterbi_decode
 assert rnn_cell.NASCell is tf.contrib.rnn.NASCell and core_rnn_cell.OutputProjectionWrapper is not None
 assert LayerNormBasicLSTMCell is rnn_cell.LayerNormBasicLSTMCell
+from tensorflow.contrib.factorization.python.ops import clustering_ops, kmeans
+from tensorflow.contrib.factorization import KMeansClustering
+assert clustering_ops.KMeans is tf.contrib.factorization.KMeans and kmeans.KMeansClustering is KMeansClustering
 print("sequence paths ok")
 '''
 

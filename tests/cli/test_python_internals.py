@@ -82,3 +82,39 @@ def test_internal_modules_match_tf(tmp_path):
     events = got.pop("events")
     assert got == tf115
     assert events == [[0, [], "brain.Event:2"], [5, [["t", 2.5]], ""]]
+
+
+SWITCH_SCRIPT = r'''
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.ops import control_flow_ops as cf
+from tensorflow.python import debug as tf_debug
+x = tf.placeholder(tf.float32, [3]); p = tf.placeholder(tf.bool, [])
+f, t = cf.switch(x, p)
+y, idx = cf.merge([f * 2.0, t + 10.0])
+g = tf.gradients(tf.reduce_sum(y * y), x)[0]
+with tf.Session() as s:
+    for pv in [True, False]:
+        out = s.run([y, idx, g], {x: [1., -2., 3.], p: pv})
+        print("RUN", pv, [np.asarray(v).tolist() for v in out])
+    try:
+        tf_debug.LocalCLIDebugWrapperSession(s)
+    except tf.errors.UnimplementedError as e:
+        print("TFDBG", "check_numerics" in str(e))
+print("FILTER", tf_debug.has_inf_or_nan(None, np.array([1.0, np.nan])), tf_debug.has_inf_or_nan(None, np.ones(2)))
+try:
+    cf.merge([x, x + 1])
+except tf.errors.UnimplementedError as e:
+    print("MERGE", "two branches of one switch" in str(e))
+'''
+
+
+def test_switch_merge_and_tfdbg(tmp_path):
+    """TF 1.15 gave [11, 8, 13], index 1, gradient [22, 16, 26] (p True) and [2, -4, 6], 0, [8, -16, 24]."""
+    script = tmp_path / "s.py"
+    script.write_text(SWITCH_SCRIPT)
+    out = subprocess.run([sys.executable, "-m", "tinyflow", str(script)], capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "RUN True [[11.0, 8.0, 13.0], 1, [22.0, 16.0, 26.0]]" in out.stdout
+    assert "RUN False [[2.0, -4.0, 6.0], 0, [8.0, -16.0, 24.0]]" in out.stdout
+    assert "TFDBG True" in out.stdout and "FILTER True False" in out.stdout and "MERGE True" in out.stdout

@@ -51,7 +51,9 @@ _LAZY = {"slim": "tinyflow.api.slim", "framework": "tinyflow.api.contrib_framewo
          "crf": "tinyflow.api.contrib_crf", "keras": "tinyflow.api.keras",   # tf.contrib.keras is tf.keras
          "signal": "tinyflow.api.signal", "metrics": "tinyflow.api.contrib_metrics",
          "layers": "tinyflow.api.contrib_layers", "opt": "tinyflow.api.contrib_opt",
-         "losses": "tinyflow.api.contrib_losses", "image": "tinyflow.api.contrib_image"}
+         "losses": "tinyflow.api.contrib_losses", "image": "tinyflow.api.contrib_image",
+         "factorization": "tinyflow.api.factorization",
+         "tensor_forest": "tinyflow.api.tensor_forest"}
 
 
 def __getattr__(name):

@@ -12,6 +12,8 @@ import socket
 import time
 import types
 
+import numpy as np
+
 from tinyflow.api import gradient_registry, nest
 from tinyflow.graph import dtypes as _dtypes
 from tinyflow.graph.core import control_dependencies, get_default_graph, name_scope
@@ -19,6 +21,28 @@ from tinyflow.ops.core import array_ops, indexing_ops, math_ops, sequence_ops
 from tinyflow.ops.core.base import convert_to_tensor
 
 _UIDS = itertools.count(1)
+
+
+# ---- tensorflow.python.ops.resources: tinyflow has no resource handles outside its variables and tables
+def shared_resources():
+    """The shared resources of the graph: none in tinyflow (a tensor_forest's trees live on the host)."""
+    return list(get_default_graph().get_collection("resources"))
+
+
+def local_resources():
+    return list(get_default_graph().get_collection("local_resources"))
+
+
+def initialize_resources(resource_list, name="init"):
+    """An op that initializes `resource_list` (tinyflow's resources need none: a no-op)."""
+    from tinyflow.ops.state_ops import group
+    return group(name=name)
+
+
+def report_uninitialized_resources(resource_list=None, name=None):
+    """The names of the uninitialized resources: none."""
+    from tinyflow.ops.core.base import constant
+    return constant([], dtype=_dtypes.string, name=name)
 
 
 def uid():
@@ -32,6 +56,56 @@ def with_dependencies(dependencies, output_tensor, name=None):
     with name_scope(name, "control_dependency") as scope:
         with control_dependencies(dependencies):
             return array_ops.identity(output_tensor, name=scope.rstrip("/") or None)
+
+
+def switch(data, pred, dtype=None, name=None):
+    """control_flow_ops.switch: (output_false, output_true), data forwarded to the side `pred` picks.
+
+    TF1's dataflow switch marks the other side dead. tinyflow's graph has no dead values, so both
+    outputs carry `data`; the merge that joins the two branches picks the live one (merge)."""
+    with name_scope(name, "Switch"):
+        data = convert_to_tensor(data, dtype=dtype)
+        pred = convert_to_tensor(pred, dtype=_dtypes.bool_)
+        outs = [array_ops.identity(data, name="output_false"), array_ops.identity(data, name="output_true")]
+    for branch, t in enumerate(outs):
+        _SWITCHED[t] = (pred, bool(branch))
+    return tuple(outs)
+
+
+_SWITCHED = {}   # a switch's output tensor -> (pred, the branch it stands for)
+
+
+def merge(inputs, name=None):
+    """control_flow_ops.merge: (output, value_index) of the input whose branch is live. Supported as
+    TF1's cond builds it: two inputs computed from the two outputs of one switch. Both branches are
+    computed (as tf.where would): a branch's side effects run whichever way the switch goes."""
+    inputs = [convert_to_tensor(x) for x in inputs]
+    sides = [_branch_of(x) for x in inputs]
+    preds = {id(s[0]) for s in sides if s is not None}
+    if len(inputs) != 2 or None in sides or len(preds) != 1 or sides[0][1] == sides[1][1]:
+        from tinyflow.graph import errors
+        raise errors.UnimplementedError(None, None, "merge: tinyflow joins exactly the two branches of one switch "
+                                        "(the TF1 cond pattern); use tf.cond for other control flow")
+    pred = sides[0][0]
+    on_true = 0 if sides[0][1] else 1
+    with name_scope(name, "Merge"):
+        out = math_ops.where_v2(pred, inputs[on_true], inputs[1 - on_true])   # (pred broadcasts)
+        index = math_ops.where_v2(pred, on_true, 1 - on_true)
+    return out, math_ops.cast(index, _dtypes.int32)
+
+
+def _branch_of(t):
+    """(pred, branch) of the switch output `t` is computed from (the nearest one), or None."""
+    seen, stack = set(), [t]
+    while stack:
+        x = stack.pop()
+        if x in _SWITCHED:
+            return _SWITCHED[x]
+        if x.op in seen:
+            continue
+        seen.add(x.op)
+        stack.extend(x.op.inputs)
+    return None
 
 
 ENABLE_CONTROL_FLOW_V2 = True   # tinyflow's cond and while_loop are functional ops, as TF's v2 control flow
@@ -233,3 +307,41 @@ class EventsWriter:
             self._file.close()
             self._file = None
         return True
+
+
+# ---- tensorflow.python.debug (tfdbg) ------------------------------------------------------------------------
+def has_inf_or_nan(datum, tensor):
+    """tfdbg's standard filter: whether a dumped tensor (a numpy value) holds an inf or a NaN."""
+    arr = np.asarray(tensor)
+    return bool(arr.dtype.kind in "fc" and (np.isnan(arr).any() or np.isinf(arr).any()))
+
+
+class WatchOptions:
+    """What a tfdbg session would watch (accepted and kept)."""
+
+    def __init__(self, debug_ops=None, node_name_regex_whitelist=None, op_type_regex_whitelist=None,
+                 tensor_dtype_regex_whitelist=None, tolerate_debug_op_creation_failures=False):
+        self.debug_ops = debug_ops or ["DebugIdentity"]
+        self.node_name_regex_whitelist = node_name_regex_whitelist
+        self.op_type_regex_whitelist = op_type_regex_whitelist
+        self.tensor_dtype_regex_whitelist = tensor_dtype_regex_whitelist
+        self.tolerate_debug_op_creation_failures = tolerate_debug_op_creation_failures
+
+
+def _tfdbg(name):
+    def unavailable(*args, **kwargs):
+        from tinyflow.graph import errors
+        raise errors.UnimplementedError(None, None, "tf_debug.%s: tinyflow runs each fetch set as one XLA program, "
+                                        "so there are no per-node tensors for tfdbg to dump or step through; find "
+                                        "NaNs with tf.debugging.check_numerics / tf.add_check_numerics_ops" % name)
+    unavailable.__name__ = name
+    return unavailable
+
+
+debug = types.ModuleType("tensorflow.python.debug", "tfdbg: has_inf_or_nan and WatchOptions; its sessions and hooks "
+                         "raise UnimplementedError (a step is one XLA program: no per-node dumps)")
+debug.__dict__.update({"has_inf_or_nan": has_inf_or_nan, "WatchOptions": WatchOptions}, **{
+    n: _tfdbg(n) for n in ("LocalCLIDebugWrapperSession", "LocalCLIDebugHook", "DumpingDebugWrapperSession",
+                           "DumpingDebugHook", "TensorBoardDebugWrapperSession", "TensorBoardDebugHook",
+                           "GrpcDebugWrapperSession", "GrpcDebugHook", "DebugDumpDir", "load_tensor_from_event_file",
+                           "watch_graph", "add_debug_tensor_watch")})

@@ -72,6 +72,12 @@ def modules():
             out["tensorflow" + name[len(contrib.__name__) - len(".contrib"):]] = module
     out["tensorflow.contrib.cloud"] = contrib.cloud
     out.update(_sequence_paths())
+    from tinyflow.api import tensor_forest
+    out["tensorflow.contrib.tensor_forest"] = tensor_forest
+    out["tensorflow.contrib.tensor_forest.python"] = tensor_forest.python
+    out["tensorflow.contrib.tensor_forest.python.tensor_forest"] = tensor_forest
+    out["tensorflow.contrib.tensor_forest.client"] = tensor_forest.client
+    out["tensorflow.contrib.tensor_forest.client.random_forest"] = tensor_forest
     return out
 
 
@@ -79,8 +85,9 @@ def _sequence_paths():
     """tf.contrib.legacy_seq2seq, seq2seq, crf and rnn, with the `python.ops.<file>` paths scripts
     import them by (`from tensorflow.contrib.seq2seq.python.ops import attention_wrapper`): each file
     names the whole namespace."""
-    from tinyflow.api import contrib, contrib_crf, legacy_seq2seq
-    families = {"legacy_seq2seq": (legacy_seq2seq, ["seq2seq"]), "crf": (contrib_crf, ["crf"]),
+    from tinyflow.api import contrib, contrib_crf, factorization, legacy_seq2seq
+    families = {"factorization": (factorization, ["clustering_ops", "kmeans"]),
+                "legacy_seq2seq": (legacy_seq2seq, ["seq2seq"]), "crf": (contrib_crf, ["crf"]),
                 "seq2seq": (contrib.seq2seq, ["attention_wrapper", "basic_decoder", "beam_search_decoder",
                                               "beam_search_ops", "decoder", "helper", "loss"]),
                 "rnn": (contrib.rnn, ["rnn_cell", "core_rnn_cell", "rnn"])}

@@ -16,19 +16,17 @@ IN_SCOPE = ["tf", "nn", "nn.rnn_cell", "layers", "train", "losses", "summary", "
             "contrib.framework", "contrib.metrics", "contrib.losses", "contrib.training", "contrib.opt",
             "contrib.legacy_seq2seq", "contrib.crf", "contrib.image", "contrib.summary", "contrib.data",
             "graph_util", "python_io", "resource_loader", "config", "test", "lookup", "manip", "ragged",
-            "contrib.slim", "contrib.tpu", "tpu", "nest", "contrib.keras"]
+            "contrib.slim", "contrib.tpu", "tpu", "nest", "contrib.keras", "distributions", "contrib.learn",
+            "profiler", "distribute"]
 
 OUT_OF_SCOPE = {
-    "contrib.factorization": "matrix factorization / k-means / GMM estimators (WALS), not graph-program idioms",
-    "contrib.tensor_forest": "random forests on TF's resource ops",
+    "contrib.factorization": "GMM and WALS matrix factorization (KMeans and KMeansClustering are provided)",
+    "contrib.tensor_forest": "TF's forest resource ops and protos (ForestHParams, RandomForestGraphs and "
+                             "TensorForestEstimator, with host-grown trees, are provided)",
     "contrib.boosted_trees": "gradient-boosted trees (not even importable in TF 1.15's pip build)",
     "contrib.distributions": "the deprecated distributions library (use TensorFlow Probability)",
-    "distributions": "the deprecated distributions library",
-    "contrib.learn": "the Estimator-era learn API (datasets.mnist, preprocessing.VocabularyProcessor and ModeKeys "
-                     "are provided)",
-    "lite": "TensorFlow Lite converter",
-    "profiler": "TF's profiler (tinyflow has sess.memory_report and XLA's tools)",
-    "autograph": "Python-to-graph conversion",
+    "lite": "TensorFlow Lite's converter and interpreter (the enums exist; converting raises UnimplementedError)",
+    "autograph": "Python-to-graph conversion (to_graph / to_code exist and run or show the function unconverted)",
     "quantization": "fake-quant training ops",
     "spectral": "the deprecated alias of tf.signal",
     "user_ops": "custom op loading",

@@ -28,7 +28,7 @@ MODULES = {
     "platform.tf_logging": "logging", "platform.flags": "flags", "platform.app": "app", "client": None,
     "client.session": None, "util": None, "util.nest": "nest", "lib": None, "lib.io": None,
     "lib.io.file_io": "gfile", "pywrap_tensorflow": None, "client.device_lib": "_device_lib",
-    "ops.string_ops": "strings", "ops.lookup_ops": "lookup",
+    "ops.string_ops": "strings", "ops.lookup_ops": "lookup", "ops.resources": None,
     "saved_model": "saved_model", "saved_model.tag_constants": "saved_model.tag_constants",
     "saved_model.signature_constants": "saved_model.signature_constants",
     "saved_model.signature_def_utils": "saved_model.signature_def_utils",
@@ -45,7 +45,7 @@ MODULES = {
 }
 # names TF's internal modules hold beyond the tf. namespace: module -> {name: attribute of api/internals.py}
 OWN = {
-    "framework.ops": ["uid"], "ops.control_flow_ops": ["with_dependencies"],
+    "framework.ops": ["uid"], "ops.control_flow_ops": ["with_dependencies", "switch", "merge"],
     "ops.control_flow_util": ["ENABLE_CONTROL_FLOW_V2", "enable_control_flow_v2", "EnableControlFlowV2",
                               "IsInXLAContext", "GetContainingXLAContext"],
     "framework.function": ["Defun"], "ops.summary_op_util": ["collect", "clean_tag", "summary_scope"],
@@ -53,6 +53,7 @@ OWN = {
     "ops.inplace_ops": ["inplace_update", "inplace_add", "inplace_sub", "alias_inplace_update",
                         "alias_inplace_add", "alias_inplace_sub"],
     "tf2": ["enabled"], "pywrap_tensorflow": ["EventsWriter"],
+    "ops.resources": ["shared_resources", "local_resources", "initialize_resources", "report_uninitialized_resources"],
 }
 
 
@@ -146,6 +147,8 @@ def install(tinyflow):
     """Registers the shims in sys.modules (called by the runner's alias_tensorflow)."""
     modules = build(tinyflow)
     modules.update({k: v for k, v in core_modules().items() if k not in modules})
+    from tinyflow.api import internals
+    modules["tensorflow.python.debug"] = internals.debug   # tfdbg (`from tensorflow.python import debug as tf_debug`)
     for name, module in sorted(modules.items()):
         parent, _, leaf = name.rpartition(".")
         if parent in sys.modules and not hasattr(sys.modules[parent], leaf):

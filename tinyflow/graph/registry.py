@@ -77,6 +77,9 @@ class OpDef:
                    values: shape computations); or fold(op, values) ->   backend's evaluator)
                    output 0 as numpy or None, a numpy rule of its own
                    (values: the inputs' constant values, None if unknown)
+      numpy        numpy(attrs, *numpy arrays) -> like `lower`, or None:   lower/ (a static step's value
+                   the same value with numpy; must raise where `check`   while tracing: no XLA program
+                   fails                                                 compiled per op)
       inplace      (input, output) pairs whose buffer the output may      passes/memory
                    reuse
       ref_inputs   inputs that are variable references this op updates;  passes/state, lower/
@@ -107,12 +110,12 @@ class OpDef:
 
     _FIELDS = ("name", "shape", "dtype", "grad", "lower", "inplace", "ref_inputs", "overwrites", "needs_key",
                "static", "stateful", "host", "infer_back", "check", "check_message", "fold", "callback",
-               "dynamic_shape", "infer_shape")
+               "dynamic_shape", "infer_shape", "numpy")
 
     def __init__(self, name, shape, dtype, grad=NOT_SET, lower=None, inplace=(), ref_inputs=(),
                  overwrites=False, needs_key=False, static=False, stateful=False, host=None,
                  infer_back=None, check=None, check_message=None, fold=None, callback=False, dynamic_shape=False,
-                 infer_shape=None):
+                 infer_shape=None, numpy=None):
         if host is not None and not isinstance(host, HostRule):
             raise TypeError("OpDef(%s): host= takes a HostRule (SessionValue, FromFetched, Fed or Staged), got %r"
                             % (name, host))
@@ -120,7 +123,7 @@ class OpDef:
                       ref_inputs=tuple(ref_inputs), overwrites=overwrites, needs_key=needs_key, static=static,
                       stateful=stateful or bool(ref_inputs) or needs_key or callback, host=host,
                       infer_back=infer_back, check=check, check_message=check_message, fold=fold,
-                      callback=callback, dynamic_shape=dynamic_shape, infer_shape=infer_shape)
+                      callback=callback, dynamic_shape=dynamic_shape, infer_shape=infer_shape, numpy=numpy)
         for k, v in values.items():
             object.__setattr__(self, k, v)
 

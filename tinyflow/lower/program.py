@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from tinyflow.graph.core import Graph, Operation
 from tinyflow.graph.registry import get_op_def
 
+STATIC_MAX = 1000   # a bigger value of constants alone is XLA's to compute (not a constant made while tracing)
 # Names the generated function uses itself: no value may be called one of these.
 RESERVED = {"rw", "ro", "feeds", "key", "A", "op", "tf", "np", "all_ok", "keep", "ok", "fetch_set", "static"}
 # and the functions of the split form (render.py: part_k, or segment_k when jitted one by one)
@@ -163,7 +164,8 @@ def plan(sub, analysis, checks=True, segments=True, split_steps=0):
     for op in sub.ops:
         opdef = get_op_def(op.type)
         is_static = opdef.static or (not opdef.stateful and all(t in static for t in op.inputs)
-                                     and not any(t in fed for t in op.inputs))
+                                     and not any(t in fed for t in op.inputs) and not (op.inputs and
+                                     any((t.shape.num_elements() or 0) > STATIC_MAX for t in op.outputs)))
         args = tuple(value_of(op, i, t) for i, t in enumerate(op.inputs))
         if op in checked:
             prog.steps.append(Step(op, args, (names.new(op.name + "_check"),), is_static, check=True))

@@ -412,13 +412,15 @@ class Session:
         array, checked_feeds = np.array, _checked_feeds
         dispatch_error = self._dispatch_error
         table = None if low.program.segmented else self._table(low)
-        jitted = low.jitted
+        jitted, known = low.jitted, []   # known: the one Entry of feeds whose shapes are all static
+        static = table is not None and all(s[2] is not None and None not in s[2] for s in specs)
 
         def call(feed_dict):
             feeds = checked_feeds(feed_dict.values(), specs)
             try:   # one program per shape of the feeds (runtime/executables.py)
-                fn = jitted if table is None else table.get(tuple([f.shape for f in feeds]), feeds).call
-                outs = fn(*feeds)
+                entry = known[0] if known else table and table.get(tuple([f.shape for f in feeds]), feeds)
+                known.extend([entry] if static and not known else ())   # (no other shape can evict it)
+                outs = (jitted if entry is None else entry.call)(*feeds)
                 if single:   # (an accelerator reports a failed callback here, when the value is read)
                     a = array(outs[0])
                     return a[()] if a.ndim == 0 else a

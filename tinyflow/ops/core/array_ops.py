@@ -160,7 +160,8 @@ def fill_shape(shapes, attrs, values):
 
 register_op("Fill", fold=True, shape=fill_shape, dtype=same_as_input(1),
             grad=lambda op, g: [None, make_op("Sum", [g], {"axis": None, "keep_dims": False})],
-            lower=lambda a, dims, value: jnp.full(tuple(int(d) for d in np.asarray(dims)), value, dtype=value.dtype))
+            lower=lambda a, dims, value: jnp.full(tuple(int(d) for d in np.asarray(dims)), value, dtype=value.dtype),
+            numpy=lambda a, dims, value: np.full(tuple(ints(dims)), value))
 
 
 def fill(dims, value, name=None):
@@ -369,7 +370,7 @@ def _fold_pack(op, values):
 
 
 register_op("Pack", fold=_fold_pack, shape=_pack_shape, dtype=same_as_input(0), grad=_pack_grad,
-            lower=lambda a, *xs: jnp.stack(xs, axis=a["axis"]))
+            lower=lambda a, *xs: jnp.stack(xs, axis=a["axis"]), numpy=lambda a, *xs: np.stack(xs, axis=a["axis"]))
 
 
 def stack(values, axis=0, name="stack"):
@@ -450,15 +451,12 @@ def _transpose_shape(shapes, attrs, values):
     return [TensorShape([dims[p] for p in perm])]
 
 
-def _fold_invert(op, values):
-    return None if values[0] is None else np.argsort(values[0]).astype(values[0].dtype)
-
-
 register_op("Transpose", fold=True, infer_back=back_shapes.transpose, shape=_transpose_shape, dtype=same_as_input(0),
             grad=lambda op, g: [transpose(g, invert_permutation(op.inputs[1])), None],
             lower=lambda a, x, perm: jnp.transpose(x, tuple(ints(perm))))
-register_op("InvertPermutation", fold=_fold_invert, shape=shape_of_input(0), dtype=same_as_input(0), grad=None,
-            lower=lambda a, p: jnp.argsort(p).astype(p.dtype))
+register_op("InvertPermutation", fold=True, shape=shape_of_input(0), dtype=same_as_input(0), grad=None,
+            lower=lambda a, p: jnp.argsort(p).astype(p.dtype),
+            numpy=lambda a, p: np.argsort(p, kind="stable").astype(p.dtype))
 
 
 

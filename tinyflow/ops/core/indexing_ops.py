@@ -213,6 +213,7 @@ def _ss_dynamic(op, known):
 
 
 register_op("StridedSlice", fold=_ss_fold, shape=_ss_shape, dtype=same_as_input(0), grad=_ss_grad, lower=_ss_lower,
+            numpy=lambda a, x, begin, end, strides: x[_ss_index(x.ndim, begin, end, strides, a)],
             dynamic_shape=_ss_dynamic)
 
 
@@ -375,6 +376,11 @@ def _gather_check(a, p, i, axis):
     return (*first_bad((i < 0) | (i >= n), i.reshape(-1)), jnp.array(n, np.int64))
 
 
+def _gather_numpy(a, p, i, axis):   # None for an index out of range (np.take would wrap a negative one)
+    axis = normalize_axis(int(axis), p.ndim)
+    return np.take(p, i, axis=axis) if not i.size or 0 <= i.min() <= i.max() < p.shape[axis] else None
+
+
 def _gather_message(op, pos, dims, value, n):
     """TF's words for an index out of range (its CPU kernel; XLA would clamp or fill instead)."""
     return "indices[%s] = %d is not in [0, %d)" % (position_text(pos, dims), value, n)
@@ -382,7 +388,7 @@ def _gather_message(op, pos, dims, value, n):
 
 register_op("GatherV2", fold=True, shape=_gather_shape, dtype=same_as_input(0), grad=_gather_grad,
             lower=lambda a, p, i, axis: jnp.take(p, i, axis=normalize_axis(int(axis), p.ndim)),
-            check=_gather_check, check_message=_gather_message)
+            check=_gather_check, check_message=_gather_message, numpy=_gather_numpy)
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
