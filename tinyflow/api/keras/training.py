@@ -373,6 +373,7 @@ class TrainingMixin:
                                  "`keras.utils.Sequence` class.")
             steps_per_epoch = len(generator)
         it = iter(generator) if not isinstance(generator, Sequence) else None
+        self._fit_validation = None   # no validation arrays for TensorBoard's histograms
         history = cbks.History()
         cb = cbks.CallbackList(_as_list(callbacks) + [history], self,
                                {"epochs": epochs, "steps": steps_per_epoch, "verbose": verbose,
