@@ -12,11 +12,11 @@ from tinyflow.api.keras.models import Model, Sequential  # noqa: F401
 
 __version__ = "2.2.4-tf"
 
-_LAZY = {"applications": "tinyflow.api.keras.applications"}
+_LAZY = {"applications": "tinyflow.api.keras.applications", "estimator": "tinyflow.api.keras.estimator"}
 
 
 def __getattr__(name):
-    """tf.keras.applications loads on first use."""
+    """tf.keras.applications and tf.keras.estimator load on first use."""
     if name in _LAZY:
         import importlib
         return importlib.import_module(_LAZY[name])

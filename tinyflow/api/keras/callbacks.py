@@ -1,6 +1,6 @@
 """tf.keras.callbacks: what fit calls at the start and end of training, epochs and batches
 (History, the progress bar, EarlyStopping, ModelCheckpoint, LearningRateScheduler, CSVLogger,
-LambdaCallback, TerminateOnNaN, ReduceLROnPlateau)."""
+LambdaCallback, TerminateOnNaN, ReduceLROnPlateau, TensorBoard)."""
 import csv
 import os
 
@@ -319,3 +319,86 @@ class CSVLogger(Callback):
     def on_train_end(self, logs=None):
         self.csv_file.close()
         self.writer = None
+
+
+class TensorBoard(Callback):
+    """TF 1.15's graph-mode TensorBoard callback (keras/callbacks_v1.py): writes an event file in `log_dir`
+    with the graph (write_graph), the epoch's logs as scalars `epoch_<name>` (step: the epoch, or the samples
+    seen when update_freq is not 'epoch'), the batch logs `batch_<name>` every `update_freq` samples
+    ('batch': every batch; step: the batches seen), and every `histogram_freq` epochs histograms of each
+    layer's weights (`<weight name with : as _>`) and outputs (`<layer>_out`) on the validation batches
+    (step: the validation batches seen). The profiler, embeddings and write_grads/write_images are
+    accepted and not written."""
+
+    def __init__(self, log_dir="./logs", histogram_freq=0, batch_size=32, write_graph=True, write_grads=False,
+                 write_images=False, embeddings_freq=0, embeddings_layer_names=None, embeddings_metadata=None,
+                 embeddings_data=None, update_freq="epoch", profile_batch=2):
+        super().__init__()
+        self.log_dir, self.histogram_freq, self.batch_size = log_dir, histogram_freq, batch_size
+        self.write_graph, self.write_grads, self.write_images = write_graph, write_grads, write_images
+        self.embeddings_freq, self.embeddings_data = embeddings_freq, embeddings_data
+        self.update_freq = 1 if update_freq == "batch" else update_freq
+        if self.update_freq != "epoch" and not isinstance(self.update_freq, int):
+            raise ValueError("update_freq must be 'batch', 'epoch' or an integer, got %r" % (update_freq,))
+        self.merged, self.writer = None, None
+        self._total_batches_seen = self._total_val_batches_seen = 0
+        self._samples_seen = self._samples_seen_at_last_write = 0
+
+    def set_model(self, model):
+        from tinyflow.api import summary
+        self.model = model
+        graph = K.get_session().graph
+        self.writer = summary.FileWriter(self.log_dir, graph if self.write_graph else None)
+        if self.histogram_freq and self.merged is None:
+            with graph.as_default():
+                for layer in model.layers:
+                    for weight in layer.weights:
+                        summary.histogram(weight.name.replace(":", "_"), weight)
+                    output = getattr(layer, "output", None)
+                    if isinstance(output, (list, tuple)):
+                        for i, o in enumerate(output):
+                            summary.histogram("%s_out_%d" % (layer.name, i), o)
+                    elif output is not None:
+                        summary.histogram("%s_out" % layer.name, output)
+                self.merged = summary.merge_all()
+
+    def _write_custom_summaries(self, step, logs):
+        from tinyflow.formats.tf_protos import Summary
+        for name, value in logs.items():
+            summary = Summary()
+            summary.value.add(tag=name, simple_value=float(np.asarray(value).item()))
+            self.writer.add_summary(summary, step)
+        self.writer.flush()
+
+    def on_batch_end(self, batch, logs=None):
+        logs = logs or {}
+        self._samples_seen += logs.get("size", 1)
+        if self.update_freq != "epoch" and self._samples_seen - self._samples_seen_at_last_write >= self.update_freq:
+            self._write_custom_summaries(self._total_batches_seen, {
+                "batch_" + k: v for k, v in logs.items() if k not in ("batch", "size", "num_steps")})
+            self._samples_seen_at_last_write = self._samples_seen
+        self._total_batches_seen += 1
+
+    on_train_batch_end = on_batch_end
+
+    def _write_histograms(self):
+        """TF runs the merged summary with the test function on each validation batch of the epoch."""
+        val = getattr(self.model, "_fit_validation", None)
+        if val is None or self.merged is None:
+            return
+        xs, ys = val
+        n, size = len(xs[0]), self.params.get("batch_size") or 32
+        for i in range(0, n, size):
+            feeds = self.model._feeds(xs, ys, slice(i, i + size))
+            self.writer.add_summary(K.get_session().run(self.merged, feed_dict=feeds), self._total_val_batches_seen)
+            self._total_val_batches_seen += 1
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        if self.histogram_freq and epoch % self.histogram_freq == 0 and any(k.startswith("val_") for k in logs):
+            self._write_histograms()
+        self._write_custom_summaries(epoch if self.update_freq == "epoch" else self._samples_seen, {
+            "epoch_" + k: v for k, v in logs.items() if k not in ("batch", "size", "num_steps")})
+
+    def on_train_end(self, logs=None):
+        self.writer.close()

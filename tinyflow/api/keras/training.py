@@ -11,7 +11,7 @@ from tinyflow.api.keras import losses as losses_mod
 from tinyflow.api.keras import metrics as metrics_mod
 from tinyflow.api.keras import optimizers
 from tinyflow.graph import errors
-from tinyflow.ops.core import math_ops
+from tinyflow.ops.core import array_ops, math_ops
 
 
 def _as_list(x):
@@ -69,7 +69,7 @@ class TrainingMixin:
         metric_lists = (_per_output(metrics, names, "metrics") if isinstance(metrics, dict)
                         else [_as_list(metrics)] * len(names))
         graph = self.outputs[0].graph
-        self.targets, output_losses, self._metric_tensors = [], [], []
+        self.targets, output_losses, self._metric_tensors, self._sample_weights = [], [], [], []
         self.metrics_names = ["loss"]
         multi = len(names) > 1
         with graph.name_scope(None):
@@ -81,7 +81,11 @@ class TrainingMixin:
                 self.targets.append(target)
                 with graph.name_scope("loss"):
                     per = fn(target, out)
-                    per_loss = math_ops.reduce_mean(per)
+                    # TF 1.15: each sample's loss times its weight (1 unless fed), summed over the batch size
+                    weights = array_ops.placeholder_with_default(array_ops.ones_like(per), shape=per.shape,
+                                                                 name=name + "_sample_weights")
+                    self._sample_weights.append(weights)
+                    per_loss = math_ops.reduce_mean(per * weights)
                 output_losses.append((name, per_loss, w))
                 for m in _as_list(mets):
                     mname, mfn = metrics_mod.resolve(m, fn, out.shape)
@@ -173,26 +177,68 @@ class TrainingMixin:
                              "got %d arrays." % (what, len(names), len(data)))
         return [np.asarray(a) for a in data]
 
-    def _feeds(self, xs, ys, index):
+    def _feeds(self, xs, ys, index, sws=None):
         feeds = {t: a[index] for t, a in zip(self.inputs, xs)}
         if ys is not None:
             feeds.update((t, a[index]) for t, a in zip([t for t in self.targets if t is not None], ys))
+        for ph, w in zip(getattr(self, "_sample_weights", []), sws or []):
+            if w is not None:
+                feeds[ph] = w[index]
         return feeds
+
+    def _weights_arrays(self, ys, sample_weight, class_weight):
+        """One weight per sample for each output with a loss (None: all ones), as TF 1.15's
+        standardize_weights: sample_weight (an array, a list or a dict by output name) wins over
+        class_weight ({class: weight}, or a dict of those by output name), whose class is y's argmax
+        (one-hot y) or y itself."""
+        if sample_weight is None and class_weight is None:
+            return None
+        names = [n for n, t in zip(self.output_names, self.targets) if t is not None]
+        out = []
+        for i, (name, y) in enumerate(zip(names, ys)):
+            if sample_weight is not None:
+                w = sample_weight.get(name) if isinstance(sample_weight, dict) else (
+                    sample_weight[i] if isinstance(sample_weight, (list, tuple)) else sample_weight)
+                if w is not None:
+                    w = np.asarray(w, np.float32)
+                    if w.ndim != 1 or len(w) != len(y):
+                        raise ValueError("Found a sample_weight array with shape %s for an input with shape %s. "
+                                         "sample_weight cannot be broadcast." % (w.shape, y.shape))
+                out.append(w)
+                continue
+            cw = class_weight.get(name, class_weight) if isinstance(class_weight, dict) and name in class_weight \
+                else class_weight
+            if y.ndim == 2 and y.shape[1] > 1:
+                classes = np.argmax(y, axis=1)
+            elif y.ndim == 2 and y.shape[1] == 1:
+                classes = np.reshape(y, y.shape[0])
+            else:
+                classes = y
+            classes = classes.astype(np.int64)
+            missing = sorted(set(classes.tolist()) - set(cw))
+            if missing:
+                raise ValueError("`class_weight` must contain all classes in the data. The classes %s exist in the "
+                                 "data but not in `class_weight`." % set(missing))
+            out.append(np.asarray([cw[c] for c in classes.tolist()], np.float32))
+        return out
 
     # ---- fit --------------------------------------------------------------------------------------
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None, validation_split=0.0,
             validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
             steps_per_epoch=None, validation_steps=None, validation_freq=1, **kwargs):
         """Trains for `epochs` epochs of batches of `batch_size` (32) samples; returns the History."""
-        if class_weight is not None or sample_weight is not None:
-            raise NotImplementedError("class_weight and sample_weight are not supported yet")
         dataset = x if _is_dataset(x) else None
+        if dataset is not None and (class_weight is not None or sample_weight is not None):
+            raise ValueError("`sample_weight` argument is not supported when input `x` is a dataset or a dataset "
+                             "iterator. Instead, youcan provide sample_weight as the third element  of yourdataset "
+                             "tuple.")
         if dataset is not None:
             source = _DatasetBatches(dataset, steps_per_epoch)
             x, y = source.peek()
             batch_size = None
         batch_size = 32 if batch_size is None and steps_per_epoch is None and dataset is None else batch_size
         xs, ys = self._standardize(x, y)
+        sws = self._weights_arrays(ys, sample_weight, class_weight)
         val = None
         if validation_data is not None:
             vx, vy = validation_data[0], validation_data[1]
@@ -204,7 +250,9 @@ class TrainingMixin:
             split = int(len(xs[0]) * (1.0 - validation_split))
             val = ([a[split:] for a in xs], [a[split:] for a in ys])
             xs, ys = [a[:split] for a in xs], [a[:split] for a in ys]
+            sws = [None if w is None else w[:split] for w in sws] if sws else sws
         n = len(xs[0])
+        self._fit_validation = val   # the TensorBoard callback's histograms run on the validation batches
         names = list(self.metrics_names)
         out_labels = names + (["val_" + k for k in names] if val is not None else [])
         self.history = cbks.History()
@@ -236,7 +284,7 @@ class TrainingMixin:
                     index = _batch_shuffle(index, batch_size)
                 elif shuffle:
                     np.random.shuffle(index)
-                batches = ((self._feeds(xs, ys, index[i:i + batch_size]), len(index[i:i + batch_size]))
+                batches = ((self._feeds(xs, ys, index[i:i + batch_size], sws), len(index[i:i + batch_size]))
                            for i in range(0, n, batch_size))
             means = self._means()
             for b, (feeds, size) in enumerate(batches):
@@ -259,7 +307,7 @@ class TrainingMixin:
         callback_list.call("on_train_end", {})
         return self.history
 
-    def _loop(self, kind, xs, ys, batch_size, steps=None, verbose=0):
+    def _loop(self, kind, xs, ys, batch_size, steps=None, verbose=0, sws=None):
         """Runs the test fetch set over all batches: the batch-size weighted means of its values."""
         n = len(xs[0])
         means, progbar = self._means(), None
@@ -268,7 +316,7 @@ class TrainingMixin:
             progbar = Progbar(target=n, stateful_metrics=self.metrics_names[1:], unit_name="sample")
         for i in range(0, n, batch_size):
             size = min(batch_size, n - i)
-            running = means.add(self._run(kind, self._feeds(xs, ys, slice(i, i + batch_size))), size)
+            running = means.add(self._run(kind, self._feeds(xs, ys, slice(i, i + batch_size), sws)), size)
             if progbar is not None:
                 progbar.update(means.seen, list(zip(self.metrics_names, running)))
         return means.result()
@@ -282,7 +330,8 @@ class TrainingMixin:
         if _is_dataset(x):
             x, y = _dataset_arrays(x)
         xs, ys = self._standardize(x, y)
-        values = self._loop("test", xs, ys, batch_size or 32, verbose=verbose)
+        values = self._loop("test", xs, ys, batch_size or 32, verbose=verbose,
+                            sws=self._weights_arrays(ys, sample_weight, None))
         return values[0] if len(values) == 1 else values
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
@@ -299,12 +348,14 @@ class TrainingMixin:
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, reset_metrics=True):
         """One step on one batch: the loss (and metrics) before the update."""
         xs, ys = self._standardize(x, y)
-        values = [float(v) for v in self._run("train", self._feeds(xs, ys, slice(None)))]
+        sws = self._weights_arrays(ys, sample_weight, class_weight)
+        values = [float(v) for v in self._run("train", self._feeds(xs, ys, slice(None), sws))]
         return values[0] if len(values) == 1 else values
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
         xs, ys = self._standardize(x, y)
-        values = [float(v) for v in self._run("test", self._feeds(xs, ys, slice(None)))]
+        sws = self._weights_arrays(ys, sample_weight, None)
+        values = [float(v) for v in self._run("test", self._feeds(xs, ys, slice(None), sws))]
         return values[0] if len(values) == 1 else values
 
     def predict_on_batch(self, x):
@@ -322,6 +373,7 @@ class TrainingMixin:
                                  "`keras.utils.Sequence` class.")
             steps_per_epoch = len(generator)
         it = iter(generator) if not isinstance(generator, Sequence) else None
+        self._fit_validation = None   # no validation arrays for TensorBoard's histograms
         history = cbks.History()
         cb = cbks.CallbackList(_as_list(callbacks) + [history], self,
                                {"epochs": epochs, "steps": steps_per_epoch, "verbose": verbose,
