@@ -26,8 +26,8 @@ def _h5py():
     try:
         import h5py
     except ImportError:
-        raise ImportError("Saving and loading Keras .h5 files requires h5py (pip install 'tinyflow[keras]' or "
-                          "pip install h5py).") from None
+        raise ImportError("Saving and loading Keras .h5 files requires h5py (pip install h5py; from a "
+                          "checkout: pip install -e \".[keras]\").") from None
     return h5py
 
 
