@@ -118,3 +118,33 @@ def test_switch_merge_and_tfdbg(tmp_path):
     assert "RUN True [[11.0, 8.0, 13.0], 1, [22.0, 16.0, 26.0]]" in out.stdout
     assert "RUN False [[2.0, -4.0, 6.0], 0, [8.0, -16.0, 24.0]]" in out.stdout
     assert "TFDBG True" in out.stdout and "FILTER True False" in out.stdout and "MERGE True" in out.stdout
+
+
+TIMELINE_SCRIPT = r'''
+import json
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.client import timeline
+ids = tf.constant([[1, 3, 0], [2, 2, 4]])
+e = tf.contrib.layers.embed_sequence(ids, vocab_size=5, embed_dim=2,
+                                     initializer=tf.constant_initializer(np.arange(10.).reshape(5, 2)))
+e2 = tf.contrib.layers.embed_sequence(ids, scope="EmbedSequence", reuse=True)
+options, metadata = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), tf.RunMetadata()
+with tf.Session() as s:
+    s.run(tf.global_variables_initializer())
+    out = s.run(e, options=options, run_metadata=metadata)
+    print("EMBED", [v.op.name for v in tf.model_variables()], out.tolist(), s.run(e2).tolist() == out.tolist())
+trace = json.loads(timeline.Timeline(metadata.step_stats).generate_chrome_trace_format())
+print("TRACE", trace["traceEvents"][0]["ph"])
+'''
+
+
+def test_embed_sequence_and_timeline(tmp_path):
+    """TF 1.15 gave the variable and the embeddings asserted here; the timeline is a valid Chrome trace."""
+    script = tmp_path / "s.py"
+    script.write_text(TIMELINE_SCRIPT)
+    out = subprocess.run([sys.executable, "-m", "tinyflow", str(script)], capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert ("EMBED ['EmbedSequence/embeddings'] [[[2.0, 3.0], [6.0, 7.0], [0.0, 1.0]], [[4.0, 5.0], [4.0, 5.0], "
+            "[8.0, 9.0]]] True") in out.stdout
+    assert "TRACE M" in out.stdout

@@ -113,3 +113,16 @@ summaries.__dict__.update(summarize_tensor=summarize_tensor, summarize_activatio
                           summarize_tensors=summarize_tensors, summarize_collection=summarize_collection,
                           summarize_activations=summarize_activations)
 sys.modules[summaries.__name__] = summaries
+
+
+def embed_sequence(ids, vocab_size=None, embed_dim=None, unique=False, initializer=None, regularizer=None,
+                   trainable=True, scope=None, reuse=None):
+    """The embeddings of `ids` ([batch, length] ints -> [batch, length, embed_dim]) from a model variable
+    `<scope>/embeddings` of shape [vocab_size, embed_dim] (scope "EmbedSequence" by default, as TF)."""
+    if not (reuse or (vocab_size and embed_dim)):
+        raise ValueError("Must specify vocab size and embedding dimension when not reusing. Got vocab_size=%s "
+                         "and embed_dim=%s" % (vocab_size, embed_dim))
+    with vs.variable_scope(scope, "EmbedSequence", reuse=reuse):
+        embeddings = _slim.model_variable("embeddings", shape=[vocab_size, embed_dim], initializer=initializer,
+                                          regularizer=regularizer, trainable=trainable)
+        return nn_ops.embedding_lookup(embeddings, ids)

@@ -345,3 +345,31 @@ debug.__dict__.update({"has_inf_or_nan": has_inf_or_nan, "WatchOptions": WatchOp
                            "DumpingDebugHook", "TensorBoardDebugWrapperSession", "TensorBoardDebugHook",
                            "GrpcDebugWrapperSession", "GrpcDebugHook", "DebugDumpDir", "load_tensor_from_event_file",
                            "watch_graph", "add_debug_tensor_watch")})
+
+
+# ---- client.timeline --------------------------------------------------------------------------------------------
+class Timeline:
+    """client.timeline.Timeline(step_stats): a Chrome trace (chrome://tracing) of a run's step stats.
+
+    TF fills RunMetadata.step_stats with one record per kernel; a tinyflow step is one XLA program, so its
+    RunMetadata holds no per-op stats and the trace has only the process's name (XLA's own profiler, through
+    jax.profiler, shows the inside of a step)."""
+
+    def __init__(self, step_stats, graph=None):
+        self._step_stats, self._graph = step_stats, graph
+
+    def generate_chrome_trace_format(self, show_dataflow=True, show_memory=False):
+        import json
+        events = [{"name": "process_name", "ph": "M", "pid": 0,
+                   "args": {"name": "tinyflow (one XLA program per step)"}}]
+        for pid, dev in enumerate(getattr(self._step_stats, "dev_stats", None) or []):
+            events.append({"name": "process_name", "ph": "M", "pid": pid + 1, "args": {"name": dev.device}})
+            for node in dev.node_stats:
+                events.append({"name": node.node_name, "ph": "X", "pid": pid + 1, "tid": 0, "cat": "Op",
+                               "ts": node.all_start_micros, "dur": node.all_end_rel_micros,
+                               "args": {"name": node.node_name}})
+        return json.dumps({"traceEvents": events}, indent=4, separators=(",", ": "))
+
+
+timeline = types.ModuleType("tensorflow.python.client.timeline", "client.timeline: Timeline (a Chrome trace)")
+timeline.Timeline = Timeline

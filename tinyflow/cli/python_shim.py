@@ -149,6 +149,7 @@ def install(tinyflow):
     modules.update({k: v for k, v in core_modules().items() if k not in modules})
     from tinyflow.api import internals
     modules["tensorflow.python.debug"] = internals.debug   # tfdbg (`from tensorflow.python import debug as tf_debug`)
+    modules["tensorflow.python.client.timeline"] = internals.timeline
     for name, module in sorted(modules.items()):
         parent, _, leaf = name.rpartition(".")
         if parent in sys.modules and not hasattr(sys.modules[parent], leaf):
