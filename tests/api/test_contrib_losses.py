@@ -1,6 +1,7 @@
 """tf.contrib.losses.metric_learning.triplet_semihard_loss (value and gradient) against TF 1.15's recorded
 numbers (tests/fixtures/contrib_losses/make_fixture.py), and tf.contrib.losses' old losses."""
 import json
+import pytest
 import os
 
 import numpy as np
@@ -11,6 +12,7 @@ with open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "contrib_los
     TF = json.load(f)
 
 
+@pytest.mark.slow
 def test_triplet_semihard_loss_matches_tf():
     emb = np.asarray(TF["embeddings"], np.float32)
     labels = np.asarray(TF["labels"], np.int32)

@@ -63,6 +63,7 @@ def test_ensure_shape_and_guarantee_const():
     assert run(g, feed={x: np.ones((2, 3))})[0].tolist() == [[3, 3, 3]] * 2
 
 
+@pytest.mark.slow
 def test_extract_image_patches_and_gradient():
     x = tf.constant(F["img"])
     pv = tf.extract_image_patches(x, [1, 3, 2, 1], [1, 2, 3, 1], [1, 1, 1, 1], "VALID")

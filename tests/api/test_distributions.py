@@ -20,6 +20,7 @@ def _dists():
             tfd.Categorical(logits=[[1.0, 2.0, 0.5], [0.1, 0.2, 0.3]]))
 
 
+@pytest.mark.slow
 def test_values_match_tf():
     with tf.Graph().as_default():
         n, u, b, be, c = _dists()

@@ -33,11 +33,13 @@ def _same(got, want):
         np.testing.assert_allclose(got[key], value, rtol=1e-4, atol=2e-5, err_msg=key)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", cases.CASES)
 def test_tinyflow_resumes_tf_model_dir(tmp_path, name):
     _same(_resume(tmp_path, "tf_" + name, name), TF_RESUMED[name])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", cases.CASES)
 def test_tf_resumed_tinyflow_model_dir(tmp_path, name):
     _same(_resume(tmp_path, "tinyflow_" + name, name), TF_RESUMED_TINYFLOW[name])

@@ -114,6 +114,7 @@ def test_init_op_runs_once():
         np.testing.assert_array_equal(sess.run(centers), after)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("init", ["random", "kmeans_plus_plus"])
 def test_seeded_init_is_a_valid_repeatable_clustering(init):
     def run():
@@ -150,6 +151,7 @@ def test_bad_arguments():
         KMeans(x, 3, distance_metric="l1")
 
 
+@pytest.mark.slow
 def test_kmeans_clustering_estimator_matches_tf(tmp_path):
     def input_fn():
         return tf.train.limit_epochs(tf.convert_to_tensor(POINTS), num_epochs=1)

@@ -83,6 +83,7 @@ def test_histogram_of_nan_or_inf_raises_like_tf():
             sess.run(h, {x: [1.0, -np.inf]})
 
 
+@pytest.mark.slow
 def test_histogram_is_compact(tmp_path):
     tf.reset_default_graph()
     x = tf.constant(np.random.RandomState(0).normal(size=100000))

@@ -38,6 +38,7 @@ def test_decode_and_crop_jpeg_is_the_window_of_the_decoded_image():
         run(tf.image.decode_and_crop_jpeg(jpg, [10, 3, 7, 9]))
 
 
+@pytest.mark.slow
 def test_draw_bounding_boxes_matches_tf():
     images, boxes = F["images"], F["boxes"]
     got = run(tf.image.draw_bounding_boxes(images, boxes), tf.image.draw_bounding_boxes(images[..., :1], boxes),
@@ -61,6 +62,7 @@ def test_psnr_ssim_and_multiscale():
         tf.image.ssim(tf.zeros([5, 5, 1]), tf.zeros([5, 5, 1]), 1.0)
 
 
+@pytest.mark.slow
 def test_combined_non_max_suppression_matches_tf():
     C = np.load(os.path.join(os.path.dirname(__file__), "..", "fixtures", "image_extra", "combined_nms.npz"))
     cases = {"a": (C["boxes"], dict(max_output_size_per_class=4, max_total_size=7, iou_threshold=0.4,

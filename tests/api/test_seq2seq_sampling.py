@@ -2,6 +2,7 @@
 TF's random numbers are not reproduced (DESIGN.md: distributions must match, values need not); a
 near-zero temperature must give TF 1.15's greedy decode (tests/fixtures/seq2seq, s2s_greedy)."""
 import numpy as np
+import pytest
 
 import tinyflow as tf
 from tests.api.test_seq2seq_tf115 import EXPECTED, cases
@@ -37,6 +38,7 @@ def test_a_cold_sample_decode_is_tf115s_greedy_decode():
     np.testing.assert_array_equal(lens, EXPECTED["s2s_greedy/lengths"])
 
 
+@pytest.mark.slow
 def test_training_through_dynamic_decode_steps_like_sgd():
     """A fed sequence_length makes the decoded length a run-time value (the loop's buffers are cut to
     it between jitted segments); SGD steps still update the variables, each step's loss the one the
@@ -64,6 +66,7 @@ def test_training_through_dynamic_decode_steps_like_sgd():
         np.testing.assert_allclose(a, b - 0.5 * gv, rtol=1e-4, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_scheduled_embedding_samples_about_half_the_inputs():
     """sampling_probability 0.5: about half of the (entry, step) pairs read a sampled id (sample_id >= 0,
     an id of the vocabulary), the rest the true input (-1)."""

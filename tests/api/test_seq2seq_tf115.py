@@ -30,6 +30,7 @@ def run_case(name):
             return names, sess.run(fetches, feeds)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(NAMES))
 def test_case_matches_tf115(name):
     names, out = run_case(name)

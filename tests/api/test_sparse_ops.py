@@ -30,6 +30,7 @@ def same_sparse(got, prefix):
     np.testing.assert_array_equal(got.dense_shape, F[prefix + "_s"])
 
 
+@pytest.mark.slow
 def test_sparse_reduce_sum_and_sparse_result():
     sp, _ = sp2()
     got = run(tf.sparse_reduce_sum(sp), tf.sparse_reduce_sum(sp, axis=1), tf.sparse.reduce_sum(sp, 0, keepdims=True),

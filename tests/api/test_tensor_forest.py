@@ -77,6 +77,7 @@ def test_resources_module_under_the_runner_path():
         assert sess.run(internals.report_uninitialized_resources()).shape == (0,)
 
 
+@pytest.mark.slow
 def test_tutorial_script_runs_under_the_runner(tmp_path):
     script = tmp_path / "forest.py"
     src = open(os.path.join(HERE, "make_forest.py")).read()
@@ -89,6 +90,7 @@ def test_tutorial_script_runs_under_the_runner(tmp_path):
     assert got["probabilities_shape"] == FIX["probabilities_shape"]
 
 
+@pytest.mark.slow
 def test_tensor_forest_estimator_script_runs_under_the_runner(tmp_path):
     """make_estimator.py (TF's TensorForestEstimator on numpy input_fns) unchanged under the runner: the same
     keys from evaluate and predict, TF's step count, and an accuracy as good as TF's on the same data."""

@@ -86,6 +86,7 @@ def test_frozen_dynamic_rnn(kind):
         np.testing.assert_allclose(got[len(value):], value, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opt", ["adam", "sgd", "momentum", "rmsprop"])
 def test_training_meta_resumes_with_tfs_losses(opt):
     want = WANT[opt]
@@ -109,6 +110,7 @@ def test_training_meta_resumes_with_tfs_losses(opt):
     assert summary.value[2].histo.num == 16 * 10
 
 
+@pytest.mark.slow
 def test_rnn_training_meta_resumes_with_tfs_losses():
     """TF's gradient of the dynamic_rnn loop (a second frame popping stacks the forward loop pushed)
     becomes tinyflow's own gradient of the imported While op, fed the same incoming gradients."""
@@ -190,6 +192,7 @@ def _cond_training():
         return losses, sess.run(loss, feed), sess.run("bn/moving_mean:0")
 
 
+@pytest.mark.slow
 def test_cond_training_meta_resumes_with_tfs_losses():
     """TF's gradient of a tf.cond (a second Switch/Merge on the same predicate, tuple control edges on
     the Switch) imports as a tf.cond; the moving-average updates inside a branch run in select form."""
@@ -331,6 +334,7 @@ def test_dynamic_stitch_round_trips_through_a_graph_def():
             np.testing.assert_array_equal(sess.run(out), [[1, 2], [3, 4], [5, 6]])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["inception_v2", "resnet_v2_small"])
 def test_frozen_zoo_nets_give_tfs_logits(name):
     """Model-zoo nets TF 1.15 froze (slim's inception_v2 at depth 0.25, a small resnet_v2; random weights and

@@ -2,6 +2,7 @@
 inplace_ops, summary_op_util, tf_inspect, pywrap_tensorflow.EventsWriter, ...) give TF 1.15's results
 (tests/fixtures/internals/record.py wrote tf115.json)."""
 import json
+import pytest
 import os
 import subprocess
 import sys
@@ -71,6 +72,7 @@ print("JSON" + json.dumps(out))
 '''
 
 
+@pytest.mark.slow
 def test_internal_modules_match_tf(tmp_path):
     script = tmp_path / "s.py"
     script.write_text(SCRIPT)

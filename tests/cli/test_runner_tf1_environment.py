@@ -2,6 +2,7 @@
 numpy 1.x's names that numpy 2 removed (with one warning), and a hint naming the package when a script imports one
 that TF 1.15's install always brought (six, termcolor, ...)."""
 import subprocess
+import pytest
 import sys
 
 MODULE = '''import sys
@@ -16,6 +17,7 @@ with tf.Session() as s:
 '''
 
 
+@pytest.mark.slow
 def test_module_runs_with_numpy_1_names(tmp_path):
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")

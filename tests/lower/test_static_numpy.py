@@ -3,6 +3,7 @@
 of its own per primitive and shape (issue 30: 20-30 of them at a tutorial script's start); a large
 value of constants alone is left to XLA."""
 import jax
+import pytest
 import jax.monitoring
 import numpy as np
 
@@ -68,6 +69,7 @@ def test_a_gather_index_out_of_range_is_left_to_the_jax_rule_and_its_check():
             raise AssertionError("no error for index -1")
 
 
+@pytest.mark.slow
 def test_tracing_a_training_step_compiles_no_program_per_shape_computation():
     # odd sizes: no earlier test can have compiled these primitives' shapes
     x = tf.placeholder(tf.float32, [None, 7, 5])

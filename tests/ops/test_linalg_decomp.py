@@ -20,6 +20,7 @@ def close(a, b, tol=1e-9):
     np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
 
+@pytest.mark.slow
 def test_self_adjoint_eig_reads_the_lower_triangle_and_has_tfs_gradient():
     x = tf.constant(F["nonsym"])
     e, v = tf.self_adjoint_eig(x)
@@ -47,6 +48,7 @@ def test_cholesky_of_a_matrix_not_positive_definite_raises_tfs_error():
         run(tf.cholesky(tf.constant([[1.0, 2.0], [2.0, 1.0]])))
 
 
+@pytest.mark.slow
 def test_svd_values_vectors_and_gradients():
     x = tf.constant(F["rect"])
     s, u, v = tf.svd(x)
@@ -64,6 +66,7 @@ def test_svd_values_vectors_and_gradients():
     close(np.matmul(got[1] * got[0][:, None, :], np.swapaxes(got[2], 1, 2)), F["rect"])
 
 
+@pytest.mark.slow
 def test_matrix_solve_and_triangular_solve_with_gradients():
     x, b = tf.constant(F["spd"]), tf.constant(F["rhs"])
     y, ya = tf.matrix_solve(x, b), tf.linalg.solve(x, b, adjoint=True)
@@ -89,6 +92,7 @@ def test_solve_errors():
         tf.svd(tf.zeros([2, 2], tf.int32))
 
 
+@pytest.mark.slow
 def test_qr_slogdet_logdet_lstsq_cholesky_solve():
     x = tf.constant(F["rect"])
     q, r = tf.qr(x)

@@ -61,6 +61,7 @@ def test_swapped_entries_are_caught_and_compiled_again(tmp_path):
     assert third["out"] == first["out"] and third["warnings"] == []
 
 
+@pytest.mark.slow
 def test_a_damaged_entry_is_caught(tmp_path):
     cache = str(tmp_path / "cache")
     first = _run(cache)

@@ -37,6 +37,7 @@ print(json.dumps({"failures": failures, "restored": restored}))
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["v2", "npz"])
 def test_two_processes_saving_into_one_folder(tmp_path, fmt):
     d = str(tmp_path)

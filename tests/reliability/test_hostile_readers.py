@@ -227,6 +227,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_a_tiny_hostile_file_is_refused_with_a_clear_error_within_100_mb(results, name):
     d, out = results

@@ -87,6 +87,7 @@ def test_weights_arguments(monkeypatch, tmp_path):
             A.DenseNet121(weights=None, input_shape=(None, None, 3))
 
 
+@pytest.mark.slow
 def test_weights_from_a_local_file(tmp_path):
     tf.keras.backend.clear_session()
     if True:

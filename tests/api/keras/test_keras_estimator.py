@@ -31,6 +31,7 @@ def _model(optimizer):
     return m
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_model_to_estimator_matches_tf(case, tmp_path):
     tf.keras.backend.clear_session()
@@ -50,6 +51,7 @@ def test_model_to_estimator_matches_tf(case, tmp_path):
         np.testing.assert_allclose(tf.train.load_variable(ckpt, name), value, rtol=1e-5, atol=1e-6, err_msg=name)
 
 
+@pytest.mark.slow
 def test_model_to_estimator_one_tensor_feature_and_errors(tmp_path):
     tf.keras.backend.clear_session()
     x, y = _data()
