@@ -68,11 +68,8 @@ def switch(data, pred, dtype=None, name=None):
         pred = convert_to_tensor(pred, dtype=_dtypes.bool_)
         outs = [array_ops.identity(data, name="output_false"), array_ops.identity(data, name="output_true")]
     for branch, t in enumerate(outs):
-        _SWITCHED[t] = (pred, bool(branch))
+        t._switch_of = (pred, bool(branch))   # kept on the tensor: it lives exactly as long as its graph
     return tuple(outs)
-
-
-_SWITCHED = {}   # a switch's output tensor -> (pred, the branch it stands for)
 
 
 def merge(inputs, name=None):
@@ -99,8 +96,8 @@ def _branch_of(t):
     seen, stack = set(), [t]
     while stack:
         x = stack.pop()
-        if x in _SWITCHED:
-            return _SWITCHED[x]
+        if getattr(x, "_switch_of", None) is not None:
+            return x._switch_of
         if x.op in seen:
             continue
         seen.add(x.op)

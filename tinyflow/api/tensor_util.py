@@ -12,6 +12,7 @@ import collections
 import numpy as np
 
 from tinyflow.graph import dtypes as _dt
+from tinyflow.api.aliases import get_static_value as constant_value  # noqa: F401 (tf.contrib.util's name)
 from tinyflow.ops.core import array_ops, indexing_ops
 from tinyflow.ops.core.base import convert_to_tensor, register_tensor_conversion_function
 
@@ -73,12 +74,6 @@ def _py_array(values, dtype):
         bad = np.ravel(array)[np.ravel(array != np.round(array))][0]
         raise TypeError("Expected %s, got %r of type 'float' instead." % (dtype.name, float(bad)))
     return array.astype(dtype.np)
-
-
-def constant_value(tensor, partial=False):
-    """The value of a tensor known while building the graph (a numpy array), or None."""
-    from tinyflow.graph.core import constant_value as value
-    return value(convert_to_tensor(tensor))
 
 
 def make_ndarray(tensor):
