@@ -39,6 +39,11 @@ class Dense(tf_layers.Dense, Layer):
                                     bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer))
         super().__init__(units, use_bias=use_bias, kernel_constraint=_constraint(kernel_constraint),
                          bias_constraint=_constraint(bias_constraint), **kw, **kwargs)
+        self.input_spec = tf_layers.InputSpec(min_ndim=2)
+
+    def build(self, input_shape):
+        super().build(input_shape)
+        self.input_spec = tf_layers.InputSpec(min_ndim=2, axes={-1: TensorShape(input_shape)[-1].value})
 
     def get_config(self):
         return dict(super().get_config(), units=self.units, activation=activations.serialize(self.activation),
@@ -402,3 +407,7 @@ class GlobalMaxPooling1D(GlobalAveragePooling1D):
 MaxPool1D, AvgPool1D, Convolution1D, Convolution2D = MaxPooling1D, AveragePooling1D, Conv1D, Conv2D
 GlobalAvgPool2D, GlobalMaxPool2D, GlobalAvgPool1D, GlobalMaxPool1D = (GlobalAveragePooling2D, GlobalMaxPooling2D,
                                                                       GlobalAveragePooling1D, GlobalMaxPooling1D)
+
+from tinyflow.api.keras.layers_extra import (ELU, ActivityRegularization, AlphaDropout, Dot, GaussianDropout,  # noqa: E402,F401,I001
+                                             GaussianNoise, InputSpec, LayerNormalization, PReLU, SpatialDropout1D,
+                                             SpatialDropout2D, SpatialDropout3D, ThresholdedReLU, dot)
