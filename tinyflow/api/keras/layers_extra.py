@@ -21,6 +21,11 @@ from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.indexing_ops import where
 
 
+def _phase(training):
+    """`training` as given, or Keras' learning phase (a layer's call made directly, not through __call__)."""
+    return K.learning_phase() if training is None else training
+
+
 class LayerNormalization(Layer):
     """Normalizes each sample over `axis` (mean 0, variance 1, epsilon added), then gamma * x + beta;
     weights "layer_normalization/gamma" and ".../beta" of the normalized axes' sizes."""
@@ -194,7 +199,7 @@ class SpatialDropout1D(tf_layers.Dropout, Layer):
         else:
             noise = [shape[0]] + ones + [shape[self._ndim - 1]]
         return in_train_phase(lambda: nn.dropout(inputs, noise_shape=array_ops.stack(noise), seed=self.seed,
-                                                 rate=self.rate), inputs, training)
+                                                 rate=self.rate), inputs, _phase(training))
 
 
 class SpatialDropout2D(SpatialDropout1D):
@@ -224,7 +229,7 @@ class GaussianNoise(Layer):
 
     def call(self, inputs, training=None):
         return in_train_phase(lambda: inputs + random_ops.random_normal(array_ops.shape(inputs), 0.0, self.stddev,
-                                                                         dtype=inputs.dtype), inputs, training)
+                                                                         dtype=inputs.dtype), inputs, _phase(training))
 
 
 class GaussianDropout(Layer):
@@ -239,7 +244,7 @@ class GaussianDropout(Layer):
             return inputs
         stddev = math.sqrt(self.rate / (1.0 - self.rate))
         return in_train_phase(lambda: inputs * random_ops.random_normal(array_ops.shape(inputs), 1.0, stddev,
-                                                                         dtype=inputs.dtype), inputs, training)
+                                                                         dtype=inputs.dtype), inputs, _phase(training))
 
 
 class AlphaDropout(Layer):
@@ -263,7 +268,7 @@ class AlphaDropout(Layer):
             shape = self.noise_shape if self.noise_shape is not None else array_ops.shape(inputs)
             kept = math_ops.cast(random_ops.random_uniform(shape, seed=self.seed) >= self.rate, inputs.dtype)
             return a * (inputs * kept + alpha_p * (1 - kept)) + b
-        return in_train_phase(dropped, inputs, training)
+        return in_train_phase(dropped, inputs, _phase(training))
 
 
 class ActivityRegularization(Layer):
