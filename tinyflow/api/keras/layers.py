@@ -8,6 +8,8 @@ from tinyflow.api import nn
 from tinyflow.api.keras import activations, initializers, regularizers
 from tinyflow.api.keras import backend as K
 from tinyflow.api.keras.engine import Input, InputLayer, Layer  # noqa: F401
+from tinyflow.api.keras.layers_conv import (DepthwiseConv2D, SeparableConv1D, SeparableConv2D,  # noqa: F401
+                                            SeparableConvolution1D, SeparableConvolution2D)
 from tinyflow.api.keras.recurrent import GRU, LSTM, RNN, SimpleRNN  # noqa: F401
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import array_ops, math_ops
