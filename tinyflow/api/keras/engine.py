@@ -309,47 +309,45 @@ def network_nodes(inputs, outputs):
         visit(t)
     for t in outputs:
         visit(t)
-    return nodes, _layers_by_depth(inputs, outputs, input_ids)
+    return nodes, _layers_by_depth(nodes, inputs, outputs)
 
 
-def _inbound(node):
-    """The nodes that made a node's input tensors."""
-    return [t._keras_history[0]._inbound_nodes[t._keras_history[1]] for t in node.input_tensors]
+def _layers_by_depth(nodes, inputs, outputs):
+    """The network's layers in TF 1.15's order (model.layers, the weights' order, a .h5 file's layer_names):
+    by decreasing depth from the outputs (inputs first); at one depth, in the order a depth-first walk from
+    the outputs first meets them."""
+    in_net, input_ids = {id(n) for n in nodes}, {id(t) for t in inputs}
+    index, done, post = {}, set(), []
 
+    def inbound(node):
+        if any(id(t) in input_ids for t in node.output_tensors):
+            return []
+        hist = [getattr(t, "_keras_history", None) for t in node.input_tensors]
+        return [n for n in (h[0]._inbound_nodes[h[1]] for h in hist if h) if id(n) in in_net]
 
-def _layers_by_depth(inputs, outputs, input_ids):
-    """The network's layers in TF 1.15's order (network.py's _map_graph_network), which model.layers,
-    summary(), get_weights() and .h5 files follow: deepest first (a node's depth is its distance from
-    the outputs; a layer's, its deepest node's), layers of one depth in the order a walk back from the
-    outputs first meets them, inputs the outputs do not use last."""
-    post_order, first_seen, done = [], {}, set()
-
-    def walk(t):
-        layer, node_index, _ = t._keras_history
-        node = layer._inbound_nodes[node_index]
+    def walk(node):
         if id(node) in done:
             return
+        index.setdefault(id(node.layer), len(index))
+        for n in inbound(node):
+            walk(n)
         done.add(id(node))
-        first_seen.setdefault(id(layer), len(first_seen))
-        if id(t) not in input_ids:
-            for x in node.input_tensors:
-                walk(x)
-        post_order.append(node)
+        post.append(node)
 
     for t in outputs:
-        walk(t)
+        layer, node_index, _ = t._keras_history
+        walk(layer._inbound_nodes[node_index])
     node_depth, layer_depth, layers = {}, {}, {}
-    for node in reversed(post_order):
-        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
-        layer_depth[id(node.layer)], node_depth[id(node)], layers[id(node.layer)] = depth, depth, node.layer
-        for dep in _inbound(node):
-            node_depth[id(dep)] = max(depth + 1, node_depth.get(id(dep), 0))
-    for t in inputs:
-        layer = t._keras_history[0]
-        if id(layer) not in layer_depth:
-            layer_depth[id(layer)], first_seen[id(layer)], layers[id(layer)] = 0, -1, layer
-    order = sorted(layers, key=lambda k: (-layer_depth[k], first_seen[k]))
-    return [layers[k] for k in order]
+    for node in reversed(post):   # a node is deeper than every node it feeds; a layer as deep as its deepest node
+        depth = max(node_depth.get(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = node_depth[id(node)] = depth
+        layers[id(node.layer)] = node.layer
+        for n in inbound(node):
+            node_depth[id(n)] = max(depth + 1, node_depth.get(id(n), 0))
+    for n in nodes:   # an input the outputs do not use still counts
+        if id(n.layer) not in layers:
+            layers[id(n.layer)], layer_depth[id(n.layer)], index[id(n.layer)] = n.layer, 0, -1
+    return sorted(layers.values(), key=lambda la: (-layer_depth[id(la)], index[id(la)]))
 
 
 def run_nodes(nodes, inputs, new_inputs, outputs):
