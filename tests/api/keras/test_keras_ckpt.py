@@ -41,6 +41,7 @@ def _stored(prefix):
     return {k: reader.get_tensor(k) for k in reader.get_variable_to_shape_map()}
 
 
+@pytest.mark.slow   # (~2 s of CPU: a train step and a few fetch sets compiled)
 def test_sequential_checkpoint_both_ways(tmp_path):
     tf_prefix = os.path.join(FIXTURES, "seq", "ckpt")
     want = TF["seq"]
@@ -84,6 +85,7 @@ def test_functional_checkpoint_keys_follow_tf115_layer_order(tmp_path):
     assert _graph(ours) == _graph(tf_prefix)
 
 
+@pytest.mark.slow   # (~2 s of CPU: a train step and a few fetch sets compiled)
 def test_tf_train_optimizer_keys_and_errors(tmp_path):
     K.backend.clear_session()
     model = _sequential()

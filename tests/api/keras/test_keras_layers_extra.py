@@ -143,6 +143,7 @@ def test_spatial_dropout_drops_whole_feature_maps():
         np.testing.assert_array_equal(t.reshape(x.shape), x)
 
 
+@pytest.mark.slow   # (~2 s of CPU: a train step and a few fetch sets compiled)
 def test_functional_layer_order_is_tf115s():
     K.backend.clear_session()
     a, b = K.Input((4,), name="a"), K.Input((3,), name="b")
@@ -166,6 +167,7 @@ def test_functional_layer_order_is_tf115s():
     assert [layer.name for layer in model.layers] == TF["order2"]
 
 
+@pytest.mark.slow   # (~2 s of CPU: a train step and a few fetch sets compiled)
 def test_compile_with_a_tf_train_optimizer_fits_as_tf115():
     want = TF["tfopt"]
     x, y = np.array(want["x"], "float32"), np.array(want["y"], "float32")
