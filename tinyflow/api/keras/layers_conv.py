@@ -7,7 +7,6 @@ As in TF 1.15 a Keras layer here IS the tf.layers class of the same name (variab
 from tinyflow/api/layers.py); this module adds Keras' constructor signatures, the `data_format=None`
 default (K.image_data_format()) and the config entries TF 1.15 writes beyond the constructor's arguments.
 """
-import numpy as np
 
 from tinyflow.api import layers as tf_layers
 from tinyflow.api import nn
@@ -277,17 +276,9 @@ def _pairs(value, rank, what, layer):
                      % (what, layer, rank, rank, value))
 
 
-class _Spatial(Layer):
-    """What ZeroPadding / Cropping / UpSampling share: the spatial axes of the rank and data_format."""
-    _rank = 2
-
-    def _axes(self):
-        first = 1 if getattr(self, "data_format", "channels_last") == "channels_last" else 2
-        return list(range(first, first + self._rank))
-
-
-class ZeroPadding2D(_Spatial):
+class ZeroPadding2D(Layer):
     """Pads rows and columns with zeros: an int, (rows, cols) or ((top, bottom), (left, right))."""
+    _rank = 2
 
     def __init__(self, padding=(1, 1), data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -295,10 +286,7 @@ class ZeroPadding2D(_Spatial):
         self.padding = _pairs(padding, self._rank, "padding", type(self).__name__)
 
     def call(self, inputs):
-        pads = [[0, 0]] * inputs.shape.ndims
-        for axis, pair in zip(self._axes(), self.padding):
-            pads[axis] = list(pair)
-        return array_ops.pad(inputs, pads)
+        return K._pad_spatial(inputs, self.padding, self.data_format)
 
 
 class ZeroPadding1D(ZeroPadding2D):
@@ -310,7 +298,7 @@ class ZeroPadding1D(ZeroPadding2D):
         self.padding = self.padding[0]   # TF keeps (start, end)
 
     def call(self, inputs):
-        return array_ops.pad(inputs, [[0, 0], list(self.padding), [0, 0]])
+        return K.temporal_padding(inputs, self.padding)
 
 
 class ZeroPadding3D(ZeroPadding2D):
@@ -321,8 +309,9 @@ class ZeroPadding3D(ZeroPadding2D):
         super().__init__(padding, data_format, **kwargs)
 
 
-class Cropping2D(_Spatial):
+class Cropping2D(Layer):
     """Crops rows and columns: an int, (rows, cols) or ((top, bottom), (left, right))."""
+    _rank = 2
 
     def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -334,7 +323,8 @@ class Cropping2D(_Spatial):
 
     def call(self, inputs):
         index = [slice(None)] * inputs.shape.ndims
-        for axis, (start, end) in zip(self._axes(), self._crops()):
+        first = 1 if self.data_format == "channels_last" else 2
+        for axis, (start, end) in enumerate(self._crops(), start=first):
             index[axis] = slice(start, -end if end else None)
         return inputs[tuple(index)]
 
@@ -359,23 +349,10 @@ class Cropping3D(Cropping2D):
         super().__init__(cropping, data_format, **kwargs)
 
 
-def repeat_elements(x, rep, axis):
-    """Each entry of x along `axis` repeated `rep` times (Keras' backend.repeat_elements)."""
-    if rep == 1:
-        return x
-    shape, rank = x.shape.as_list(), x.shape.ndims
-    tiled = array_ops.tile(array_ops.expand_dims(x, axis + 1), [1] * (axis + 1) + [rep] + [1] * (rank - axis - 1))
-    if None not in shape:
-        return array_ops.reshape(tiled, shape[:axis] + [shape[axis] * rep] + shape[axis + 1:])
-    dyn = array_ops.shape(x)
-    out = array_ops.reshape(tiled, array_ops.concat([dyn[:axis], dyn[axis:axis + 1] * rep, dyn[axis + 1:]], 0))
-    out.set_shape(shape[:axis] + [shape[axis] * rep if shape[axis] is not None else None] + shape[axis + 1:])
-    return out
-
-
-class UpSampling2D(_Spatial):
+class UpSampling2D(Layer):
     """Repeats rows and columns `size` times ('nearest'), or resizes bilinearly as TF 1.15 (half-pixel centers,
     corners not aligned)."""
+    _rank = 2
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(**kwargs)
@@ -386,20 +363,7 @@ class UpSampling2D(_Spatial):
         self.interpolation = interpolation
 
     def call(self, inputs):
-        if getattr(self, "interpolation", "nearest") == "bilinear":
-            from tinyflow.api import image
-            first = self.data_format == "channels_first"
-            x = array_ops.transpose(inputs, [0, 2, 3, 1]) if first else inputs
-            h, w = x.shape.as_list()[1:3]
-            if h is None or w is None:
-                size = array_ops.shape(x)[1:3] * np.array(self.size, np.int32)
-            else:
-                size = [h * self.size[0], w * self.size[1]]
-            x = image.resize_bilinear(x, size, half_pixel_centers=True)   # TF 1.15: resize_images_v2
-            return array_ops.transpose(x, [0, 3, 1, 2]) if first else x
-        for axis, rep in zip(self._axes(), self.size):
-            inputs = repeat_elements(inputs, rep, axis)
-        return inputs
+        return K.resize_images(inputs, self.size[0], self.size[1], self.data_format, self.interpolation)
 
 
 class UpSampling1D(UpSampling2D):
@@ -411,7 +375,7 @@ class UpSampling1D(UpSampling2D):
         self.size = self.size[0]
 
     def call(self, inputs):
-        return repeat_elements(inputs, self.size, 1)
+        return K.repeat_elements(inputs, self.size, 1)
 
 
 class UpSampling3D(UpSampling2D):
@@ -420,3 +384,6 @@ class UpSampling3D(UpSampling2D):
 
     def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
         super().__init__(size, data_format, **kwargs)
+
+    def call(self, inputs):
+        return K.resize_volumes(inputs, *self.size, self.data_format)
