@@ -7,7 +7,6 @@ As in TF 1.15 a Keras layer here IS the tf.layers class of the same name (variab
 from tinyflow/api/layers.py); this module adds Keras' constructor signatures, the `data_format=None`
 default (K.image_data_format()) and the config entries TF 1.15 writes beyond the constructor's arguments.
 """
-
 from tinyflow.api import layers as tf_layers
 from tinyflow.api import nn
 from tinyflow.api.keras import activations, constraints, initializers, regularizers
@@ -286,7 +285,7 @@ class ZeroPadding2D(Layer):
         self.padding = _pairs(padding, self._rank, "padding", type(self).__name__)
 
     def call(self, inputs):
-        return K._pad_spatial(inputs, self.padding, self.data_format)
+        return K.spatial_2d_padding(inputs, self.padding, self.data_format)
 
 
 class ZeroPadding1D(ZeroPadding2D):
@@ -307,6 +306,9 @@ class ZeroPadding3D(ZeroPadding2D):
 
     def __init__(self, padding=(1, 1, 1), data_format=None, **kwargs):
         super().__init__(padding, data_format, **kwargs)
+
+    def call(self, inputs):
+        return K.spatial_3d_padding(inputs, self.padding, self.data_format)
 
 
 class Cropping2D(Layer):
