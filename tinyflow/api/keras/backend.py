@@ -325,3 +325,31 @@ def sigmoid(x):
 
 def tanh(x):
     return math_ops.tanh(x)
+
+
+def batch_dot(x, y, axes=None):
+    """The dot product of each pair of samples of x and y along `axes` (an int or (ax_x, ax_y); by default
+    x's last and y's second-to-last), as TF 1.15's K.batch_dot: [batch, 1] for two matrices."""
+    if isinstance(axes, int):
+        axes = (axes, axes)
+    x_ndim, y_ndim = ndim(x), ndim(y)
+    if axes is None:
+        axes = [x_ndim - 1, y_ndim - 2]
+    diff = x_ndim - y_ndim if x_ndim > y_ndim else y_ndim - x_ndim   # (abs and max are Keras' ops here)
+    if x_ndim > y_ndim:
+        y = array_ops.reshape(y, array_ops.concat([array_ops.shape(y), np.ones(diff, np.int32)], 0))
+    elif y_ndim > x_ndim:
+        x = array_ops.reshape(x, array_ops.concat([array_ops.shape(x), np.ones(diff, np.int32)], 0))
+    if ndim(x) == 2 and ndim(y) == 2:
+        if axes[0] == axes[1]:
+            out = math_ops.reduce_sum(math_ops.multiply(x, y), axes[0])
+        else:
+            out = math_ops.reduce_sum(math_ops.multiply(array_ops.transpose(x, [1, 0]), y), axes[1])
+    else:
+        out = math_ops.matmul(x, y, adjoint_a=axes[0] != ndim(x) - 1, adjoint_b=axes[1] == ndim(y) - 1)
+    if diff:
+        idx = x_ndim + y_ndim - 3 if x_ndim > y_ndim else x_ndim - 1
+        out = array_ops.squeeze(out, list(range(idx, idx + diff)))
+    if ndim(out) == 1:
+        out = array_ops.expand_dims(out, 1)
+    return out

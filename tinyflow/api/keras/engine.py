@@ -16,6 +16,7 @@ from tinyflow.graph import nest
 from tinyflow.graph.core import Tensor, get_default_graph
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops import variable_scope as vs
+from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.base import convert_to_tensor
 
 
@@ -33,6 +34,7 @@ class Layer(tf_layers.Layer):
     `add_weight`) and `call(inputs)`; the variables are named "<layer name>/<weight name>"."""
 
     _keras_base = True   # where a layer's config stops collecting constructor arguments
+    input_spec = None    # an InputSpec (or a list of them, one per input) that calls are checked against
 
     def __new__(cls, *args, **kwargs):
         # the constructor's arguments, for get_config (TF's configs are the constructor's arguments)
@@ -87,17 +89,21 @@ class Layer(tf_layers.Layer):
             self._current_scope = scope
             with graph.name_scope(scope.original_name_scope or None):
                 if not self.built:
+                    assert_input_compatibility(self.input_spec, inputs, self.name)
                     first = nest.flatten(inputs)[0]
                     if self._dtype is None:
                         self._dtype = first.dtype.base_dtype if first.dtype.is_floating else dt.as_dtype(K.floatx())
                     shapes = _map(lambda t: t.shape, inputs)
                     self.build(shapes if isinstance(inputs, (list, tuple)) else shapes)
                     self.built = True
+                assert_input_compatibility(self.input_spec, inputs, self.name)   # (build may set it)
                 outputs = self.call(inputs, *args, **kwargs)
                 if self.activity_regularizer is not None:
                     with graph.name_scope("ActivityRegularizer"):
                         for out in nest.flatten(outputs):
-                            self._losses.append(self.activity_regularizer(out))
+                            # TF 1.15: the penalty per sample (divided by the batch size)
+                            loss = self.activity_regularizer(out)
+                            self._losses.append(loss / math_ops.cast(array_ops.shape(out)[0], loss.dtype))
         node_kwargs = {k: v for k, v in kwargs.items() if k != "training" or v is not K.learning_phase()}
         node = Node(self, inputs, outputs, node_kwargs)
         self._inbound_nodes.append(node)
@@ -180,6 +186,40 @@ class Layer(tf_layers.Layer):
 
     def compute_mask(self, inputs, mask=None):
         return None
+
+
+def assert_input_compatibility(input_spec, inputs, layer_name):
+    """ValueError (TF 1.15's messages) when `inputs` do not meet the layer's InputSpec(s)."""
+    if not input_spec:
+        return
+    specs, inputs = nest.flatten(input_spec), nest.flatten(inputs)
+    if len(inputs) != len(specs):
+        raise ValueError("Layer %s expects %d inputs, but it received %d input tensors. Inputs received: %s"
+                         % (layer_name, len(specs), len(inputs), inputs))
+    for index, (x, spec) in enumerate(zip(inputs, specs)):
+        if spec is None:
+            continue
+        where = "Input %d of layer %s is incompatible with the layer: " % (index, layer_name)
+        ndim, shape = x.shape.ndims, x.shape.as_list() if x.shape.ndims is not None else None
+        if spec.ndim is not None and ndim != spec.ndim:
+            raise ValueError(where + "expected ndim=%s, found ndim=%s. Full shape received: %s" % (spec.ndim, ndim,
+                                                                                                   shape))
+        if spec.max_ndim is not None and ndim is not None and ndim > spec.max_ndim:
+            raise ValueError(where + "expected max_ndim=%s, found ndim=%s" % (spec.max_ndim, ndim))
+        if spec.min_ndim is not None and ndim is not None and ndim < spec.min_ndim:
+            raise ValueError(where + ": expected min_ndim=%s, found ndim=%s. Full shape received: %s"
+                             % (spec.min_ndim, ndim, shape))
+        if spec.dtype is not None and x.dtype.base_dtype.name != spec.dtype:
+            raise ValueError(where + "expected dtype=%s, found dtype=%s" % (spec.dtype, x.dtype))
+        for axis, value in (spec.axes or {}).items() if shape is not None else ():
+            if value is not None and shape[int(axis)] not in (value, None):
+                raise ValueError("Input %d of layer %s is incompatible with the layer: expected axis %s of input "
+                                 "shape to have value %s but received input with shape %s"
+                                 % (index, layer_name, axis, value, shape))
+        for spec_dim, dim in zip(spec.shape or (), shape or ()):
+            if spec_dim is not None and dim is not None and spec_dim != dim:
+                raise ValueError("Input %d is incompatible with layer %s: expected shape=%s, found shape=%s"
+                                 % (index, layer_name, spec.shape, shape))
 
 
 def _map(fn, x):

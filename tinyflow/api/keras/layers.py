@@ -15,6 +15,9 @@ from tinyflow.api.keras.layers_conv import (  # noqa: F401
     GlobalMaxPool2D, GlobalMaxPool3D, GlobalMaxPooling2D, GlobalMaxPooling3D, MaxPool3D, MaxPooling3D,
     SeparableConv1D, SeparableConv2D, SeparableConvolution1D, SeparableConvolution2D, UpSampling1D, UpSampling2D,
     UpSampling3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D, keras_args)
+from tinyflow.api.keras.layers_extra import (  # noqa: F401
+    ELU, ActivityRegularization, AlphaDropout, Dot, GaussianDropout, GaussianNoise, InputSpec, LayerNormalization,
+    PReLU, SpatialDropout1D, SpatialDropout2D, SpatialDropout3D, ThresholdedReLU, dot)
 from tinyflow.api.keras.recurrent import GRU, LSTM, RNN, SimpleRNN  # noqa: F401
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import array_ops, math_ops
@@ -42,6 +45,11 @@ class Dense(tf_layers.Dense, Layer):
                                     bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer))
         super().__init__(units, use_bias=use_bias, kernel_constraint=_constraint(kernel_constraint),
                          bias_constraint=_constraint(bias_constraint), **kw, **kwargs)
+        self.input_spec = tf_layers.InputSpec(min_ndim=2)
+
+    def build(self, input_shape):
+        super().build(input_shape)
+        self.input_spec = tf_layers.InputSpec(min_ndim=2, axes={-1: TensorShape(input_shape)[-1].value})
 
     def get_config(self):
         return dict(super().get_config(), units=self.units, activation=activations.serialize(self.activation),
