@@ -45,6 +45,12 @@ def image_data_format():
 def get_session():
     """The default session if there is one, else the session Keras made for the default graph;
     variables of the graph still uninitialized in it are initialized now."""
+    sess = _keras_session()
+    initialize_variables(sess)
+    return sess
+
+
+def _keras_session():
     global _SESSION
     sess = get_default_session()
     if sess is None:
@@ -52,7 +58,6 @@ def get_session():
             from tinyflow.runtime.session import Session
             _SESSION = Session(graph=get_default_graph())
         sess = _SESSION
-    initialize_variables(sess)
     return sess
 
 
@@ -95,6 +100,25 @@ def set_learning_phase(value):
     _LEARNING_PHASE[get_default_graph()] = value
 
 
+def in_train_phase(x, alt, training=None):
+    """`x` while training, else `alt` (either may be a function building it): chosen now when
+    `training` is known while building, else both are built and selected by the learning phase."""
+    from tinyflow.api.layers import _static_bool
+    training = learning_phase() if training is None else training
+    static = _static_bool(training)
+    if static is not None:
+        return (x if static else alt)() if callable(x if static else alt) else (x if static else alt)
+    x, alt = (x() if callable(x) else x), (alt() if callable(alt) else alt)
+    from tinyflow.ops.core.indexing_ops import where
+    out = where(math_ops.cast(training, dt.bool_), x, alt)
+    out.set_shape(x.shape)
+    return out
+
+
+def in_test_phase(x, alt, training=None):
+    return in_train_phase(alt, x, training=training)
+
+
 def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
     if shape is None and ndim is not None:
         shape = (None,) * ndim
@@ -125,8 +149,11 @@ def set_value(x, value):
 
 
 def batch_set_value(tuples):
+    """Writes each (variable, value); the variables written need no initializer run (set_weights and
+    load_weights right after building a model compile no initialization program)."""
+    sess = _keras_session()
     for x, value in tuples:
-        set_value(x, value)
+        x.load(np.asarray(value, dtype=x.dtype.base_dtype.np), sess)
 
 
 def int_shape(x):

@@ -108,8 +108,8 @@ class TrainingMixin:
     def _function(self, kind):
         """(fetches, targets) of the 'train', 'test' or 'predict' step, built once per model."""
         if kind not in self._functions:
-            if kind == "predict":
-                self._functions[kind] = (list(self.outputs), [])
+            if kind == "predict":   # stateful layers carry their states on (TF 1.15's state_updates)
+                self._functions[kind] = (list(self.outputs), [getattr(t, "op", t) for t in self.state_updates])
             else:
                 if not hasattr(self, "total_loss"):
                     raise RuntimeError("You must compile your model before using it.")
@@ -120,6 +120,8 @@ class TrainingMixin:
                     with graph.name_scope(None), graph.name_scope("training"):
                         targets = list(self.optimizer.get_updates(self.total_loss, self.trainable_weights))
                     targets += self.updates
+                else:
+                    targets = list(self.state_updates)
                 # run as ops: fetching the assigns' values would copy every weight to the host each step
                 targets = [getattr(t, "op", t) for t in targets]
                 self._functions[kind] = (fetches, targets)
