@@ -45,12 +45,12 @@ def image_data_format():
 def get_session():
     """The default session if there is one, else the session Keras made for the default graph;
     variables of the graph still uninitialized in it are initialized now."""
-    sess = _keras_session()
+    sess = _session()
     initialize_variables(sess)
     return sess
 
 
-def _keras_session():
+def _session():
     global _SESSION
     sess = get_default_session()
     if sess is None:
@@ -149,9 +149,9 @@ def set_value(x, value):
 
 
 def batch_set_value(tuples):
-    """Writes each (variable, value); the variables written need no initializer run (set_weights and
-    load_weights right after building a model compile no initialization program)."""
-    sess = _keras_session()
+    """Writes each value into its variable; the variables written need no initializer run (loading a whole
+    model's weights compiles nothing)."""
+    sess = _session()
     for x, value in tuples:
         x.load(np.asarray(value, dtype=x.dtype.base_dtype.np), sess)
 
