@@ -101,6 +101,25 @@ def set_learning_phase(value):
     _LEARNING_PHASE[get_default_graph()] = value
 
 
+def in_train_phase(x, alt, training=None):
+    """`x` while training, else `alt` (either may be a function building it): chosen now when
+    `training` is known while building, else both are built and selected by the learning phase."""
+    from tinyflow.api.layers import _static_bool
+    training = learning_phase() if training is None else training
+    static = _static_bool(training)
+    if static is not None:
+        return (x if static else alt)() if callable(x if static else alt) else (x if static else alt)
+    x, alt = (x() if callable(x) else x), (alt() if callable(alt) else alt)
+    from tinyflow.ops.core.indexing_ops import where
+    out = where(math_ops.cast(training, dt.bool_), x, alt)
+    out.set_shape(x.shape)
+    return out
+
+
+def in_test_phase(x, alt, training=None):
+    return in_train_phase(alt, x, training=training)
+
+
 def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
     if shape is None and ndim is not None:
         shape = (None,) * ndim

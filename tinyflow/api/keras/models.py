@@ -90,6 +90,17 @@ class Model(TrainingMixin, Layer):
     def losses(self):
         return list(self._losses) + [loss for layer in self._all_layers() for loss in layer.losses]
 
+    @property
+    def state_updates(self):
+        """The updates of the stateful layers (their states' assignments), which evaluate and predict run too."""
+        return [u for layer in self._all_layers() if getattr(layer, "stateful", False) for u in layer.updates]
+
+    def reset_states(self):
+        """Sets the states of the model's stateful layers to zeros."""
+        for layer in self._all_layers():
+            if getattr(layer, "stateful", False) and hasattr(layer, "reset_states"):
+                layer.reset_states()
+
     def get_layer(self, name=None, index=None):
         """The layer named `name`, or at position `index` (ValueError when there is none)."""
         if index is not None:
