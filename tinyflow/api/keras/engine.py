@@ -8,6 +8,7 @@ ordinary graph tensors that fit / evaluate / predict fetch with the inputs fed. 
 new tensors replays its nodes on them (a nested model, shared layers).
 """
 import inspect
+import weakref
 
 from tinyflow.api import layers as tf_layers
 from tinyflow.api.keras import backend as K
@@ -27,6 +28,23 @@ class Node:
         self.layer, self.inputs, self.outputs, self.kwargs = layer, inputs, outputs, kwargs
         self.input_tensors = nest.flatten(inputs)
         self.output_tensors = nest.flatten(outputs)
+
+
+_SCOPES_SEEN = weakref.WeakKeyDictionary()   # graph -> [its variables list, how many seen, their scopes]
+
+
+def _variable_scopes(graph):
+    """Every scope that holds a variable of the graph ("a" and "a/b" for "a/b/c"), kept up to date as
+    variables are added: a model of 1,000 layers asks for each layer (scanning all names was quadratic)."""
+    variables = graph.get_collection_ref("variables")
+    seen = _SCOPES_SEEN.get(graph)
+    if seen is None or seen[0] is not variables or seen[1] > len(variables):
+        seen = _SCOPES_SEEN[graph] = [variables, 0, set()]
+    for v in variables[seen[1]:]:
+        parts = v.op.name.split("/")
+        seen[2].update("/".join(parts[:i]) for i in range(1, len(parts)))
+    seen[1] = len(variables)
+    return seen[2]
 
 
 class Layer(tf_layers.Layer):
@@ -71,9 +89,9 @@ class Layer(tf_layers.Layer):
         already (a model rebuilt from its config next to the original: TF 1.15 names them so too)."""
         prefix = vs.get_variable_scope().name
         prefix = prefix + "/" if prefix else ""
-        names = [v.op.name for v in get_default_graph().get_collection("variables")]
+        taken = _variable_scopes(get_default_graph())
         candidate, i = self._name, 0
-        while any(n.startswith(prefix + candidate + "/") for n in names):
+        while prefix + candidate in taken:
             i += 1
             candidate = "%s_%d" % (self._name, i)
         return candidate
