@@ -261,3 +261,25 @@ def test_stateless_fetch_sets_take_the_short_path_with_every_check():
         assert sess.run(v + 1.0) == 2.0
         with_var = [p for p in sess._plans.values() if p.lowered is not None and p.lowered.ro_vars]
         assert with_var and with_var[0].stateless is None     # variables: the locked path
+
+
+def test_accelerator_dots_are_float32_as_tf115_and_cpu_programs_unchanged(monkeypatch):
+    # TF 1.15 never rounded float32 matmuls to TF32; on a GPU, JAX's default would (errors ~1e-3)
+    from tinyflow.lower import jax_backend
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    y = tf.matmul(x, tf.ones([3, 4]), name="mm")
+    feed = {x: np.ones((2, 3), np.float32)}
+    with tf.Session() as sess:
+        assert "HIGHEST" not in str(sess.lowered(y, feed).jaxpr)   # this machine's CPU: left as it was
+    monkeypatch.setattr(jax_backend, "_FULL_F32", [True])          # as on a GPU
+    with tf.Session() as sess:
+        assert "HIGHEST" in str(sess.lowered(y, feed).jaxpr)
+
+
+def test_a_platform_list_without_the_cpu_gets_it_for_host_callbacks():
+    # JAX_PLATFORMS=cuda left no CPU device: every tf.py_func failed in jax.io_callback
+    import tinyflow.api as api
+    assert api._with_host_platform("cuda") == "cuda,cpu"
+    assert api._with_host_platform("cuda,cpu") == "cuda,cpu"
+    assert api._with_host_platform("cpu") == "cpu"
+    assert api._with_host_platform(None) is None and api._with_host_platform("") == ""

@@ -12,6 +12,16 @@ import jax as _jax
 
 _jax.config.update("jax_enable_x64", True)  # TF's dtypes: float64 and int64 must stay themselves
 
+
+def _with_host_platform(platforms):
+    """JAX's platform list with the CPU in it: TF always has /cpu:0, and host callbacks (tf.py_func,
+    summaries) run there; jax.io_callback fails without a CPU device, as under JAX_PLATFORMS=cuda."""
+    names = [p for p in (platforms or "").split(",") if p]
+    return ",".join(names + ["cpu"]) if names and "cpu" not in names else platforms
+
+
+_jax.config.update("jax_platforms", _with_host_platform(_jax.config.jax_platforms))
+
 from tinyflow.graph import core as _core, errors  # noqa: E402
 from tinyflow.graph.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16, float32,  # noqa: E402
                                    float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64)

@@ -572,22 +572,39 @@ def _kernel_bias_args(kwargs):
     return [kwargs.pop(n, d) for n, d in zip(names, defaults)]
 
 
-def _deconv_length(n, kernel, stride, padding):
-    """TF's conv_utils.deconv_output_length (no output_padding)."""
+def _deconv_length(n, kernel, stride, padding, output_padding=None, dilation=1):
+    """TF's conv_utils.deconv_output_length: a transposed convolution's output length along one axis."""
     if n is None:
         return None
-    return n * stride if padding == "SAME" else n * stride + max(kernel - stride, 0)
+    kernel = kernel + (kernel - 1) * (dilation - 1)
+    if output_padding is None:
+        return n * stride if padding == "SAME" else n * stride + max(kernel - stride, 0)
+    return (n - 1) * stride + kernel - 2 * (kernel // 2 if padding == "SAME" else 0) + output_padding
+
+
+def _output_padding(output_padding, strides, rank):
+    """None, or `rank` ints each below its stride (TF's check)."""
+    if output_padding is None:
+        return None
+    output_padding = _tuple(output_padding, rank, "output_padding")
+    for stride, pad in zip(strides, output_padding):
+        if pad >= stride:
+            raise ValueError("Stride " + str(strides) + " must be greater than output padding " + str(output_padding))
+    return output_padding
 
 
 class Conv2DTranspose(_KernelBiasLayer):
     """The transpose of a 2-D convolution: a [kh, kw, filters, in] kernel, output `strides` times larger."""
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last", **kwargs):
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
+                 output_padding=None, dilation_rate=(1, 1), **kwargs):
         kernel_bias = _kernel_bias_args(kwargs)
         super().__init__(**kwargs)
         self.filters = int(filters)
         self.kernel_size, self.strides = _tuple(kernel_size, 2, "kernel_size"), _tuple(strides, 2, "strides")
         self.padding, self.data_format = _padding(padding), _data_format(data_format)
+        self.output_padding = _output_padding(output_padding, self.strides, 2)
+        self.dilation_rate = _tuple(dilation_rate, 2, "dilation_rate")
         self._set_kernel_bias(*kernel_bias)
 
     def build(self, input_shape):
@@ -604,13 +621,15 @@ class Conv2DTranspose(_KernelBiasLayer):
         dims = []
         for i, (k, s) in enumerate(zip(self.kernel_size, self.strides)):
             n = inputs.shape[h_axis + i].value
-            dims.append(_deconv_length(n, k, s, self.padding) if n is not None else
-                        _deconv_length(array_ops.shape(inputs)[h_axis + i], k, s, self.padding))
+            n = n if n is not None else array_ops.shape(inputs)[h_axis + i]
+            dims.append(_deconv_length(n, k, s, self.padding, self.output_padding and self.output_padding[i],
+                                       self.dilation_rate[i]))
         batch = inputs.shape[0].value if inputs.shape[0].value is not None else array_ops.shape(inputs)[0]
         out = [batch] + dims + [self.filters] if nhwc else [batch, self.filters] + dims
         strides = [1, *self.strides, 1] if nhwc else [1, 1, *self.strides]
+        dilations = [1, *self.dilation_rate, 1] if nhwc else [1, 1, *self.dilation_rate]
         outputs = nn.conv2d_transpose(inputs, self.kernel, out, strides, padding=self.padding,
-                                      data_format=self.data_format)
+                                      data_format=self.data_format, dilations=dilations)
         outputs.set_shape([d if isinstance(d, int) else None for d in out])
         return self._bias_and_activation(outputs, self.data_format)
 
@@ -738,12 +757,13 @@ class Conv3DTranspose(_KernelBiasLayer):
     """The transpose of a 3-D convolution: a [kd, kh, kw, filters, in] kernel, output `strides` times larger."""
 
     def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
-                 **kwargs):
+                 output_padding=None, **kwargs):
         kernel_bias = _kernel_bias_args(kwargs)
         super().__init__(**kwargs)
         self.filters = int(filters)
         self.kernel_size, self.strides = _tuple(kernel_size, 3, "kernel_size"), _tuple(strides, 3, "strides")
         self.padding, self.data_format = _padding(padding), _fmt3d(data_format)
+        self.output_padding = _output_padding(output_padding, self.strides, 3)
         self._set_kernel_bias(*kernel_bias)
 
     def build(self, input_shape):
@@ -758,9 +778,11 @@ class Conv3DTranspose(_KernelBiasLayer):
         from tinyflow.ops.conv3d_ops import conv3d_transpose
         first = 1 if self.data_format == "NDHWC" else 2
         shape = inputs.shape.as_list()
-        if None in shape:
-            raise ValueError("tinyflow: Conv3DTranspose needs the input shape known, got %s" % inputs.shape)
-        dims = [_deconv_length(shape[first + i], k, s, self.padding)
+        if None in shape[1:]:
+            raise ValueError("tinyflow: Conv3DTranspose needs the input shape known but for the batch, got %s"
+                             % inputs.shape)
+        shape[0] = shape[0] if shape[0] is not None else array_ops.shape(inputs)[0]
+        dims = [_deconv_length(shape[first + i], k, s, self.padding, self.output_padding and self.output_padding[i])
                 for i, (k, s) in enumerate(zip(self.kernel_size, self.strides))]
         out = [shape[0]] + dims + [self.filters] if first == 1 else [shape[0], self.filters] + dims
         outputs = conv3d_transpose(inputs, self.kernel, out, _window3d(self.strides, self.data_format), self.padding,

@@ -13,8 +13,10 @@ as it was unless all of them hold (`keep`, a select XLA fuses into the update); 
 returns only "all ok" (`Lowered.flat_fn`), and on a failure `check_results` recomputes the data
 for the message.
 """
+import contextlib
 import itertools
 import linecache
+import os
 import re
 import sys
 import types
@@ -138,6 +140,19 @@ def _only_ok(fn):
     return run
 
 
+_FULL_F32 = []
+
+
+def tf_precision():
+    """The scope a program is traced under: float32 dots and convolutions in float32, as TF 1.15
+    computes them. JAX's default on NVIDIA GPUs since Ampere is TF32 (inputs rounded to a 10-bit
+    mantissa: relative errors near 1e-3, which TF1 code never saw); the CPU computes float32 either
+    way, so its programs are left as they are. `TINYFLOW_TF32=1` takes the faster TF32 on a GPU."""
+    if not _FULL_F32:
+        _FULL_F32.append(jax.default_backend() != "cpu" and os.environ.get("TINYFLOW_TF32", "0") != "1")
+    return jax.default_matmul_precision("float32") if _FULL_F32[0] else contextlib.nullcontext()
+
+
 def _flat(fn, n_rw, n_ro, with_key):
     """fn(rw, ro, feeds, key) -> (finals, fetches) as flat(*rw, *ro, *feeds[, key]) -> (*finals,
     *fetches). Why: JAX's C++ dispatch is quickest on a flat list of arrays (nested tuples and a
@@ -146,7 +161,8 @@ def _flat(fn, n_rw, n_ro, with_key):
 
     def flat(*args):
         end = len(args) - 1 if with_key else len(args)
-        finals, fetches = fn(args[:a], args[a:b], args[b:end], args[end] if with_key else None)
+        with tf_precision():
+            finals, fetches = fn(args[:a], args[a:b], args[b:end], args[end] if with_key else None)
         return tuple(finals) + tuple(fetches)
     flat.__name__ = flat.__qualname__ = "fetch_set"   # XLA's metadata: jit(fetch_set)/MatMul/...
     return flat
@@ -213,7 +229,8 @@ class Lowered:
     def jaxpr(self, *args):
         """JAX's view of this function for concrete arguments (see `example_args`)."""
         self._one_function("jaxpr")
-        return jax.make_jaxpr(self.fn)(*args)
+        with tf_precision():
+            return jax.make_jaxpr(self.fn)(*args)
 
     def hlo(self, *args):
         """XLA's optimized HLO text for concrete arguments."""

@@ -175,5 +175,5 @@ def one_d(value, data_format, name, default, body):
 
 
 def one_d_seq(v, nchw, what):
-    v = get_sequence(v, 1, 1 if nchw else 2, what)
-    return [1, 1] + v[2:] if nchw else [1, 1] + v[1:]
+    v = get_sequence(v, 1, 1 if nchw else 2, what)   # [1, 1, w] (NCW) or [1, w, 1] (NWC): height 1 added
+    return [1, 1, 1] + v[2:] if nchw else [1, 1] + v[1:]

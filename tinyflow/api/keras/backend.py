@@ -45,6 +45,12 @@ def image_data_format():
 def get_session():
     """The default session if there is one, else the session Keras made for the default graph;
     variables of the graph still uninitialized in it are initialized now."""
+    sess = _session()
+    initialize_variables(sess)
+    return sess
+
+
+def _session():
     global _SESSION
     sess = get_default_session()
     if sess is None:
@@ -52,7 +58,6 @@ def get_session():
             from tinyflow.runtime.session import Session
             _SESSION = Session(graph=get_default_graph())
         sess = _SESSION
-    initialize_variables(sess)
     return sess
 
 
@@ -125,8 +130,11 @@ def set_value(x, value):
 
 
 def batch_set_value(tuples):
+    """Writes each value into its variable; the variables written need no initializer run (loading a whole
+    model's weights compiles nothing)."""
+    sess = _session()
     for x, value in tuples:
-        set_value(x, value)
+        x.load(np.asarray(value, dtype=x.dtype.base_dtype.np), sess)
 
 
 def int_shape(x):

@@ -269,11 +269,45 @@ def network_nodes(inputs, outputs):
         visit(t)
     for t in outputs:
         visit(t)
-    layers = []
-    for n in nodes:
-        if not any(n.layer is seen_layer for seen_layer in layers):
-            layers.append(n.layer)
-    return nodes, layers
+    return nodes, _layers_by_depth(nodes, inputs, outputs)
+
+
+def _layers_by_depth(nodes, inputs, outputs):
+    """The network's layers in TF 1.15's order (model.layers, the weights' order, a .h5 file's layer_names):
+    by decreasing depth from the outputs (inputs first); at one depth, in the order a depth-first walk from
+    the outputs first meets them."""
+    in_net, input_ids = {id(n) for n in nodes}, {id(t) for t in inputs}
+    index, done, post = {}, set(), []
+
+    def inbound(node):
+        if any(id(t) in input_ids for t in node.output_tensors):
+            return []
+        hist = [getattr(t, "_keras_history", None) for t in node.input_tensors]
+        return [n for n in (h[0]._inbound_nodes[h[1]] for h in hist if h) if id(n) in in_net]
+
+    def walk(node):
+        if id(node) in done:
+            return
+        index.setdefault(id(node.layer), len(index))
+        for n in inbound(node):
+            walk(n)
+        done.add(id(node))
+        post.append(node)
+
+    for t in outputs:
+        layer, node_index, _ = t._keras_history
+        walk(layer._inbound_nodes[node_index])
+    node_depth, layer_depth, layers = {}, {}, {}
+    for node in reversed(post):   # a node is deeper than every node it feeds; a layer as deep as its deepest node
+        depth = max(node_depth.get(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = node_depth[id(node)] = depth
+        layers[id(node.layer)] = node.layer
+        for n in inbound(node):
+            node_depth[id(n)] = max(depth + 1, node_depth.get(id(n), 0))
+    for n in nodes:   # an input the outputs do not use still counts
+        if id(n.layer) not in layers:
+            layers[id(n.layer)], layer_depth[id(n.layer)], index[id(n.layer)] = n.layer, 0, -1
+    return sorted(layers.values(), key=lambda la: (-layer_depth[id(la)], index[id(la)]))
 
 
 def run_nodes(nodes, inputs, new_inputs, outputs):

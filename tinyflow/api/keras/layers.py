@@ -8,6 +8,13 @@ from tinyflow.api import nn
 from tinyflow.api.keras import activations, initializers, regularizers
 from tinyflow.api.keras import backend as K
 from tinyflow.api.keras.engine import Input, InputLayer, Layer  # noqa: F401
+from tinyflow.api.keras.layers_conv import (  # noqa: F401
+    AveragePooling3D, AvgPool3D, Conv1D, Conv2DTranspose, Conv3D, Conv3DTranspose, Convolution2DTranspose,
+    Convolution3D, Convolution3DTranspose, Cropping1D, Cropping2D, Cropping3D, Deconvolution2D, Deconvolution3D,
+    DepthwiseConv2D, GlobalAveragePooling2D, GlobalAveragePooling3D, GlobalAvgPool2D, GlobalAvgPool3D,
+    GlobalMaxPool2D, GlobalMaxPool3D, GlobalMaxPooling2D, GlobalMaxPooling3D, MaxPool3D, MaxPooling3D,
+    SeparableConv1D, SeparableConv2D, SeparableConvolution1D, SeparableConvolution2D, UpSampling1D, UpSampling2D,
+    UpSampling3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D, keras_args)
 from tinyflow.api.keras.recurrent import GRU, LSTM, RNN, SimpleRNN  # noqa: F401
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import array_ops, math_ops
@@ -15,12 +22,8 @@ from tinyflow.ops.core import array_ops, math_ops
 
 def _kernel_bias_args(kw):
     """Keras' string arguments (activation, initializers, regularizers) as the objects tf.layers takes."""
-    kw["activation"] = activations.get(kw.get("activation"))
-    for k in ("kernel_initializer", "bias_initializer"):
-        kw[k] = initializers.get(kw.get(k, "glorot_uniform" if k == "kernel_initializer" else "zeros"))
-    for k in ("kernel_regularizer", "bias_regularizer", "activity_regularizer"):
-        kw[k] = regularizers.get(kw.get(k))
-    return kw
+    return keras_args(**dict({"activation": None, "kernel_initializer": "glorot_uniform",
+                              "bias_initializer": "zeros"}, **kw))
 
 
 def _constraint(c):
@@ -78,20 +81,6 @@ class AveragePooling2D(tf_layers.AveragePooling2D, Layer):
 
 
 MaxPool2D, AvgPool2D = MaxPooling2D, AveragePooling2D
-
-
-class GlobalAveragePooling2D(Layer):
-    def __init__(self, data_format=None, **kwargs):
-        super().__init__(**kwargs)
-        self.data_format = data_format or K.image_data_format()
-
-    def call(self, inputs):
-        return math_ops.reduce_mean(inputs, axis=[1, 2] if self.data_format == "channels_last" else [2, 3])
-
-
-class GlobalMaxPooling2D(GlobalAveragePooling2D):
-    def call(self, inputs):
-        return math_ops.reduce_max(inputs, axis=[1, 2] if self.data_format == "channels_last" else [2, 3])
 
 
 class Dropout(tf_layers.Dropout, Layer):
@@ -344,35 +333,7 @@ def concatenate(inputs, axis=-1, **kwargs):
     return Concatenate(axis=axis, **kwargs)(inputs)
 
 
-# ---- 1-D convolution and pooling, transposed convolution (tf.layers' classes, Keras' defaults) ---------
-def _keras_conv_kwargs(kwargs, activation, kernel_initializer, bias_initializer):
-    kw = {k: kwargs.pop(k) for k in ("kernel_regularizer", "bias_regularizer", "activity_regularizer")
-          if k in kwargs}
-    kw.update(activation=activation, kernel_initializer=kernel_initializer, bias_initializer=bias_initializer)
-    return _kernel_bias_args(kw)
-
-
-class Conv1D(tf_layers.Conv1D, Layer):
-    """1-D convolution of [batch, steps, channels]."""
-
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format="channels_last", dilation_rate=1,
-                 activation=None, use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 **kwargs):
-        kw = _keras_conv_kwargs(kwargs, activation, kernel_initializer, bias_initializer)
-        super().__init__(filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
-                         dilation_rate=dilation_rate, use_bias=use_bias, **kw, **kwargs)
-
-
-class Conv2DTranspose(tf_layers.Conv2DTranspose, Layer):
-    """The transpose of Conv2D (a [kh, kw, filters, in] kernel)."""
-
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None, activation=None,
-                 use_bias=True, kernel_initializer="glorot_uniform", bias_initializer="zeros", **kwargs):
-        kw = _keras_conv_kwargs(kwargs, activation, kernel_initializer, bias_initializer)
-        super().__init__(filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format or K.image_data_format(), use_bias=use_bias, **kw, **kwargs)
-
-
+# ---- 1-D pooling (tf.layers' classes, Keras' defaults; the convolutions are in layers_conv.py) ---------
 class MaxPooling1D(tf_layers.MaxPooling1D, Layer):
     def __init__(self, pool_size=2, strides=None, padding="valid", data_format="channels_last", **kwargs):
         super().__init__(pool_size, strides if strides is not None else pool_size, padding=padding,
@@ -400,5 +361,4 @@ class GlobalMaxPooling1D(GlobalAveragePooling1D):
 
 
 MaxPool1D, AvgPool1D, Convolution1D, Convolution2D = MaxPooling1D, AveragePooling1D, Conv1D, Conv2D
-GlobalAvgPool2D, GlobalMaxPool2D, GlobalAvgPool1D, GlobalMaxPool1D = (GlobalAveragePooling2D, GlobalMaxPooling2D,
-                                                                      GlobalAveragePooling1D, GlobalMaxPooling1D)
+GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D

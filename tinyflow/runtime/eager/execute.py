@@ -18,6 +18,7 @@ from tinyflow.graph import errors
 from tinyflow.graph.core import Graph, GraphKeys, Operation, ShapeError, Tensor
 from tinyflow.graph.registry import get_op_def
 from tinyflow.graph.shapes import TensorShape
+from tinyflow.lower.jax_backend import tf_precision
 from tinyflow.ops.random_ops import run_key
 from tinyflow.runtime.eager import tape as _tape
 from tinyflow.runtime.eager.tensor import EagerTensor
@@ -248,7 +249,8 @@ class _Kernel:
                 full[i] = v
             if lower is None:  # Assert: only a check
                 return (), check(a, *full)
-            out = lower(a, counter, *full) if needs_key else lower(a, *full)
+            with tf_precision():
+                out = lower(a, counter, *full) if needs_key else lower(a, *full)
             if n_results == 1 and isinstance(out, (list, tuple)):
                 out = out[0]
             out = tuple(out) if isinstance(out, (list, tuple)) else (out,)

@@ -1,37 +1,29 @@
 """What the tf.keras.applications models share (keras_applications 1.0.8, TF 1.15's): the input-shape
 rules, weights handling (no downloads: a local .h5 path, or Keras' cache ~/.keras/models), ImageNet
-preprocess_input / decode_predictions, and ZeroPadding2D (which tf.keras.layers does not have yet)."""
+preprocess_input / decode_predictions, and keras_applications' correct_pad."""
 import json
 import os
 
 import numpy as np
 
 from tinyflow.api.keras import backend, engine, layers
+from tinyflow.api.keras.layers import ZeroPadding2D  # noqa: F401  (applications written before it was a layer)
 from tinyflow.graph import errors
-from tinyflow.ops.core import array_ops, sequence_ops
+from tinyflow.ops.core import sequence_ops
 
 WEIGHTS_URL = "https://github.com/fchollet/deep-learning-models/releases/download/"
 CLASS_INDEX_PATH = "https://storage.googleapis.com/download.tensorflow.org/data/imagenet_class_index.json"
 
 
-class ZeroPadding2D(engine.Layer):
-    """Pads rows and columns with zeros: an int, (rows, cols) or ((top, bottom), (left, right))."""
-
-    def __init__(self, padding=(1, 1), data_format=None, **kwargs):
-        super().__init__(**kwargs)
-        self.data_format = data_format or backend.image_data_format()
-        if isinstance(padding, int):
-            padding = ((padding, padding), (padding, padding))
-        elif hasattr(padding[0], "__len__"):
-            padding = (tuple(padding[0]), tuple(padding[1]))
-        else:
-            padding = ((padding[0], padding[0]), (padding[1], padding[1]))
-        self.padding = padding
-
-    def call(self, inputs):
-        pads = [[0, 0], list(self.padding[0]), list(self.padding[1])]
-        pads = pads + [[0, 0]] if self.data_format == "channels_last" else [[0, 0], [0, 0]] + pads[1:]
-        return array_ops.pad(inputs, pads)
+def correct_pad(inputs, kernel_size):
+    """keras_applications' correct_pad: the ((top, bottom), (left, right)) zero padding before a stride-2
+    'valid' convolution of `kernel_size` that TF's 'same' would do (one less at the start of an even size)."""
+    first = 2 if backend.image_data_format() == "channels_first" else 1
+    size = backend.int_shape(inputs)[first:first + 2]
+    kernel_size = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    adjust = (1, 1) if size[0] is None else (1 - size[0] % 2, 1 - size[1] % 2)
+    correct = (kernel_size[0] // 2, kernel_size[1] // 2)
+    return ((correct[0] - adjust[0], correct[0]), (correct[1] - adjust[1], correct[1]))
 
 
 def obtain_input_shape(input_shape, default_size, min_size, data_format, require_flatten, weights=None):

@@ -3,7 +3,6 @@ them under TF 1.15 (tf.keras.applications.ResNet50 is keras_applications.resnet'
 naming): the same layer names, order, shapes and parameter counts."""
 from tinyflow.api.keras import backend, layers
 from tinyflow.api.keras.applications import common
-from tinyflow.api.keras.applications.common import ZeroPadding2D
 from tinyflow.api.keras.models import Model
 
 
@@ -69,11 +68,11 @@ def _block1(x, filters, bn_axis, stride=1, conv_shortcut=True, name=None):
 
 def _resnet(depths, name, include_top, weights, input_tensor, input_shape, pooling, classes):
     img_input, bn_axis = _start(include_top, weights, input_tensor, input_shape, classes, 224, 32)
-    x = ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(img_input)
+    x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(img_input)
     x = layers.Conv2D(64, 7, strides=2, use_bias=True, name="conv1_conv")(x)
     x = layers.BatchNormalization(axis=bn_axis, epsilon=1.001e-5, name="conv1_bn")(x)
     x = layers.Activation("relu", name="conv1_relu")(x)
-    x = ZeroPadding2D(padding=((1, 1), (1, 1)), name="pool1_pad")(x)
+    x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)), name="pool1_pad")(x)
     x = layers.MaxPooling2D(3, strides=2, name="pool1_pool")(x)
     for stage, (filters, blocks) in enumerate(zip((64, 128, 256, 512), depths), start=2):
         prefix = "conv%d" % stage
@@ -125,11 +124,11 @@ def _transition_block(x, reduction, bn_axis, name):
 
 def _densenet(blocks, name, include_top, weights, input_tensor, input_shape, pooling, classes):
     img_input, bn_axis = _start(include_top, weights, input_tensor, input_shape, classes, 224, 32)
-    x = ZeroPadding2D(padding=((3, 3), (3, 3)))(img_input)
+    x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)))(img_input)
     x = layers.Conv2D(64, 7, strides=2, use_bias=False, name="conv1/conv")(x)
     x = layers.BatchNormalization(axis=bn_axis, epsilon=1.001e-5, name="conv1/bn")(x)
     x = layers.Activation("relu", name="conv1/relu")(x)
-    x = ZeroPadding2D(padding=((1, 1), (1, 1)))(x)
+    x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)))(x)
     x = layers.MaxPooling2D(3, strides=2, name="pool1")(x)
     for i, n in enumerate(blocks):
         for j in range(n):
