@@ -603,8 +603,8 @@ def _output_padding(output_padding, strides, rank):
 class Conv2DTranspose(_KernelBiasLayer):
     """The transpose of a 2-D convolution: a [kh, kw, filters, in] kernel, output `strides` times larger."""
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
-                 output_padding=None, dilation_rate=(1, 1), **kwargs):
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last", *,
+                 output_padding=None, dilation_rate=(1, 1), **kwargs):   # keywords: TF's next positional is activation
         kernel_bias = _kernel_bias_args(kwargs)
         super().__init__(**kwargs)
         self.filters = int(filters)
@@ -763,7 +763,7 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", dat
 class Conv3DTranspose(_KernelBiasLayer):
     """The transpose of a 3-D convolution: a [kd, kh, kw, filters, in] kernel, output `strides` times larger."""
 
-    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last", *,
                  output_padding=None, **kwargs):
         kernel_bias = _kernel_bias_args(kwargs)
         super().__init__(**kwargs)

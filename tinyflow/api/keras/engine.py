@@ -8,6 +8,7 @@ ordinary graph tensors that fit / evaluate / predict fetch with the inputs fed. 
 new tensors replays its nodes on them (a nested model, shared layers).
 """
 import inspect
+import weakref
 
 from tinyflow.api import layers as tf_layers
 from tinyflow.api.keras import backend as K
@@ -29,12 +30,30 @@ class Node:
         self.output_tensors = nest.flatten(outputs)
 
 
+_SCOPES_SEEN = weakref.WeakKeyDictionary()   # graph -> [its variables list, how many seen, their scopes]
+
+
+def _variable_scopes(graph):
+    """Every scope that holds a variable of the graph ("a" and "a/b" for "a/b/c"), kept up to date as
+    variables are added: a model of 1,000 layers asks for each layer (scanning all names was quadratic)."""
+    variables = graph.get_collection_ref("variables")
+    seen = _SCOPES_SEEN.get(graph)
+    if seen is None or seen[0] is not variables or seen[1] > len(variables):
+        seen = _SCOPES_SEEN[graph] = [variables, 0, set()]
+    for v in variables[seen[1]:]:
+        parts = v.op.name.split("/")
+        seen[2].update("/".join(parts[:i]) for i in range(1, len(parts)))
+    seen[1] = len(variables)
+    return seen[2]
+
+
 class Layer(tf_layers.Layer):
     """tf.keras.layers.Layer: subclass it with `build(input_shape)` (creating weights with
     `add_weight`) and `call(inputs)`; the variables are named "<layer name>/<weight name>"."""
 
     _keras_base = True   # where a layer's config stops collecting constructor arguments
     input_spec = None    # an InputSpec (or a list of them, one per input) that calls are checked against
+    supports_masking = False   # True: the input mask passes through to the outputs (compute_mask)
 
     def __new__(cls, *args, **kwargs):
         # the constructor's arguments, for get_config (TF's configs are the constructor's arguments)
@@ -70,9 +89,9 @@ class Layer(tf_layers.Layer):
         already (a model rebuilt from its config next to the original: TF 1.15 names them so too)."""
         prefix = vs.get_variable_scope().name
         prefix = prefix + "/" if prefix else ""
-        names = [v.op.name for v in get_default_graph().get_collection("variables")]
+        taken = _variable_scopes(get_default_graph())
         candidate, i = self._name, 0
-        while any(n.startswith(prefix + candidate + "/") for n in names):
+        while prefix + candidate in taken:
             i += 1
             candidate = "%s_%d" % (self._name, i)
         return candidate
@@ -84,6 +103,11 @@ class Layer(tf_layers.Layer):
             kwargs["training"] = K.learning_phase()
         graph = get_default_graph()
         inputs = _map(_to_tensor, inputs)
+        # the mask: passed explicitly, else the `_keras_mask` the inputs carry (TF 1.15's propagation)
+        mask_given = "mask" in kwargs
+        masks = kwargs["mask"] if mask_given else _input_masks(inputs)
+        if self._expects_mask and not mask_given and masks is not None:
+            kwargs["mask"] = masks
         reuse = True if self.built else self._reuse
         with vs.variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False) as scope:
             self._current_scope = scope
@@ -104,7 +128,9 @@ class Layer(tf_layers.Layer):
                             # TF 1.15: the penalty per sample (divided by the batch size)
                             loss = self.activity_regularizer(out)
                             self._losses.append(loss / math_ops.cast(array_ops.shape(out)[0], loss.dtype))
-        node_kwargs = {k: v for k, v in kwargs.items() if k != "training" or v is not K.learning_phase()}
+                _set_output_masks(self, inputs, outputs, masks)
+        node_kwargs = {k: v for k, v in kwargs.items()
+                       if (k != "training" or v is not K.learning_phase()) and (k != "mask" or mask_given)}
         node = Node(self, inputs, outputs, node_kwargs)
         self._inbound_nodes.append(node)
         for i, t in enumerate(node.output_tensors):
@@ -185,7 +211,33 @@ class Layer(tf_layers.Layer):
         return cls(**_arguments(dict(config), None))
 
     def compute_mask(self, inputs, mask=None):
-        return None
+        """The output mask: the input mask for a layer that supports masking, else None (TypeError
+        when a mask is passed to a layer that does not support one)."""
+        if not self.supports_masking:
+            if any(m is not None for m in nest.flatten(mask)):
+                raise TypeError("Layer " + self.name + " does not support masking, but was passed an input_mask: "
+                                + str(mask))
+            return None
+        return mask
+
+
+def _input_masks(inputs):
+    """The `_keras_mask` of each input (None when no input carries one)."""
+    masks = _map(lambda t: getattr(t, "_keras_mask", None), inputs)
+    return None if all(m is None for m in nest.flatten(masks)) else masks
+
+
+def _set_output_masks(layer, inputs, outputs, masks):
+    """Sets `_keras_mask` on the outputs: what compute_mask gives for a layer that supports masking or
+    computes its own mask, else None (TF 1.15's _set_mask_metadata)."""
+    flat = [t for t in nest.flatten(outputs) if isinstance(t, Tensor)]
+    if flat and all(getattr(t, "_keras_mask", None) is not None for t in flat):
+        return   # the call set them
+    computes = layer.supports_masking or type(layer).compute_mask is not Layer.compute_mask
+    out = layer.compute_mask(inputs, masks) if computes else None
+    flat_masks = [None] * len(flat) if out is None else nest.flatten(out)
+    for t, m in zip(flat, flat_masks):
+        t._keras_mask = m
 
 
 def assert_input_compatibility(input_spec, inputs, layer_name):

@@ -12,9 +12,11 @@ from tinyflow.graph.shapes import TensorShape
 
 
 def _unique(items):
-    out = []
+    """The items in order, each object once (by identity: a model's thousand weights)."""
+    out, seen = [], set()
     for x in items:
-        if not any(x is y for y in out):
+        if id(x) not in seen:
+            seen.add(id(x))
             out.append(x)
     return out
 
@@ -53,6 +55,20 @@ class Model(TrainingMixin, Layer):
         self._compile_if_pending()
 
     # ---- what the model holds -----------------------------------------------------------------------
+    # A functional model's input/output (and so input_shape/output_shape) are its own tensors, called or
+    # not: TF 1.15's Network is its own first node.
+    @property
+    def input(self):
+        if self._is_graph_network:
+            return self.inputs[0] if len(self.inputs) == 1 else list(self.inputs)
+        return Layer.input.fget(self)
+
+    @property
+    def output(self):
+        if self._is_graph_network:
+            return self.outputs[0] if len(self.outputs) == 1 else list(self.outputs)
+        return Layer.output.fget(self)
+
     @property
     def layers(self):
         if self._is_graph_network:
@@ -89,6 +105,17 @@ class Model(TrainingMixin, Layer):
     @property
     def losses(self):
         return list(self._losses) + [loss for layer in self._all_layers() for loss in layer.losses]
+
+    @property
+    def state_updates(self):
+        """The updates of the stateful layers (their states' assignments), which evaluate and predict run too."""
+        return [u for layer in self._all_layers() if getattr(layer, "stateful", False) for u in layer.updates]
+
+    def reset_states(self):
+        """Sets the states of the model's stateful layers to zeros."""
+        for layer in self._all_layers():
+            if getattr(layer, "stateful", False) and hasattr(layer, "reset_states"):
+                layer.reset_states()
 
     def get_layer(self, name=None, index=None):
         """The layer named `name`, or at position `index` (ValueError when there is none)."""
