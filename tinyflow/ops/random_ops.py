@@ -173,6 +173,36 @@ def block_spec(op):
     return (op.type, tuple(shape.as_list()), op.attrs["seed"], op.attrs["seed2"], op.attrs.get("_stream"))
 
 
+def _fold_in(k, data):
+    """jax.random.fold_in of threefry keys, element-wise: threefry2x32(key, (0, data))."""
+    return threefry2x32(k[0], k[1], data * np.uint32(0), data)
+
+
+def _block_keys(specs, key):
+    """`_key` of every spec at once, as two uint32 vectors. PRNGKey(s) is the pair (0, s) and fold_in
+    one threefry call, so every op's chain is a few element-wise threefry calls over vectors: one
+    fold_in per op and step made a threefry kernel each (100 initializers: 10 s of XLA compile)."""
+    u = np.uint32
+    key = jnp.asarray(key, u)
+    counter, salt = (key, (u(0), u(0))) if key.ndim == 0 else (key[0], (key[1], key[2]))
+    seeded = [i for i, spec in enumerate(specs) if spec[4] is None]
+    fresh = [i for i, spec in enumerate(specs) if spec[4] is not None]
+    parts = []
+    if seeded:   # (0, seed), then seed2
+        start = (np.zeros(len(seeded), u), np.array([specs[i][2] for i in seeded], u))
+        parts.append(_fold_in(start, np.array([specs[i][3] for i in seeded], u)))
+    if fresh:    # (0, SALT[0]), then SALT[1] and the op's stream
+        n = len(fresh)
+        k = _fold_in((jnp.zeros(n, u), jnp.broadcast_to(salt[0], (n,))), jnp.broadcast_to(salt[1], (n,)))
+        for j in (0, 1):
+            k = _fold_in(k, np.array([specs[i][4][j] for i in fresh], u))
+        parts.append(k)
+    k1, k2 = (jnp.concatenate([jnp.asarray(p[j]) for p in parts]) for j in (0, 1))
+    k1, k2 = _fold_in((k1, k2), jnp.broadcast_to(counter, k1.shape))   # then the run counter
+    back = np.argsort(seeded + fresh)
+    return k1[back], k2[back]
+
+
 class RandomBlock:
     """The values of a fetch set's random ops (`specs`: their block_spec, in program order), drawn
     together from the run key; each op takes its own in turn (take)."""
@@ -180,10 +210,9 @@ class RandomBlock:
     def __init__(self, specs, key):
         self.key, self.specs, self.next = key, list(specs), 0
         sizes = [int(np.prod(dims)) for _, dims, _, _, _ in self.specs]
-        keys = [jax.random.key_data(_key({"seed": seed, "seed2": seed2, "_stream": stream}, key))
-                for _, _, seed, seed2, stream in self.specs]
-        k1 = jnp.concatenate([jnp.broadcast_to(k[0], (n,)) for k, n in zip(keys, sizes)])
-        k2 = jnp.concatenate([jnp.broadcast_to(k[1], (n,)) for k, n in zip(keys, sizes)])
+        keys = _block_keys(self.specs, key)
+        k1 = jnp.concatenate([jnp.broadcast_to(keys[0][i], (n,)) for i, n in enumerate(sizes)])
+        k2 = jnp.concatenate([jnp.broadcast_to(keys[1][i], (n,)) for i, n in enumerate(sizes)])
         counts = jnp.concatenate([jax.lax.iota(jnp.uint32, n) for n in sizes])
         b1, b2 = threefry2x32(k1, k2, jnp.zeros_like(counts), counts)
         bits, self.offsets = b1 ^ b2, np.cumsum([0] + sizes)
