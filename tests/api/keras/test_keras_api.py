@@ -224,3 +224,21 @@ def test_layer_subclass_with_add_weight_and_regularizer_in_the_loss():
     dense = K.layers.Dense(1, kernel_regularizer="l2", kernel_initializer="ones")
     dense(x)
     assert len(dense.losses) == 1
+
+
+def test_variables_take_the_name_scope_as_tf115():
+    # recorded with TF 1.15: Keras variables are named after the tf.name_scope a layer is built in,
+    # tf.layers' after the variable scope only
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 4])
+        with tf.name_scope("foo"):
+            y = tf.keras.layers.Dense(3)(x)
+            tf.keras.layers.Dense(3)(y)
+        with tf.variable_scope("bar"):
+            tf.keras.layers.Dense(3)(x)
+        with tf.name_scope("baz"):
+            tf.layers.Dense(3)(x)
+        assert [v.name for v in tf.global_variables()] == [
+            "foo/dense/kernel:0", "foo/dense/bias:0", "foo/dense_1/kernel:0", "foo/dense_1/bias:0",
+            "bar/dense_2/kernel:0", "bar/dense_2/bias:0", "dense/kernel:0", "dense/bias:0"]
+        assert y.name == "foo/dense/BiasAdd:0"
