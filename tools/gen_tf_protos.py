@@ -40,6 +40,7 @@ MODULES = [
     "tensorflow.core.example.feature_pb2",
     "tensorflow.core.example.example_pb2",
     "tensorflow.python.training.checkpoint_state_pb2",
+    "tensorflow.core.protobuf.trackable_object_graph_pb2",
     "tensorflow.contrib.tensorboard.plugins.projector.projector_config_pb2",
 ]
 # SavedModel's object graph (TF 2's tracked objects) pulls in 20 more messages that tinyflow never reads

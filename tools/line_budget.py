@@ -44,7 +44,9 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # gradient op, conv3d, draw_bounding_boxes, the JPEG header and crop, histogram/bitcast/ensure_shape/patches, ...).
 # lower: 1265 -> 1280 and runtime: 2730 -> 2740: g6's compiled-body cache of the host-driven loop (lower/subgraph.py)
 # and g8's fast dispatch of a repeated feed shape (runtime/executables.py, session.py) landing together.
-BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12460, "lower": 1280, "runtime": 2740,
+# ops: 12460 -> 12570, lower: 1280 -> 1315 for issue 30's cold start: a fetch set's random ops drawn in one block
+# (random_ops.RandomBlock, program._random_block), tiling max-pool gradients by reductions, histogram stats.
+BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12570, "lower": 1315, "runtime": 2740,
           "api": 38000, "cli": 1100}
 TOTAL = 62000
 

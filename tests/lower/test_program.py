@@ -72,3 +72,26 @@ def test_plan_decides_the_split_of_a_huge_program():
     assert len(prog.steps) == 30 and prog.split == 2 and prog.segmented
     assert _plan([y], [x], split_steps=40).split == 0
     assert _plan([y], [x], split_steps=10, segments=False).split == 0   # a body traced by lax: never split
+
+
+def test_random_ops_of_static_shape_draw_together_the_same_values():
+    """Random ops of static shape in one function draw from `rand`, one block (one threefry kernel
+    for all), and get exactly the values each op draws alone (the reference executor's rule)."""
+    from tinyflow.lower import pipeline, reference
+    from tinyflow.ops.random_ops import run_key
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        drawn = [tf.random_uniform([300, 4]), tf.truncated_normal([5, 6], stddev=0.5), tf.random_normal([7]),
+                 tf.random_uniform([2, 2], seed=3), tf.random_uniform([3], maxval=9, dtype=tf.int32),
+                 tf.random_uniform(tf.shape(x)), tf.random_normal([4], dtype=tf.float64)]
+        low = pipeline.compile_fetch_set(drawn, [x])
+        prog = low.program
+        firsts = [s.args[0] for s in prog.steps if s.args[:1] in (("key",), ("rand",))]
+        assert firsts == ["rand"] * 4 + ["key"] * 3 and len(prog.random_block) == 4
+        assert "rand = random_block(key)" in low.source
+        args = ((), (), (np.ones((2, 3), np.float32),), run_key(7))
+        _, got = low.call(*args)
+        _, want = reference.interpret(prog, args)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

@@ -82,3 +82,20 @@ def test_pool3d_shapes_and_errors():
         tf.nn.max_pool3d(x, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "SAME", data_format="NHWC")
     with pytest.raises(ValueError):
         tf.nn.max_pool3d(tf.placeholder(tf.float32, [2, 3, 4, 5]), [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "SAME")
+
+
+def test_first_max_of_tiling_windows_is_the_scan():
+    """Windows that tile the input (a text CNN's max over time) take the first maximum by two
+    reductions instead of TF's scan: the same index with ties, NaNs (first or later), infinities."""
+    import jax
+    from tinyflow.ops import pooling_ops as P
+    rng = np.random.RandomState(0)
+    x = rng.randint(0, 3, (2, 12, 6, 3)).astype(np.float32)
+    x[0, 0, 0, 0], x[0, 5, 1, 1], x[1, 3, 3, 2], x[1, 7, 4, 0] = np.nan, np.nan, -np.inf, np.inf
+    x[1, :, 5, :] = -np.inf
+    for ksize, strides, padding in [([12, 1], [1, 1], "VALID"), ([3, 3], [3, 3], "VALID"), ([5, 2], [5, 2], "VALID")]:
+        attrs = dict(ksize=[1] + ksize + [1], strides=[1] + strides + [1], padding=padding, data_format="NHWC")
+        geo = P.pool_geometry(x.shape, attrs)
+        for data in (x, np.nan_to_num(x, posinf=9, neginf=-9).astype(np.int32)):
+            block, scan = jax.jit(lambda v: (P._block_first_max(v, geo), P._scan_first_max(v, geo)))(data)
+            np.testing.assert_array_equal(np.asarray(block), np.asarray(scan))

@@ -387,20 +387,27 @@ class Dropout(Layer):
         self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
 
     def call(self, inputs, training=False):
-        static = _static_bool(training)
-        if static is False:
-            return array_ops.identity(inputs)
-        dropped = nn.dropout(inputs, noise_shape=self.noise_shape, seed=self.seed, rate=self.rate)
-        if static is True:
-            return dropped
-        training = convert_to_tensor(training, dtype=dt.bool_)
-        # TF selects with smart_cond, whose output keeps the inputs' static shape; Select (TF1's
-        # where) merges its branch shapes too, where SelectV2 would broadcast with a shapeless
-        # predicate (a `tf.placeholder(tf.bool)`) and lose the shape.
-        from tinyflow.ops.core.indexing_ops import where
-        out = where(training, dropped, inputs)
-        out.set_shape(inputs.shape)
+        return in_train_phase(lambda: nn.dropout(inputs, noise_shape=self.noise_shape, seed=self.seed,
+                                                 rate=self.rate), inputs, training)
+
+
+def in_train_phase(train_fn, inputs, training):
+    """train_fn() when training, `inputs` otherwise; `training` a Python bool or a scalar bool tensor
+    (then both are built and selected, keeping the inputs' static shape)."""
+    static = _static_bool(training)
+    if static is False:
+        return array_ops.identity(inputs)
+    out = train_fn()
+    if static is True:
         return out
+    training = convert_to_tensor(training, dtype=dt.bool_)
+    # TF selects with smart_cond, whose output keeps the inputs' static shape; Select (TF1's
+    # where) merges its branch shapes too, where SelectV2 would broadcast with a shapeless
+    # predicate (a `tf.placeholder(tf.bool)`) and lose the shape.
+    from tinyflow.ops.core.indexing_ops import where
+    out = where(training, out, inputs)
+    out.set_shape(inputs.shape)
+    return out
 
 
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
@@ -596,8 +603,8 @@ def _output_padding(output_padding, strides, rank):
 class Conv2DTranspose(_KernelBiasLayer):
     """The transpose of a 2-D convolution: a [kh, kw, filters, in] kernel, output `strides` times larger."""
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
-                 output_padding=None, dilation_rate=(1, 1), **kwargs):
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last", *,
+                 output_padding=None, dilation_rate=(1, 1), **kwargs):   # keywords: TF's next positional is activation
         kernel_bias = _kernel_bias_args(kwargs)
         super().__init__(**kwargs)
         self.filters = int(filters)
@@ -756,7 +763,7 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid", dat
 class Conv3DTranspose(_KernelBiasLayer):
     """The transpose of a 3-D convolution: a [kd, kh, kw, filters, in] kernel, output `strides` times larger."""
 
-    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last", *,
                  output_padding=None, **kwargs):
         kernel_bias = _kernel_bias_args(kwargs)
         super().__init__(**kwargs)

@@ -20,7 +20,7 @@ from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.formats import files, ordered_code
 from tinyflow.formats.protos import bundle
-from tinyflow.formats.table import masked_crc32c, read_table, write_table
+from tinyflow.formats.table import _read_varint, _varint, masked_crc32c, read_table, write_table
 
 _BY_ENUM = {d.as_datatype_enum: d for d in dt.ALL}
 _MAX_SHARDS = 1 << 16
@@ -85,8 +85,10 @@ class BundleReader:
         self._sizes = sizes
         self._names = {}
         # tf.train.Checkpoint's object graph (a serialized proto, a string tensor): tinyflow restores such
-        # checkpoints by their keys (api/train/checkpoint.py), so the graph is left unread
-        self._entries.pop(b"_CHECKPOINTABLE_OBJECT_GRAPH", None)
+        # checkpoints by their keys (api/train/checkpoint.py); object_graph() reads it, the name map leaves it out
+        self._graph_entry = self._entries.pop(b"_CHECKPOINTABLE_OBJECT_GRAPH", None)
+        if self._graph_entry is not None:
+            self._check(b"_CHECKPOINTABLE_OBJECT_GRAPH", self._graph_entry, sizes, index_path)
         for key, entry in self._entries.items():
             self._check(key, entry, sizes, index_path)
             if not key.startswith(b"\x00"):  # slice keys start with a 0 byte; names never do
@@ -99,7 +101,7 @@ class BundleReader:
 
     def _check(self, key, entry, sizes, index_path):
         name = key.decode("utf-8", "replace")
-        if entry.dtype not in _BY_ENUM or _BY_ENUM[entry.dtype] == dt.string:
+        if entry.dtype not in _BY_ENUM:
             raise _loss("Checkpoint index %s: tensor %s has a dtype tinyflow cannot read (DataType %d)"
                         % (index_path, name, entry.dtype))
         if entry.shape.unknown_rank or any(d.size < 0 for d in entry.shape.dim):
@@ -116,7 +118,11 @@ class BundleReader:
         numel = 1
         for d in entry.shape.dim:
             numel *= d.size
-        if numel * _BY_ENUM[entry.dtype].np.itemsize != entry.size:
+        if _BY_ENUM[entry.dtype] == dt.string:
+            if entry.size < numel + 4:   # a length byte (at least) per string and the lengths' checksum
+                raise _loss("Checkpoint index %s: string tensor %s of %d strings cannot be %d bytes"
+                            % (index_path, name, numel, entry.size))
+        elif numel * _BY_ENUM[entry.dtype].np.itemsize != entry.size:
             raise _loss("Checkpoint index %s: tensor %s of shape %s and dtype %s cannot be %d bytes"
                         % (index_path, name, [d.size for d in entry.shape.dim], _BY_ENUM[entry.dtype].name,
                            entry.size))
@@ -156,6 +162,13 @@ class BundleReader:
                 raise _loss("Checkpoint index %s: a slice of %s lies outside its shape %s" % (index_path, name, shape))
             out.append((e.start, length, actual))
         return out
+
+    def object_graph(self):
+        """The serialized TrackableObjectGraph of an object-based checkpoint (tf.train.Checkpoint, Keras'
+        save_weights), or None."""
+        if self._graph_entry is None:
+            return None
+        return self._read("_CHECKPOINTABLE_OBJECT_GRAPH", self._graph_entry).reshape(-1)[0]
 
     # ---- NewCheckpointReader's interface ----
     def get_variable_to_shape_map(self):
@@ -198,12 +211,45 @@ class BundleReader:
         if len(raw) != entry.size:
             raise _loss("Checkpoint data file %s is truncated: %s needs bytes %d..%d" % (path, name, entry.offset,
                                                                                       entry.offset + entry.size))
-        if masked_crc32c(raw) != entry.crc32c:
-            raise _loss("Checksum does not match: stored %d vs. calculated on the restored bytes %d (tensor %s in %s)"
-                        % (entry.crc32c, masked_crc32c(raw), name, path))
         dtype = _BY_ENUM[entry.dtype]
+        strings = _strings(raw, [d.size for d in entry.shape.dim], name, path) if dtype == dt.string else None
+        crc = _string_bytes(strings)[1] if dtype == dt.string else masked_crc32c(raw)
+        if crc != entry.crc32c:
+            raise _loss("Checksum does not match: stored %d vs. calculated on the restored bytes %d (tensor %s in %s)"
+                        % (entry.crc32c, crc, name, path))
+        if strings is not None:
+            return strings
         npd = dtype.np.newbyteorder("<") if dtype.np.itemsize > 1 and dtype != dt.bfloat16 else dtype.np
         return np.frombuffer(raw, npd).astype(dtype.np, copy=False).reshape([d.size for d in entry.shape.dim]).copy()
+
+
+def _string_bytes(a):
+    """A string tensor as TF stores it: the varint lengths, their masked checksum (of the lengths as
+    uint32), the bytes; and the crc32c of the whole (the lengths counted as uint32 again)."""
+    items = [x if isinstance(x, bytes) else str(x).encode("utf-8") for x in a.reshape(-1)]
+    lengths32 = np.array([len(x) for x in items], "<u4").tobytes()
+    checksum = np.array([masked_crc32c(lengths32)], "<u4").tobytes()
+    body = b"".join(items)
+    return b"".join(_varint(len(x)) for x in items) + checksum + body, masked_crc32c(lengths32 + checksum + body)
+
+
+def _strings(raw, shape, name, path):
+    """The numpy object array of a stored string tensor (its lengths' checksum verified)."""
+    numel, pos, lengths = int(np.prod(shape)), 0, []
+    try:
+        for _ in range(numel):
+            n, pos = _read_varint(raw, pos, len(raw))
+            lengths.append(n)
+    except Exception:
+        raise _loss("Checkpoint data file %s: string tensor %s has malformed lengths" % (path, name)) from None
+    checksum = raw[pos:pos + 4]
+    if masked_crc32c(np.array(lengths, "<u4").tobytes()) != int.from_bytes(checksum, "little") or \
+            pos + 4 + sum(lengths) != len(raw):
+        raise _loss("Checkpoint data file %s: string tensor %s does not match its lengths" % (path, name))
+    out, pos = np.empty(numel, object), pos + 4
+    for i, n in enumerate(lengths):
+        out[i], pos = raw[pos:pos + n], pos + n
+    return out.reshape(shape)
 
 
 def bundle_files(named_arrays):
@@ -216,13 +262,16 @@ def bundle_files(named_arrays):
         dtype, a = named_arrays[name]
         dtype = dt.as_dtype(dtype)
         if dtype == dt.string:
-            raise errors.UnimplementedError(None, None, "tinyflow cannot write string tensor %s to a checkpoint" % name)
-        a = np.asarray(a, dtype.np, order="C")
-        if a.dtype.itemsize > 1 and dtype != dt.bfloat16:
-            a = a.astype(a.dtype.newbyteorder("<"), copy=False)
-        raw = a.tobytes()
+            a = np.asarray(a, object)
+            raw, crc = _string_bytes(a)
+        else:
+            a = np.asarray(a, dtype.np, order="C")
+            if a.dtype.itemsize > 1 and dtype != dt.bfloat16:
+                a = a.astype(a.dtype.newbyteorder("<"), copy=False)
+            raw = a.tobytes()
+            crc = masked_crc32c(raw)
         entry = msgs.BundleEntryProto(dtype=dtype.as_datatype_enum, shard_id=0, offset=len(data), size=len(raw),
-                                      crc32c=masked_crc32c(raw))
+                                      crc32c=crc)
         for n in a.shape:
             entry.shape.dim.add(size=n)
         data += raw

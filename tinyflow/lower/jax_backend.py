@@ -32,7 +32,7 @@ from tinyflow.graph import dtypes as _dt
 from tinyflow.graph.registry import get_op_def
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.lower import render as render_mod
-from tinyflow.ops.random_ops import run_key
+from tinyflow.ops.random_ops import RandomBlock, run_key
 
 _COUNTER = itertools.count(1)
 _SEGMENT = re.compile(r"segment_[0-9]+")
@@ -256,7 +256,8 @@ def build(program, source, lines, donate=False, waits=True, options=None):
     where = {(filename, n): step for n, step in lines.items()}
     calls = {s.op.type: OpCall(s.op.type, where) for s in program.steps}
     ns = {"A": render_mod.attr_table(program.steps), "op": types.SimpleNamespace(**calls),
-          "tf": _TF, "np": np, "all_ok": _all_ok, "keep": _keep}
+          "tf": _TF, "np": np, "all_ok": _all_ok, "keep": _keep,
+          "random_block": lambda key: RandomBlock(program.random_block, key)}
     exec(compile(source, filename, "exec"), ns)
     segments = [name for name in ns if _SEGMENT.fullmatch(name)] if program.segmented else []
     for name in segments:   # the main function finds them here when it runs: the jitted forms

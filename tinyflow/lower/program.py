@@ -12,14 +12,16 @@ update's result (passes/state.py decides which, DESIGN.md's rule).
 """
 import keyword
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tinyflow.graph.core import Graph, Operation
 from tinyflow.graph.registry import get_op_def
+from tinyflow.ops.random_ops import block_spec
 
 STATIC_MAX = 1000   # a bigger value of constants alone is XLA's to compute (not a constant made while tracing)
 # Names the generated function uses itself: no value may be called one of these.
-RESERVED = {"rw", "ro", "feeds", "key", "A", "op", "tf", "np", "all_ok", "keep", "ok", "fetch_set", "static"}
+RESERVED = {"rw", "ro", "feeds", "key", "A", "op", "tf", "np", "all_ok", "keep", "ok", "fetch_set", "static", "rand",
+            "random_block"}
 # and the functions of the split form (render.py: part_k, or segment_k when jitted one by one)
 _FUNCTION_NAME = re.compile(r"(part|segment)_[0-9]+")
 
@@ -62,6 +64,7 @@ class Program:
     needs_key: bool = False
     callbacks: bool = False          # some op calls back into Python (py_func, Print), maybe in a body
     split: int = 0                   # > 0: a huge fetch set, run as jitted segments of at most this many steps
+    random_block: list = field(default_factory=list)   # block_spec of the ops drawing from `rand` (see plan)
 
     @property
     def feeds(self):
@@ -196,4 +199,20 @@ def plan(sub, analysis, checks=True, segments=True, split_steps=0):
     if segments and split_steps and len(prog.steps) > split_steps:   # huge: equal segments
         parts = -(-len(prog.steps) // max(1, split_steps // 5))
         prog.split = -(-len(prog.steps) // parts)
+    _random_block(prog)
     return prog
+
+
+def _random_block(prog):
+    """Two or more random ops of static shape in one jitted function draw their values together
+    (ops/random_ops.RandomBlock: one threefry kernel, the same values): their key argument becomes
+    `rand`, the block the function makes from `key` first."""
+    if prog.segmented:   # a block cannot cross a jitted segment's boundary
+        return
+    picked = [i for i, s in enumerate(prog.steps) if not s.check and not s.static and s.args[:1] == ("key",)
+              and block_spec(s.op) is not None]
+    if len(picked) < 2:
+        return
+    for i in picked:
+        prog.steps[i] = replace(prog.steps[i], args=("rand",) + prog.steps[i].args[1:])
+        prog.random_block.append(block_spec(prog.steps[i].op))

@@ -33,7 +33,7 @@ def _run_steps(program, args, call=None):
     """{name: value} of every argument and every step's result (interpret's environment)."""
     call = call or (lambda step, a: apply(step, step.op.attrs, a))
     rw, ro, feeds, key = args
-    env = {"None": None, "key": key}
+    env = {"None": None, "key": key, "rand": key}   # rand: each op draws its own (the same values)
     env.update(zip([program.arg_names[v] for v in program.rw_vars], rw))
     env.update(zip([program.arg_names[v] for v in program.ro_vars], ro))
     env.update(zip([program.arg_names[t] for t in program.feeds], feeds))
@@ -81,7 +81,7 @@ def _kernels(lowered):
     def call(step, args):
         if step.static or step.check:
             return apply(step, step.op.attrs, args)
-        fixed = [a in static or a in ("None", "key") for a in step.args]
+        fixed = [a in static or a in ("None", "key", "rand") for a in step.args]
         consts = [x for x, f in zip(args, fixed) if f]
         key = (id(step), tuple(np.shape(x) for x in args), tuple(_value_key(c) for c in consts))
         fn = cache.get(key)
@@ -157,7 +157,7 @@ def all_values(lowered, args):
 
     def every(*a):
         env = _run_steps(program, a)
-        return {n: v for n, v in env.items() if n not in ("None", "key")}
+        return {n: v for n, v in env.items() if n not in ("None", "key", "rand")}
     traced = jax.jit(every).lower(*args)
     try:
         compiled = traced.compile({"xla_backend_optimization_level": 0})

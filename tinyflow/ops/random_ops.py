@@ -112,9 +112,92 @@ def _dims(shape):
 
 
 def _random(op_type, sample):
-    """Registers a random op `op_type(shape)` whose values are sample(key, dims, np_dtype)."""
-    register_op(op_type, shape=fill_shape, dtype=from_attr("dtype"), grad=None, needs_key=True,
-                lower=lambda a, key, shape: sample(_key(a, key), _dims(shape), a["dtype"].np))
+    """Registers a random op `op_type(shape)` whose values are sample(key, dims, np_dtype); its key
+    may be a RandomBlock (lower/program.py's `rand`), which holds its values already."""
+    def lower(a, key, shape):
+        if isinstance(key, RandomBlock):
+            return key.take(op_type, a, _dims(shape), sample)
+        return sample(_key(a, key), _dims(shape), a["dtype"].np)
+    register_op(op_type, shape=fill_shape, dtype=from_attr("dtype"), grad=None, needs_key=True, lower=lower)
+
+
+# ---- the random values of a whole fetch set at once ---------------------------------------------------
+# XLA compiles each jax.random draw as a threefry kernel of its own: 0.2-0.5 s of CPU per random op,
+# most of an initializer's compile (a text CNN's 5 random initializers: 2.0 s at optimization level 1).
+# A fetch set of several such ops (lower/program.py decides) draws their bits in ONE threefry over
+# the concatenation of their counters, each element with its op's key: the same bits as each op's
+# own jax.random draw (threefry's counter mode, JAX's partitionable layout: element i of a shape
+# draws counter i), so the same values, in one kernel (1.0 s for those 5).
+BLOCK_TYPES = frozenset({"RandomUniform", "TruncatedNormal", "RandomStandardNormal"})
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def threefry2x32(k1, k2, x1, x2):
+    """Threefry-2x32 (20 rounds, Salmon et al. 2011), element-wise, unrolled: the function JAX's
+    threefry2x32 computes (on the CPU JAX emits it as a loop, which per-element keys make slow)."""
+    u = np.uint32
+    ks = (k1, k2, k1 ^ k2 ^ u(0x1BD11BDA))
+    x1, x2 = x1 + ks[0], x2 + ks[1]
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            x1 = x1 + x2
+            x2 = ((x2 << u(r)) | (x2 >> u(32 - r))) ^ x1
+        x1, x2 = x1 + ks[(i + 1) % 3], x2 + ks[(i + 2) % 3] + u(i + 1)
+    return x1, x2
+
+
+def _from_bits(op_type, bits, dims, dtype):
+    """jax.random's uniform / normal / truncated normal (float32) from their 32 random bits each."""
+    f32 = np.float32
+
+    def uniform(lo, hi):   # jax.random.uniform's mantissa trick
+        floats = jax.lax.bitcast_convert_type((bits >> np.uint32(9)) | np.uint32(0x3F800000), f32) - f32(1)
+        return jax.lax.max(lo, jax.lax.reshape(floats * (hi - lo) + lo, dims))
+    sqrt2 = np.array(np.sqrt(2), np.float32)
+    if op_type == "RandomUniform":
+        return uniform(f32(0), f32(1))
+    if op_type == "RandomStandardNormal":
+        return jax.lax.mul(sqrt2, jax.lax.erf_inv(uniform(np.nextafter(f32(-1), f32(0)), f32(1))))
+    lower, upper = f32(-2.0), f32(2.0)   # TruncatedNormal: jax.random.truncated_normal(k, -2, 2)
+    u = uniform(jax.lax.erf(lower / sqrt2), jax.lax.erf(upper / sqrt2))
+    return jnp.clip(sqrt2 * jax.lax.erf_inv(u), jax.lax.nextafter(lower, f32(np.inf)),
+                    jax.lax.nextafter(upper, f32(-np.inf)))
+
+
+def block_spec(op):
+    """What a random op draws, when it can be drawn in a block (float32, static shape): (type, dims,
+    seed, seed2, stream); else None."""
+    shape = op.outputs[0].shape
+    if op.type not in BLOCK_TYPES or op.attrs["dtype"] != dt.float32 or not shape.is_fully_defined():
+        return None
+    return (op.type, tuple(shape.as_list()), op.attrs["seed"], op.attrs["seed2"], op.attrs.get("_stream"))
+
+
+class RandomBlock:
+    """The values of a fetch set's random ops (`specs`: their block_spec, in program order), drawn
+    together from the run key; each op takes its own in turn (take)."""
+
+    def __init__(self, specs, key):
+        self.key, self.specs, self.next = key, list(specs), 0
+        sizes = [int(np.prod(dims)) for _, dims, _, _, _ in self.specs]
+        keys = [jax.random.key_data(_key({"seed": seed, "seed2": seed2, "_stream": stream}, key))
+                for _, _, seed, seed2, stream in self.specs]
+        k1 = jnp.concatenate([jnp.broadcast_to(k[0], (n,)) for k, n in zip(keys, sizes)])
+        k2 = jnp.concatenate([jnp.broadcast_to(k[1], (n,)) for k, n in zip(keys, sizes)])
+        counts = jnp.concatenate([jax.lax.iota(jnp.uint32, n) for n in sizes])
+        b1, b2 = threefry2x32(k1, k2, jnp.zeros_like(counts), counts)
+        bits, self.offsets = b1 ^ b2, np.cumsum([0] + sizes)
+        self.values = [_from_bits(t, bits[a:b], dims, np.float32)
+                       for (t, dims, _, _, _), a, b in zip(self.specs, self.offsets[:-1], self.offsets[1:])]
+
+    def take(self, op_type, attrs, dims, sample):
+        """The next op's values: that op's own draw (sample(key, dims, dtype)) if it is not the next spec."""
+        i = self.next
+        if i < len(self.specs) and self.specs[i] == (op_type, dims, attrs["seed"], attrs["seed2"],
+                                                     attrs.get("_stream")) and attrs["dtype"] == dt.float32:
+            self.next += 1
+            return self.values[i]
+        return sample(_key(attrs, self.key), dims, attrs["dtype"].np)
 
 
 _random("RandomStandardNormal", lambda k, s, d: jax.random.normal(k, s, d))

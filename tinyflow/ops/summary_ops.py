@@ -8,6 +8,7 @@ the host, which encodes the HistogramProto (api/summary.py).
 """
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.registry import register_op
@@ -64,9 +65,18 @@ def _lower(attrs, x):
         big = np.finfo(np.float64).max
         return jnp.asarray(np.concatenate([np.zeros(len(LIMITS)), [big, -big, 0, 0, 0, 0]]))
     counts = jnp.zeros(len(LIMITS), jnp.float64).at[device_bucket_index(v)].add(1.0)
-    stats = jnp.stack([v.min(), v.max(), v.sum(), (v * v).sum(), jnp.isnan(v).sum().astype(jnp.float64),
-                       jnp.isinf(v).sum().astype(jnp.float64)])
-    return jnp.concatenate([counts, stats])
+    # the six statistics in one reduction: XLA:CPU made six kernels of them (YNNPACK reductions, int64
+    # counts as trees of reduce-windows), 19 kernels per histogram in all; this halves the compile
+    # (5 histograms of a deep-MNIST step: 2.2 -> 1.2 s). Sums may differ from separate ones in the
+    # last bits (another order of addition, as TF's own order differs).
+    one, zero = np.float64(1), np.float64(0)
+    stats = lax.reduce((v, v, v, v * v, jnp.where(jnp.isnan(v), one, zero), jnp.where(jnp.isinf(v), one, zero)),
+                       (np.float64(np.inf), -np.float64(np.inf), zero, zero, zero, zero), _stats, (0,))
+    return jnp.concatenate([counts, jnp.stack(stats)])
+
+
+def _stats(a, b):
+    return lax.min(a[0], b[0]), lax.max(a[1], b[1]), a[2] + b[2], a[3] + b[3], a[4] + b[4], a[5] + b[5]
 
 
 register_op("HistogramBuckets", shape=lambda s, a, v: [TensorShape([len(LIMITS) + STATS])],

@@ -43,6 +43,9 @@ def test_layers_match_tf():
         y = layer(tf.keras.Input(batch_shape=np.shape(case["x"])))
         if case["out_shape"] is not None:
             assert y.shape.as_list() == case["out_shape"], case
+            # TF 1.15's DepthwiseConv2D.compute_output_shape leaves out the dilation: the real shape here
+            want = case["out_shape"] if case["kw"].get("dilation_rate") else case["compute_output_shape"]
+            assert layer.compute_output_shape(case["shape"]).as_list() == want, case
             assert _normalized(layer.get_config()) == _normalized(case["config"]), case
             assert [[n.split("/", 1)[1], s] for n, s in case["weights"]] == \
                 [[w.name.split("/", 1)[1], w.shape.as_list()] for w in layer.weights], case
@@ -102,3 +105,24 @@ def test_tf_h5_model_loads_predicts_and_saves_back(tmp_path):
     assert _h5_layout(path) == _h5_layout(src)
     tf.keras.backend.clear_session()
     np.testing.assert_allclose(tf.keras.models.load_model(path).predict(x), rec["y"], rtol=1e-4, atol=1e-5)
+
+
+def test_backend_padding_and_resizing():
+    """K.temporal_padding / spatial_2d_padding / spatial_3d_padding / repeat_elements / resize_images /
+    resize_volumes against numpy."""
+    K = tf.keras.backend
+    tf.keras.backend.clear_session()
+    x3, x4, x5 = (np.arange(np.prod(s), dtype=np.float32).reshape(s) for s in ((1, 3, 2), (1, 2, 3, 2),
+                                                                                    (1, 2, 1, 2, 2)))
+    got = tf.Session().run([K.temporal_padding(x3, (2, 1)), K.spatial_2d_padding(x4, ((1, 0), (0, 2))),
+                            K.spatial_2d_padding(x4, ((1, 0), (0, 2)), "channels_first"),
+                            K.spatial_3d_padding(x5), K.repeat_elements(x3, 3, -2),
+                            K.resize_images(x4, 2, 3, "channels_last"),
+                            K.resize_volumes(x5, 1, 2, 3, "channels_first")])
+    want = [np.pad(x3, [(0, 0), (2, 1), (0, 0)]), np.pad(x4, [(0, 0), (1, 0), (0, 2), (0, 0)]),
+            np.pad(x4, [(0, 0), (0, 0), (1, 0), (0, 2)]), np.pad(x5, [(0, 0)] + [(1, 1)] * 3 + [(0, 0)]),
+            np.repeat(x3, 3, 1), np.repeat(np.repeat(x4, 2, 1), 3, 2), np.repeat(np.repeat(x5, 2, 3), 3, 4)]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(ValueError, match="Unknown data_format"):
+        K.spatial_2d_padding(x4, data_format="NHWC")

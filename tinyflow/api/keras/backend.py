@@ -13,6 +13,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph, get_default_session, reset_default_graph
 from tinyflow.ops import state_ops
 from tinyflow.ops.core import array_ops, math_ops
+from tinyflow.ops.core.base import convert_to_tensor
 
 _SESSION = None                            # the session Keras made (set_session replaces it)
 _LEARNING_PHASE = weakref.WeakKeyDictionary()   # graph -> the keras_learning_phase placeholder
@@ -98,6 +99,25 @@ def set_learning_phase(value):
     if value not in {0, 1}:
         raise ValueError("Expected learning phase to be 0 or 1.")
     _LEARNING_PHASE[get_default_graph()] = value
+
+
+def in_train_phase(x, alt, training=None):
+    """`x` while training, else `alt` (either may be a function building it): chosen now when
+    `training` is known while building, else both are built and selected by the learning phase."""
+    from tinyflow.api.layers import _static_bool
+    training = learning_phase() if training is None else training
+    static = _static_bool(training)
+    if static is not None:
+        return (x if static else alt)() if callable(x if static else alt) else (x if static else alt)
+    x, alt = (x() if callable(x) else x), (alt() if callable(alt) else alt)
+    from tinyflow.ops.core.indexing_ops import where
+    out = where(math_ops.cast(training, dt.bool_), x, alt)
+    out.set_shape(x.shape)
+    return out
+
+
+def in_test_phase(x, alt, training=None):
+    return in_train_phase(alt, x, training=training)
 
 
 def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
@@ -225,6 +245,81 @@ def stack(x, axis=0):
     return array_ops.stack(x, axis=axis)
 
 
+# ---- padding and resizing of the spatial axes (what ZeroPadding* / UpSampling* do) -----------------------
+def _data_format(data_format):
+    data_format = data_format or image_data_format()
+    if data_format not in ("channels_first", "channels_last"):
+        raise ValueError("Unknown data_format: " + str(data_format))
+    return data_format
+
+
+def _pad_spatial(x, pairs, data_format):
+    x = convert_to_tensor(x)
+    pads = [[0, 0]] * x.shape.ndims
+    first = 1 if _data_format(data_format) == "channels_last" else 2
+    for i, pair in enumerate(pairs):
+        pads[first + i] = [int(p) for p in pair]
+    return array_ops.pad(x, pads)
+
+
+def temporal_padding(x, padding=(1, 1)):
+    """Zeros before / after the steps (axis 1) of a 3-D tensor."""
+    return _pad_spatial(x, [padding], "channels_last")
+
+
+def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
+    """Zeros around the rows and columns of a 4-D tensor: ((top, bottom), (left, right))."""
+    return _pad_spatial(x, padding, data_format)
+
+
+def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
+    """Zeros around the 3 spatial axes of a 5-D tensor."""
+    return _pad_spatial(x, padding, data_format)
+
+
+def repeat_elements(x, rep, axis):
+    """Each entry of x along `axis` repeated `rep` times: [a, b] -> [a, a, b, b] for rep 2."""
+    x = convert_to_tensor(x)
+    shape, rank = x.shape.as_list(), x.shape.ndims
+    axis = axis % rank
+    if rep == 1:
+        return x
+    tiled = array_ops.tile(array_ops.expand_dims(x, axis + 1), [1] * (axis + 1) + [rep] + [1] * (rank - axis - 1))
+    if None not in shape:
+        return array_ops.reshape(tiled, shape[:axis] + [shape[axis] * rep] + shape[axis + 1:])
+    dyn = array_ops.shape(x)
+    out = array_ops.reshape(tiled, array_ops.concat([dyn[:axis], dyn[axis:axis + 1] * rep, dyn[axis + 1:]], 0))
+    out.set_shape(shape[:axis] + [shape[axis] * rep if shape[axis] is not None else None] + shape[axis + 1:])
+    return out
+
+
+def resize_images(x, height_factor, width_factor, data_format, interpolation="nearest"):
+    """Rows and columns of a 4-D tensor `height_factor` / `width_factor` times as many: repeated ('nearest') or
+    interpolated ('bilinear', TF 1.15's resize_images_v2: half-pixel centers)."""
+    first, x = _data_format(data_format) == "channels_first", convert_to_tensor(x)
+    if interpolation == "nearest":
+        return repeat_elements(repeat_elements(x, height_factor, 2 if first else 1), width_factor, 3 if first else 2)
+    if interpolation != "bilinear":
+        raise ValueError("interpolation should be one of \"nearest\" or \"bilinear\".")
+    from tinyflow.api import image
+    x = array_ops.transpose(x, [0, 2, 3, 1]) if first else x
+    h, w = x.shape.as_list()[1:3]
+    if h is None or w is None:
+        size = array_ops.shape(x)[1:3] * np.array([height_factor, width_factor], np.int32)
+    else:
+        size = [h * height_factor, w * width_factor]
+    x = image.resize_bilinear(x, size, half_pixel_centers=True)
+    return array_ops.transpose(x, [0, 3, 1, 2]) if first else x
+
+
+def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
+    """The 3 spatial axes of a 5-D tensor each repeated by its factor."""
+    first = 2 if _data_format(data_format) == "channels_first" else 1
+    for i, rep in enumerate((depth_factor, height_factor, width_factor)):
+        x = repeat_elements(x, rep, first + i)
+    return x
+
+
 def argmax(x, axis=-1):
     return math_ops.argmax(x, axis)
 
@@ -249,3 +344,31 @@ def sigmoid(x):
 
 def tanh(x):
     return math_ops.tanh(x)
+
+
+def batch_dot(x, y, axes=None):
+    """The dot product of each pair of samples of x and y along `axes` (an int or (ax_x, ax_y); by default
+    x's last and y's second-to-last), as TF 1.15's K.batch_dot: [batch, 1] for two matrices."""
+    if isinstance(axes, int):
+        axes = (axes, axes)
+    x_ndim, y_ndim = ndim(x), ndim(y)
+    if axes is None:
+        axes = [x_ndim - 1, y_ndim - 2]
+    diff = x_ndim - y_ndim if x_ndim > y_ndim else y_ndim - x_ndim   # (abs and max are Keras' ops here)
+    if x_ndim > y_ndim:
+        y = array_ops.reshape(y, array_ops.concat([array_ops.shape(y), np.ones(diff, np.int32)], 0))
+    elif y_ndim > x_ndim:
+        x = array_ops.reshape(x, array_ops.concat([array_ops.shape(x), np.ones(diff, np.int32)], 0))
+    if ndim(x) == 2 and ndim(y) == 2:
+        if axes[0] == axes[1]:
+            out = math_ops.reduce_sum(math_ops.multiply(x, y), axes[0])
+        else:
+            out = math_ops.reduce_sum(math_ops.multiply(array_ops.transpose(x, [1, 0]), y), axes[1])
+    else:
+        out = math_ops.matmul(x, y, adjoint_a=axes[0] != ndim(x) - 1, adjoint_b=axes[1] == ndim(y) - 1)
+    if diff:
+        idx = x_ndim + y_ndim - 3 if x_ndim > y_ndim else x_ndim - 1
+        out = array_ops.squeeze(out, list(range(idx, idx + diff)))
+    if ndim(out) == 1:
+        out = array_ops.expand_dims(out, 1)
+    return out

@@ -47,12 +47,18 @@ def _init_params(layer):
     return params
 
 
-def layer_config(layer):
-    """The layer's TF 1.15 config: name, trainable, [batch_input_shape], dtype, then its arguments."""
+def base_config(layer):
+    """What every layer's TF 1.15 config starts with: name, trainable, [batch_input_shape], dtype."""
     config = {"name": layer.name, "trainable": bool(layer.trainable)}
     if getattr(layer, "_batch_input_shape", None) is not None:
         config["batch_input_shape"] = list(layer._batch_input_shape)
     config["dtype"] = layer.dtype.name if getattr(layer, "_dtype", None) is not None else None
+    return config
+
+
+def layer_config(layer):
+    """The layer's TF 1.15 config: name, trainable, [batch_input_shape], dtype, then its arguments."""
+    config = base_config(layer)
     params = _init_params(layer)
     args, kwargs = layer.__dict__.get("_init_call", ((), {}))
     bound = dict(zip(params, args))

@@ -8,6 +8,7 @@ ordinary graph tensors that fit / evaluate / predict fetch with the inputs fed. 
 new tensors replays its nodes on them (a nested model, shared layers).
 """
 import inspect
+import weakref
 
 from tinyflow.api import layers as tf_layers
 from tinyflow.api.keras import backend as K
@@ -16,6 +17,7 @@ from tinyflow.graph import nest
 from tinyflow.graph.core import Tensor, get_default_graph
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops import variable_scope as vs
+from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.base import convert_to_tensor
 
 
@@ -28,11 +30,30 @@ class Node:
         self.output_tensors = nest.flatten(outputs)
 
 
+_SCOPES_SEEN = weakref.WeakKeyDictionary()   # graph -> [its variables list, how many seen, their scopes]
+
+
+def _variable_scopes(graph):
+    """Every scope that holds a variable of the graph ("a" and "a/b" for "a/b/c"), kept up to date as
+    variables are added: a model of 1,000 layers asks for each layer (scanning all names was quadratic)."""
+    variables = graph.get_collection_ref("variables")
+    seen = _SCOPES_SEEN.get(graph)
+    if seen is None or seen[0] is not variables or seen[1] > len(variables):
+        seen = _SCOPES_SEEN[graph] = [variables, 0, set()]
+    for v in variables[seen[1]:]:
+        parts = v.op.name.split("/")
+        seen[2].update("/".join(parts[:i]) for i in range(1, len(parts)))
+    seen[1] = len(variables)
+    return seen[2]
+
+
 class Layer(tf_layers.Layer):
     """tf.keras.layers.Layer: subclass it with `build(input_shape)` (creating weights with
     `add_weight`) and `call(inputs)`; the variables are named "<layer name>/<weight name>"."""
 
     _keras_base = True   # where a layer's config stops collecting constructor arguments
+    input_spec = None    # an InputSpec (or a list of them, one per input) that calls are checked against
+    supports_masking = False   # True: the input mask passes through to the outputs (compute_mask)
 
     def __new__(cls, *args, **kwargs):
         # the constructor's arguments, for get_config (TF's configs are the constructor's arguments)
@@ -68,9 +89,9 @@ class Layer(tf_layers.Layer):
         already (a model rebuilt from its config next to the original: TF 1.15 names them so too)."""
         prefix = vs.get_variable_scope().name
         prefix = prefix + "/" if prefix else ""
-        names = [v.op.name for v in get_default_graph().get_collection("variables")]
+        taken = _variable_scopes(get_default_graph())
         candidate, i = self._name, 0
-        while any(n.startswith(prefix + candidate + "/") for n in names):
+        while prefix + candidate in taken:
             i += 1
             candidate = "%s_%d" % (self._name, i)
         return candidate
@@ -82,23 +103,34 @@ class Layer(tf_layers.Layer):
             kwargs["training"] = K.learning_phase()
         graph = get_default_graph()
         inputs = _map(_to_tensor, inputs)
+        # the mask: passed explicitly, else the `_keras_mask` the inputs carry (TF 1.15's propagation)
+        mask_given = "mask" in kwargs
+        masks = kwargs["mask"] if mask_given else _input_masks(inputs)
+        if self._expects_mask and not mask_given and masks is not None:
+            kwargs["mask"] = masks
         reuse = True if self.built else self._reuse
         with vs.variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False) as scope:
             self._current_scope = scope
             with graph.name_scope(scope.original_name_scope or None):
                 if not self.built:
+                    assert_input_compatibility(self.input_spec, inputs, self.name)
                     first = nest.flatten(inputs)[0]
                     if self._dtype is None:
                         self._dtype = first.dtype.base_dtype if first.dtype.is_floating else dt.as_dtype(K.floatx())
                     shapes = _map(lambda t: t.shape, inputs)
                     self.build(shapes if isinstance(inputs, (list, tuple)) else shapes)
                     self.built = True
+                assert_input_compatibility(self.input_spec, inputs, self.name)   # (build may set it)
                 outputs = self.call(inputs, *args, **kwargs)
                 if self.activity_regularizer is not None:
                     with graph.name_scope("ActivityRegularizer"):
                         for out in nest.flatten(outputs):
-                            self._losses.append(self.activity_regularizer(out))
-        node_kwargs = {k: v for k, v in kwargs.items() if k != "training" or v is not K.learning_phase()}
+                            # TF 1.15: the penalty per sample (divided by the batch size)
+                            loss = self.activity_regularizer(out)
+                            self._losses.append(loss / math_ops.cast(array_ops.shape(out)[0], loss.dtype))
+                _set_output_masks(self, inputs, outputs, masks)
+        node_kwargs = {k: v for k, v in kwargs.items()
+                       if (k != "training" or v is not K.learning_phase()) and (k != "mask" or mask_given)}
         node = Node(self, inputs, outputs, node_kwargs)
         self._inbound_nodes.append(node)
         for i, t in enumerate(node.output_tensors):
@@ -179,7 +211,67 @@ class Layer(tf_layers.Layer):
         return cls(**_arguments(dict(config), None))
 
     def compute_mask(self, inputs, mask=None):
-        return None
+        """The output mask: the input mask for a layer that supports masking, else None (TypeError
+        when a mask is passed to a layer that does not support one)."""
+        if not self.supports_masking:
+            if any(m is not None for m in nest.flatten(mask)):
+                raise TypeError("Layer " + self.name + " does not support masking, but was passed an input_mask: "
+                                + str(mask))
+            return None
+        return mask
+
+
+def _input_masks(inputs):
+    """The `_keras_mask` of each input (None when no input carries one)."""
+    masks = _map(lambda t: getattr(t, "_keras_mask", None), inputs)
+    return None if all(m is None for m in nest.flatten(masks)) else masks
+
+
+def _set_output_masks(layer, inputs, outputs, masks):
+    """Sets `_keras_mask` on the outputs: what compute_mask gives for a layer that supports masking or
+    computes its own mask, else None (TF 1.15's _set_mask_metadata)."""
+    flat = [t for t in nest.flatten(outputs) if isinstance(t, Tensor)]
+    if flat and all(getattr(t, "_keras_mask", None) is not None for t in flat):
+        return   # the call set them
+    computes = layer.supports_masking or type(layer).compute_mask is not Layer.compute_mask
+    out = layer.compute_mask(inputs, masks) if computes else None
+    flat_masks = [None] * len(flat) if out is None else nest.flatten(out)
+    for t, m in zip(flat, flat_masks):
+        t._keras_mask = m
+
+
+def assert_input_compatibility(input_spec, inputs, layer_name):
+    """ValueError (TF 1.15's messages) when `inputs` do not meet the layer's InputSpec(s)."""
+    if not input_spec:
+        return
+    specs, inputs = nest.flatten(input_spec), nest.flatten(inputs)
+    if len(inputs) != len(specs):
+        raise ValueError("Layer %s expects %d inputs, but it received %d input tensors. Inputs received: %s"
+                         % (layer_name, len(specs), len(inputs), inputs))
+    for index, (x, spec) in enumerate(zip(inputs, specs)):
+        if spec is None:
+            continue
+        where = "Input %d of layer %s is incompatible with the layer: " % (index, layer_name)
+        ndim, shape = x.shape.ndims, x.shape.as_list() if x.shape.ndims is not None else None
+        if spec.ndim is not None and ndim != spec.ndim:
+            raise ValueError(where + "expected ndim=%s, found ndim=%s. Full shape received: %s" % (spec.ndim, ndim,
+                                                                                                   shape))
+        if spec.max_ndim is not None and ndim is not None and ndim > spec.max_ndim:
+            raise ValueError(where + "expected max_ndim=%s, found ndim=%s" % (spec.max_ndim, ndim))
+        if spec.min_ndim is not None and ndim is not None and ndim < spec.min_ndim:
+            raise ValueError(where + ": expected min_ndim=%s, found ndim=%s. Full shape received: %s"
+                             % (spec.min_ndim, ndim, shape))
+        if spec.dtype is not None and x.dtype.base_dtype.name != spec.dtype:
+            raise ValueError(where + "expected dtype=%s, found dtype=%s" % (spec.dtype, x.dtype))
+        for axis, value in (spec.axes or {}).items() if shape is not None else ():
+            if value is not None and shape[int(axis)] not in (value, None):
+                raise ValueError("Input %d of layer %s is incompatible with the layer: expected axis %s of input "
+                                 "shape to have value %s but received input with shape %s"
+                                 % (index, layer_name, axis, value, shape))
+        for spec_dim, dim in zip(spec.shape or (), shape or ()):
+            if spec_dim is not None and dim is not None and spec_dim != dim:
+                raise ValueError("Input %d is incompatible with layer %s: expected shape=%s, found shape=%s"
+                                 % (index, layer_name, spec.shape, shape))
 
 
 def _map(fn, x):

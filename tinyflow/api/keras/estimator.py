@@ -37,7 +37,9 @@ def _inputs(features, names):
 def _model_fn(keras_model):
     config = keras_model._updated_config()
     opt = keras_model.optimizer
-    opt_config = {"class_name": type(opt).__name__, "config": opt.get_config()}
+    # a tf.train optimizer (TFOptimizer) is used itself, its steps counted by the global step, as TF 1.15 does
+    opt_config = None if isinstance(opt, optimizers.TFOptimizer) else {"class_name": type(opt).__name__,
+                                                                       "config": opt.get_config()}
     loss, metrics, loss_weights = keras_model.loss, keras_model._compile_metrics, keras_model.loss_weights
     in_names, out_names = list(keras_model.input_names), list(keras_model.output_names)
 
@@ -78,9 +80,12 @@ def _model_fn(keras_model):
             total = total + tf.cast(extra, total.dtype)
         train_op = None
         if training:
-            optimizer = optimizers.deserialize(opt_config)
-            optimizer.iterations = tf.train.get_or_create_global_step()   # TF: the global step counts the steps
-            optimizer._build_hypers()
+            if opt_config is None:
+                optimizer = optimizers.TFOptimizer(opt.optimizer, tf.train.get_or_create_global_step())
+            else:
+                optimizer = optimizers.deserialize(opt_config)
+                optimizer.iterations = tf.train.get_or_create_global_step()   # TF: the global step counts the steps
+                optimizer._build_hypers()
             with tf.name_scope("training"):
                 train_op = tf.group(*optimizer.get_updates(total, model.trainable_weights), *model.updates)
         return estimator_api.EstimatorSpec(mode, predictions=predictions, loss=total, train_op=train_op,

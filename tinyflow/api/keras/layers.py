@@ -15,7 +15,12 @@ from tinyflow.api.keras.layers_conv import (  # noqa: F401
     GlobalMaxPool2D, GlobalMaxPool3D, GlobalMaxPooling2D, GlobalMaxPooling3D, MaxPool3D, MaxPooling3D,
     SeparableConv1D, SeparableConv2D, SeparableConvolution1D, SeparableConvolution2D, UpSampling1D, UpSampling2D,
     UpSampling3D, ZeroPadding1D, ZeroPadding2D, ZeroPadding3D, keras_args)
-from tinyflow.api.keras.recurrent import GRU, LSTM, RNN, SimpleRNN  # noqa: F401
+from tinyflow.api.keras.layers_extra import (  # noqa: F401
+    ELU, ActivityRegularization, AlphaDropout, Dot, GaussianDropout, GaussianNoise, InputSpec, LayerNormalization,
+    PReLU, SpatialDropout1D, SpatialDropout2D, SpatialDropout3D, ThresholdedReLU, dot)
+from tinyflow.api.keras.recurrent import (GRU, LSTM, RNN, CuDNNGRU, CuDNNLSTM, GRUCell, LSTMCell, Masking,  # noqa: F401
+                                          SimpleRNN, SimpleRNNCell, StackedRNNCells)
+from tinyflow.api.keras.wrappers import Bidirectional, TimeDistributed, Wrapper  # noqa: F401
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import array_ops, math_ops
 
@@ -34,6 +39,8 @@ def _constraint(c):
 class Dense(tf_layers.Dense, Layer):
     """activation(inputs @ kernel + bias); weights "dense/kernel:0", "dense/bias:0"."""
 
+    supports_masking = True
+
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs):
@@ -42,6 +49,11 @@ class Dense(tf_layers.Dense, Layer):
                                     bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer))
         super().__init__(units, use_bias=use_bias, kernel_constraint=_constraint(kernel_constraint),
                          bias_constraint=_constraint(bias_constraint), **kw, **kwargs)
+        self.input_spec = tf_layers.InputSpec(min_ndim=2)
+
+    def build(self, input_shape):
+        super().build(input_shape)
+        self.input_spec = tf_layers.InputSpec(min_ndim=2, axes={-1: TensorShape(input_shape)[-1].value})
 
     def get_config(self):
         return dict(super().get_config(), units=self.units, activation=activations.serialize(self.activation),
@@ -86,6 +98,8 @@ MaxPool2D, AvgPool2D = MaxPooling2D, AveragePooling2D
 class Dropout(tf_layers.Dropout, Layer):
     """Drops a `rate` fraction of the inputs while training (Keras' learning phase by default)."""
 
+    supports_masking = True
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(rate, noise_shape=noise_shape, seed=seed, **kwargs)
 
@@ -102,6 +116,8 @@ class Flatten(tf_layers.Flatten, Layer):
 
 class BatchNormalization(tf_layers.BatchNormalization, Layer):
     """Batch statistics while training (moving averages updated by fit), moving averages otherwise."""
+
+    supports_masking = True
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", moving_mean_initializer="zeros", moving_variance_initializer="ones",
@@ -123,6 +139,8 @@ class BatchNormalization(tf_layers.BatchNormalization, Layer):
 class Activation(Layer):
     """activation(inputs), the activation by name or function."""
 
+    supports_masking = True
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
@@ -141,6 +159,7 @@ class ReLU(Layer):
 
 
 class LeakyReLU(Layer):
+    supports_masking = True
     def __init__(self, alpha=0.3, **kwargs):
         super().__init__(**kwargs)
         self.alpha = alpha
@@ -150,6 +169,7 @@ class LeakyReLU(Layer):
 
 
 class Softmax(Layer):
+    supports_masking = True
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
@@ -262,9 +282,22 @@ class Embedding(Layer):
             inputs = math_ops.cast(inputs, "int32")
         return nn.embedding_lookup(self.embeddings, inputs)
 
+    def compute_mask(self, inputs, mask=None):
+        """mask_zero: the ids that are not 0 (index 0 is padding)."""
+        return math_ops.not_equal(inputs, 0) if self.mask_zero else None
+
 
 # ---- merging ----------------------------------------------------------------------------------------
 class _Merge(Layer):
+    supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        """The steps every masked input keeps (TF 1.15: an input without a mask masks nothing)."""
+        masks = [m for m in (mask or []) if m is not None]
+        if not masks:
+            return None
+        return math_ops.reduce_all(array_ops.stack([math_ops.cast(m, "bool") for m in masks]), axis=0)
+
     def build(self, input_shape):
         if not isinstance(input_shape, (list, tuple)) or len(input_shape) < 2:
             raise ValueError("A merge layer should be called on a list of at least 2 inputs. Got %s inputs."

@@ -7,8 +7,6 @@ As in TF 1.15 a Keras layer here IS the tf.layers class of the same name (variab
 from tinyflow/api/layers.py); this module adds Keras' constructor signatures, the `data_format=None`
 default (K.image_data_format()) and the config entries TF 1.15 writes beyond the constructor's arguments.
 """
-import numpy as np
-
 from tinyflow.api import layers as tf_layers
 from tinyflow.api import nn
 from tinyflow.api.keras import activations, constraints, initializers, regularizers
@@ -43,7 +41,55 @@ def _config(layer, **extra):
     return config
 
 
-class DepthwiseConv2D(tf_layers.Conv2D, Layer):
+class _Shape:
+    """compute_output_shape from the layer's rule for one spatial length (`_length(i, n)`, i the spatial axis) and
+    for the channels (`_channels(c)`)."""
+
+    def compute_output_shape(self, input_shape):
+        shape = TensorShape(input_shape).as_list()
+        last = getattr(self, "data_format", "channels_last") in ("channels_last", "NWC", "NHWC", "NDHWC")
+        first = 1 if last else 2
+        for i in range(len(shape) - 2):
+            shape[first + i] = None if shape[first + i] is None else self._length(i, shape[first + i])
+        channel = -1 if last else 1
+        shape[channel] = self._channels(shape[channel])
+        return TensorShape(shape)
+
+    def _channels(self, c):
+        return c
+
+
+def _conv_length(n, k, padding, stride, dilation=1):
+    """TF's conv_utils.conv_output_length."""
+    k = k + (k - 1) * (dilation - 1)
+    return ((n if padding.lower() in ("same", "causal") else n - k + 1) + stride - 1) // stride
+
+
+class _ConvShape(_Shape):
+    def _length(self, i, n):
+        padding = "causal" if getattr(self, "_causal", False) else self.padding
+        return _conv_length(n, self.kernel_size[i], padding, self.strides[i], self.dilation_rate[i])
+
+    def _channels(self, c):
+        return self.filters if self.filters is not None else None if c is None else c * self.depth_multiplier
+
+
+class _DeconvShape(_Shape):
+    def _length(self, i, n):
+        return tf_layers._deconv_length(n, self.kernel_size[i], self.strides[i], self.padding,
+                                        self.output_padding and self.output_padding[i],
+                                        getattr(self, "dilation_rate", (1, 1, 1))[i])
+
+    def _channels(self, c):
+        return self.filters
+
+
+class _PoolShape(_Shape):
+    def _length(self, i, n):
+        return _conv_length(n, self.pool_size[i], self.padding, self.strides[i])
+
+
+class DepthwiseConv2D(_ConvShape, tf_layers.Conv2D, Layer):
     """Each input channel convolved with its own `depth_multiplier` filters: a [kh, kw, in, depth_multiplier]
     "depthwise_kernel", then bias (in * depth_multiplier values) and activation. `dilation_rate` goes through
     **kwargs as in TF 1.15 (whose config records it)."""
@@ -120,12 +166,12 @@ class _Separable:
         return _config(self, **self._unused_kernel_args)
 
 
-class SeparableConv2D(_Separable, tf_layers.SeparableConv2D, Layer):
+class SeparableConv2D(_Separable, _ConvShape, tf_layers.SeparableConv2D, Layer):
     """A depthwise convolution ([kh, kw, in, depth_multiplier] "depthwise_kernel") then a pointwise one
     ([1, 1, in * depth_multiplier, filters] "pointwise_kernel"), plus bias and activation."""
 
 
-class SeparableConv1D(_Separable, tf_layers.SeparableConv1D, Layer):
+class SeparableConv1D(_Separable, _ConvShape, tf_layers.SeparableConv1D, Layer):
     """SeparableConv2D over one spatial axis: [k, in, depth_multiplier] and [1, in * depth_multiplier, filters]."""
 
 
@@ -133,7 +179,7 @@ SeparableConvolution1D, SeparableConvolution2D = SeparableConv1D, SeparableConv2
 
 
 # ---- convolutions with Keras' full signatures (tf.layers' Conv1D, Conv2DTranspose, Conv3D, Conv3DTranspose) -------
-class Conv1D(tf_layers.Conv1D, Layer):
+class Conv1D(_ConvShape, tf_layers.Conv1D, Layer):
     """1-D convolution of [batch, steps, channels]; padding 'causal' pads the start only (dilation * (k - 1))."""
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format="channels_last", dilation_rate=1,
@@ -158,7 +204,7 @@ class Conv1D(tf_layers.Conv1D, Layer):
         return _config(self, padding="causal") if self._causal else _config(self)
 
 
-class Conv2DTranspose(tf_layers.Conv2DTranspose, Layer):
+class Conv2DTranspose(_DeconvShape, tf_layers.Conv2DTranspose, Layer):
     """The transpose of Conv2D (a [kh, kw, filters, in] kernel); output_padding adds rows / columns at the end."""
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", output_padding=None, data_format=None,
@@ -173,7 +219,7 @@ class Conv2DTranspose(tf_layers.Conv2DTranspose, Layer):
                          output_padding=output_padding, dilation_rate=dilation_rate, use_bias=use_bias, **kw, **kwargs)
 
 
-class Conv3D(tf_layers.Conv3D, Layer):
+class Conv3D(_ConvShape, tf_layers.Conv3D, Layer):
     """3-D convolution with a [kd, kh, kw, in, filters] kernel."""
 
     def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format=None,
@@ -188,7 +234,7 @@ class Conv3D(tf_layers.Conv3D, Layer):
                          use_bias=use_bias, **kw, **kwargs)
 
 
-class Conv3DTranspose(tf_layers.Conv3DTranspose, Layer):
+class Conv3DTranspose(_DeconvShape, tf_layers.Conv3DTranspose, Layer):
     """The transpose of Conv3D (a [kd, kh, kw, filters, in] kernel)."""
 
     def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", output_padding=None,
@@ -204,7 +250,7 @@ class Conv3DTranspose(tf_layers.Conv3DTranspose, Layer):
 
 
 # ---- 3-D pooling, global pooling ---------------------------------------------------------------------------
-class MaxPooling3D(tf_layers.MaxPooling3D, Layer):
+class MaxPooling3D(_PoolShape, tf_layers.MaxPooling3D, Layer):
     """Max over pool_size windows of a 5-D input (strides default to pool_size)."""
 
     def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None, **kwargs):
@@ -212,7 +258,7 @@ class MaxPooling3D(tf_layers.MaxPooling3D, Layer):
                          **kwargs)
 
 
-class AveragePooling3D(tf_layers.AveragePooling3D, Layer):
+class AveragePooling3D(_PoolShape, tf_layers.AveragePooling3D, Layer):
     """Mean over pool_size windows of a 5-D input (strides default to pool_size)."""
 
     def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None, **kwargs):
@@ -231,6 +277,10 @@ class GlobalAveragePooling2D(Layer):
     def call(self, inputs):
         first = 1 if self.data_format == "channels_last" else 2
         return self._reduce(inputs, axis=list(range(first, first + self._rank)))
+
+    def compute_output_shape(self, input_shape):
+        shape = TensorShape(input_shape).as_list()
+        return TensorShape([shape[0], shape[-1] if self.data_format == "channels_last" else shape[1]])
 
 
 class GlobalMaxPooling2D(GlobalAveragePooling2D):
@@ -277,17 +327,9 @@ def _pairs(value, rank, what, layer):
                      % (what, layer, rank, rank, value))
 
 
-class _Spatial(Layer):
-    """What ZeroPadding / Cropping / UpSampling share: the spatial axes of the rank and data_format."""
-    _rank = 2
-
-    def _axes(self):
-        first = 1 if getattr(self, "data_format", "channels_last") == "channels_last" else 2
-        return list(range(first, first + self._rank))
-
-
-class ZeroPadding2D(_Spatial):
+class ZeroPadding2D(_Shape, Layer):
     """Pads rows and columns with zeros: an int, (rows, cols) or ((top, bottom), (left, right))."""
+    _rank = 2
 
     def __init__(self, padding=(1, 1), data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -295,10 +337,11 @@ class ZeroPadding2D(_Spatial):
         self.padding = _pairs(padding, self._rank, "padding", type(self).__name__)
 
     def call(self, inputs):
-        pads = [[0, 0]] * inputs.shape.ndims
-        for axis, pair in zip(self._axes(), self.padding):
-            pads[axis] = list(pair)
-        return array_ops.pad(inputs, pads)
+        return K.spatial_2d_padding(inputs, self.padding, self.data_format)
+
+    def _length(self, i, n):
+        pair = self.padding if self._rank == 1 else self.padding[i]
+        return n + pair[0] + pair[1]
 
 
 class ZeroPadding1D(ZeroPadding2D):
@@ -310,7 +353,7 @@ class ZeroPadding1D(ZeroPadding2D):
         self.padding = self.padding[0]   # TF keeps (start, end)
 
     def call(self, inputs):
-        return array_ops.pad(inputs, [[0, 0], list(self.padding), [0, 0]])
+        return K.temporal_padding(inputs, self.padding)
 
 
 class ZeroPadding3D(ZeroPadding2D):
@@ -320,9 +363,13 @@ class ZeroPadding3D(ZeroPadding2D):
     def __init__(self, padding=(1, 1, 1), data_format=None, **kwargs):
         super().__init__(padding, data_format, **kwargs)
 
+    def call(self, inputs):
+        return K.spatial_3d_padding(inputs, self.padding, self.data_format)
 
-class Cropping2D(_Spatial):
+
+class Cropping2D(_Shape, Layer):
     """Crops rows and columns: an int, (rows, cols) or ((top, bottom), (left, right))."""
+    _rank = 2
 
     def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -332,9 +379,13 @@ class Cropping2D(_Spatial):
     def _crops(self):
         return self.cropping
 
+    def _length(self, i, n):
+        return n - sum(self._crops()[i])
+
     def call(self, inputs):
         index = [slice(None)] * inputs.shape.ndims
-        for axis, (start, end) in zip(self._axes(), self._crops()):
+        first = 1 if self.data_format == "channels_last" else 2
+        for axis, (start, end) in enumerate(self._crops(), start=first):
             index[axis] = slice(start, -end if end else None)
         return inputs[tuple(index)]
 
@@ -359,23 +410,10 @@ class Cropping3D(Cropping2D):
         super().__init__(cropping, data_format, **kwargs)
 
 
-def repeat_elements(x, rep, axis):
-    """Each entry of x along `axis` repeated `rep` times (Keras' backend.repeat_elements)."""
-    if rep == 1:
-        return x
-    shape, rank = x.shape.as_list(), x.shape.ndims
-    tiled = array_ops.tile(array_ops.expand_dims(x, axis + 1), [1] * (axis + 1) + [rep] + [1] * (rank - axis - 1))
-    if None not in shape:
-        return array_ops.reshape(tiled, shape[:axis] + [shape[axis] * rep] + shape[axis + 1:])
-    dyn = array_ops.shape(x)
-    out = array_ops.reshape(tiled, array_ops.concat([dyn[:axis], dyn[axis:axis + 1] * rep, dyn[axis + 1:]], 0))
-    out.set_shape(shape[:axis] + [shape[axis] * rep if shape[axis] is not None else None] + shape[axis + 1:])
-    return out
-
-
-class UpSampling2D(_Spatial):
+class UpSampling2D(_Shape, Layer):
     """Repeats rows and columns `size` times ('nearest'), or resizes bilinearly as TF 1.15 (half-pixel centers,
     corners not aligned)."""
+    _rank = 2
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(**kwargs)
@@ -386,20 +424,10 @@ class UpSampling2D(_Spatial):
         self.interpolation = interpolation
 
     def call(self, inputs):
-        if getattr(self, "interpolation", "nearest") == "bilinear":
-            from tinyflow.api import image
-            first = self.data_format == "channels_first"
-            x = array_ops.transpose(inputs, [0, 2, 3, 1]) if first else inputs
-            h, w = x.shape.as_list()[1:3]
-            if h is None or w is None:
-                size = array_ops.shape(x)[1:3] * np.array(self.size, np.int32)
-            else:
-                size = [h * self.size[0], w * self.size[1]]
-            x = image.resize_bilinear(x, size, half_pixel_centers=True)   # TF 1.15: resize_images_v2
-            return array_ops.transpose(x, [0, 3, 1, 2]) if first else x
-        for axis, rep in zip(self._axes(), self.size):
-            inputs = repeat_elements(inputs, rep, axis)
-        return inputs
+        return K.resize_images(inputs, self.size[0], self.size[1], self.data_format, self.interpolation)
+
+    def _length(self, i, n):
+        return n * (self.size if self._rank == 1 else self.size[i])
 
 
 class UpSampling1D(UpSampling2D):
@@ -411,7 +439,7 @@ class UpSampling1D(UpSampling2D):
         self.size = self.size[0]
 
     def call(self, inputs):
-        return repeat_elements(inputs, self.size, 1)
+        return K.repeat_elements(inputs, self.size, 1)
 
 
 class UpSampling3D(UpSampling2D):
@@ -420,3 +448,6 @@ class UpSampling3D(UpSampling2D):
 
     def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
         super().__init__(size, data_format, **kwargs)
+
+    def call(self, inputs):
+        return K.resize_volumes(inputs, *self.size, self.data_format)

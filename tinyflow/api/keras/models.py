@@ -12,9 +12,11 @@ from tinyflow.graph.shapes import TensorShape
 
 
 def _unique(items):
-    out = []
+    """The items in order, each object once (by identity: a model's thousand weights)."""
+    out, seen = [], set()
     for x in items:
-        if not any(x is y for y in out):
+        if id(x) not in seen:
+            seen.add(id(x))
             out.append(x)
     return out
 
@@ -53,6 +55,20 @@ class Model(TrainingMixin, Layer):
         self._compile_if_pending()
 
     # ---- what the model holds -----------------------------------------------------------------------
+    # A functional model's input/output (and so input_shape/output_shape) are its own tensors, called or
+    # not: TF 1.15's Network is its own first node.
+    @property
+    def input(self):
+        if self._is_graph_network:
+            return self.inputs[0] if len(self.inputs) == 1 else list(self.inputs)
+        return Layer.input.fget(self)
+
+    @property
+    def output(self):
+        if self._is_graph_network:
+            return self.outputs[0] if len(self.outputs) == 1 else list(self.outputs)
+        return Layer.output.fget(self)
+
     @property
     def layers(self):
         if self._is_graph_network:
@@ -89,6 +105,17 @@ class Model(TrainingMixin, Layer):
     @property
     def losses(self):
         return list(self._losses) + [loss for layer in self._all_layers() for loss in layer.losses]
+
+    @property
+    def state_updates(self):
+        """The updates of the stateful layers (their states' assignments), which evaluate and predict run too."""
+        return [u for layer in self._all_layers() if getattr(layer, "stateful", False) for u in layer.updates]
+
+    def reset_states(self):
+        """Sets the states of the model's stateful layers to zeros."""
+        for layer in self._all_layers():
+            if getattr(layer, "stateful", False) and hasattr(layer, "reset_states"):
+                layer.reset_states()
 
     def get_layer(self, name=None, index=None):
         """The layer named `name`, or at position `index` (ValueError when there is none)."""
@@ -259,26 +286,32 @@ class Model(TrainingMixin, Layer):
         return yaml.dump(json.loads(self.to_json()), **kwargs)
 
     def save_weights(self, filepath, overwrite=True, save_format=None):
-        """The weights in Keras' HDF5 layout (a path ending in .h5 / .keras, or save_format='h5'), else in a
-        TF checkpoint at `filepath` (names as the variables')."""
-        from tinyflow.api.keras import saving
+        """The weights in Keras' HDF5 layout (a path ending in .h5 / .keras, or save_format='h5'), else
+        TF's object-based checkpoint at `filepath`, as TF 1.15 writes it (object_checkpoint.py)."""
+        from tinyflow.api.keras import object_checkpoint, saving
         if saving.is_h5_path(filepath, save_format):
             return saving.save_weights(self, filepath, overwrite)
-        from tinyflow.api.train.saver import Saver
-        Saver(var_list=self.weights).save(K.get_session(), filepath, write_meta_graph=False)
+        if save_format not in (None, "tf"):
+            raise ValueError("Unknown format \"%s\". Was expecting one of {\"tf\", \"h5\"}." % (save_format,))
+        object_checkpoint.save_weights(self, filepath)
 
     def load_weights(self, filepath, by_name=False):
         """Restores the weights save_weights wrote: an HDF5 file (TF 1.15's or ours; by position, or by
-        layer name), or a checkpoint prefix or its directory."""
+        layer name), or a checkpoint prefix or its directory: object-based (TF 1.15's or ours, matched
+        by TF's keys) or name-based (matched by the variables' names)."""
         import os
-        from tinyflow.api.keras import saving
+        from tinyflow.api.keras import object_checkpoint, saving
         if saving.is_h5_path(filepath) or (os.path.isfile(filepath) and _is_hdf5(filepath)):
             return saving.load_weights(self, filepath, by_name=by_name)
+        if by_name:
+            raise NotImplementedError("Weights may only be loaded based on topology into Models when loading "
+                                      "TensorFlow-formatted weights (got by_name=True to load_weights).")
         from tinyflow.api.train.saver import Saver
         from tinyflow.formats.checkpoint import latest_checkpoint
         if os.path.isdir(filepath):
             filepath = latest_checkpoint(filepath)
-        Saver(var_list=self.weights).restore(K.get_session(), filepath)
+        if not object_checkpoint.load_weights(self, filepath):
+            Saver(var_list=self.weights).restore(K.get_session(), filepath)
 
     def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
         """The whole model (architecture, weights, optimizer state) in TF 1.15's Keras HDF5 layout (TF

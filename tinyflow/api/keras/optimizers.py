@@ -41,6 +41,7 @@ class Optimizer:
         self._config["decay"] = float(kwargs.get("decay", self._config.get("decay", 0.0)))
         self.clipnorm, self.clipvalue = kwargs.get("clipnorm"), kwargs.get("clipvalue")
         self._hyper_vars, self.weights, self.iterations, self._scope = {}, [], None, None
+        self._slot_vars = []
 
     @property
     def decay(self):
@@ -107,6 +108,7 @@ class Optimizer:
                     p_slots[s] = state_ops.Variable(self._slot_value(s, p), name="%s/%s" % (p.op.name, s),
                                                     trainable=False)
                     self.weights.append(p_slots[s])
+                    self._slot_vars.append((s, p, p_slots[s]))   # (for object-based checkpoints)
             step = math_ops.cast(self.iterations.value() + 1, dt.float32)
             self._prepare(step)
             for p, g, p_slots in zip(params, grads, slots):
@@ -344,14 +346,22 @@ class Nadam(Optimizer):
 
 
 class TFOptimizer:
-    """A tf.train optimizer given to compile: its minimize is the update."""
+    """A tf.train optimizer given to compile (TF 1.15 wraps it so): its apply_gradients is the update,
+    counting the steps in `iterations` ("TFOptimizer/iterations", or the global step an Estimator gives)."""
 
-    def __init__(self, optimizer):
+    def __init__(self, optimizer, iterations=None):
         self.optimizer = optimizer
-        self.iterations, self.weights = None, []
+        if iterations is None:
+            with get_default_graph().name_scope("TFOptimizer"):
+                iterations = state_ops.Variable(np.int64(0), name="iterations", trainable=False)
+        self.iterations, self.weights = iterations, []
 
     def get_updates(self, loss, params):
-        return [self.optimizer.minimize(loss, var_list=params)]
+        grads = self.optimizer.compute_gradients(loss, params)
+        return [self.optimizer.apply_gradients(grads, global_step=self.iterations)]
+
+    def get_config(self):
+        raise NotImplementedError
 
     @property
     def lr(self):

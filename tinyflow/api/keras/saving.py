@@ -77,12 +77,13 @@ def save_weights_to_group(group, layers):
     _set_attr_list(group, "layer_names", [layer.name for layer in layers])
     group.attrs["backend"] = b"tensorflow"
     group.attrs["keras_version"] = KERAS_VERSION.encode("utf8")
-    for layer in layers:
+    per_layer = [_legacy_weights(layer) for layer in layers]
+    values = iter(K.batch_get_value([w for weights in per_layer for w in weights]))   # one run, one program
+    for layer, weights in zip(layers, per_layer):
         g = group.create_group(layer.name)
-        weights = _legacy_weights(layer)
         names = [w.name for w in weights]
         _set_attr_list(g, "weight_names", names)
-        for name, value in zip(names, K.batch_get_value(weights)):
+        for name, value in zip(names, values):
             value = np.asarray(value)
             g.create_dataset(name, data=value) if value.shape else g.create_dataset(name, data=value, shape=())
 

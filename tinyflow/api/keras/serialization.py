@@ -9,6 +9,7 @@ import json
 
 from tinyflow.api.keras import layers as layers_mod
 from tinyflow.api.keras.config import _arguments
+from tinyflow.api.keras.engine import Layer
 
 
 def _layer_classes(classes):
@@ -32,8 +33,17 @@ def deserialize(record, classes, custom_objects=None, source=None):
     if name == "Lambda" and cls is layers_mod.Lambda:
         return _lambda(config, custom_objects, source)
     if cls.__module__.startswith("tinyflow."):
+        if getattr(cls.from_config, "__func__", None) is not Layer.from_config.__func__:
+            # layers holding layers (an RNN's cells, a wrapper's layer): those are rebuilt first
+            for key in ("cell", "layer", "backward_layer"):
+                if isinstance(config.get(key), dict):
+                    config[key] = deserialize(config[key], classes, custom_objects, source)
+            if isinstance(config.get("cells"), list):
+                config["cells"] = [deserialize(c, classes, custom_objects, source) for c in config["cells"]]
+            return cls.from_config(config, custom_objects)
         return cls(**_arguments(config, custom_objects))
     return cls.from_config(config)   # a custom layer of the caller's
+
 
 
 def _lambda(config, custom_objects, source):

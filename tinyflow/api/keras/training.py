@@ -85,12 +85,17 @@ class TrainingMixin:
                     weights = array_ops.placeholder_with_default(array_ops.ones_like(per), shape=per.shape,
                                                                  name=name + "_sample_weights")
                     self._sample_weights.append(weights)
-                    per_loss = math_ops.reduce_mean(per * weights)
+                    # an output with a mask (a masked sequence): the masked steps weigh 0 (TF 1.15)
+                    mask = getattr(out, "_keras_mask", None)
+                    mask = None if mask is None else math_ops.cast(mask, per.dtype)
+                    per_loss = math_ops.reduce_mean(per * weights if mask is None else per * weights * mask)
                 output_losses.append((name, per_loss, w))
                 for m in _as_list(mets):
                     mname, mfn = metrics_mod.resolve(m, fn, out.shape)
                     with graph.name_scope("metrics"):
-                        value = math_ops.reduce_mean(mfn(target, out))
+                        value = mfn(target, out)
+                        value = math_ops.reduce_mean(value) if mask is None else \
+                            math_ops.reduce_sum(value * mask) / math_ops.maximum(math_ops.reduce_sum(mask), 1e-7)
                     self._metric_tensors.append(((name + "_" + mname) if multi else mname, value))
             total = None
             for _, per_loss, w in output_losses:
@@ -108,8 +113,8 @@ class TrainingMixin:
     def _function(self, kind):
         """(fetches, targets) of the 'train', 'test' or 'predict' step, built once per model."""
         if kind not in self._functions:
-            if kind == "predict":
-                self._functions[kind] = (list(self.outputs), [])
+            if kind == "predict":   # stateful layers carry their states on (TF 1.15's state_updates)
+                self._functions[kind] = (list(self.outputs), [getattr(t, "op", t) for t in self.state_updates])
             else:
                 if not hasattr(self, "total_loss"):
                     raise RuntimeError("You must compile your model before using it.")
@@ -120,6 +125,8 @@ class TrainingMixin:
                     with graph.name_scope(None), graph.name_scope("training"):
                         targets = list(self.optimizer.get_updates(self.total_loss, self.trainable_weights))
                     targets += self.updates
+                else:
+                    targets = list(self.state_updates)
                 # run as ops: fetching the assigns' values would copy every weight to the host each step
                 targets = [getattr(t, "op", t) for t in targets]
                 self._functions[kind] = (fetches, targets)

@@ -1,7 +1,6 @@
 """tf.keras.applications: model definitions as TF 1.15 has them (keras_applications 1.0.8) with
 weights=None, a local .h5 path, or 'imagenet' from Keras' cache ~/.keras/models (never downloaded), and
-the per-family preprocess_input / decode_predictions modules. Xception, NASNet and InceptionResNetV2 are not
-here yet."""
+the per-family preprocess_input / decode_predictions modules."""
 import functools
 import sys
 import types
@@ -9,6 +8,8 @@ import types
 from tinyflow.api.keras.applications import common
 from tinyflow.api.keras.applications.models import (DenseNet121, DenseNet169, DenseNet201, InceptionV3,  # noqa: F401
                                                      ResNet50, ResNet101, ResNet152, VGG16, VGG19)
+from tinyflow.api.keras.applications.more_models import (InceptionResNetV2, NASNetLarge, NASNetMobile,  # noqa: F401
+                                                          Xception)
 from tinyflow.api.keras.applications.mobilenets import MobileNet, MobileNetV2  # noqa: F401
 
 
@@ -28,6 +29,9 @@ resnet50 = _family("resnet50", "caffe", ResNet50=ResNet50)
 resnet = _family("resnet", "caffe", ResNet50=ResNet50, ResNet101=ResNet101, ResNet152=ResNet152)
 inception_v3 = _family("inception_v3", "tf", InceptionV3=InceptionV3)
 densenet = _family("densenet", "torch", DenseNet121=DenseNet121, DenseNet169=DenseNet169, DenseNet201=DenseNet201)
+xception = _family("xception", "tf", Xception=Xception)
+inception_resnet_v2 = _family("inception_resnet_v2", "tf", InceptionResNetV2=InceptionResNetV2)
+nasnet = _family("nasnet", "tf", NASNetMobile=NASNetMobile, NASNetLarge=NASNetLarge)
 mobilenet = _family("mobilenet", "tf", MobileNet=MobileNet)
 mobilenet_v2 = _family("mobilenet_v2", "tf", MobileNetV2=MobileNetV2)
 imagenet_utils = _family("imagenet_utils", "caffe")

@@ -86,19 +86,33 @@ def pool_top(x, include_top, pooling, avg_name=None, max_name=None):
     return x
 
 
-def load_weights(model, weights, fname):
-    """weights=None: as built. A path: model.load_weights(path). 'imagenet': the file Keras caches in
-    ~/.keras/models (tinyflow never downloads; NotFoundError naming it and its URL when absent)."""
-    if weights is None:
-        return model
-    if weights == "imagenet":
-        path = os.path.join(os.path.expanduser("~"), ".keras", "models", fname)
-        if not os.path.exists(path):
-            raise errors.NotFoundError(None, None, "%s not found: tinyflow does not download weights; put the file "
-                                       "there or pass weights=<path to the .h5> (Keras fetches it from the "
-                                       "keras-applications releases on GitHub)" % path)
-        weights = path
-    model.load_weights(weights)
+def classifier_top(x, include_top, pooling, classes, avg_name="avg_pool"):
+    """The ImageNet head (global average pooling, softmax 'predictions'), or the headless pooling."""
+    if include_top:
+        x = layers.GlobalAveragePooling2D(name=avg_name)(x)
+        return layers.Dense(classes, activation="softmax", name="predictions")(x)
+    return pool_top(x, include_top, pooling)
+
+
+def weights_file(weights, fname):
+    """None, the path given, or for 'imagenet' the file Keras caches in ~/.keras/models (tinyflow never
+    downloads; NotFoundError naming it when absent). Called before building, it fails before any layer."""
+    if weights != "imagenet":
+        return weights
+    path = os.path.join(os.path.expanduser("~"), ".keras", "models", fname)
+    if not os.path.exists(path):
+        raise errors.NotFoundError(None, None, "%s not found: tinyflow does not download weights; put the file "
+                                   "there or pass weights=<path to the .h5> (Keras fetches it from the "
+                                   "keras-applications releases on GitHub)" % path)
+    return path
+
+
+def load_weights(model, weights, fname=None):
+    """weights=None: as built. A path (weights_file's answer): model.load_weights(path). 'imagenet': Keras'
+    cached file `fname` (weights_file)."""
+    weights = weights_file(weights, fname)
+    if weights is not None:
+        model.load_weights(weights)
     return model
 
 
