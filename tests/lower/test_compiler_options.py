@@ -9,14 +9,7 @@ import tinyflow as tf
 from tinyflow.lower import compiler_options as co
 
 
-@pytest.fixture(autouse=True)
-def production_compile():
-    """These tests compile at XLA's defaults, as a user's process does (tests/conftest.py turns on
-    jax_disable_most_optimizations for the rest of the suite)."""
-    before = jax.config.read("jax_disable_most_optimizations")
-    jax.config.update("jax_disable_most_optimizations", False)
-    yield
-    jax.config.update("jax_disable_most_optimizations", before)
+pytestmark = pytest.mark.usefixtures("production_compile")   # XLA's defaults, as a user's process
 
 
 def _cnn():
