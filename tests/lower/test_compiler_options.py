@@ -9,6 +9,9 @@ import tinyflow as tf
 from tinyflow.lower import compiler_options as co
 
 
+pytestmark = pytest.mark.usefixtures("production_compile")   # XLA's defaults, as a user's process
+
+
 def _cnn():
     tf.reset_default_graph()
     tf.set_random_seed(3)

@@ -1,6 +1,7 @@
 """plan (lower/program.py): a Subgraph and its state analysis -> one record per op, with the facts
 the earlier stages handed on (which ops run a rule or a check, which variables are fetched)."""
 import numpy as np
+import pytest
 
 import tinyflow as tf
 from tinyflow.lower import program
@@ -74,6 +75,7 @@ def test_plan_decides_the_split_of_a_huge_program():
     assert _plan([y], [x], split_steps=10, segments=False).split == 0   # a body traced by lax: never split
 
 
+@pytest.mark.usefixtures("production_compile")   # compared bit for bit: at XLA's defaults
 def test_random_ops_of_static_shape_draw_together_the_same_values():
     """Random ops of static shape in one function draw from `rand`, one block (one threefry kernel
     for all), and get exactly the values each op draws alone (the reference executor's rule)."""
