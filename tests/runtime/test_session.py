@@ -269,8 +269,9 @@ def test_accelerator_dots_are_float32_as_tf115_and_cpu_programs_unchanged(monkey
     x = tf.placeholder(tf.float32, [2, 3], name="x")
     y = tf.matmul(x, tf.ones([3, 4]), name="mm")
     feed = {x: np.ones((2, 3), np.float32)}
+    monkeypatch.setattr(jax_backend, "_FULL_F32", [False])         # as on the CPU: left as it was
     with tf.Session() as sess:
-        assert "HIGHEST" not in str(sess.lowered(y, feed).jaxpr)   # this machine's CPU: left as it was
+        assert "HIGHEST" not in str(sess.lowered(y, feed).jaxpr)
     monkeypatch.setattr(jax_backend, "_FULL_F32", [True])          # as on a GPU
     with tf.Session() as sess:
         assert "HIGHEST" in str(sess.lowered(y, feed).jaxpr)
