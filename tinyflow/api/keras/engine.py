@@ -7,6 +7,7 @@ a functional Model is the record of those calls (one Node per call), so the mode
 ordinary graph tensors that fit / evaluate / predict fetch with the inputs fed. Calling a model on
 new tensors replays its nodes on them (a nested model, shared layers).
 """
+import contextlib
 import inspect
 import weakref
 
@@ -82,15 +83,12 @@ class Layer(tf_layers.Layer):
     def _set_scope(self, scope=None):
         if self._scope is None:
             outer = get_default_graph().get_name_scope()
-            if scope is not None or outer == vs.get_variable_scope().name:
-                with vs.variable_scope(scope if scope is not None else self._free_name()) as captured:
-                    self._scope = captured
-                return
-            # inside a tf.name_scope: TF 1.15's Keras names the variables after it ("foo/dense/kernel")
-            with vs.variable_scope(vs.VariableScope(None, name=outer, name_scope=outer + "/"),
-                                   auxiliary_name_scope=False):
-                with vs.variable_scope(self._free_name()) as captured:
-                    self._scope = captured
+            # inside a tf.name_scope, TF 1.15's Keras names the variables after it ("foo/dense/kernel")
+            under = (vs.variable_scope(vs.VariableScope(None, name=outer, name_scope=outer + "/"),
+                                       auxiliary_name_scope=False)
+                     if scope is None and outer != vs.get_variable_scope().name else contextlib.nullcontext())
+            with under, vs.variable_scope(scope if scope is not None else self._free_name()) as captured:
+                self._scope = captured
 
     def _free_name(self):
         """The layer's name, or name_1, name_2, ... where variables of that name exist in the graph

@@ -586,7 +586,18 @@ class GRU(_CellRNN):
 
 
 # ---- cuDNN's layers: the same math on any device ---------------------------------------------------------
-class _CuDNNLSTMCell(LSTMCell):
+class _CuDNNBias:
+    """cuDNN's biases: an input and a recurrent one, stored one after the other (2 * gates * units)."""
+
+    def _bias_shape(self):
+        return [2 * self._gates * self.units]
+
+    def _biases(self):
+        n = self._gates * self.units
+        return (None, None) if self.bias is None else (self.bias[:n], self.bias[n:])
+
+
+class _CuDNNLSTMCell(_CuDNNBias, LSTMCell):
     """cuDNN's LSTM: sigmoid gates, an input and a recurrent bias (bias of 8 * units, as TF stores it)."""
 
     _fields = ("units", "kernel_initializer", "recurrent_initializer", "bias_initializer", "unit_forget_bias",
@@ -596,28 +607,14 @@ class _CuDNNLSTMCell(LSTMCell):
     def __init__(self, units, **kwargs):
         super().__init__(units, activation="tanh", recurrent_activation="sigmoid", **kwargs)
 
-    def _bias_shape(self):
-        return [8 * self.units]
 
-    def _biases(self):
-        n = 4 * self.units
-        return (None, None) if self.bias is None else (self.bias[:n], self.bias[n:])
-
-
-class _CuDNNGRUCell(GRUCell):
+class _CuDNNGRUCell(_CuDNNBias, GRUCell):
     """cuDNN's GRU: sigmoid gates, the reset gate applied after the recurrent product, bias of 6 * units."""
 
     _fields = _CuDNNLSTMCell._fields[:4] + _CuDNNLSTMCell._fields[5:]
 
     def __init__(self, units, **kwargs):
         super().__init__(units, activation="tanh", recurrent_activation="sigmoid", reset_after=True, **kwargs)
-
-    def _bias_shape(self):
-        return [6 * self.units]
-
-    def _biases(self):
-        n = 3 * self.units
-        return (None, None) if self.bias is None else (self.bias[:n], self.bias[n:])
 
 
 class CuDNNLSTM(_CellRNN):
