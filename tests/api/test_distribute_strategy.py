@@ -54,7 +54,7 @@ def test_estimator_with_train_distribute_trains_as_tf(tmp_path):
 
 CHILD = r'''
 import os, json
-os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2"
 import numpy as np
 import tinyflow as tf
 rs = np.random.RandomState(1)

@@ -19,7 +19,7 @@ BOUND = 2.0 + 1.0   # liveness.WAIT_FOR_NEWS, and a loaded machine's scheduling
 
 CHILD = r'''
 import os, sys, time
-os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=1"
+os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=1"
 import numpy as np
 import tinyflow as tf
 pid, port, dies, how, ckpt = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]

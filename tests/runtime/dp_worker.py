@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=%s" % sys.argv[1]
+os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=%s" % sys.argv[1]
 
 import numpy as np  # noqa: E402
 
