@@ -5,6 +5,7 @@ Windows follow conv_ops.py's arithmetic: SAME pads (total // 2) before and the r
 padding never counts (max ignores it, average divides by the real elements only). Pooling gradients
 are TF 1.15's CPU kernels bit for bit (ties, summation order), without scatters (see below).
 """
+import functools
 import itertools
 
 import jax
@@ -42,6 +43,20 @@ def _lowest(dtype):
 
 def _max_pool_fn(attrs):
     return lambda x: _reduce_window(x, _lowest(x.dtype), lax.max, attrs)
+
+
+def _max_pool_lower(attrs, x):
+    """MaxPool as the greatest of its window's strided views (a window of up to 16 elements, channels
+    last): one fused element-wise pass, 2-9x faster than XLA:CPU's reduce-window (the CIFAR CNN's 3x3/2
+    pool 3.5 -> 1.9 ms), the same values. The jvp keeps the reduce-window: a chain of maxima splits a
+    tie's tangent in halves."""
+    if attrs["data_format"].startswith("NC"):
+        return _max_pool_fn(attrs)(x)
+    geo = pool_geometry(x.shape, attrs)
+    if len(_offsets(geo)) > 16:
+        return _max_pool_fn(attrs)(x)
+    view = _views(_pad_last(x, geo, _lowest(x.dtype)), geo)
+    return functools.reduce(jnp.maximum, [view(d) for d in _offsets(geo)])
 
 
 def _avg_counts(shape, attrs):
@@ -291,7 +306,7 @@ def _avg_pool_grad_grad(op, g):
 
 for _d in ("", "3D"):
     register_op("MaxPool" + _d, shape=_pool_shape, dtype=same_as_input(0), grad=_max_pool_grad,
-                lower=lambda a, x: _max_pool_fn(a)(x))
+                lower=_max_pool_lower)
     register_op("MaxPool%sGrad" % _d, shape=lambda s, a, v: [s[0]], dtype=same_as_input(0),
                 grad=_max_pool_grad_grad, lower=_mpg_lower)
     register_op("MaxPool%sGradGrad" % _d, shape=lambda s, a, v: [s[1]], dtype=same_as_input(0),
@@ -396,7 +411,10 @@ def _lrn_fn(attrs):
     def lrn(x):
         sq = lax.reduce_window(jnp.square(x), np.array(0, x.dtype), lax.add, (1, 1, 1, 2 * r + 1), (1, 1, 1, 1),
                                [(0, 0), (0, 0), (0, 0), (r, r)])
-        return (x / (attrs["bias"] + attrs["alpha"] * sq) ** attrs["beta"]).astype(x.dtype)
+        # d ** -beta as exp(-beta * log d): XLA:CPU's pow is 3x slower (exact-rounding special cases), and
+        # with d >= bias near 1 the two agree within an ulp or two (TF's kernel differs from both by as much)
+        d = attrs["bias"] + attrs["alpha"] * sq
+        return (x * jnp.exp(-attrs["beta"] * jnp.log(d))).astype(x.dtype)
     return lrn
 
 
