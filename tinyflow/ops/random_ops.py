@@ -191,12 +191,18 @@ def _block_keys(specs, key):
     if seeded:   # (0, seed), then seed2
         start = (np.zeros(len(seeded), u), np.array([specs[i][2] for i in seeded], u))
         parts.append(_fold_in(start, np.array([specs[i][3] for i in seeded], u)))
-    if fresh:    # (0, SALT[0]), then SALT[1] and the op's stream
-        n = len(fresh)
-        k = _fold_in((jnp.zeros(n, u), jnp.broadcast_to(salt[0], (n,))), jnp.broadcast_to(salt[1], (n,)))
-        for j in (0, 1):
-            k = _fold_in(k, np.array([specs[i][4][j] for i in fresh], u))
-        parts.append(k)
+    if fresh:    # (0, SALT[0]), then SALT[1] and the op's stream (graph, op)
+        # the steps every op shares are folded once, on scalars: besides being less work, XLA's
+        # simplifier loops ("stuck in a circular simplification loop", logged to stderr) on a threefry
+        # of a vector key and a constant vector of equal elements (the graph number of every op)
+        k = _fold_in((jnp.uint32(0), jnp.asarray(salt[0], u)), jnp.asarray(salt[1], u))
+        graphs = sorted({specs[i][4][0] for i in fresh})
+        if len(graphs) == 1:
+            k = _fold_in(k, u(graphs[0]))
+        k = tuple(jnp.broadcast_to(part, (len(fresh),)) for part in k)
+        if len(graphs) > 1:
+            k = _fold_in(k, np.array([specs[i][4][0] for i in fresh], u))
+        parts.append(_fold_in(k, np.array([specs[i][4][1] for i in fresh], u)))
     k1, k2 = (jnp.concatenate([jnp.asarray(p[j]) for p in parts]) for j in (0, 1))
     k1, k2 = _fold_in((k1, k2), jnp.broadcast_to(counter, k1.shape))   # then the run counter
     back = np.argsort(seeded + fresh)
