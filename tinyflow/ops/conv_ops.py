@@ -3,6 +3,8 @@ arithmetic (TF's SAME/VALID/explicit padding) is window.py's, shared with poolin
 The backprop ops (Conv2DBackpropInput, ...) lower as the JAX vector-Jacobian product
 of the forward lowering, so they agree with it by construction for every padding/stride/dilation.
 """
+import contextvars
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -23,23 +25,12 @@ __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_
            "depthwise_conv2d_backprop_input", "depthwise_conv2d_backprop_filter"]
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
+# Whether the fetch set being traced runs its convolutions on XLA's own (Eigen) kernels: set by
+# lower/jax_backend.py while tracing a fetch set whose compiler options turn YNNPACK's convolutions off
+# (lower/compiler_options.py: a convolution's training step). A spanning filter's forward (below) is
+# fastest as a 1-D convolution there and as a matmul under YNNPACK (a text CNN's three forward
+# convolutions: 10 ms as Eigen convolutions, 17 ms as matmuls, 56 ms as YNNPACK convolutions).
+EIGEN_CONVOLUTIONS = contextvars.ContextVar("eigen_convolutions", default=False)
 
 
 def _check_strides(attrs):
@@ -58,8 +49,9 @@ def _check_strides(attrs):
 # grouped convolution with C groups.
 def _conv_fn(attrs, depthwise, fold="matmul"):
     """The forward convolution as a jax function of (input, filter). A filter that covers a whole spatial
-    dimension runs as _spanning_conv(fold) unless fold is None: as measured (benchmarks/pooling.py), a
-    matmul for the forward, a convolution for the input gradient, and unfolded for the filter gradient."""
+    dimension runs as _spanning_conv(fold) unless fold is None: as measured (benchmarks/pooling.py), for
+    the forward a matmul (a convolution where convolutions run on Eigen: EIGEN_CONVOLUTIONS), a
+    convolution for the input gradient, and unfolded for the filter gradient."""
     fmt = attrs["data_format"]
     strides = [attrs["strides"][ax] for ax in spatial_axes(fmt)]
     dil = [attrs["dilations"][ax] for ax in spatial_axes(fmt)]
@@ -153,7 +145,7 @@ def _register_conv_family(fwd, bi, bf, depthwise):
 
     register_op(fwd, shape=_conv_shape(depthwise), dtype=_same_float, grad=fwd_grad,
                 infer_back=None if depthwise else back_shapes.conv2d,
-                lower=lambda a, x, w: _conv_fn(a, depthwise)(x, w))
+                lower=lambda a, x, w: _conv_fn(a, depthwise, "conv" if EIGEN_CONVOLUTIONS.get() else "matmul")(x, w))
     register_op(bi, shape=sizes_shape(0), dtype=same_as_input(1), grad=bi_grad, lower=bi_lower)
     register_op(bf, shape=sizes_shape(1), dtype=same_as_input(0), grad=bf_grad, lower=bf_lower)
 
