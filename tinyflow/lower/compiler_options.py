@@ -49,9 +49,3 @@ def choose(program, platform="cpu"):
         options[OPT_LEVEL_FLAG] = 1
     user = os.environ.get("XLA_FLAGS", "")
     return {k: v for k, v in options.items() if "--" + k not in user}
-
-
-def eigen_convolutions(options):
-    """Whether a function compiled with these options runs convolutions on XLA's own kernels (what
-    ops/conv_ops.py's lowering of a spanning filter chooses by)."""
-    return options.get(YNN_FLAG) == YNN_NO_CONV

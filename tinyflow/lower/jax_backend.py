@@ -31,8 +31,8 @@ from tinyflow.graph import errors
 from tinyflow.graph import dtypes as _dt
 from tinyflow.graph.registry import get_op_def
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.lower import compiler_options
 from tinyflow.lower import render as render_mod
+from tinyflow.lower.compiler_options import YNN_FLAG, YNN_NO_CONV
 from tinyflow.ops.conv_ops import EIGEN_CONVOLUTIONS
 from tinyflow.ops.random_ops import RandomBlock, run_key
 
@@ -158,8 +158,8 @@ def tf_precision():
 def _flat(fn, n_rw, n_ro, with_key, eigen=False):
     """fn(rw, ro, feeds, key) -> (finals, fetches) as flat(*rw, *ro, *feeds[, key]) -> (*finals,
     *fetches). Why: JAX's C++ dispatch is quickest on a flat list of arrays (nested tuples and a
-    None cost about 0.5 us a call, a third of Session.run's own time on a tiny graph). `eigen`: the
-    function's convolutions run on XLA's own kernels (ops/conv_ops.EIGEN_CONVOLUTIONS)."""
+    None cost about 0.5 us a call, a third of Session.run's own time on a tiny graph). `eigen`: its
+    convolutions run on XLA's own kernels (ops/conv_ops.EIGEN_CONVOLUTIONS)."""
     a, b = n_rw, n_rw + n_ro
 
     def flat(*args):
@@ -201,7 +201,7 @@ class Lowered:
         self.segments = tuple(segments)
         # what is jitted: fn with the check data left out, flat (see _flat)
         self.flat_fn = _flat(_only_ok(fn) if self.checks else fn, len(self.rw_vars), len(self.ro_vars),
-                             self.needs_key, compiler_options.eigen_convolutions(self.compiler_options))
+                             self.needs_key, self.compiler_options.get(YNN_FLAG) == YNN_NO_CONV)
         if program.segmented:   # each segment is jitted already; the ops between them need concrete values
             self.jitted = self.flat_fn
             return

@@ -25,11 +25,9 @@ __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_
            "depthwise_conv2d_backprop_input", "depthwise_conv2d_backprop_filter"]
 
 
-# Whether the fetch set being traced runs its convolutions on XLA's own (Eigen) kernels: set by
-# lower/jax_backend.py while tracing a fetch set whose compiler options turn YNNPACK's convolutions off
-# (lower/compiler_options.py: a convolution's training step). A spanning filter's forward (below) is
-# fastest as a 1-D convolution there and as a matmul under YNNPACK (a text CNN's three forward
-# convolutions: 10 ms as Eigen convolutions, 17 ms as matmuls, 56 ms as YNNPACK convolutions).
+# Whether the fetch set being traced runs convolutions on XLA's own kernels, not YNNPACK's (set while
+# tracing by lower/jax_backend.py from its compiler options): a spanning filter's forward is then a
+# 1-D convolution (a text CNN's three: 10 ms; as matmuls 17 ms; YNNPACK's convolutions 56 ms).
 EIGEN_CONVOLUTIONS = contextvars.ContextVar("eigen_convolutions", default=False)
 
 

@@ -46,10 +46,8 @@ def _max_pool_fn(attrs):
 
 
 def _max_pool_lower(attrs, x):
-    """MaxPool as the greatest of its window's strided views (a window of up to 16 elements, channels
-    last): one fused element-wise pass, 2-9x faster than XLA:CPU's reduce-window (the CIFAR CNN's 3x3/2
-    pool 3.5 -> 1.9 ms), the same values. The jvp keeps the reduce-window: a chain of maxima splits a
-    tie's tangent in halves."""
+    """MaxPool as the greatest of its window's strided views (up to 16, channels last): 2-9x faster than
+    XLA:CPU's reduce-window, the same values (the jvp keeps it: maxima split a tie's tangent)."""
     if attrs["data_format"].startswith("NC"):
         return _max_pool_fn(attrs)(x)
     geo = pool_geometry(x.shape, attrs)
@@ -150,8 +148,7 @@ def _scan_first_max(x, geo):
     if not _disjoint(geo) or len(offsets) > 8:
         # Each arg is read by several inputs; XLA would fuse (and so repeat) the scan into every read.
         # A reduction is never fused into its consumers: this one (or with 0) stores arg once. Not a max:
-        # XLA:CPU hands max reductions to YNNPACK, which then ran the whole scan as its fused producer
-        # (the CIFAR CNN's 3x3/2 pool gradient 19 ms, 6.5 ms now; TF's kernel 15 ms).
+        # YNNPACK takes those, and ran the whole scan as its fused producer (3x slower; docs/speed.md 7).
         arg = lax.reduce(jnp.stack([arg, jnp.zeros_like(arg)]), idx(0), lax.bitwise_or, (0,))
     return arg
 
@@ -411,8 +408,7 @@ def _lrn_fn(attrs):
     def lrn(x):
         sq = lax.reduce_window(jnp.square(x), np.array(0, x.dtype), lax.add, (1, 1, 1, 2 * r + 1), (1, 1, 1, 1),
                                [(0, 0), (0, 0), (0, 0), (r, r)])
-        # d ** -beta as exp(-beta * log d): XLA:CPU's pow is 3x slower (exact-rounding special cases), and
-        # with d >= bias near 1 the two agree within an ulp or two (TF's kernel differs from both by as much)
+        # d ** -beta as exp(-beta * log d): XLA:CPU's pow is 3x slower; within 2 ulps of TF's values
         d = attrs["bias"] + attrs["alpha"] * sq
         return (x * jnp.exp(-attrs["beta"] * jnp.log(d))).astype(x.dtype)
     return lrn

@@ -192,9 +192,8 @@ def _block_keys(specs, key):
         start = (np.zeros(len(seeded), u), np.array([specs[i][2] for i in seeded], u))
         parts.append(_fold_in(start, np.array([specs[i][3] for i in seeded], u)))
     if fresh:    # (0, SALT[0]), then SALT[1] and the op's stream (graph, op)
-        # the steps every op shares are folded once, on scalars: besides being less work, XLA's
-        # simplifier loops ("stuck in a circular simplification loop", logged to stderr) on a threefry
-        # of a vector key and a constant vector of equal elements (the graph number of every op)
+        # the steps every op shares are folded once, on scalars: XLA's simplifier loops (and logs to
+        # stderr) on a threefry of a vector key and a constant vector of equal elements (graph numbers)
         k = _fold_in((jnp.uint32(0), jnp.asarray(salt[0], u)), jnp.asarray(salt[1], u))
         graphs = sorted({specs[i][4][0] for i in fresh})
         if len(graphs) == 1:
