@@ -90,7 +90,8 @@ class DataPlacement:
                 n = len(shardings)
                 return tuple(jax.lax.with_sharding_constraint(f, s) for f, s in zip(out[:n], shardings)) + out[n:]
             donate = tuple(range(len(lowered.rw_vars))) if lowered.donate else ()
-            fn = self._jitted[lowered] = jax.jit(step, donate_argnums=donate)
+            fn = self._jitted[lowered] = jax.jit(step, donate_argnums=donate,   # its XLA options too
+                                                 compiler_options=lowered.compiler_options or None)
         return fn
 
     def _static_sharding(self, var_op):
