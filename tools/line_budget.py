@@ -48,8 +48,9 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # (random_ops.RandomBlock, program._random_block), tiling max-pool gradients by reductions, histogram stats.
 # ops: 12570 -> 12600: the random block's keys derived for all its ops at once (random_ops._block_keys).
 # ops: 12600 -> 12620, lower: 1315 -> 1325 for issue 30's whole-step profiles (MaxPool as its strided
-# views; a spanning filter's forward chosen per fetch set, which jax_backend sets while tracing).
-BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12620, "lower": 1325, "runtime": 2740,
+# views; a spanning filter's forward chosen per fetch set, which jax_backend sets while tracing); lower
+# 1325 -> 1330 for its review: one tracing scope (_tracing) for every trace of a fetch set.
+BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12620, "lower": 1330, "runtime": 2740,
           "api": 38000, "cli": 1100}
 TOTAL = 62000
 

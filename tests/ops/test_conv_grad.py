@@ -86,3 +86,8 @@ def test_a_spanning_forward_is_a_convolution_only_where_convolutions_run_on_eige
         np.testing.assert_allclose(got, np_conv(x, w, (1, 1), "VALID"), rtol=1e-5, atol=1e-5)
     assert "span/dot_general" in forward_hlo and "span/conv_general_dilated" not in forward_hlo
     assert "span/conv_general_dilated" in step_hlo and "span/dot_general" not in step_hlo
+    # what `.jaxpr` prints is what was compiled: traced in the same scope
+    with tf.Session() as sess:
+        forward_jaxpr, step_jaxpr = str(sess.lowered(y, feed).jaxpr), str(sess.lowered([y, dw], feed).jaxpr)
+    assert "dot_general" in forward_jaxpr and "conv_general_dilated" not in forward_jaxpr
+    assert "conv_general_dilated" in step_jaxpr and "dot_general" not in step_jaxpr

@@ -155,21 +155,28 @@ def tf_precision():
     return jax.default_matmul_precision("float32") if _FULL_F32[0] else contextlib.nullcontext()
 
 
+@contextlib.contextmanager
+def _tracing(eigen):
+    """Where every trace of a fetch set runs (jitted, jaxpr, check data): tf_precision, and whether its
+    convolutions run on XLA's own kernels (from its compiler options: ops/conv_ops.EIGEN_CONVOLUTIONS)."""
+    token = EIGEN_CONVOLUTIONS.set(eigen)
+    try:
+        with tf_precision():
+            yield
+    finally:   # a trace that raised leaves no setting behind for the thread's next one
+        EIGEN_CONVOLUTIONS.reset(token)
+
+
 def _flat(fn, n_rw, n_ro, with_key, eigen=False):
     """fn(rw, ro, feeds, key) -> (finals, fetches) as flat(*rw, *ro, *feeds[, key]) -> (*finals,
-    *fetches). Why: JAX's C++ dispatch is quickest on a flat list of arrays (nested tuples and a
-    None cost about 0.5 us a call, a third of Session.run's own time on a tiny graph). `eigen`: its
-    convolutions run on XLA's own kernels (ops/conv_ops.EIGEN_CONVOLUTIONS)."""
+    *fetches), traced under _tracing(eigen). Why: JAX's C++ dispatch is quickest on a flat list of arrays
+    (nested tuples and a None cost about 0.5 us a call, a third of Session.run's own time on a tiny graph)."""
     a, b = n_rw, n_rw + n_ro
 
     def flat(*args):
         end = len(args) - 1 if with_key else len(args)
-        token = EIGEN_CONVOLUTIONS.set(eigen)
-        try:
-            with tf_precision():
-                finals, fetches = fn(args[:a], args[a:b], args[b:end], args[end] if with_key else None)
-        finally:
-            EIGEN_CONVOLUTIONS.reset(token)
+        with _tracing(eigen):
+            finals, fetches = fn(args[:a], args[a:b], args[b:end], args[end] if with_key else None)
         return tuple(finals) + tuple(fetches)
     flat.__name__ = flat.__qualname__ = "fetch_set"   # XLA's metadata: jit(fetch_set)/MatMul/...
     return flat
@@ -200,8 +207,9 @@ class Lowered:
         self._diagnose = None
         self.segments = tuple(segments)
         # what is jitted: fn with the check data left out, flat (see _flat)
+        self.eigen = self.compiler_options.get(YNN_FLAG) == YNN_NO_CONV
         self.flat_fn = _flat(_only_ok(fn) if self.checks else fn, len(self.rw_vars), len(self.ro_vars),
-                             self.needs_key, self.compiler_options.get(YNN_FLAG) == YNN_NO_CONV)
+                             self.needs_key, self.eigen)
         if program.segmented:   # each segment is jitted already; the ops between them need concrete values
             self.jitted = self.flat_fn
             return
@@ -231,12 +239,13 @@ class Lowered:
         failure, recomputes the data from the same arguments."""
         if self._diagnose is None:
             self._diagnose = self.fn if self.program.segmented else jax.jit(self.fn)
-        return self._diagnose(*args)[1][-1][1]
+        with _tracing(self.eigen):   # traced (on the first failure) as the jitted function was
+            return self._diagnose(*args)[1][-1][1]
 
     def jaxpr(self, *args):
         """JAX's view of this function for concrete arguments (see `example_args`)."""
         self._one_function("jaxpr")
-        with tf_precision():
+        with _tracing(self.eigen):
             return jax.make_jaxpr(self.fn)(*args)
 
     def hlo(self, *args):
@@ -267,8 +276,8 @@ def build(program, source, lines, donate=False, waits=True, options=None):
           "random_block": lambda key: RandomBlock(program.random_block, key)}
     exec(compile(source, filename, "exec"), ns)
     segments = [name for name in ns if _SEGMENT.fullmatch(name)] if program.segmented else []
-    for name in segments:   # the main function finds them here when it runs: the jitted forms
-        ns[name] = jax.jit(ns[name])
+    for name in segments:   # the main function finds them here when it runs: the jitted forms, with the
+        ns[name] = jax.jit(ns[name], compiler_options=options or None)   # fetch set's XLA options
     lowered = Lowered(program, source, ns["fetch_set"], donate, segments, waits, options)
     # a traceback through the generated code shows its lines, for as long as the function lives
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)

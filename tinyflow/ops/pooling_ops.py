@@ -51,10 +51,11 @@ def _max_pool_lower(attrs, x):
     if attrs["data_format"].startswith("NC"):
         return _max_pool_fn(attrs)(x)
     geo = pool_geometry(x.shape, attrs)
-    if len(_offsets(geo)) > 16:
+    offsets = _offsets(geo)
+    if len(offsets) > 16:
         return _max_pool_fn(attrs)(x)
     view = _views(_pad_last(x, geo, _lowest(x.dtype)), geo)
-    return functools.reduce(jnp.maximum, [view(d) for d in _offsets(geo)])
+    return functools.reduce(jnp.maximum, [view(d) for d in offsets])
 
 
 def _avg_counts(shape, attrs):
