@@ -79,3 +79,43 @@ def test_out_of_memory_while_tracing_is_resource_exhausted_naming_the_op():
     with pytest.raises(errors.ResourceExhaustedError, match=r"node Tile|OOM when running the step"):
         sess.run(step, {x: np.ones(1, np.float32)})
     np.testing.assert_array_equal(sess.run(w), [1.0])
+
+
+def test_on_an_accelerator_a_call_without_room_runs_the_program_that_keeps_the_old_buffers(monkeypatch):
+    """Before each call on an accelerator the device's free memory is read again: with room the
+    donating program runs; without, its twin that keeps the old buffers, so that a failure after
+    dispatch (here: the runtime reporting out of memory once the step ran) leaves every variable."""
+    sess, x, big, train = _model()
+    feed = {x: np.ones((3, 8), np.float32)}
+    low = [v for v in sess._compiled.values() if v.rw_vars][0]
+    table = low.executables
+    entry = table.entries[((3, 8),)]
+    assert entry.donates
+    free = [10 ** 12]
+    monkeypatch.setattr(table, "platform", "gpu")   # what a Session on an accelerator builds
+    monkeypatch.setattr(table, "memory", lambda: (free[0], 10 ** 12))
+    assert table.for_call(entry, None) is entry   # room: donate
+    sess.run([train, big], feed)
+    free[0] = entry.need   # the step would take over DONATE_SHARE of what is free now
+    before = _state(sess)
+    real_for_call = table.for_call
+    chosen = []
+
+    def for_call(e, a):
+        chosen.append(real_for_call(e, a))
+        return chosen[-1]
+    monkeypatch.setattr(table, "for_call", for_call)
+    sess.run([train, big], feed)   # runs the twin: not donating, and the Session waited for it
+    assert chosen[-1] is entry.kept and not chosen[-1].donates and chosen[-1].waits
+    after_one = _state(sess)
+    assert not np.array_equal(after_one[0], before[0])
+    real = entry.kept.call
+
+    def fails_after_dispatch(*a):
+        real(*a)
+        raise jax.errors.JaxRuntimeError("RESOURCE_EXHAUSTED: Out of memory allocating 10000 bytes.")
+    monkeypatch.setattr(entry.kept, "call", fails_after_dispatch)
+    with pytest.raises(errors.ResourceExhaustedError, match="Out of memory allocating"):
+        sess.run([train, big], feed)
+    for a, b in zip(after_one, _state(sess)):
+        np.testing.assert_array_equal(a, b)

@@ -36,12 +36,14 @@ from tinyflow.lower import render as render_mod
 
 # Donating the buffers of the variables a step updates (an update in place on the device) is safe
 # only when nothing can fail after dispatch that the Session could survive: a step calling back into
-# Python (py_func, Print) can fail there, so it never donates; on the CPU only an allocation can,
-# so there a step may donate and the Session decides per shape from XLA's memory analysis
-# (runtime/executables.py); on an accelerator an out-of-memory error can, so there a
-# step keeps the old buffers until it has finished, unless the user asks for donation. "auto"
-# (the default): that rule; "always" / "never" override it ($TINYFLOW_DONATE or Session.donate).
-# Not donating costs one more copy of the updated variables, and time (tinyflow's benchmarks).
+# Python (py_func, Print) can fail there, so it never donates; a run-time check (tf.Assert, an index
+# range, check_numerics) gates the updates inside the step (a failed one returns the old values); and
+# what is left, running out of memory, is ruled out before dispatch: runtime/executables.py compares
+# XLA's memory analysis of each shape's program with the memory free on the device (the machine's on
+# the CPU, the allocator's on an accelerator, there before every call) and runs the program that keeps
+# the old buffers when the step needs much of it. "auto" (the default): that rule, on every platform;
+# "always" / "never" override it ($TINYFLOW_DONATE or Session.donate). Not donating costs one more
+# copy of the updated variables per step, and on an accelerator most of a small step's time.
 DONATE = os.environ.get("TINYFLOW_DONATE", "auto")
 
 
@@ -72,12 +74,12 @@ def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, p
     analysis = state_pass.analyze(sub)                                    # 3
     program = program_mod.plan(sub, analysis, checks, segments, SPLIT_STEPS if segments else 0)   # 4
     source, lines = render(program)                                       # 5
-    donates = _donates(program, donate, platform)
+    donates = _donates(program, donate)
     # The Session waits for a step's new values before storing them, so that a failure after
-    # dispatch leaves the old ones, except for a donating step on the CPU: its old buffers are
-    # gone at dispatch and nothing can fail there after it (see DONATE), so waiting would only
-    # keep the host from preparing the next step.
-    waits = not (donates and platform == "cpu")
+    # dispatch leaves the old ones, except for a donating step: its old buffers are gone at dispatch
+    # and nothing can fail after it (see DONATE), so waiting would only keep the host from preparing
+    # the next step.
+    waits = not donates
     options = compiler_options.choose(program, platform)   # XLA options by what it holds (conv gradients, init)
     return jax_backend.build(program, source, lines, donates, waits, options)     # 6
 
@@ -97,7 +99,7 @@ def check_feeds(sub):
             raise errors.UnimplementedError(op.node_def, op, "%s can only be fetched" % op.type)
 
 
-def _donates(program, donate, platform):
+def _donates(program, donate):
     """Whether the step donates its updated variables' buffers (see DONATE)."""
     # segments: a later segment can fail (a dynamic op's error) after an earlier one ran
     if not program.rw_vars or program.callbacks or program.segmented:
@@ -110,7 +112,7 @@ def _donates(program, donate, platform):
     if donate != "auto":
         raise ValueError("tinyflow: donate must be 'auto', 'always' or 'never' ($TINYFLOW_DONATE or "
                          "Session.donate), got %r" % (donate,))
-    return platform == "cpu"
+    return True
 
 
 def _tf_dtype_word(d):

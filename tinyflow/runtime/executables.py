@@ -7,6 +7,8 @@ cached for it. And the compiled program says what it will allocate (XLA's memory
 that cannot fit is refused before dispatch, and one that needs much of the free memory does not
 donate its variables' buffers, so that an allocation failure after dispatch leaves every variable
 as it was (on the CPU too: Linux refuses an allocation larger than the machine, and XLA raises).
+On an accelerator the free memory moves with every array the process keeps, so a donating program
+is checked again before each call, and the program that keeps the old buffers runs when it must.
 """
 import collections
 import threading
@@ -39,6 +41,17 @@ def memory():
     return available, total
 
 
+def device_memory(device):
+    """(available, total) bytes of an accelerator's memory from its allocator's statistics (the pool
+    JAX took, less what is in use); (None, None) where the backend keeps none."""
+    try:
+        stats = device.memory_stats() or {}
+        total = stats["bytes_limit"]
+        return total - stats.get("bytes_in_use", 0), total
+    except Exception:   # noqa: BLE001 (a backend without statistics)
+        return None, None
+
+
 def step_name(low):
     """The fetch set a message names: its fetches and targets."""
     names = [t.name for t in low.sub.fetches] + [op.name for op in low.sub.targets]
@@ -50,11 +63,14 @@ def out_of_memory(low, what):
 
 
 class Entry:
-    """One shape's program: `call(*flat args)`, whether it donates, and whether the Session waits."""
-    __slots__ = ("compiled", "call", "donates", "waits", "need", "__weakref__")
+    """One shape's program: `call(*flat args)`, whether it donates, and whether the Session waits.
+    `kept`: on an accelerator, a donating program's twin that keeps the old buffers, for a call when
+    the device's free memory is short (`Executables.for_call`); made on first need."""
+    __slots__ = ("compiled", "call", "donates", "waits", "need", "kept", "__weakref__")
 
-    def __init__(self, compiled, donates, waits, need):
-        self.compiled, self.call, self.donates, self.waits, self.need = compiled, self._first, donates, waits, need
+    def __init__(self, compiled, donates, need):
+        self.compiled, self.call, self.donates, self.need = compiled, self._first, donates, need
+        self.waits, self.kept = not donates, None
 
     def _first(self, *args):
         """The first call; then JAX's C++ dispatch it made (`_call`, private: else the Compiled), 0.5 us less."""
@@ -66,8 +82,9 @@ class Entry:
 class Executables:
     """Per fetch set (Lowered): the Entry of each shape of the feeds, least recently used first out."""
 
-    def __init__(self, low, size, platform):
+    def __init__(self, low, size, platform, device=None):
         self.low, self.size, self.platform = low, size, platform
+        self.device = device   # the Session's device (None: the platform's first)
         self.entries = collections.OrderedDict()
         self.lock = threading.Lock()
         self.last = (None, None)   # (key, Entry) of the latest get: the same shape again needs no lock
@@ -88,6 +105,28 @@ class Executables:
             self.last = (key, entry)
             return entry
 
+    def memory(self):
+        """(available, total) bytes where the step runs: the machine's on the CPU, the device's else."""
+        if self.platform == "cpu":
+            return memory()
+        if self.device is None:
+            self.device = jax.local_devices(backend=self.platform)[0]
+        return device_memory(self.device)
+
+    def for_call(self, entry, args):
+        """The Entry to call now: on an accelerator a donating program runs only while the device has
+        room for it (see DONATE_SHARE), else its twin that keeps the old buffers: an allocation that
+        fails after dispatch must find them there."""
+        if not entry.donates or self.platform == "cpu":
+            return entry
+        available, _ = self.memory()
+        if available is None or entry.need is None or entry.need <= DONATE_SHARE * available:
+            return entry
+        if entry.kept is None:
+            compiled, need = self._compiled(args, False)
+            entry.kept = Entry(compiled, False, need)
+        return entry.kept
+
     def forget(self, key):
         with self.lock:
             self.entries.pop(key, None)
@@ -96,14 +135,14 @@ class Executables:
     def _compile(self, args):
         low, donate = self.low, self.low.donate
         compiled, need = self._compiled(args, donate)
-        available, total = memory()
+        available, total = self.memory()
         if need is not None and total is not None and need > total:
             raise out_of_memory(low, "XLA's plan of it allocates %d bytes, more than the %d bytes of memory of this "
                                 "machine" % (need, total))
         if donate and need is not None and available is not None and need > DONATE_SHARE * available:
             donate = False   # it could fail after dispatch: keep the old buffers until it has finished
             compiled, need = self._compiled(args, False)
-        return Entry(compiled, donate, not (donate and self.platform == "cpu"), need)
+        return Entry(compiled, donate, need)
 
     def _compiled(self, args, donate):
         flat = self.low.flat_fn

@@ -35,6 +35,9 @@ class DataPlacement:
         self.replicated = NamedSharding(self.mesh, PartitionSpec())
         self.split = NamedSharding(self.mesh, PartitionSpec("data"))
         self.shard_variables = shard_variables
+        # a step over several accelerators is not checked against their free memory before each call
+        # (runtime/executables.py does that for one device): there it keeps the old buffers
+        self.may_donate = all(d.platform == "cpu" for d in devices)
         self._jitted = weakref.WeakKeyDictionary()   # Lowered -> its function jitted for the mesh
 
     # ---- values in ------------------------------------------------------------------------------
@@ -89,7 +92,7 @@ class DataPlacement:
                 out = raw(*args)
                 n = len(shardings)
                 return tuple(jax.lax.with_sharding_constraint(f, s) for f, s in zip(out[:n], shardings)) + out[n:]
-            donate = tuple(range(len(lowered.rw_vars))) if lowered.donate else ()
+            donate = tuple(range(len(lowered.rw_vars))) if lowered.donate and self.may_donate else ()
             fn = self._jitted[lowered] = jax.jit(step, donate_argnums=donate,   # its XLA options too
                                                  compiler_options=lowered.compiler_options or None)
         return fn

@@ -5,8 +5,8 @@ FetchPlan), the feed conversions and shape checks, the jitted call, the numpy re
 else (resolving names, the compile pipeline of lower/pipeline.py) happens once per fetch set.
 
 State is never lost: a step's new variable values are stored only once the step has finished (a
-step donating its buffers on the CPU stores them at once: it donates only when XLA's memory
-analysis says it fits well in the free memory, runtime/executables.py);
+step donating its buffers stores them at once: it donates only when XLA's memory analysis says it
+fits well in the free memory, checked before every call on an accelerator, runtime/executables.py);
 a step that fails after dispatch (a py_func raising, out of memory, Ctrl-C) leaves every variable
 as it was. Runs from several threads are safe: a lock covers reading the variables, dispatch and
 storing the new values, so runs that write variables are serialized and lose no update. A fetch
@@ -344,6 +344,8 @@ class Session:
                 if placements.PEERS is not None:   # a process of the job died: refused before dispatch
                     placements.PEERS.check()
                 outs = self._placement.jitted(low)(*args)
+                donates = low.donate and self._placement.may_donate
+                waits = not donates
             elif low.program.segmented:
                 outs = low.jitted(*args)
             else:   # one program per shape of the feeds (runtime/executables.py): it says whether it donates
@@ -370,18 +372,18 @@ class Session:
         compiled and checked against the memory there is for a new shape: (outs, donates, waits)."""
         table = self._table(low)
         key = tuple([a.shape for a in args[len(low.rw_vars) + len(low.ro_vars):]])
-        entry = table.get(key, args)
+        entry = table.for_call(table.get(key, args), args)
         try:
             return entry.call(*args), entry.donates, entry.waits
         except TypeError:   # a variable changed shape (validate_shape=False): compiled again (nothing ran)
             table.forget(key)
-            entry = table.get(key, args)
+            entry = table.for_call(table.get(key, args), args)
             return entry.call(*args), entry.donates, entry.waits
 
     def _table(self, low):
         table = low.__dict__.get("executables")
         if table is None:
-            table = low.executables = executables.Executables(low, _shape_cache_size(), self._platform())
+            table = low.executables = executables.Executables(low, _shape_cache_size(), self._platform(), self._device)
         return table
 
     def _dispatch_error(self, low, rw, e):
