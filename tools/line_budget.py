@@ -50,7 +50,10 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # ops: 12600 -> 12620, lower: 1315 -> 1325 for issue 30's whole-step profiles (MaxPool as its strided
 # views; a spanning filter's forward chosen per fetch set, which jax_backend sets while tracing); lower
 # 1325 -> 1330 for its review: one tracing scope (_tracing) for every trace of a fetch set.
-BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12620, "lower": 1330, "runtime": 2740,
+# Issue 40: runtime 2740 -> 2790 (donation on accelerators, checked before each call: executables.for_call),
+# lower 1330 -> 1335 (its rule in pipeline.py), ops 12620 -> 12660 (counted loops: control_flow_ops._trip_count
+# and the scans without a conditional per iteration in while_grad.py).
+BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12660, "lower": 1335, "runtime": 2790,
           "api": 38000, "cli": 1100}
 TOTAL = 62000
 

@@ -296,3 +296,45 @@ def test_second_order_through_while_loop_is_refused():
     g = tf.gradients(tf.reduce_sum(y), x)[0]
     with pytest.raises(NotImplementedError):
         tf.gradients(tf.reduce_sum(g), x)
+
+
+def test_a_counted_loop_is_a_scan_without_a_conditional_and_trains_as_the_unrolled_loop():
+    """dynamic_rnn's loop (`time < n`, time from 0 by 1, n known) runs its known number of iterations:
+    its step is a scan with no lax.cond per iteration (a GPU reads each cond's predicate back to the
+    host), forward and gradient, and it computes what static_rnn's unrolled graph does."""
+    rng = np.random.RandomState(0)
+    xb = rng.randn(3, 5, 4).astype(np.float32)
+    results = []
+    for dynamic in (True, False):
+        tf.reset_default_graph()
+        x = tf.placeholder(tf.float32, [3, 5, 4])
+        cell = tf.nn.rnn_cell.LSTMCell(6, initializer=tf.constant_initializer(0.1))
+        with tf.variable_scope("rnn"):
+            if dynamic:
+                out, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, scope="r")
+            else:
+                out = tf.stack(tf.nn.static_rnn(cell, tf.unstack(x, axis=1), dtype=tf.float32, scope="r")[0], 1)
+        loss = tf.reduce_sum(tf.sin(out))
+        grads = tf.gradients(loss, tf.trainable_variables() + [x])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            results.append(sess.run([loss] + grads, {x: xb}))
+            if dynamic:
+                loop = [op for op in tf.get_default_graph().get_operations() if op.type.endswith("While")]
+                assert loop and loop[0].attrs["trip_count"] == 5
+                text = str(sess.lowered([loss] + grads, {x: xb}).jaxpr)
+                assert "scan[" in text and "cond[" not in text and "while[" not in text
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_loops_whose_count_is_not_known_keep_the_while_loop():
+    i = tf.constant(0)
+    n = tf.placeholder(tf.int32, [])
+    out = tf.while_loop(lambda i: i < n, lambda i: i + 2, [i])
+    cond_on_value = tf.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, [tf.constant(1.0)])
+    by_two = tf.while_loop(lambda i: i < 7, lambda i: i + 2, [tf.constant(0)])
+    ops = [t.op for t in (out, cond_on_value, by_two)]
+    assert [op.attrs["trip_count"] for op in ops] == [None, None, 4]
+    with tf.Session() as sess:
+        assert sess.run([out, cond_on_value, by_two], {n: 5}) == [6, 16.0, 8]

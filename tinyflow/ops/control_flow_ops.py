@@ -439,8 +439,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         if extra:
             c = constant_value_of(extra[0])
             mx_static = int(c) if c is not None else None
+        trips = _trip_count(cg, cphs, cleaves[0], bphs, bleaves, flat_in)
+        if trips is not None and extra:
+            trips = min(trips, max(mx_static, 0)) if mx_static is not None else None
         attrs = {"cond": SubFn(cg, cins, cleaves), "body": SubFn(bg, bins, bleaves), "n_vars": len(flat_in),
                  "n_captured": len(captured), "has_max": bool(extra), "max_static": mx_static,
+                 "trip_count": trips,
                  "Tout": [v.dtype for v in flat_in], "output_shapes": inv, "back_prop": back_prop,
                  "n_fwd_ops": len(bg._ops),  # the body's own ops; a gradient adds more (ops/while_grad.py)
                  # a shape invariant less specific than the entry shape: the shapes may change per iteration
@@ -453,6 +457,27 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if single or (not return_same_structure and len(op.outputs) == 1):
         return result[0]  # TF1 unpacks a single loop variable
     return result
+
+
+def _trip_count(cg, cphs, pred, bphs, bleaves, flat_in):
+    """How many times the loop runs, when building can tell: its cond is `i < n` for a loop variable i
+    that enters as a constant and grows by a constant step each iteration, n constant too (the loops
+    of dynamic_rnn, map_fn and scan). Such a loop lowers as a scan of that many steps, whose trip
+    count XLA knows: no predicate read back by the host at each iteration, as a GPU's while loop
+    does. None when the cond is anything else."""
+    if pred.op.type != "Less" or pred.op.inputs[0] not in cphs:
+        return None
+    k = cphs.index(pred.op.inputs[0])
+    if not pred.dtype.is_bool or not flat_in[k].dtype.is_integer or bleaves[k].op.type not in ("Add", "AddV2"):
+        return None
+    outer = {inner: out for out, inner in cg.captures}
+    limit = constant_value_of(outer.get(pred.op.inputs[1], pred.op.inputs[1]))
+    a, b = bleaves[k].op.inputs
+    step = constant_value_of(b) if a is bphs[k] else constant_value_of(a) if b is bphs[k] else None
+    start = constant_value_of(flat_in[k])
+    if any(v is None or np.ndim(v) != 0 for v in (limit, step, start)) or int(step) <= 0:
+        return None
+    return max(0, -(-(int(limit) - int(start)) // int(step)))
 
 
 def _is_composite(v):
@@ -500,6 +525,10 @@ def _while_lower(stateful):
         if attrs.get("count"):  # a gradient needs the iteration count and saved values
             return while_grad.forward(attrs, key, tuple(jnp.asarray(x) for x in vars_), caps, mx)
         cond_f, body_f = as_function(attrs["cond"]), as_function(attrs["body"])
+        if attrs.get("trip_count") is not None:   # a counted loop (see _trip_count): a scan of known length
+            return jax.lax.fori_loop(0, attrs["trip_count"],
+                                     lambda i, v: tuple(body_f(iteration_key(key, i), *v, *caps)),
+                                     tuple(jnp.asarray(x) for x in vars_))
 
         def c(carry):
             i, v = carry

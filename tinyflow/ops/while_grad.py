@@ -140,6 +140,7 @@ def while_grad(op, *grads):
         state = op.inputs[:n]
     gattrs = {"body_grad": bwd, "body": body, "cond": attrs["cond"], "bounded": bounded, "n_state": len(state),
               "n_captured": nc, "n_vars": n, "max_static": attrs["max_static"], "fv": fv, "fc": fc,
+              "full": _full(attrs),
               "Tout": [op.inputs[k].dtype for k in fv] + [op.inputs[n + j].dtype for j in fc],
               "output_shapes": [op.inputs[k].shape for k in fv] + [op.inputs[n + j].shape for j in fc]}
     gtype = "WhileGrad" if op.type == "While" else "StatelessWhileGrad"
@@ -156,6 +157,13 @@ def while_grad(op, *grads):
 # ---- lowering ------------------------------------------------------------------------------------------
 def _fns(attrs, *names):
     return [backend().function(attrs[k]) for k in names]   # the one place this module lowers bodies
+
+
+def _full(attrs):
+    """Whether a bounded loop is known to run all its max_static iterations (a counted loop:
+    control_flow_ops._trip_count): then each step of its scans runs the body, with no lax.cond
+    (whose predicate a GPU reads back to the host at every iteration)."""
+    return attrs["max_static"] is not None and attrs.get("trip_count") == max(attrs["max_static"], 0)
 
 
 def forward(attrs, key, vars_, caps, mx):
@@ -180,6 +188,12 @@ def forward(attrs, key, vars_, caps, mx):
     def step(i, v):
         outs = body_f(iteration_key(key, i), *v, *caps)
         return tuple(outs[:n]), tuple(outs[n:])
+
+    if _full(attrs):
+        def full(v, i):
+            return step(i, v)
+        out, saved = jax.lax.scan(full, vars_, jnp.arange(attrs["max_static"], dtype=jnp.int32))
+        return tuple(out) + (jnp.int32(attrs["max_static"]),) + tuple(saved)
 
     def fwd(carry, i):
         v, count, done = carry
@@ -213,6 +227,8 @@ def backward(attrs, key, args):
     if attrs["bounded"]:
         def bwd(g, x):
             i, res = x
+            if attrs.get("full"):   # every iteration ran (see _full)
+                return back(i, res, g), None
             return jax.lax.cond(i < count, lambda g: back(i, res, g), lambda g: g, g), None
         steps = jnp.arange(max(attrs["max_static"], 0), dtype=jnp.int32)
         (gv, gc), _ = jax.lax.scan(bwd, g0, (steps, state), reverse=True)
