@@ -155,7 +155,7 @@ def exact_planner(intervals, time_limit=None, start=None):
     p = _Problem(intervals)
     counter = [0]
     cap = low
-    while low < high:
+    while low < high and time.perf_counter() < deadline:
         found = _decide(p, cap, deadline, counter)
         if isinstance(found, str):
             break

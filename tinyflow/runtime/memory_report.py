@@ -178,7 +178,10 @@ class MemoryReport:
                                 b.offset, b.offset + b.size))
         verified = None
         if index == 1 and getattr(self, "lowered", None) is not None:
-            verified = reference.verify(self.lowered, mine, self.args)
+            if not self.check and not self.lowered.program.segmented:   # computed once for every solution
+                self.check = {"expected": reference.run_jitted(self.lowered, self.args),
+                              "values": reference.all_values(self.lowered, self.args)}
+            verified = reference.verify(self.lowered, mine, self.args, **self.check)
         label = os.path.basename(path)
         row = (label, mine, verified, None) if index == 1 else (label, None, None, mine)
         self.planners.append(row)
@@ -322,7 +325,7 @@ def build_report(lowered, args, planner=None, verify="auto", xla=True, name="", 
         rows.append((label, mine, reference.verify(lowered, mine, args, **check) if verify else None,
                      hlo_memory.plan_hlo(hlo, label, align) if hlo else None))
     report = MemoryReport(plan, fields, allocs, verified, name, fused, rows)
-    report.lowered, report.args = lowered, args    # what check_solution replays
+    report.lowered, report.args, report.check = lowered, args, check    # what check_solution replays
     report.recompute_flops = recompute_flops(lowered, args)
     return report
 
