@@ -15,7 +15,10 @@ whether it proved it. It follows the three ideas of MiniMalloc's paper, in our o
 
 The smallest arena is found by deciding capacities: first the lower bound (the most bytes live at one
 step: no plan can do better), then halving the gap to the best plan known (tinyflow's own heuristics
-give the first). A time limit ends the search with the best plan found and optimal=False.
+give the first). Each decision first dives once in each of a few orders of the candidates (a plan
+within the capacity is usually found at once), then searches to the end in one order for half the
+time left; a search that runs out of time leaves that capacity undecided and a larger one is tried.
+The time limit ends the search with the best plan found and optimal=False.
 
     offsets = exact_planner(intervals)            # memory.Interval list -> Offsets (a list of ints)
     offsets.optimal, offsets.lower_bound, offsets.arena
@@ -66,33 +69,36 @@ class _Problem:
         np.add.at(delta, self.lo, self.size)
         np.add.at(delta, self.hi + 1, -self.size)
         self.rest = np.cumsum(delta)[:-1] if len(bounds) else delta   # bytes crossing each section
-        # candidates at one offset are tried longest-lived first, then largest
-        self.rank = np.lexsort((-self.size, self.lo - self.hi))
-        self.priority = np.empty(len(ivs), np.int64)
-        self.priority[self.rank] = np.arange(len(ivs))
+        # orders of trying the candidates at one offset (MiniMalloc's static preorderings): most bytes x
+        # sections first; largest first; in the most crowded sections first; earliest first
+        width = self.hi - self.lo + 1
+        crowd = np.array([self.rest[a:b + 1].max() for a, b in zip(self.lo, self.hi)], np.int64)
+        self.orders = []
+        for rank in (np.argsort(-self.size * width, kind="stable"), np.lexsort((-width, -self.size)),
+                     np.lexsort((-self.size * width, -crowd)), np.lexsort((-self.size, self.lo))):
+            priority = np.empty(len(ivs), np.int64)
+            priority[rank] = np.arange(len(ivs))
+            self.orders.append(priority)
 
 
-def _decide(p, cap, deadline, counter):
-    """Offsets (one per buffer of p) of a plan within `cap` bytes, None when there is none, or "timeout"."""
+def _decide(p, cap, deadline, counter, priority, nodes=None):
+    """Offsets (one per buffer of p) of a plan within `cap` bytes, None when there is none, or "timeout"
+    (past the deadline, or `nodes` placements tried). Candidates are tried in `priority` order."""
     n = len(p.size)
+    if n == 0 or p.rest.max() > cap or p.size.max() > cap:
+        return None if n else np.zeros(0, np.int64)
     floor = np.zeros(len(p.rest), np.int64)   # the top of the placed buffers, per section
     rest = p.rest.copy()                       # bytes of the unplaced buffers, per section
     mo = np.zeros(n, np.int64)                 # each buffer's floor: max of `floor` over its sections
     free = np.ones(n, bool)
     offset = np.zeros(n, np.int64)
+    blocked = np.full(n, -1, np.int64)         # the offset where an earlier sibling branch placed it
 
-    def options(excluded, m_parent):
-        """(offset, buffers to try there) at this node, or None when the node cannot succeed."""
-        if (floor + rest).max(initial=0) > cap or (mo + p.size)[free].max() > cap:
-            return None
-        m = int(mo[free].min())
-        cand = np.flatnonzero(free & (mo == m))
-        cand = cand[np.argsort(p.priority[cand])]
-        if m == m_parent:
-            cand = [int(i) for i in cand if i not in excluded]
-        else:
-            cand, excluded = [int(i) for i in cand], set()
-        return (m, cand, excluded) if cand else None
+    def frame():
+        """[offset, candidates, next, applied placement, blocked entries to restore] of a new node."""
+        m = mo[free].min()
+        cand = np.flatnonzero(free & (mo == m) & (blocked != m))
+        return [m, cand[np.argsort(priority[cand], kind="stable")], 0, None, []]
 
     def place(i, m):
         top = m + p.size[i]
@@ -100,11 +106,14 @@ def _decide(p, cap, deadline, counter):
         saved = floor[sl].copy()
         floor[sl] = top
         rest[sl] -= p.size[i]
+        free[i], offset[i] = False, m
         raised = np.flatnonzero((p.lo <= p.hi[i]) & (p.hi >= p.lo[i]) & free & (mo < top))
         old = mo[raised]
         mo[raised] = top
-        free[i], offset[i] = False, m
-        return i, sl, saved, raised, old
+        # spatial inference: the sections under i hold their floor and the unplaced bytes crossing
+        # them, and the buffers it raised fit above their new floor
+        ok = (floor[sl] + rest[sl]).max() <= cap and not (len(raised) and (top + p.size[raised]).max() > cap)
+        return ok, (i, sl, saved, raised, old)
 
     def undo(i, sl, saved, raised, old):
         free[i] = True
@@ -112,32 +121,37 @@ def _decide(p, cap, deadline, counter):
         rest[sl] += p.size[i]
         floor[sl] = saved
 
-    root = options(set(), -1)
-    if root is None:
-        return None
-    stack = [[root[0], root[1], root[2], 0, None]]    # offset, candidates, excluded, next, applied
+    limit = counter[0] + nodes if nodes else None
+    stack = [frame()]
     placed = 0
     while stack:
-        frame = stack[-1]
-        if frame[4] is not None:
-            undo(*frame[4])
-            frame[4] = None
+        top = stack[-1]
+        m, cand, k, applied, restore = top
+        if applied is not None:
+            undo(*applied)
             placed -= 1
-        m, cand, excluded, k, _ = frame
+            top[3] = None
+            # dominance: the child branches that follow do not place it at this offset again
+            restore.append((applied[0], blocked[applied[0]]))
+            blocked[applied[0]] = m
         if k == len(cand):
+            for i, old in reversed(restore):
+                blocked[i] = old
             stack.pop()
             continue
         counter[0] += 1
-        if counter[0] % 256 == 0 and time.perf_counter() > deadline:
+        if counter[0] % 256 == 0 and time.perf_counter() > deadline or counter[0] == limit:
             return "timeout"
-        frame[3] = k + 1
-        frame[4] = place(cand[k], m)
+        top[2] = k + 1
+        ok, top[3] = place(int(cand[k]), m)
         placed += 1
+        if not ok:
+            continue
         if placed == n:
             return offset.copy()
-        child = options(excluded | set(cand[:k]), m)
-        if child is not None:
-            stack.append([child[0], child[1], child[2], 0, None])
+        child = frame()
+        if len(child[1]):
+            stack.append(child)
     return None
 
 
@@ -154,19 +168,28 @@ def exact_planner(intervals, time_limit=None, start=None):
     low, high = peak_live(intervals), arena_of(intervals, best)
     p = _Problem(intervals)
     counter = [0]
-    cap = low
+    cap, unknown = low, low - 1      # unknown: the highest capacity whose search ran out of time
     while low < high and time.perf_counter() < deadline:
-        found = _decide(p, cap, deadline, counter)
+        # each order dives with little backtracking (a plan is often found at once); then the first
+        # order searches to the end (any order proves that no plan fits) for half the time left
+        for priority in p.orders:
+            found = _decide(p, cap, deadline, counter, priority, nodes=len(p.size) + len(p.size) // 4 + 64)
+            if not isinstance(found, str):
+                break
         if isinstance(found, str):
-            break
-        if found is None:
+            found = _decide(p, cap, (time.perf_counter() + deadline) / 2, counter, p.orders[0])
+        if isinstance(found, str):       # not decided: a larger capacity may still give a better plan
+            unknown = cap
+        elif found is None:
             low = cap + 1
         else:
             best = [0] * len(intervals)
             for j, o in zip(p.index, found):
                 best[j] = int(o)
             high = arena_of(intervals, best)
-        cap = (low + high - 1) // 2
+        if max(low, unknown + 1) >= high:
+            break
+        cap = (max(low, unknown + 1) + high - 1) // 2
     out = Offsets(best)
     out.optimal, out.lower_bound, out.arena = low >= high, peak_live(intervals), high
     out.nodes, out.seconds = counter[0], time.perf_counter() - t0
