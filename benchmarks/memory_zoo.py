@@ -1,24 +1,28 @@
-"""A zoo of training steps for memory planners: tinyflow's plans beside XLA's, per platform.
+"""A zoo of training steps for memory planners: tinyflow's plans, the exact planner's, XLA's, per platform.
 
-    python benchmarks/memory_zoo.py                     # the CPU table (minutes on 2 cores)
+    python benchmarks/memory_zoo.py                     # the small zoo (minutes on 2 cores)
+    python benchmarks/memory_zoo.py --real              # real sizes: BERT-base, GPT-2 small, ResNet-50, ...
     python benchmarks/memory_zoo.py --quick             # smaller models, no recomputation: < 2 minutes
     python benchmarks/memory_zoo.py --plot DIR          # also DIR/<model>.png (needs matplotlib)
+    python benchmarks/memory_zoo.py --csv DIR           # every plan in MiniMalloc's CSV, DIR/<model>/
     python benchmarks/memory_zoo.py --planner examples/passes/best_fit_planner.py   # a researcher's planner
-    JAX_PLATFORMS=cuda python benchmarks/memory_zoo.py --quick       # the same table for the GPU
+    JAX_PLATFORMS=cuda sh benchmarks/memory_zoo_gpu.sh  # the fused model against XLA's temp on the GPU
     python benchmarks/memory_zoo.py --quick --platforms cpu,cuda     # one table per platform
 
-Models (one plain SGD training step each, float32, small batches): MLP (784-512-512-10), CNN (two 3x3
-convs, 28x28), ResNet-18-style (8 basic blocks with batch norm, 16-128 channels, 32x32), LSTM
+The small zoo (one plain SGD training step each, float32, small batches): MLP (784-512-512-10), CNN (two
+3x3 convs, 28x28), ResNet-18-style (8 basic blocks with batch norm, 16-128 channels, 32x32), LSTM
 (tf.nn.dynamic_rnn, LSTMCell 128, 16 steps), a Transformer encoder block (4 heads, d 128, ff 512,
 32 tokens) and a BERT-tiny encoder (embeddings, 2 layers, hidden 128, 2 heads, ff 512, 32 tokens,
-vocabulary 2000, a masked-LM head over every token).
+vocabulary 2000, a masked-LM head over every token). The real sizes (--real; the step is compiled and
+planned, never run, nor replayed): see bert_base, gpt2_small, resnet50, inception3, seq2seq_attention.
 
-Columns (MiB): naive (every value its own bytes), lower bound (most bytes live at one step), tinyflow's
-planned arena at TF-op granularity, tinyflow's plan of XLA's optimized HLO (passes/hlo_memory.py:
-XLA's buffers after fusion, XLA's schedule), XLA's temp and peak (memory_analysis of the Session's
-executable), fused / XLA temp, verified (the TF-op plan replayed in one arena: every read bit for
-bit), then recomputation: plan_recompute under a budget of 50% of the step's planned gradient arena,
-tinyflow's prediction, XLA's temp of the step with those checkpoints and its ratio to the step without.
+Columns (MiB), at TF-op granularity and over XLA's fused program (passes/hlo_memory.py: XLA's buffers
+after fusion, XLA's schedule): the lower bound (most bytes live at one step), tinyflow's plan, the exact
+planner's (passes/minimalloc.py; "optimal" when proved, else the best plan found within --time-limit);
+XLA's temp (memory_analysis of the Session's executable), tinyflow's fused plan / XLA temp, XLA temp /
+the exact fused plan, verified (the TF-op plan replayed in one arena: every read bit for bit). Then
+recomputation: plan_recompute under a budget of 50% of the step's planned gradient arena, tinyflow's
+prediction, XLA's temp of the step with those checkpoints and its ratio to the step without.
 """
 import argparse
 import os

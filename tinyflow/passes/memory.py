@@ -381,4 +381,11 @@ def static_sizes(sub):
     return sizes
 
 
-register_planner("minimalloc", exact_planner, default=False)   # an exact search (passes/minimalloc.py): run when named
+def minimalloc(intervals):
+    """The exact planner (passes/minimalloc.py), started from the best plan of the built-in strategies."""
+    start = min((f(intervals) for f in STRATEGIES.values()),
+                key=lambda offsets: max([o + iv.size for o, iv in zip(offsets, intervals)], default=0))
+    return exact_planner(intervals, start=start)
+
+
+register_planner("minimalloc", minimalloc, default=False)   # an exact search: run when a report names it

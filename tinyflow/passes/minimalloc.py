@@ -157,17 +157,19 @@ def _decide(p, cap, deadline, counter, priority, nodes=None):
 
 def exact_planner(intervals, time_limit=None, start=None):
     """The smallest arena for `intervals` (memory.Interval: start, end inclusive, size, name), searched
-    for up to `time_limit` seconds (TIME_LIMIT_S); `start`: offsets of a plan to improve on (default:
-    the best of tinyflow's heuristics). Returns Offsets (see there: .optimal says whether it is proved)."""
+    for up to `time_limit` seconds (TIME_LIMIT_S); `start`: offsets of a plan to improve on (default: one
+    dive of the search with no capacity to keep; memory.py's "minimalloc" starts from tinyflow's best
+    heuristic plan). Returns Offsets (see there: .optimal says whether it is proved)."""
     t0 = time.perf_counter()
     deadline = t0 + (TIME_LIMIT_S if time_limit is None else time_limit)
-    if start is None:
-        from tinyflow.passes import memory   # (memory registers this planner: imported when it runs)
-        start = min((f(intervals) for f in memory.STRATEGIES.values()), key=lambda o: arena_of(intervals, o))
-    best = [int(o) for o in start]
-    low, high = peak_live(intervals), arena_of(intervals, best)
     p = _Problem(intervals)
     counter = [0]
+    if start is None:
+        start = [0] * len(intervals)
+        for j, o in zip(p.index, _decide(p, int(p.size.sum()), float("inf"), counter, p.orders[0])):
+            start[j] = int(o)
+    best = [int(o) for o in start]
+    low, high = peak_live(intervals), arena_of(intervals, best)
     cap, unknown = low, low - 1      # unknown: the highest capacity whose search ran out of time
     while low < high and time.perf_counter() < deadline:
         # each order dives with little backtracking (a plan is often found at once); then the first
