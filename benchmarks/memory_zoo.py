@@ -320,7 +320,7 @@ def table(rows, platform):
                  mib(fused and fused.lower_bound_bytes), mib(fused and fused.planned_bytes), exact(best), mib(temp),
                  "%.3f" % (fused.planned_bytes / temp) if fused is not None and temp else "",
                  "%.3f" % (temp / best.planned_bytes) if best is not None and temp and best.planned_bytes else "",
-                 r.verified]
+                 "not run" if r.verified is None else r.verified]
         print("| " + " | ".join(str(c) for c in cells) + " |")
     if any("plan" in row for row in rows):
         print("\nRecomputation (plan_recompute under 50% of the step's planned gradient arena):\n")

@@ -199,7 +199,7 @@ class MemoryReport:
         fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4), squeeze=False)
         for ax, (what, plan) in zip(axes[0], panels):
             ax.step(np.arange(len(plan.timeline)), np.asarray(plan.timeline) / _MiB, where="post", label="live bytes")
-            ax.axhline(plan.planned_bytes / _MiB, color="C1", label="planned arena")
+            ax.axhline(plan.planned_bytes / _MiB, color="C1", label="tinyflow's arena")
             ax.axhline(plan.lower_bound_bytes / _MiB, color="C2", linestyle=":", label="lower bound")
             for k, row in enumerate(self.planners):   # each registered planner's arena at this granularity
                 mine = row[1] if plan is self.plan else row[3]
