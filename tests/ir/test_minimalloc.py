@@ -115,6 +115,7 @@ def _training_step():
     return loss, tf.train.GradientDescentOptimizer(0.1).minimize(loss), {x: np.ones((16, 32), np.float32)}
 
 
+@pytest.mark.slow
 def test_report_exports_both_granularities_and_takes_solutions_back(tmp_path):
     with tf.Graph().as_default():
         loss, train, feeds = _training_step()

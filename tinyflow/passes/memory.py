@@ -29,7 +29,7 @@ import heapq
 import numpy as np
 
 from tinyflow.graph.registry import get_op_def
-from tinyflow.passes.minimalloc import exact_planner
+from tinyflow.passes.minimalloc import arena_of, exact_planner
 
 
 class Buffer:
@@ -383,8 +383,7 @@ def static_sizes(sub):
 
 def minimalloc(intervals):
     """The exact planner (passes/minimalloc.py), started from the best plan of the built-in strategies."""
-    start = min((f(intervals) for f in STRATEGIES.values()),
-                key=lambda offsets: max([o + iv.size for o, iv in zip(offsets, intervals)], default=0))
+    start = min((f(intervals) for f in STRATEGIES.values()), key=lambda offsets: arena_of(intervals, offsets))
     return exact_planner(intervals, start=start)
 
 
