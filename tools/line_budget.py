@@ -53,8 +53,11 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # Issue 40: runtime 2740 -> 2790 (donation on accelerators, checked before each call: executables.for_call),
 # lower 1330 -> 1335 (its rule in pipeline.py), ops 12620 -> 12660 (counted loops: control_flow_ops._trip_count
 # and the scans without a conditional per iteration in while_grad.py).
-BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12660, "lower": 1335, "runtime": 2790,
-          "api": 38000, "cli": 1100}
+# passes: 2035 -> 2320 for issue 41 (minimalloc.py: the exact planner after MiniMalloc and its CSV format,
+# ~255 lines); runtime: +70 (2790 -> 2860) (memory_report.py exports both plans as CSV and takes solutions back,
+# proved); cli: 1100 -> 1115 (python -m tinyflow.memory --csv, --solution, --planner NAME).
+BUDGET = {"graph": 2150, "formats": 2500, "passes": 2320, "ops": 12660, "lower": 1335, "runtime": 2860,
+          "api": 38000, "cli": 1115}
 TOTAL = 62000
 
 

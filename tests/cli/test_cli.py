@@ -61,7 +61,8 @@ def test_runner_help_lists_the_tools_and_every_setting(capsys):
 
 def test_memory_help_and_bad_arguments(capsys):
     assert memory.main(["--help"]) == 0
-    assert "usage: python -m tinyflow.memory [--plot DIR] [--planner FILE] SCRIPT.py" in capsys.readouterr().out
+    assert ("usage: python -m tinyflow.memory [--plot DIR] [--planner FILE|NAME] [--csv DIR] [--solution FILE]"
+            in capsys.readouterr().out)
     with pytest.raises(SystemExit, match="unknown option --bad"):
         memory.main(["--bad"])
     with pytest.raises(SystemExit, match="no script missing.py"):

@@ -281,8 +281,9 @@ def _plan(comps, name, planner, align, donated=None):
     outputs = sum(b.size for b in bufs if id(b) in out and b.kind == "temp")
     buffers = [memory_pass.Buffer(i, b.size, b.start, b.end, [_Name(n) for n in b.names]) for i, b in enumerate(temps)]
     timeline = [int(x) for x in memory_pass.live_bytes(buffers, len(steps))]
-    arena, strategy = memory_pass.place(buffers, planner, max(timeline, default=0))
+    arena, strategy, optimal = memory_pass.place(buffers, planner, max(timeline, default=0))
     plan = HloPlan(steps, buffers, timeline, arena, strategy, args, outputs, inplace)
+    plan.optimal = optimal
     plan.in_arguments = [(b.names[0], b.size) for b in reused]
     return plan
 

@@ -29,6 +29,7 @@ import heapq
 import numpy as np
 
 from tinyflow.graph.registry import get_op_def
+from tinyflow.passes.minimalloc import arena_of, exact_planner
 
 
 class Buffer:
@@ -49,8 +50,11 @@ class MemoryPlan:
     """The plan of one fetch set. Sizes in bytes; steps index `steps` (the ops, in run order).
 
     live[t] = (first step, last step) of every arena value; buffers carry the offsets; inplace lists
-    (op, input, output) reuse decisions; timeline[s] is the bytes live at step s.
+    (op, input, output) reuse decisions; timeline[s] is the bytes live at step s; optimal: True when
+    no plan of these buffers is smaller (the lower bound reached, or minimalloc's search proved it),
+    False when a search ran out of time, None when nothing says.
     """
+    optimal = None
 
     def __init__(self, steps, live, buffers, inplace, timeline, arena, strategy, naive, lower_bound,
                  arena_no_inplace, lower_bound_no_inplace, arguments):
@@ -267,17 +271,25 @@ Interval.__doc__ = """One buffer to place: live from step `start` to step `end` 
 `name` (the values it holds). Two intervals whose steps meet must not share bytes."""
 
 PLANNERS = {}   # name -> planner(intervals) -> offsets, registered by register_planner
+ON_REQUEST = set()   # registered names a report runs only when asked for (planners=[...]): slow ones
 
 
-def register_planner(name, fn):
+def register_planner(name, fn, default=True):
     """Registers `fn(intervals: [Interval]) -> [int offset per interval]` under `name`: memory reports
-    run it beside tinyflow's own planner and XLA's figures, and prove its plan by replay."""
+    run it beside tinyflow's own planner and XLA's figures, and prove its plan by replay (with
+    default=False only when a report names it: planners=[name] or planner=name)."""
     if not callable(fn):
         raise TypeError("register_planner: %r is not callable" % (fn,))
     if name in STRATEGIES:
         raise ValueError("register_planner: %r is a built-in strategy's name" % (name,))
     PLANNERS[name] = fn
+    (ON_REQUEST.discard if default else ON_REQUEST.add)(name)
     return fn
+
+
+def default_planners():
+    """The registered planners a report runs when it names none."""
+    return [name for name in PLANNERS if name not in ON_REQUEST]
 
 
 def planners_of(planner):
@@ -295,31 +307,34 @@ def planners_of(planner):
 
 
 def place(buffers, planner, lower_bound):
-    """Places `buffers` with `planner` (see planners_of); returns (arena bytes, strategy name)."""
+    """Places `buffers` with `planner` (see planners_of); returns (arena bytes, strategy name, optimal)."""
     return _place(buffers, planners_of(planner), lower_bound)
 
 
 def _place(buffers, planners, lower_bound):
     """Runs the planners in turn, keeps the smallest arena and stops early at the lower bound
-    (no plan can beat it). Sets each buffer's offset; returns (arena bytes, strategy name). Each
-    planner sees Intervals (which the built-in ones read by attribute, as they read buffers)."""
+    (no plan can beat it). Sets each buffer's offset; returns (arena bytes, strategy name, optimal):
+    optimal is True at the lower bound, else what the planner proved (its offsets' .optimal, as
+    minimalloc's say), else None. Each planner sees Intervals (which the built-in ones read by
+    attribute, as they read buffers)."""
     best = None
     intervals = [Interval(b.start, b.end, b.size, "+".join(getattr(t, "name", str(t)) for t in b.values))
                  for b in buffers]
     for name, planner in planners.items():
-        offsets = list(planner(intervals))
+        result = planner(intervals)
+        offsets = list(result)
         if len(offsets) != len(buffers):
             raise ValueError("planner %r returned %d offsets for %d buffers" % (name, len(offsets), len(buffers)))
         if any(int(o) != o or o < 0 for o in offsets):
             raise ValueError("planner %r returned an offset that is not a non-negative integer" % (name,))
         arena = max([int(o) + b.size for o, b in zip(offsets, buffers)], default=0)
         if best is None or arena < best[0]:
-            best = (arena, name, offsets)
+            best = (arena, name, offsets, True if arena <= lower_bound else getattr(result, "optimal", None))
         if arena <= lower_bound:
             break
     for b, o in zip(buffers, best[2]):
         b.offset = int(o)
-    return best[0], best[1]
+    return best[0], best[1], best[3]
 
 
 def plan_memory(sub, sizes, planner=None, inplace=True):
@@ -338,16 +353,18 @@ def plan_memory(sub, sizes, planner=None, inplace=True):
     plain, _ = assign_inplace(live, sizes, inplace=False)     # every value its own buffer
     timeline = live_bytes(plain, n)
     lower_plain = int(timeline.max(initial=0))
-    arena_plain, strategy = _place(plain, planners, lower_plain)
+    arena_plain, strategy, optimal = _place(plain, planners, lower_plain)
     buffers, decisions, arena = plain, [], arena_plain
     if inplace:
         buffers, decisions = assign_inplace(live, sizes, fetches=sub.fetches)
         timeline = live_bytes(buffers, n)
-        arena, strategy = _place(buffers, planners, int(timeline.max(initial=0)))
+        arena, strategy, optimal = _place(buffers, planners, int(timeline.max(initial=0)))
     arguments = {t: sizes[t] for t in sizes if t not in live}
-    return MemoryPlan(steps, {t: tuple(r) for t, r in live.items()}, buffers, decisions, [int(x) for x in timeline],
+    plan = MemoryPlan(steps, {t: tuple(r) for t, r in live.items()}, buffers, decisions, [int(x) for x in timeline],
                       arena, strategy, sum(sizes[t] for t in live), int(timeline.max(initial=0)), arena_plain,
                       lower_plain, arguments)
+    plan.optimal = optimal
+    return plan
 
 
 def static_sizes(sub):
@@ -362,3 +379,12 @@ def static_sizes(sub):
                 raise ValueError("The shape of %s is not fully known: %s" % (t.name, t.shape))
             sizes[t] = t.shape.num_elements() * t.dtype.size
     return sizes
+
+
+def minimalloc(intervals):
+    """The exact planner (passes/minimalloc.py), started from the best plan of the built-in strategies."""
+    start = min((f(intervals) for f in STRATEGIES.values()), key=lambda offsets: arena_of(intervals, offsets))
+    return exact_planner(intervals, start=start)
+
+
+register_planner("minimalloc", minimalloc, default=False)   # an exact search: run when a report names it

@@ -8,6 +8,7 @@ whose values they hold), read from XLA's dump; tinyflow's planner on the optimiz
 runs (passes/hlo_memory.py: XLA's buffers after fusion), and every registered planner beside
 tinyflow's own (memory_pass.register_planner), each proved by replay.
 """
+import copy
 import glob
 import os
 import re
@@ -21,6 +22,7 @@ import numpy as np
 from tinyflow.lower import reference
 from tinyflow.passes import hlo_memory
 from tinyflow.passes import memory as memory_pass
+from tinyflow.passes import minimalloc
 from tinyflow.passes import recompute as recompute_pass
 
 _MiB = 1024.0 * 1024.0
@@ -92,12 +94,14 @@ class MemoryReport:
                             len(self.fused.in_arguments)))
         if self.planners:
             temp = (self.xla or {}).get("temp_size_in_bytes")
-            lines.append("%-28s %10s %9s %10s %11s" % ("planner", "TF-op MiB", "verified", "fused MiB", "/ XLA temp"))
+            lines.append("%-28s %10s %9s %10s %11s  %s" % ("planner", "TF-op MiB", "verified", "fused MiB",
+                                                            "/ XLA temp", "optimal (TF ops, fused)"))
             for label, plan, ok, fused in [("tinyflow (" + self.plan.strategy + ")", self.plan, self.verified,
                                             self.fused)] + self.planners:
                 ratio = "%.3f" % (fused.planned_bytes / temp) if fused is not None and temp else ""
-                lines.append("%-28s %10s %9s %10s %11s" % (label[:28], mib(plan.planned_bytes), ok,
-                                                           mib(fused and fused.planned_bytes), ratio))
+                proved = "%s, %s" % (plan and plan.optimal, fused and fused.optimal)
+                lines.append("%-28s %10s %9s %10s %11s  %s" % (label[:28], mib(plan and plan.planned_bytes), ok,
+                                                               mib(fused and fused.planned_bytes), ratio, proved))
         if self.recompute_flops:
             lines.append("recompute: %d segments, %.4g extra GFLOPs (gradient checkpointing)"
                          % (sum(op.type == "Recompute" for op in self.plan.steps), self.recompute_flops / 1e9))
@@ -125,6 +129,64 @@ class MemoryReport:
                                                      + (" ..." if len(ops) > 6 else "")))
         return "\n".join(lines)
 
+    def export_csv(self, directory):
+        """Writes the buffers of both plans in MiniMalloc's CSV (id,lower,upper,size: steps, upper
+        excluded, bytes): tf_ops.csv and fused_hlo.csv, the problems; and each plan's solution (an offset
+        column): tf_ops.<planner>.solution.csv, fused_hlo.<planner>.solution.csv. Returns the paths."""
+        os.makedirs(directory, exist_ok=True)
+        paths = []
+        for what, index in (("tf_ops", 1), ("fused_hlo", 3)):
+            rows = [("tinyflow", self.plan if index == 1 else self.fused)] + [(r[0], r[index]) for r in self.planners]
+            if rows[0][1] is None:
+                continue
+            paths.append(minimalloc.write_csv(os.path.join(directory, what + ".csv"), rows[0][1].buffers, False))
+            for label, plan in rows:
+                if plan is not None:
+                    name = "".join(c if c.isalnum() or c in "-_" else "_" for c in label)
+                    paths.append(minimalloc.write_csv(os.path.join(directory, "%s.%s.solution.csv" % (what, name)),
+                                                      plan.buffers))
+        return paths
+
+    def check_solution(self, path):
+        """Takes a MiniMalloc solution CSV (of tf_ops.csv or fused_hlo.csv, see export_csv) as a plan: at
+        TF-op granularity proved by replay (lower/reference.py), for XLA's fused buffers checked for
+        overlaps. Adds it to `planners` (labelled by the file's name) and returns that row; a ValueError
+        names the file and two buffers whose bytes meet while both are live."""
+        rows = minimalloc.read_csv(path)
+        found = [(k, p) for k, p in ((1, self.plan), (3, self.fused))
+                 if p is not None and minimalloc.same_buffers(rows, p.buffers)]
+        if not found:
+            raise ValueError("%s: its %d buffers are neither the TF-op plan's %d (tf_ops.csv) nor the fused HLO "
+                             "plan's %s" % (path, len(rows), len(self.plan.buffers),
+                                "%d (fused_hlo.csv)" % len(self.fused.buffers) if self.fused else "(none)"))
+        index, plan = found[0]
+        offsets = minimalloc.solution_offsets(path, rows, plan.buffers)
+        mine = copy.copy(plan)
+        mine.buffers = [memory_pass.Buffer(b.id, b.size, b.start, b.end, b.values) for b in plan.buffers]
+        for b, o in zip(mine.buffers, offsets):
+            b.offset = o
+        mine._buffer_of = {t: b for b in mine.buffers for t in b.values}
+        mine.planned_bytes = max([b.offset + b.size for b in mine.buffers], default=0)
+        mine.strategy = os.path.basename(path)
+        mine.optimal = True if mine.planned_bytes <= plan.lower_bound_bytes else None
+        bad = mine.overlaps()
+        if bad:
+            a, b = bad[0]
+            name = lambda x: "%d (%s)" % (mine.buffers.index(x), "+".join(getattr(v, "name", str(v)) for v in x.values))
+            raise ValueError("%s: buffers %s and %s overlap: both live at step %d, bytes [%d, %d) and [%d, %d)"
+                             % (path, name(a), name(b), max(a.start, b.start), a.offset, a.offset + a.size,
+                                b.offset, b.offset + b.size))
+        verified = None
+        if index == 1 and getattr(self, "lowered", None) is not None:
+            if not self.check and not self.lowered.program.segmented:   # computed once for every solution
+                self.check = {"expected": reference.run_jitted(self.lowered, self.args),
+                              "values": reference.all_values(self.lowered, self.args)}
+            verified = reference.verify(self.lowered, mine, self.args, **self.check)
+        label = os.path.basename(path)
+        row = (label, mine, verified, None) if index == 1 else (label, None, None, mine)
+        self.planners.append(row)
+        return row
+
     def plot(self, path):
         """Draws the live bytes per step with the arena, XLA's temp and XLA's peak as lines."""
         try:
@@ -137,8 +199,13 @@ class MemoryReport:
         fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4), squeeze=False)
         for ax, (what, plan) in zip(axes[0], panels):
             ax.step(np.arange(len(plan.timeline)), np.asarray(plan.timeline) / _MiB, where="post", label="live bytes")
-            ax.axhline(plan.planned_bytes / _MiB, color="C1", label="planned arena")
+            ax.axhline(plan.planned_bytes / _MiB, color="C1", label="tinyflow's arena")
             ax.axhline(plan.lower_bound_bytes / _MiB, color="C2", linestyle=":", label="lower bound")
+            for k, row in enumerate(self.planners):   # each registered planner's arena at this granularity
+                mine = row[1] if plan is self.plan else row[3]
+                if mine is not None:
+                    ax.axhline(mine.planned_bytes / _MiB, color="C%d" % (5 + k % 5), linewidth=0.8,
+                               label=row[0][:24])
             if self.xla:
                 ax.axhline(self.xla["temp_size_in_bytes"] / _MiB, color="C3", linestyle="--", label="XLA temp")
                 ax.axhline(self.xla["peak_memory_in_bytes"] / _MiB, color="C4", linestyle="-.", label="XLA peak")
@@ -147,7 +214,7 @@ class MemoryReport:
             ax.set_title("%s: %s" % (self.name or "fetch set", what), fontsize=9)
             ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(path)
+        fig.savefig(path, dpi=80)
         plt.close(fig)
         return path
 
@@ -247,7 +314,7 @@ def build_report(lowered, args, planner=None, verify="auto", xla=True, name="", 
         warnings.warn(str(e))
     if verify == "auto":
         verify = len(lowered.program.steps) <= VERIFY_MAX_OPS
-    planners = memory_pass.PLANNERS if planners is None else planners
+    planners = memory_pass.default_planners() if planners is None else planners
     check = {}
     if verify and not lowered.program.segmented:   # one replay's values serve every plan
         check = {"expected": reference.run_jitted(lowered, args), "values": reference.all_values(lowered, args)}
@@ -258,6 +325,7 @@ def build_report(lowered, args, planner=None, verify="auto", xla=True, name="", 
         rows.append((label, mine, reference.verify(lowered, mine, args, **check) if verify else None,
                      hlo_memory.plan_hlo(hlo, label, align) if hlo else None))
     report = MemoryReport(plan, fields, allocs, verified, name, fused, rows)
+    report.lowered, report.args, report.check = lowered, args, check    # what check_solution replays
     report.recompute_flops = recompute_flops(lowered, args)
     return report
 
