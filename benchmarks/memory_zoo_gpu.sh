@@ -13,5 +13,5 @@ set -e
 cd "$(dirname "$0")/.."
 real="bert,gpt,seq2seq"
 [ -n "$ALL" ] && real="$real,resnet,inception"
-python benchmarks/memory_zoo.py --no-recompute --time-limit 0 "$@"
-python benchmarks/memory_zoo.py --real --time-limit 0 --models "$real" "$@"
+"${PYTHON:-python3}" benchmarks/memory_zoo.py --no-recompute --time-limit 0 "$@"
+"${PYTHON:-python3}" benchmarks/memory_zoo.py --real --time-limit 0 --models "$real" "$@"

@@ -38,6 +38,6 @@ PY
 fi
 if [[ " $PARTS " == *" zoo "* ]]; then
   T0=$SECONDS
-  { echo "== memory_zoo (cuda)"; JAX_PLATFORMS=cuda timeout 150 python3 benchmarks/memory_zoo.py --quick --platforms cuda
+  { echo "== memory_zoo_gpu.sh (cuda)"; JAX_PLATFORMS=cuda timeout "${ZOO_S:-240}" sh benchmarks/memory_zoo_gpu.sh
   } > "$OUT/zoo.log" 2>&1; echo "zoo in $((SECONDS - T0)) s"; tail -40 "$OUT/zoo.log"
 fi
