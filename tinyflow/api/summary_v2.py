@@ -9,7 +9,7 @@ import types
 
 import numpy as np
 
-from tinyflow.api import contrib_summary as _contrib
+from tinyflow.api.contrib import summary as _contrib
 from tinyflow.formats import convert, png
 
 create_file_writer = _contrib.create_file_writer

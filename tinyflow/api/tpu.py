@@ -16,8 +16,8 @@ from tinyflow.api.cluster_resolver import TPUClusterResolver  # noqa: F401 (tf.c
 from tinyflow.api.estimator.estimator import Estimator, _fn_args
 from tinyflow.api.estimator.model_fn import EstimatorSpec, ModeKeys, RunConfig as _EstimatorRunConfig
 from tinyflow.api.train import SessionRunArgs, SessionRunHook
-from tinyflow.api import tpu_more
-from tinyflow.api.tpu_more import outside_compilation  # noqa: F401 (tf.tpu.outside_compilation)
+from tinyflow.api import tpu_computation as tpu_more
+from tinyflow.api.tpu_computation import outside_compilation  # noqa: F401 (tf.tpu.outside_compilation)
 from tinyflow.graph import errors
 from tinyflow.ops import variable_scope as vs
 

@@ -1,11 +1,11 @@
-"""The rest of TF 1.15's TPU names, off TPU (tf.contrib.tpu, tf.tpu, tensorflow.python.tpu.*).
+"""TF 1.15's TPU computation helpers, off TPU (tf.contrib.tpu, tf.tpu, tensorflow.python.tpu.*).
 
 What TF 1.15 itself does outside a TPU computation, tinyflow does: `outside_compilation` calls its
 function, `repeat` / `while_loop` are TF's training loop (tpu/training_loop.py) on tf.while_loop,
 `get_tpu_context()` is a context with no shards, the TPU embedding columns are plain embedding columns
 (as under TPUEstimator(use_tpu=False)), AsyncCheckpointSaverHook saves (synchronously: the saves are
 the same files, written before the step returns). What moves data to or from a TPU (infeed / outfeed)
-or talks to Google Cloud (contrib.cloud) raises UnimplementedError naming what is missing.
+raises UnimplementedError naming what is missing.
 """
 import collections
 import enum
@@ -245,25 +245,3 @@ class EmbeddingConfigSpec(collections.namedtuple("EmbeddingConfigSpec", [
         return super().__new__(cls, feature_columns, optimization_parameters, clipping_limit,
                                pipeline_execution_with_tensor_core, experimental_gradient_multiplier_fn,
                                feature_to_config_dict, table_to_config_dict, partition_strategy)
-
-
-def _needs_cloud(name):
-    def fn(*args, **kwargs):
-        raise errors.UnimplementedError(None, None, "tf.contrib.cloud.%s talks to Google Cloud (GCS / Bigtable), "
-                                                    "which tinyflow has no client for; read local files, or copy "
-                                                    "gs:// data to local disk first" % name)
-    fn.__name__ = name
-    return fn
-
-
-configure_gcs = _needs_cloud("configure_gcs")
-
-
-class BigtableClient:
-    """tf.contrib.cloud.BigtableClient: an UnimplementedError naming Cloud Bigtable."""
-
-    def __init__(self, project_id, instance_id, connection_pool_size=None, max_receive_message_size=None):
-        _needs_cloud("BigtableClient")()
-
-
-CLOUD = ["configure_gcs", "BigtableClient"]

@@ -15,9 +15,10 @@ def _namespace(name, members):
 def modules():
     """{full `tensorflow.contrib...` name: module}."""
     import importlib
-    from tinyflow.api import contrib_framework, slim
-    from tinyflow.api.slim import initializers, layers, variables
-    arg_scope = importlib.import_module("tinyflow.api.slim.arg_scope")  # slim.arg_scope is the function
+    from tinyflow.api.contrib import framework as contrib_framework
+    from tinyflow.api.contrib import slim
+    from tinyflow.api.contrib.slim import initializers, layers, variables
+    arg_scope = importlib.import_module("tinyflow.api.contrib.slim.arg_scope")  # slim.arg_scope is the function
     out = {"tensorflow.contrib.slim": slim, "tensorflow.contrib.framework": contrib_framework}
     for sub in ("learning", "losses", "metrics", "variables", "initializers", "utils", "regularizers"):
         out["tensorflow.contrib.slim." + sub] = getattr(slim, sub)
@@ -32,7 +33,7 @@ def modules():
     for name, module in data.items():
         out["tensorflow.contrib.slim.python.slim.data." + name] = module
         out["tensorflow.contrib.slim." + name] = module
-    from tinyflow.api.slim import nets
+    from tinyflow.api.contrib.slim import nets
     out["tensorflow.contrib.slim.nets"] = nets
     out["tensorflow.contrib.slim.python.slim.nets"] = nets
     for name in ("alexnet", "inception", "inception_v1", "inception_v2", "inception_v3", "overfeat", "resnet_utils",
@@ -51,7 +52,7 @@ def modules():
     for sub, module in (("initializers", initializers), ("regularizers", initializers), ("layers", layers),
                         ("utils", slim.utils)):
         out["tensorflow.contrib.layers.python.layers." + sub] = module
-    from tinyflow.api import contrib_training
+    from tinyflow.api.contrib import training as contrib_training
     from tinyflow.api import contrib
     tfe = contrib.eager   # (the namespace tfe.install builds: `import tensorflow.contrib.eager.python.tfe as tfe`)
     training = {"evaluation": contrib_training, "hparam": contrib_training, "training": contrib_training}
@@ -62,7 +63,7 @@ def modules():
         out["tensorflow.contrib.training.python.training." + sub] = module
     out["tensorflow.contrib.eager.python"] = _namespace("tensorflow.contrib.eager.python", {"tfe": tfe})
     out["tensorflow.contrib.eager.python.tfe"] = tfe
-    from tinyflow.api import contrib_tensorboard
+    from tinyflow.api.contrib import tensorboard as contrib_tensorboard
     out["tensorflow.contrib.tensorboard"] = contrib_tensorboard
     out["tensorflow.contrib.tensorboard.plugins"] = contrib_tensorboard.plugins
     out["tensorflow.contrib.tensorboard.plugins.projector"] = contrib_tensorboard
@@ -72,7 +73,7 @@ def modules():
             out["tensorflow" + name[len(contrib.__name__) - len(".contrib"):]] = module
     out["tensorflow.contrib.cloud"] = contrib.cloud
     out.update(_sequence_paths())
-    from tinyflow.api import tensor_forest
+    from tinyflow.api.contrib import tensor_forest
     out["tensorflow.contrib.tensor_forest"] = tensor_forest
     out["tensorflow.contrib.tensor_forest.python"] = tensor_forest.python
     out["tensorflow.contrib.tensor_forest.python.tensor_forest"] = tensor_forest
@@ -85,7 +86,10 @@ def _sequence_paths():
     """tf.contrib.legacy_seq2seq, seq2seq, crf and rnn, with the `python.ops.<file>` paths scripts
     import them by (`from tensorflow.contrib.seq2seq.python.ops import attention_wrapper`): each file
     names the whole namespace."""
-    from tinyflow.api import contrib, contrib_crf, factorization, legacy_seq2seq
+    from tinyflow.api import contrib
+    from tinyflow.api.contrib import crf as contrib_crf
+    from tinyflow.api.contrib import factorization
+    from tinyflow.api.contrib import legacy_seq2seq
     families = {"factorization": (factorization, ["clustering_ops", "kmeans"]),
                 "legacy_seq2seq": (legacy_seq2seq, ["seq2seq"]), "crf": (contrib_crf, ["crf"]),
                 "seq2seq": (contrib.seq2seq, ["attention_wrapper", "basic_decoder", "beam_search_decoder",

@@ -82,7 +82,8 @@ def build(tinyflow):
     def lazy_tpu(name):   # tensorflow.python.tpu.*: the TPU names (api/tpu.py, loaded on first use), then tf's
         if name.startswith("__"):
             raise AttributeError(name)
-        from tinyflow.api import tpu, tpu_more
+        from tinyflow.api import tpu
+        from tinyflow.api import tpu_computation as tpu_more
         for source in (tpu_more, tpu):
             if hasattr(source, name):
                 return getattr(source, name)

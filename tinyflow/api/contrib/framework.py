@@ -3,16 +3,17 @@ step, checkpoint reading (list_variables, load_variable, init_from_checkpoint), 
 import types
 
 from tinyflow.api import nest as _nest
-from tinyflow.api.slim.arg_scope import (add_arg_scope, arg_scope, arg_scope_func_key, arg_scoped_arguments,  # noqa
-                                         current_arg_scope, has_arg_scope)
-from tinyflow.api.slim.variables import (add_model_variable, assert_global_step, assert_or_get_global_step,  # noqa
-                                         assign_from_checkpoint, assign_from_checkpoint_fn, assign_from_values,
-                                         assign_from_values_fn, create_global_step, filter_variables,
-                                         get_global_step, get_local_variables, get_model_variables,
-                                         get_or_create_global_step, get_trainable_variables, get_unique_variable,
-                                         get_variable_full_name, get_variables, get_variables_by_name,
-                                         get_variables_by_suffix, get_variables_to_restore, global_variable,
-                                         local_variable, model_variable, variable, zero_initializer)
+from tinyflow.api.contrib.slim.arg_scope import (add_arg_scope, arg_scope, arg_scope_func_key, arg_scoped_arguments,  # noqa
+                                                 current_arg_scope, has_arg_scope)
+from tinyflow.api.contrib.slim.variables import (add_model_variable, assert_global_step, assert_or_get_global_step,  # noqa
+                                                 assign_from_checkpoint, assign_from_checkpoint_fn, assign_from_values,
+                                                 assign_from_values_fn, create_global_step, filter_variables,
+                                                 get_global_step, get_local_variables, get_model_variables,
+                                                 get_or_create_global_step, get_trainable_variables,
+                                                 get_unique_variable, get_variable_full_name, get_variables,
+                                                 get_variables_by_name, get_variables_by_suffix,
+                                                 get_variables_to_restore, global_variable, local_variable,
+                                                 model_variable, variable, zero_initializer)
 from tinyflow.api.train.tf_checkpoint import (init_from_checkpoint, list_variables, load_checkpoint,  # noqa: F401
                                               load_variable)
 from tinyflow.graph.core import get_default_graph as _default_graph

@@ -8,7 +8,7 @@ builds both decoders (sharing their variables) and picks one with tf.cond, as TF
 """
 import copy
 
-from tinyflow.api.contrib_rnn import EmbeddingWrapper, Linear, OutputProjectionWrapper
+from tinyflow.api.contrib.rnn import EmbeddingWrapper, Linear, OutputProjectionWrapper
 from tinyflow.api.rnn import static_rnn
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import name_scope

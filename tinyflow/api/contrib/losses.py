@@ -4,8 +4,8 @@ semi-hard negative of each anchor-positive pair: the closest negative farther th
 the farthest negative)."""
 import types
 
-from tinyflow.api.slim.losses import *  # noqa: F401,F403
-from tinyflow.api.slim.losses import __all__  # noqa: F401
+from tinyflow.api.contrib.slim.losses import *  # noqa: F401,F403
+from tinyflow.api.contrib.slim.losses import __all__  # noqa: F401
 from tinyflow.graph import dtypes as dt
 from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.base import convert_to_tensor

@@ -300,3 +300,13 @@ def transpose_batch_time(x):
     if x.shape.ndims is not None and x.shape.ndims < 2:
         return x
     return array_ops.transpose(x, [1, 0] + list(range(2, x.shape.ndims)))
+
+
+# tf.contrib.rnn is also tf.nn.rnn_cell's cells and the static RNNs (the block cells are the plain ones)
+from tinyflow.api import rnn_cell as _cells  # noqa: E402
+from tinyflow.api.rnn import static_rnn  # noqa: E402,F401
+
+globals().update({_name: getattr(_cells, _name) for _name in _cells.__all__ if _name not in globals()})
+LSTMBlockCell, GRUBlockCell = _cells.LSTMCell, _cells.GRUCell
+__all__ = sorted(set(__all__) | set(_cells.__all__) | {"static_rnn", "static_bidirectional_rnn", "LSTMBlockCell",
+                                                        "GRUBlockCell"})

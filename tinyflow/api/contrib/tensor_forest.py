@@ -15,7 +15,7 @@ import types
 
 import numpy as np
 
-from tinyflow.api import contrib_learn_estimator as _learn
+from tinyflow.api.contrib.learn import estimators as _learn
 from tinyflow.api import metrics
 from tinyflow.api.train.step import get_global_step
 from tinyflow.graph import dtypes as dt

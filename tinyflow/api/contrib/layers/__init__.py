@@ -1,23 +1,22 @@
 """tf.contrib.layers (TF 1.15): the layers tutorials call (fully_connected, conv2d, pooling, dropout,
-batch_norm, layer_norm, optimize_loss: contrib.py, contrib_layers_more.py, contrib_batch_norm.py,
-contrib_layers_extra.py), slim's layers that contrib.layers shares with it (stack, repeat, softmax,
+batch_norm, layer_norm, optimize_loss: this file, layers.py, normalization.py, optimizers.py), slim's
+layers that contrib.layers shares with it (stack, repeat, softmax,
 convolution2d, separable_conv2d, conv2d_transpose, bias_add, unit_norm, apply_regularization, ...),
 the summaries (summarize_activation(s), summarize_tensor(s), summarize_collection) and the old
-feature-column API (contrib_feature_column.py)."""
+feature-column API (feature_column.py)."""
 import re
 import sys
 import types
 
-from tinyflow.api import contrib_batch_norm as _bn
-from tinyflow.api import contrib_feature_column as feature_column  # noqa: F401
-from tinyflow.api import contrib_layers_extra as _extra
-from tinyflow.api import contrib_layers_more as _more
+from tinyflow.api.contrib.layers import normalization as _bn
+from tinyflow.api.contrib.layers import feature_column as feature_column  # noqa: F401
+from tinyflow.api.contrib.layers import optimizers as _extra
+from tinyflow.api.contrib.layers import layers as _more
 from tinyflow.api import layers as _layers
-from tinyflow.api import slim as _slim
 from tinyflow.api import summary as _summary
-from tinyflow.api.contrib_feature_column import *  # noqa: F401,F403 (the old feature-column API)
-from tinyflow.api.contrib_layers_more import (l1_regularizer, l2_regularizer, variance_scaling_initializer,  # noqa
-                                              xavier_initializer)
+from tinyflow.api.contrib.layers.feature_column import *  # noqa: F401,F403 (the old feature-column API)
+from tinyflow.api.contrib.layers.layers import (l1_regularizer, l2_regularizer, variance_scaling_initializer,  # noqa
+                                                xavier_initializer)
 from tinyflow.graph.core import GraphKeys, get_collection
 from tinyflow.ops import init_ops, nn_ops
 from tinyflow.ops import variable_scope as vs
@@ -59,11 +58,14 @@ one_hot_encoding, optimize_loss, layer_norm = _more.one_hot_encoding, _extra.opt
 OPTIMIZER_CLS_NAMES, OPTIMIZER_SUMMARIES = _extra.OPTIMIZER_CLS_NAMES, _extra.OPTIMIZER_SUMMARIES
 xavier_initializer_conv2d = xavier_initializer
 convolution2d = conv2d
-from tinyflow.api.slim import (apply_regularization, bias_add, conv2d_in_plane, conv2d_transpose,  # noqa: E402,F401
-                               convolution2d_in_plane, convolution2d_transpose, l1_l2_regularizer, repeat,
-                               separable_conv2d, separable_convolution2d, softmax, stack, unit_norm)
-initializers = regularizers = _slim.initializers
-utils = _slim.utils
+# (from slim's own modules, not its package: slim's package imports this one)
+from tinyflow.api.contrib.slim.initializers import apply_regularization, l1_l2_regularizer  # noqa: E402,F401
+from tinyflow.api.contrib.slim.layers import (bias_add, conv2d_in_plane, conv2d_transpose,  # noqa: E402,F401
+                                              convolution2d_in_plane, convolution2d_transpose, repeat, separable_conv2d,
+                                              separable_convolution2d, softmax, stack, unit_norm)
+from tinyflow.api.contrib.slim import initializers, utils  # noqa: E402
+from tinyflow.api.contrib.slim import variables as _slim_variables  # noqa: E402
+regularizers = initializers
 
 
 # ---- summaries (tf.contrib.layers.summaries) ----------------------------------------------------
@@ -123,6 +125,7 @@ def embed_sequence(ids, vocab_size=None, embed_dim=None, unique=False, initializ
         raise ValueError("Must specify vocab size and embedding dimension when not reusing. Got vocab_size=%s "
                          "and embed_dim=%s" % (vocab_size, embed_dim))
     with vs.variable_scope(scope, "EmbedSequence", reuse=reuse):
-        embeddings = _slim.model_variable("embeddings", shape=[vocab_size, embed_dim], initializer=initializer,
-                                          regularizer=regularizer, trainable=trainable)
+        embeddings = _slim_variables.model_variable("embeddings", shape=[vocab_size, embed_dim],
+                                                    initializer=initializer, regularizer=regularizer,
+                                                    trainable=trainable)
         return nn_ops.embedding_lookup(embeddings, ids)

@@ -1,22 +1,21 @@
 """tf.contrib.learn: `datasets.mnist` (TF's MNIST reader, which tensorflow.examples.tutorials.mnist.input_data
-re-exports) and `datasets.base`, `preprocessing` (VocabularyProcessor: contrib_learn_text.py), ModeKeys,
-the old Estimator API (contrib_learn_estimator.py: Estimator, ModelFnOps, RunConfig, MetricSpec, the
+re-exports) and `datasets.base`, `preprocessing` (VocabularyProcessor: preprocessing.py), ModeKeys,
+the old Estimator API (estimators.py: Estimator, ModelFnOps, RunConfig, MetricSpec, the
 premade DNN / Linear estimators, Experiment, learn_runner.run, utils.make_export_strategy) and
 io.read_batch_features."""
 import collections
 import csv
 import os
-import sys
 import types
 
 import numpy as np
 
 from tinyflow.api.examples.tutorials.mnist import input_data as _mnist
-from tinyflow.api import contrib_learn_text as preprocessing
-from tinyflow.api import contrib_learn_estimator as _est
-from tinyflow.api.contrib_learn_estimator import (DNNClassifier, DNNRegressor, Estimator, Experiment,  # noqa: F401
-                                                  ExportStrategy, InputFnOps, LinearClassifier, LinearRegressor,
-                                                  MetricSpec, ModelFnOps, PredictionKey, ProblemType, RunConfig)
+from tinyflow.api.contrib.learn import preprocessing as preprocessing
+from tinyflow.api.contrib.learn import estimators as _est
+from tinyflow.api.contrib.learn.estimators import (DNNClassifier, DNNRegressor, Estimator, Experiment,  # noqa: F401
+                                                   ExportStrategy, InputFnOps, LinearClassifier, LinearRegressor,
+                                                   MetricSpec, ModelFnOps, PredictionKey, ProblemType, RunConfig)
 
 
 class ModeKeys:
@@ -110,18 +109,6 @@ learn_runner = types.ModuleType(__name__ + ".learn_runner", "tf.contrib.learn.le
 learn_runner.run = _est.run
 utils = types.ModuleType(__name__ + ".utils", "tf.contrib.learn.utils")
 utils.make_export_strategy, utils.InputFnOps = _est.make_export_strategy, InputFnOps
-# real module paths under tf.contrib (`import tensorflow.contrib.learn.datasets.mnist` under the runner)
-_CONTRIB = __name__.rpartition(".")[0] + ".contrib.learn"
-sys.modules[_CONTRIB] = sys.modules[__name__]
-sys.modules[_CONTRIB + ".datasets"] = datasets
-sys.modules[_CONTRIB + ".datasets.mnist"] = _mnist
-sys.modules[_CONTRIB + ".python.learn.datasets.mnist"] = _mnist
-sys.modules[_CONTRIB + ".python.learn.datasets.base"] = sys.modules[_CONTRIB + ".datasets.base"] = base
-for _path, _module in ((".io", io), (".learn_runner", learn_runner), (".python.learn.learn_runner", learn_runner),
-                       (".utils", utils), (".python.learn.utils", utils)):
-    sys.modules[_CONTRIB + _path] = _module
-for _path in (".preprocessing", ".python.learn.preprocessing", ".python.learn.preprocessing.text"):
-    sys.modules[_CONTRIB + _path] = preprocessing
 # tf.contrib.learn.python.learn.<module>, as attributes too
 python = types.SimpleNamespace(learn=types.SimpleNamespace(
     datasets=datasets, learn_runner=learn_runner, utils=utils, preprocessing=preprocessing, estimators=_est))

@@ -6,17 +6,18 @@ from tinyflow.ops import nn_ops
 from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.base import convert_to_tensor
 
-from tinyflow.api.seq2seq_decoder import (BasicDecoder, BasicDecoderOutput, CustomHelper, Decoder,  # noqa: F401
-                                          GreedyEmbeddingHelper, Helper, InferenceHelper, SampleEmbeddingHelper,
-                                          ScheduledEmbeddingTrainingHelper, ScheduledOutputTrainingHelper,
-                                          TrainingHelper, dynamic_decode)
-from tinyflow.api.seq2seq_attention import (AttentionMechanism, AttentionWrapper, AttentionWrapperState,  # noqa: F401
-                                            BahdanauAttention, LuongAttention)
-from tinyflow.api import seq2seq_attention as _attention
-from tinyflow.api.seq2seq_beam import (BeamSearchDecoder, BeamSearchDecoderOutput, BeamSearchDecoderState,  # noqa: F401
-                                       FinalBeamSearchDecoderOutput, gather_tree)
-from tinyflow.api import seq2seq_beam as _beam
-from tinyflow.api import seq2seq_decoder as _decoder
+from tinyflow.api.contrib.seq2seq.decoder import (BasicDecoder, BasicDecoderOutput, CustomHelper, Decoder,  # noqa: F401
+                                                  GreedyEmbeddingHelper, Helper, InferenceHelper, SampleEmbeddingHelper,
+                                                  ScheduledEmbeddingTrainingHelper, ScheduledOutputTrainingHelper,
+                                                  TrainingHelper, dynamic_decode)
+from tinyflow.api.contrib.seq2seq.attention_wrapper import (AttentionMechanism, AttentionWrapper, AttentionWrapperState,  # noqa: F401
+                                                            BahdanauAttention, LuongAttention)
+from tinyflow.api.contrib.seq2seq import attention_wrapper as _attention
+from tinyflow.api.contrib.seq2seq.beam_search_decoder import (BeamSearchDecoder, BeamSearchDecoderOutput,  # noqa: F401
+                                                              BeamSearchDecoderState, FinalBeamSearchDecoderOutput,
+                                                              gather_tree)
+from tinyflow.api.contrib.seq2seq import beam_search_decoder as _beam
+from tinyflow.api.contrib.seq2seq import decoder as _decoder
 
 __all__ = (["SequenceLoss", "hardmax", "sequence_loss", "tile_batch"] + _decoder.__all__ + _attention.__all__
            + _beam.__all__)

@@ -10,7 +10,7 @@ import numpy as np
 
 from tinyflow.api import layers
 from tinyflow.api.rnn_cell import RNNCell
-from tinyflow.api.seq2seq_decoder import map_structure
+from tinyflow.api.contrib.seq2seq.decoder import map_structure
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph, name_scope
 from tinyflow.graph.nest import flatten

@@ -7,8 +7,8 @@ import collections
 
 import numpy as np
 
-from tinyflow.api.seq2seq_attention import AttentionWrapperState
-from tinyflow.api.seq2seq_decoder import Decoder, map_structure
+from tinyflow.api.contrib.seq2seq.attention_wrapper import AttentionWrapperState
+from tinyflow.api.contrib.seq2seq.decoder import Decoder, map_structure
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import name_scope
 from tinyflow.graph.shapes import TensorShape, as_shape

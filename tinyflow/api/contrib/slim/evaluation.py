@@ -59,7 +59,7 @@ def evaluation_loop(master, checkpoint_dir, logdir, num_evals=1, initial_op=None
                     timeout_fn=None, hooks=None):
     """evaluate_once on each new checkpoint of checkpoint_dir (at most max_number_of_evaluations, or
     until `timeout` seconds pass without one); the last final_op value."""
-    from tinyflow.api.contrib_training import checkpoints_iterator
+    from tinyflow.api.contrib.training import checkpoints_iterator
     final, count = None, 0
     for path in checkpoints_iterator(checkpoint_dir, eval_interval_secs, timeout, timeout_fn):
         final = evaluate_once(master, path, logdir, num_evals, initial_op, initial_op_feed_dict, eval_op,

@@ -1,6 +1,6 @@
 """slim's initializers and regularizers (tf.contrib.layers' own: xavier, variance scaling, l1/l2)."""
-from tinyflow.api.contrib_layers_more import (l1_regularizer, l2_regularizer, variance_scaling_initializer,  # noqa: F401
-                                              xavier_initializer)
+from tinyflow.api.contrib.layers.layers import (l1_regularizer, l2_regularizer, variance_scaling_initializer,  # noqa: F401
+                                                xavier_initializer)
 from tinyflow.ops.core import math_ops
 from tinyflow.ops.core.base import convert_to_tensor
 

@@ -1,12 +1,12 @@
 """slim's layers (tf.contrib.layers as TF 1.15 has them), each decorated by add_arg_scope, with TF's
 variable names (Conv/weights, Conv/biases, fully_connected/weights, SeparableConv2d/depthwise_weights,
 ...), MODEL_VARIABLES, and outputs collected under their scope's name (utils.convert_collection_to_dict)."""
-from tinyflow.api import contrib_batch_norm as _bn
-from tinyflow.api import contrib_layers_more as _more
+from tinyflow.api.contrib.layers import normalization as _bn
+from tinyflow.api.contrib.layers import layers as _more
 from tinyflow.api import layers as _core
-from tinyflow.api.slim import initializers as _init
-from tinyflow.api.slim.arg_scope import add_arg_scope
-from tinyflow.api.slim.utils import collect_named_outputs
+from tinyflow.api.contrib.slim import initializers as _init
+from tinyflow.api.contrib.slim.arg_scope import add_arg_scope
+from tinyflow.api.contrib.slim.utils import collect_named_outputs
 from tinyflow.graph.core import GraphKeys, add_to_collections, name_scope
 from tinyflow.ops import conv_ops, init_ops, nn_ops
 from tinyflow.ops.core import array_ops, math_ops

@@ -5,7 +5,7 @@ import os
 import time
 
 from tinyflow.api import logging
-from tinyflow.api.slim import variables as _vars
+from tinyflow.api.contrib.slim import variables as _vars
 from tinyflow.graph.core import GraphKeys, add_to_collection, control_dependencies, get_collection
 from tinyflow.graph.core import get_default_graph, name_scope
 from tinyflow.ops import clip_ops, state_ops

@@ -2,7 +2,7 @@
 the collection queries slim code uses, and restoring from checkpoints (assign_from_checkpoint_fn)."""
 import re
 
-from tinyflow.api.slim.arg_scope import add_arg_scope
+from tinyflow.api.contrib.slim.arg_scope import add_arg_scope
 from tinyflow.api.train import step as _step
 from tinyflow.api.train import tf_checkpoint as _ckpt
 from tinyflow.graph.core import GraphKeys, add_to_collection, get_collection

@@ -1,8 +1,8 @@
 """The convolutional classifier head of alexnet_v2, overfeat and the VGGs: fc6 (a VALID conv over the
 last feature map), dropout6, fc7 (1x1), dropout7, fc8 (1x1, no activation), then the end_points dict
 and, with spatial_squeeze, the logits squeezed to [batch, num_classes] (end_points[<scope>/fc8])."""
-from tinyflow.api.slim import layers
-from tinyflow.api.slim.utils import convert_collection_to_dict
+from tinyflow.api.contrib.slim import layers
+from tinyflow.api.contrib.slim.utils import convert_collection_to_dict
 from tinyflow.ops.core import array_ops
 
 

@@ -2,7 +2,7 @@
 branches (each a list of layers run in scope Branch_<i>, their outputs concatenated on channels), and a
 base a list of (end_point, layer or block). run() builds them in TF's order, so the variables are
 created in TF's order and under TF's names."""
-from tinyflow.api.slim import layers
+from tinyflow.api.contrib.slim import layers
 from tinyflow.ops import init_ops
 from tinyflow.ops import variable_scope as vs
 from tinyflow.ops.core import array_ops

@@ -1,9 +1,9 @@
 """slim.nets.alexnet (TF 1.15): AlexNet v2 ("One weird trick", no LRN) with its fully connected layers
 as convolutions, TF's scopes (alexnet_v2/conv1/weights, ..., alexnet_v2/fc8) and end_points.
 Classification wants 224x224 inputs."""
-from tinyflow.api.slim import initializers, layers
-from tinyflow.api.slim.arg_scope import arg_scope
-from tinyflow.api.slim.nets._head import conv_head
+from tinyflow.api.contrib.slim import initializers, layers
+from tinyflow.api.contrib.slim.arg_scope import arg_scope
+from tinyflow.api.contrib.slim.nets._head import conv_head
 from tinyflow.ops import init_ops, nn_ops
 from tinyflow.ops import variable_scope as vs
 

@@ -1,9 +1,9 @@
 """slim.nets.inception_v1 (TF 1.15): GoogLeNet (Szegedy et al. 2014) with TF's scopes
 (InceptionV1/Mixed_3b/Branch_1/Conv2d_0b_3x3/weights, ..., InceptionV1/Logits/Conv2d_0c_1x1) and
 end_points (Conv2d_1a_7x7 ... Mixed_5c, Logits, Predictions). Classification wants 224x224 inputs."""
-from tinyflow.api.slim import initializers, layers
-from tinyflow.api.slim.arg_scope import arg_scope
-from tinyflow.api.slim.nets._inception import batch_norm_params, conv, max_pool, run, trunc_normal
+from tinyflow.api.contrib.slim import initializers, layers
+from tinyflow.api.contrib.slim.arg_scope import arg_scope
+from tinyflow.api.contrib.slim.nets._inception import batch_norm_params, conv, max_pool, run, trunc_normal
 from tinyflow.graph.core import GraphKeys
 from tinyflow.ops import nn_ops
 from tinyflow.ops import variable_scope as vs

@@ -1,10 +1,10 @@
 """slim.nets.inception_v2 (TF 1.15): Inception with batch normalization (Ioffe & Szegedy 2015), TF's
 scopes (InceptionV2/Conv2d_1a_7x7/depthwise_weights, ..., InceptionV2/Logits/Conv2d_1c_1x1) and
 end_points; depth_multiplier/min_depth scale every layer's depth."""
-from tinyflow.api.slim import initializers, layers
-from tinyflow.api.slim.arg_scope import arg_scope
-from tinyflow.api.slim.nets._inception import (avg_pool, batch_norm_params, conv, depth_function, max_pool,
-                                               reduced_kernel_size_for_small_input, run, sepconv, trunc_normal)
+from tinyflow.api.contrib.slim import initializers, layers
+from tinyflow.api.contrib.slim.arg_scope import arg_scope
+from tinyflow.api.contrib.slim.nets._inception import (avg_pool, batch_norm_params, conv, depth_function, max_pool,
+                                                       reduced_kernel_size_for_small_input, run, sepconv, trunc_normal)
 from tinyflow.graph.core import GraphKeys
 from tinyflow.ops import nn_ops
 from tinyflow.ops import variable_scope as vs

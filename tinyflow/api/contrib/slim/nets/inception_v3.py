@@ -1,10 +1,10 @@
 """slim.nets.inception_v3 (TF 1.15): Inception v3 (Szegedy et al. 2015) with TF's scopes
 (InceptionV3/Mixed_6b/Branch_1/Conv2d_0b_1x7/weights, ..., InceptionV3/AuxLogits, InceptionV3/Logits) and
 end_points; depth_multiplier/min_depth scale every layer's depth. Classification wants 299x299 inputs."""
-from tinyflow.api.slim import initializers, layers
-from tinyflow.api.slim.arg_scope import arg_scope
-from tinyflow.api.slim.nets._inception import (avg_pool, batch_norm_params, conv, depth_function, max_pool,
-                                               reduced_kernel_size_for_small_input, run, split, trunc_normal)
+from tinyflow.api.contrib.slim import initializers, layers
+from tinyflow.api.contrib.slim.arg_scope import arg_scope
+from tinyflow.api.contrib.slim.nets._inception import (avg_pool, batch_norm_params, conv, depth_function, max_pool,
+                                                       reduced_kernel_size_for_small_input, run, split, trunc_normal)
 from tinyflow.graph.core import GraphKeys
 from tinyflow.ops import nn_ops
 from tinyflow.ops import variable_scope as vs

@@ -1,8 +1,8 @@
 """slim.nets.overfeat (TF 1.15): OverFeat with its fully connected layers as convolutions, TF's scopes
 (overfeat/conv1/weights, ..., overfeat/fc8) and end_points. Classification wants 231x231 inputs."""
-from tinyflow.api.slim import initializers, layers
-from tinyflow.api.slim.arg_scope import arg_scope
-from tinyflow.api.slim.nets._head import conv_head
+from tinyflow.api.contrib.slim import initializers, layers
+from tinyflow.api.contrib.slim.arg_scope import arg_scope
+from tinyflow.api.contrib.slim.nets._head import conv_head
 from tinyflow.ops import init_ops, nn_ops
 from tinyflow.ops import variable_scope as vs
 

@@ -2,10 +2,10 @@
 (with atrous convolution for an output_stride) and resnet_arg_scope, shared by resnet_v1 and resnet_v2."""
 import collections
 
-from tinyflow.api.slim import initializers, layers
-from tinyflow.api.slim.arg_scope import add_arg_scope, arg_scope
-from tinyflow.api.slim.utils import collect_named_outputs
-from tinyflow.api.slim.utils import convert_collection_to_dict
+from tinyflow.api.contrib.slim import initializers, layers
+from tinyflow.api.contrib.slim.arg_scope import add_arg_scope, arg_scope
+from tinyflow.api.contrib.slim.utils import collect_named_outputs
+from tinyflow.api.contrib.slim.utils import convert_collection_to_dict
 from tinyflow.graph.core import GraphKeys
 from tinyflow.ops import nn_ops
 from tinyflow.ops import variable_scope as vs

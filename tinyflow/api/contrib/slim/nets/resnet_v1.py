@@ -1,10 +1,10 @@
 """slim.nets.resnet_v1 (TF 1.15): ResNet-50/101/152/200 v1 (post-activation bottlenecks), with TF's
 scopes (resnet_v1_50/block1/unit_1/bottleneck_v1/conv1/weights, ...) and end_points."""
-from tinyflow.api.slim import layers
-from tinyflow.api.slim.arg_scope import add_arg_scope
-from tinyflow.api.slim.utils import collect_named_outputs
-from tinyflow.api.slim.nets import resnet_utils
-from tinyflow.api.slim.utils import last_dimension
+from tinyflow.api.contrib.slim import layers
+from tinyflow.api.contrib.slim.arg_scope import add_arg_scope
+from tinyflow.api.contrib.slim.utils import collect_named_outputs
+from tinyflow.api.contrib.slim.nets import resnet_utils
+from tinyflow.api.contrib.slim.utils import last_dimension
 from tinyflow.ops import nn_ops
 from tinyflow.ops import variable_scope as vs
 from tinyflow.ops.core import math_ops

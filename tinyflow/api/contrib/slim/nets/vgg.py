@@ -1,9 +1,9 @@
 """slim.nets.vgg (TF 1.15): VGG-11 (vgg_a), VGG-16 (vgg_16, vgg_d) and VGG-19 (vgg_19, vgg_e) with their
 fully connected layers as convolutions, TF's scopes (vgg_16/conv1/conv1_1/weights, ..., vgg_16/fc8)
 and end_points. Classification wants 224x224 inputs."""
-from tinyflow.api.slim import initializers, layers
-from tinyflow.api.slim.arg_scope import arg_scope
-from tinyflow.api.slim.nets._head import conv_head
+from tinyflow.api.contrib.slim import initializers, layers
+from tinyflow.api.contrib.slim.arg_scope import arg_scope
+from tinyflow.api.contrib.slim.nets._head import conv_head
 from tinyflow.ops import init_ops, nn_ops
 from tinyflow.ops import variable_scope as vs
 
