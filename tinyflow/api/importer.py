@@ -73,7 +73,9 @@ class Namespace(types.ModuleType):
             raise AttributeError(name)
         child = self.__name__.partition(".")[2] + "." + name
         if child in tree.INTERNAL or child in tree.PUBLIC:   # a declared deeper path: `from ...framework import ops`
-            value = self.__dict__[name] = resolve(child)
+            aliased = sys.modules.get("tensorflow") is sys.modules.get("tinyflow")
+            value = importlib.import_module("tensorflow." + child) if aliased else resolve(child)
+            self.__dict__[name] = value
             return value
         for source in self._sources():
             try:
@@ -256,7 +258,8 @@ def resolve(path):
     own = getattr(found, "__spec__", None)
     if own is not None and own.submodule_search_locations and sys.modules.get(own.name) is found:
         name = own.name + "." + leaf   # a package of tinyflow's files: its submodule file
-        if sys.modules.get(name) is not None or importlib.machinery.PathFinder.find_spec(name, own.submodule_search_locations):
+        if sys.modules.get(name) is not None or \
+                importlib.machinery.PathFinder.find_spec(name, own.submodule_search_locations):
             return importlib.import_module(name)
     if found is not None:
         try:

@@ -251,12 +251,7 @@ def module(name):
     mod.__dict__.update({n: getattr(tpu_more, n) for n in _MORE})
     mod.experimental = _experimental()
     mod.__all__ = names + _MORE
-    sys.modules[name] = mod
-    for path in ("python", "python.tpu", "python.tpu.tpu_estimator", "python.tpu.tpu_config",
-                 "python.tpu.tpu_optimizer", "python.tpu.bfloat16", "python.ops", "python.ops.tpu_ops",
-                 "python.tpu.tpu", "python.tpu.async_checkpoint", "python.tpu.tpu_function",
-                 "python.tpu.training_loop"):
-        sys.modules[name + "." + path] = mod
+    sys.modules[name] = mod   # (its TF paths, python.tpu.tpu_estimator, ...: api/tree.py's contrib rule)
     mod.python = types.SimpleNamespace(tpu=types.SimpleNamespace(tpu_estimator=mod, tpu_config=mod,
                                                                  tpu_optimizer=mod, bfloat16=mod, tpu=mod,
                                                                  async_checkpoint=mod, tpu_function=mod,
