@@ -13,7 +13,6 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
-import re
 import sys
 import types
 
@@ -72,10 +71,10 @@ class Namespace(types.ModuleType):
         if name.startswith("__"):
             raise AttributeError(name)
         child = self.__name__.partition(".")[2] + "." + name
-        if child in tree.INTERNAL or child in tree.PUBLIC:   # a declared deeper path: `from ...framework import ops`
+        if child in tree.INTERNAL:   # a declared deeper path (`from tensorflow.python.framework import ops`)
             aliased = sys.modules.get("tensorflow") is sys.modules.get("tinyflow")
-            value = importlib.import_module("tensorflow." + child) if aliased else resolve(child)
-            self.__dict__[name] = value
+            value = self.__dict__[name] = importlib.import_module("tensorflow." + child) if aliased else \
+                resolve(child)
             return value
         for source in self._sources():
             try:
@@ -273,9 +272,9 @@ def resolve(path):
         return resolve(path[len("python."):])
     if path.startswith("compat.v2."):
         return resolve(path[len("compat.v2."):])
-    contrib = re.match(r"(contrib\.\w+)\.python(\.|$)", path)
-    if contrib and tree.PUBLIC.get(contrib.group(1)):
-        return public(contrib.group(1))
+    parts = path.split(".")
+    if len(parts) > 2 and parts[0] == "contrib" and parts[2] == "python" and tree.PUBLIC.get("contrib." + parts[1]):
+        return public("contrib." + parts[1])   # TF's implementation files of tf.contrib.<name>
     return None
 
 

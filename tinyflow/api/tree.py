@@ -16,7 +16,6 @@ say so). A path not declared here is still served when its parent is (api/import
 parent package's submodule, a parent's module-like attribute, `python.keras.*` as `keras.*`, and
 `contrib.<name>.python.*` (TF's implementation files) as tf.contrib.<name> itself.
 """
-import json
 import os
 
 # tensorflow.<path> -> what serves it ("" is `tensorflow` itself)
@@ -483,6 +482,7 @@ def tf_names():
     coverage): tf115_modules.json, recorded from TF 1.15 by tests/data/make_tf115_modules.py."""
     global _TF_NAMES
     if _TF_NAMES is None:
+        import json
         with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf115_modules.json")) as f:
             recorded = json.load(f)
         _TF_NAMES = {path[len("tensorflow."):] if path != "tensorflow" else "": names
