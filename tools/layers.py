@@ -38,6 +38,10 @@ API_ORDER = [
 ]
 API_RANK = {name: i for i, (_, names) in enumerate(API_ORDER) for name in names}
 
+# Modules whose strings name modules without importing them: api/tree.py declares which module serves each
+# TF path (the import hook, api/importer.py, imports one when a script asks for its path).
+DECLARATIONS = {"tinyflow.api.tree"}
+
 # The one cycle the design keeps: the core op families build on one another (math needs array's
 # reshape, array needs math's casts, ...). Every module of a cycle must be in this set.
 ALLOWED_CYCLE = "tinyflow.ops.core."
@@ -92,7 +96,8 @@ def imports(module, path, known):
             for a in node.names:
                 sub = mod + "." + a.name
                 found.add(sub if sub in known else mod)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("tinyflow."):
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("tinyflow.") \
+                and module not in DECLARATIONS:
             found.add(node.value)   # importlib.import_module("tinyflow.x"), lazy tables of module names
     return {m for m in found if m in known and m != module}
 

@@ -31,6 +31,7 @@ for _path, _spec in tree.PUBLIC.items():
 del _path, _spec
 _SERVED = {}     # path -> the object served there (public and internal paths: one object per path)
 _SERVED_AS = {}  # a module's own name -> the tree paths it was imported by
+_VIEWS = {}      # id of a namespace object that is not a module -> the Namespace serving it
 
 
 def _spelled(path):
@@ -99,6 +100,20 @@ class Namespace(types.ModuleType):
                                                                                 "tinyflow does not")
 
 
+def is_stub(value):
+    """Whether `value` is a path TF 1.15 has that tinyflow serves nothing at."""
+    return isinstance(value, Namespace) and not value._tree_sources
+
+
+def has(namespace, name):
+    """Whether the served `namespace` has `name` (a path tinyflow serves nothing at does not count)."""
+    try:
+        value = getattr(namespace, name)
+    except AttributeError:
+        return False
+    return not is_stub(value)
+
+
 def _load(spec):
     """(holder, attribute, value) of "module" or "module:attr.attr" (holder None for a module)."""
     module, _, attrs = spec.partition(":")
@@ -157,7 +172,7 @@ def finish(obj, paths):
         served, built = obj, obj.__dict__
         _install_hook(obj, paths)
     else:
-        served, built = Namespace("tensorflow." + paths[0], (obj,), paths), getattr(obj, "__dict__", {})
+        served, built = _view(obj, "tensorflow." + paths[0], paths), getattr(obj, "__dict__", {})
     for path in paths:
         for child in _CHILDREN.get(path, ()):
             leaf = child.rpartition(".")[2]
@@ -167,6 +182,13 @@ def finish(obj, paths):
                 if done is not value or served is not obj:
                     setattr(served, leaf, done)
     return served
+
+
+def _view(obj, name, paths):
+    """The one Namespace over a namespace object that is not a module."""
+    if id(obj) not in _VIEWS:
+        _VIEWS[id(obj)] = Namespace(name, (obj,), paths)   # (which holds obj: its id stays its own)
+    return _VIEWS[id(obj)]
 
 
 def _paths_of(path, value):
@@ -266,14 +288,16 @@ def resolve(path):
         except AttributeError:
             value = None
         if _module_like(value):
-            return value if isinstance(value, types.ModuleType) else \
-                _SERVED.setdefault(path, Namespace("tensorflow." + path, (value,)))
+            return value if isinstance(value, types.ModuleType) else _view(value, "tensorflow." + path, ())
+        if value is not None:
+            return None   # a name there (a function, a class), not a module
     if path.startswith("python.keras."):
         return resolve(path[len("python."):])
     if path.startswith("compat.v2."):
         return resolve(path[len("compat.v2."):])
     parts = path.split(".")
-    if len(parts) > 2 and parts[0] == "contrib" and parts[2] == "python" and tree.PUBLIC.get("contrib." + parts[1]):
+    if len(parts) > 2 and parts[0] == "contrib" and parts[2] == "python" and tree.PUBLIC.get("contrib." + parts[1]) \
+            and leaf not in tree.tf_names()["contrib." + parts[1]]:   # (a name of it is no module)
         return public("contrib." + parts[1])   # TF's implementation files of tf.contrib.<name>
     return None
 

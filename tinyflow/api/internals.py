@@ -379,15 +379,10 @@ def _unknown_shape(rank=None, **kwargs):
     return TensorShape(None if rank is None else [None] * rank)
 
 
-def _new_checkpoint_reader(filepattern):
-    from tinyflow.api.train import NewCheckpointReader
-    return NewCheckpointReader(filepattern)
-
-
 # gen_math_ops' raw names, which math_ops star-imports
 gen_math_ops = types.SimpleNamespace(mul=math_ops.multiply, sub=math_ops.subtract, neg=math_ops.negative)
 resource_variable_ops = types.SimpleNamespace(ResourceVariable=state_ops.Variable,
                                               resource_scatter_add=state_ops.scatter_add,
                                               is_resource_variable=lambda v: isinstance(v, state_ops.Variable))
 tensor_shape = types.SimpleNamespace(unknown_shape=_unknown_shape)
-pywrap_tensorflow = types.SimpleNamespace(EventsWriter=EventsWriter, NewCheckpointReader=_new_checkpoint_reader)
+pywrap_tensorflow = types.SimpleNamespace(EventsWriter=EventsWriter)   # (NewCheckpointReader: tf.train's)

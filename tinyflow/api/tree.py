@@ -334,7 +334,7 @@ INTERNAL = {
     "python.platform.gfile": ("tf.gfile",),
     "python.platform.test": ("tf.test",),
     "python.platform.tf_logging": ("tf.logging",),
-    "python.pywrap_tensorflow": ("tinyflow.api.internals:pywrap_tensorflow",),
+    "python.pywrap_tensorflow": ("tinyflow.api.internals:pywrap_tensorflow", "tf.train"),
     "python.saved_model": ("tf.saved_model",),
     "python.saved_model.builder": ("tf.saved_model.builder",),
     "python.saved_model.loader": ("tf.saved_model.loader",),
