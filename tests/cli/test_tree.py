@@ -102,6 +102,7 @@ CENSUS = [
 ]
 
 
+@pytest.mark.slow   # (one process importing every namespace: ~3 s of CPU)
 def test_every_path_imports_and_serves_its_names():
     done = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(CENSUS)], capture_output=True, text=True,
                           timeout=300, cwd=ROOT)

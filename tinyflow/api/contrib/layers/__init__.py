@@ -54,7 +54,7 @@ def fully_connected(inputs, num_outputs, activation_fn=nn_ops.relu, normalizer_f
 # tf.contrib.layers' own (tutorial) versions first, then what it shares with slim
 flatten, batch_norm = _layers.flatten, _bn.batch_norm
 conv2d, max_pool2d, avg_pool2d, dropout = _more.conv2d, _more.max_pool2d, _more.avg_pool2d, _more.dropout
-one_hot_encoding, optimize_loss, layer_norm = _more.one_hot_encoding, _extra.optimize_loss, _extra.layer_norm
+one_hot_encoding, optimize_loss, layer_norm = _more.one_hot_encoding, _extra.optimize_loss, _bn.layer_norm
 OPTIMIZER_CLS_NAMES, OPTIMIZER_SUMMARIES = _extra.OPTIMIZER_CLS_NAMES, _extra.OPTIMIZER_SUMMARIES
 xavier_initializer_conv2d = xavier_initializer
 convolution2d = conv2d

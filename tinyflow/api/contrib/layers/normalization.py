@@ -1,5 +1,5 @@
 """tf.contrib.layers.batch_norm with TF 1.15's signature, variable names (Scope/beta, gamma,
-moving_mean, moving_variance), and update rules.
+moving_mean, moving_variance), and update rules; layer_norm (BERT's normalization).
 
 TF takes one of two paths: the fused kernel (rank 2 or 4, the default) normalizes with the batch's
 biased variance but updates moving_variance with the Bessel-corrected one (n / (n - 1)), and raises
@@ -107,3 +107,32 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
         if outputs_collections:
             add_to_collections(outputs_collections, outputs)
         return outputs
+
+
+def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None, variables_collections=None,
+               outputs_collections=None, trainable=True, begin_norm_axis=1, begin_params_axis=-1, scope=None):
+    """(x - mean) / sqrt(variance + 1e-12) * gamma + beta, the moments over dimensions
+    begin_norm_axis.., gamma and beta over dimensions begin_params_axis.."""
+    with vs.variable_scope(scope, "LayerNorm", reuse=reuse):
+        inputs = convert_to_tensor(inputs)
+        rank = inputs.shape.ndims
+        if rank is None:
+            raise ValueError("Inputs %s has undefined rank." % inputs.name)
+        begin_norm_axis = begin_norm_axis + rank if begin_norm_axis < 0 else begin_norm_axis
+        if begin_params_axis >= rank or begin_norm_axis >= rank:
+            raise ValueError("begin_params_axis (%d) and begin_norm_axis (%d) must be < rank(inputs) (%d)"
+                             % (begin_params_axis, begin_norm_axis, rank))
+        params_shape = inputs.shape[begin_params_axis:]
+        if not params_shape.is_fully_defined():
+            raise ValueError("Inputs %s: shape(inputs)[%s:] is not fully defined: %s"
+                             % (inputs.name, begin_params_axis, inputs.shape))
+        beta = gamma = None
+        if center:
+            beta = vs.get_variable("beta", params_shape.as_list(), dtype=inputs.dtype,
+                                   initializer=init_ops.zeros_initializer(), trainable=trainable)
+        if scale:
+            gamma = vs.get_variable("gamma", params_shape.as_list(), dtype=inputs.dtype,
+                                    initializer=init_ops.ones_initializer(), trainable=trainable)
+        mean, variance = nn_ops.moments(inputs, list(range(begin_norm_axis, rank)), keep_dims=True)
+        out = nn_ops.batch_normalization(inputs, mean, variance, offset=beta, scale=gamma, variance_epsilon=1e-12)
+        return activation_fn(out) if activation_fn is not None else out

@@ -1,10 +1,10 @@
 """tf.contrib.layers' optimize_loss (a training op in one call: learning-rate variable, optimizer by name,
-gradient clipping and multipliers, TF's summaries) and layer_norm (BERT's normalization), as TF 1.15."""
+gradient clipping and multipliers, TF's summaries), as TF 1.15."""
 import numbers
 
 from tinyflow.api import summary, train
 from tinyflow.graph.core import GraphKeys, Tensor, control_dependencies, get_collection
-from tinyflow.ops import clip_ops, init_ops, nn_ops, random_ops
+from tinyflow.ops import clip_ops, init_ops, random_ops
 from tinyflow.ops.core import math_ops
 from tinyflow.ops import variable_scope as vs
 from tinyflow.ops.core.array_ops import identity
@@ -125,32 +125,3 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
         updates = opt.apply_gradients(grads, global_step=global_step if increment_global_step else None,
                                       name="train")
         return _with_dependencies([updates], loss)
-
-
-def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None, variables_collections=None,
-               outputs_collections=None, trainable=True, begin_norm_axis=1, begin_params_axis=-1, scope=None):
-    """(x - mean) / sqrt(variance + 1e-12) * gamma + beta, the moments over dimensions
-    begin_norm_axis.., gamma and beta over dimensions begin_params_axis.."""
-    with vs.variable_scope(scope, "LayerNorm", reuse=reuse):
-        inputs = convert_to_tensor(inputs)
-        rank = inputs.shape.ndims
-        if rank is None:
-            raise ValueError("Inputs %s has undefined rank." % inputs.name)
-        begin_norm_axis = begin_norm_axis + rank if begin_norm_axis < 0 else begin_norm_axis
-        if begin_params_axis >= rank or begin_norm_axis >= rank:
-            raise ValueError("begin_params_axis (%d) and begin_norm_axis (%d) must be < rank(inputs) (%d)"
-                             % (begin_params_axis, begin_norm_axis, rank))
-        params_shape = inputs.shape[begin_params_axis:]
-        if not params_shape.is_fully_defined():
-            raise ValueError("Inputs %s: shape(inputs)[%s:] is not fully defined: %s"
-                             % (inputs.name, begin_params_axis, inputs.shape))
-        beta = gamma = None
-        if center:
-            beta = vs.get_variable("beta", params_shape.as_list(), dtype=inputs.dtype,
-                                   initializer=init_ops.zeros_initializer(), trainable=trainable)
-        if scale:
-            gamma = vs.get_variable("gamma", params_shape.as_list(), dtype=inputs.dtype,
-                                    initializer=init_ops.ones_initializer(), trainable=trainable)
-        mean, variance = nn_ops.moments(inputs, list(range(begin_norm_axis, rank)), keep_dims=True)
-        out = nn_ops.batch_normalization(inputs, mean, variance, offset=beta, scale=gamma, variance_epsilon=1e-12)
-        return activation_fn(out) if activation_fn is not None else out

@@ -1,6 +1,6 @@
 """tf.contrib.seq2seq: sequence_loss (the loss of the RNN language-model tutorials), tile_batch and
-hardmax; the helpers, BasicDecoder and dynamic_decode (seq2seq_decoder.py) and the attention
-mechanisms and AttentionWrapper (seq2seq_attention.py)."""
+hardmax; the helpers, BasicDecoder and dynamic_decode (decoder.py) and the attention
+mechanisms and AttentionWrapper (attention_wrapper.py), beam search (beam_search_decoder.py)."""
 from tinyflow.graph.core import name_scope
 from tinyflow.ops import nn_ops
 from tinyflow.ops.core import array_ops, math_ops
