@@ -224,8 +224,14 @@ def public(path):
     """The object served at the public `path` (tree.PUBLIC)."""
     if path not in _SERVED:
         spec = tree.PUBLIC[path]
-        if spec is None:
-            _SERVED[path] = Namespace("tensorflow." + path, (), (path,))
+        if spec is None:   # (unless a namespace has it by now, not declared yet: served, and test_tree says so)
+            parent, _, leaf = path.rpartition(".")
+            try:
+                value = getattr(public(parent), leaf) if path else None
+            except AttributeError:
+                value = None
+            _SERVED[path] = finish(value, [path]) if _module_like(value) else \
+                Namespace("tensorflow." + path, (), (path,))
         else:
             holder, attr, value = _load(spec)
             done = finish(value, _SERVES.get(spec, [path]))
