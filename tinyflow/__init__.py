@@ -6,6 +6,7 @@ The layers, in dependency order: graph/ (IR), formats/ (TF's byte formats), pass
 (JAX), runtime/ (Session), api/ (the TF1 frontend), cli/ (the runners).
 """
 import gc as _gc
+import sys as _sys
 
 # Importing builds many long-lived objects (JAX's and the op registry): the cyclic collector would
 # scan them again and again meanwhile and at every later full collection. Paused for the import;
@@ -13,11 +14,13 @@ import gc as _gc
 _gc_enabled = _gc.isenabled()
 _gc.disable()
 try:
-    from tinyflow.cli import old_paths as _old_paths
-    _old_paths.install()   # `import tinyflow.train`, `tinyflow.client.session`, ...: the modules' old paths
     from tinyflow.api import *  # noqa: F403
     from tinyflow.api import LAZY_MODULES as _LAZY_MODULES, LAZY_NAMES as _LAZY_NAMES, lazy as _lazy
     from tinyflow.api import VERSION, TINYFLOW_VERSION, __version__, __git_version__, __compiler_version__  # noqa: F401
+    from tinyflow.api import importer as _importer
+    # `import tinyflow.keras.layers`, `tensorflow.<path>` under the runner, the modules' old paths: api/tree.py
+    _importer.install()
+    _importer.finish_root(_sys.modules[__name__])
 finally:   # (also when the import fails: the collector is the process's)
     if _gc_enabled:
         _gc.enable()

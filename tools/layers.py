@@ -22,25 +22,25 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 # The namespace itself (api/__init__.py) may name every api module (it loads them lazily).
 API_ORDER = [
     ("basics", ["aliases", "tinyflow_api", "flags", "app", "logging", "gfile", "template", "dtypes",
-                "sparse", "image_adjust", "image_quality", "core_extra", "sparse_ops", "signal", "test",
+                "sparse", "image_adjust", "image_quality", "composite_ops", "sparse_ops", "signal", "test",
                 "cluster_resolver", "nest", "device_lib", "strings", "debugging", "linear_operator", "linalg", "math",
                 "image", "distribute", "examples", "gradient_registry",
                 "tensor_util", "internals", "lookup", "function", "config", "lite", "profiler", "distributions",
                 "ragged"]),
-    ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "contrib_rnn", "contrib_crf", "seq2seq_decoder",
-            "seq2seq_attention", "seq2seq_beam", "seq2seq", "legacy_seq2seq"]),
+    ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "contrib.rnn", "contrib.crf", "contrib.seq2seq",
+            "contrib.legacy_seq2seq"]),
     ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model"]),
     ("input", ["data", "functional"]),
     ("eager", ["eager"]),
-    ("models", ["metrics", "metrics_curves", "metrics_extra", "contrib_metrics", "fingerprint", "feature_column",
-                "estimator", "tf_names", "contrib_learn_estimator", "contrib",
-                "contrib_batch_norm", "contrib_layers_more", "contrib_learn", "tpu_more", "tpu", "contrib_training",
-                "contrib_layers_extra", "contrib_summary", "slim", "contrib_feature_column", "contrib_layers",
-                "contrib_misc", "contrib_opt", "contrib_losses", "contrib_image", "contrib_framework", "keras",
-                "summary_v2", "contrib_tensorboard", "contrib_deprecated", "compat", "contrib_data",
-                "contrib_learn_text", "factorization", "tensor_forest"]),
+    ("models", ["metrics", "metrics_curves", "metrics_per_class", "fingerprint", "feature_column",
+                "estimator", "tf_names", "tpu_computation", "tpu", "keras", "summary_v2", "compat",
+                "contrib", "tree", "importer"]),   # (every tf.contrib module not named above: api/contrib/)
 ]
 API_RANK = {name: i for i, (_, names) in enumerate(API_ORDER) for name in names}
+
+# Modules whose strings name modules without importing them: api/tree.py declares which module serves each
+# TF path (the import hook, api/importer.py, imports one when a script asks for its path).
+DECLARATIONS = {"tinyflow.api.tree"}
 
 # The one cycle the design keeps: the core op families build on one another (math needs array's
 # reshape, array needs math's casts, ...). Every module of a cycle must be in this set.
@@ -57,8 +57,12 @@ def layer_of(module):
 
 
 def api_rank(module):
-    """The rank inside api/ of an api module (None for the namespace, api/__init__.py)."""
+    """The rank inside api/ of an api module (None for the namespace, api/__init__.py): that of its
+    longest named prefix under api/ (`contrib.rnn`, else `contrib`)."""
     parts = module.split(".")
+    for cut in range(len(parts), 2, -1):
+        if ".".join(parts[2:cut]) in API_RANK:
+            return API_RANK[".".join(parts[2:cut])]
     return API_RANK[parts[2]] if len(parts) > 2 else None
 
 
@@ -92,7 +96,8 @@ def imports(module, path, known):
             for a in node.names:
                 sub = mod + "." + a.name
                 found.add(sub if sub in known else mod)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("tinyflow."):
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("tinyflow.") \
+                and module not in DECLARATIONS:
             found.add(node.value)   # importlib.import_module("tinyflow.x"), lazy tables of module names
     return {m for m in found if m in known and m != module}
 

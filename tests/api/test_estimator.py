@@ -201,13 +201,15 @@ def test_seeded_dnn_is_reproducible(tmp_path):
 
 def test_runner_aliases():
     """`python -m tinyflow script.py`: `import tensorflow.estimator` / `.feature_column` are tinyflow's."""
+    import importlib
     import sys
     from tinyflow.cli.runner import alias_tensorflow
     saved = {k: v for k, v in sys.modules.items() if k.split(".")[0] == "tensorflow"}
     try:
         alias_tensorflow()
+        assert importlib.import_module("tensorflow.estimator") is tf.estimator
+        assert importlib.import_module("tensorflow.compat.v1.feature_column") is tf.feature_column
         assert sys.modules["tensorflow.estimator"] is tf.estimator
-        assert sys.modules["tensorflow.compat.v1.feature_column"] is tf.feature_column
     finally:  # leave sys.modules as it was for the other tests
         for k in [k for k in sys.modules if k.split(".")[0] == "tensorflow"]:
             del sys.modules[k]

@@ -115,9 +115,8 @@ def test_lookup_of_sparse_keys_and_in_a_dataset_map(files):
 
 
 def test_python_ops_lookup_ops_module_path():
-    from tinyflow.cli import python_shim
-    mods = python_shim.build(tf)
-    shim = mods["tensorflow.python.ops.lookup_ops"]
+    from tinyflow.api import importer
+    shim = importer.internal("python.ops.lookup_ops")
     assert shim.index_to_string_table_from_file is lookup_ops.index_to_string_table_from_file
     assert shim.tables_initializer is tf.tables_initializer and shim.HashTable is tf.contrib.lookup.HashTable
     assert tf.lookup.StaticHashTable is tf.contrib.lookup.HashTable

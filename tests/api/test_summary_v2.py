@@ -72,7 +72,7 @@ PROJECTOR_PBTXT = ('model_checkpoint_path: "m.ckpt"\nembeddings {\n  tensor_name
 
 
 def test_projector_config_written_as_tf_writes_it(tmp_path):
-    from tinyflow.api.contrib_tensorboard import projector
+    from tinyflow.api.contrib.tensorboard import projector
     assert tf.contrib.tensorboard.plugins.projector is projector
     config = projector.ProjectorConfig()
     e = config.embeddings.add()

@@ -23,7 +23,7 @@ def _data():
 
 
 def _forest(**kw):
-    from tinyflow.api.tensor_forest import ForestHParams, RandomForestGraphs
+    from tinyflow.api.contrib.tensor_forest import ForestHParams, RandomForestGraphs
     hp = ForestHParams(num_classes=3, num_features=4, num_trees=10, max_nodes=1000, split_after_samples=50,
                        **kw).fill()
     return hp, RandomForestGraphs(hp)

@@ -64,7 +64,7 @@ def test_tpu_embedding_column_is_an_embedding_column_off_tpu():
 
 
 def test_records_and_context():
-    from tinyflow.api import tpu_more
+    from tinyflow.api import tpu_computation as tpu_more
     tpu = tf.contrib.tpu
     cfg = tpu.python.tpu.tpu_estimator.BatchConfig(1, 2, 3, [2])
     assert cfg.max_enqueued_batches == 10

@@ -14,9 +14,9 @@ from tensorflow.contrib.slim.python.slim.data import parallel_reader
 from tensorflow.contrib.slim import tfexample_decoder
 assert parallel_reader.get_data_files is slim.parallel_reader.get_data_files
 assert tfexample_decoder.TFExampleDecoder is slim.tfexample_decoder.TFExampleDecoder
-import tinyflow.api.slim
+import tinyflow.api.contrib.slim
 
-assert slim is tinyflow.api.slim and learning is slim.learning
+assert slim is tinyflow.api.contrib.slim and learning is slim.learning
 assert arg_scope is slim.arg_scope and add_arg_scope is slim.add_arg_scope
 assert arg_scoped_arguments(slim.max_pool2d) == ("stride", "padding", "data_format", "outputs_collections", "scope")
 assert fvars.get_variables_to_restore is slim.get_variables_to_restore

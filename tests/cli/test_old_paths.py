@@ -1,6 +1,6 @@
-"""Old module paths keep working (cli/old_paths.py): each names the same module object as its new
-path, also for modules merged into another, and a graph file naming a class by its old module path
-still loads."""
+"""Old module paths keep working (api/tree.py's OLD_PATHS, served by api/importer.py): each names the same
+module object as its new path, also for modules merged into another, and a graph file naming a class by
+its old module path still loads."""
 import json
 
 import tinyflow as tf

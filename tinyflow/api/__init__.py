@@ -22,6 +22,7 @@ def _with_host_platform(platforms):
 
 _jax.config.update("jax_platforms", _with_host_platform(_jax.config.jax_platforms))
 
+from tinyflow.api import importer as _importer  # noqa: E402 (the tree's import hook: api/tree.py)
 from tinyflow.graph import core as _core, errors  # noqa: E402
 from tinyflow.graph.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16, float32,  # noqa: E402
                                    float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64)
@@ -59,7 +60,7 @@ from tinyflow.runtime.session import InteractiveSession, Session, get_default_se
 from tinyflow.api.tinyflow_api import *  # noqa: E402,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
 from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ... TF1's other names)
 from tinyflow.ops.misc_ops import *  # noqa: E402,F403 (bitcast, ensure_shape, histogram_fixed_width, ...)
-from tinyflow.api.core_extra import *  # noqa: E402,F403 (batch_gather, partitioners, py_function, ...)
+from tinyflow.api.composite_ops import *  # noqa: E402,F403 (batch_gather, partitioners, py_function, ...)
 from tinyflow.api.sparse_ops import *  # noqa: E402,F403 (sparse_placeholder, sparse_concat, ...)
 
 del map_fn  # noqa: F821 (tf.map_fn is api/functional.py's, which runs string maps on the host; loaded on first use)
@@ -158,13 +159,16 @@ del _name
 
 
 def lazy(name):
-    """The value of `tf.<name>` that `import tinyflow` did not load; AttributeError when there is none."""
+    """The value of `tf.<name>` that `import tinyflow` did not load; AttributeError when there is none
+    (saying so when TF 1.15 has the name: api/importer.py)."""
     if name in LAZY_MODULES:
-        return importlib.import_module(LAZY_MODULES[name])
-    if name in LAZY_NAMES:
+        value = importlib.import_module(LAZY_MODULES[name])
+    elif name in LAZY_NAMES:
         module, attr = LAZY_NAMES[name]
-        return getattr(importlib.import_module(module), attr)
-    raise AttributeError("module 'tinyflow' has no attribute %r" % name)
+        value = getattr(importlib.import_module(module), attr)
+    else:
+        raise _importer.missing(_importer.ROOT_PATHS, name)
+    return _importer.child(_importer.ROOT_PATHS, name, value)   # a declared namespace: with its missing names
 
 
 __getattr__ = lazy   # tinyflow.api.<name> too: the frontend's own modules read the namespace here

@@ -1,5 +1,5 @@
-"""What scripts take from TF's internal modules beyond the tf. names (the runner's tensorflow.python.*
-shims, cli/python_shim.py, hand these out): framework.ops.uid, control_flow_ops.with_dependencies,
+"""What scripts take from TF's internal modules beyond the tf. names (api/tree.py's INTERNAL serves
+them at their `tensorflow.python.*` paths): framework.ops.uid, control_flow_ops.with_dependencies,
 control_flow_util's switches, framework.function.Defun, summary_op_util, inplace_ops, util.tf_inspect,
 tf2.enabled and pywrap_tensorflow.EventsWriter, each as TF 1.15 behaves."""
 import collections
@@ -18,6 +18,7 @@ from tinyflow.api import gradient_registry, nest
 from tinyflow.graph import dtypes as _dtypes
 from tinyflow.graph.core import control_dependencies, get_default_graph, name_scope
 from tinyflow.ops.core import array_ops, indexing_ops, math_ops, sequence_ops
+from tinyflow.ops import state_ops
 from tinyflow.ops.core.base import convert_to_tensor
 
 _UIDS = itertools.count(1)
@@ -370,3 +371,18 @@ class Timeline:
 
 timeline = types.ModuleType("tensorflow.python.client.timeline", "client.timeline: Timeline (a Chrome trace)")
 timeline.Timeline = Timeline
+
+
+# ---- names of single internal modules beyond the tf. namespace (api/tree.py's INTERNAL serves them) ------
+def _unknown_shape(rank=None, **kwargs):
+    from tinyflow.graph.shapes import TensorShape
+    return TensorShape(None if rank is None else [None] * rank)
+
+
+# gen_math_ops' raw names, which math_ops star-imports
+gen_math_ops = types.SimpleNamespace(mul=math_ops.multiply, sub=math_ops.subtract, neg=math_ops.negative)
+resource_variable_ops = types.SimpleNamespace(ResourceVariable=state_ops.Variable,
+                                              resource_scatter_add=state_ops.scatter_add,
+                                              is_resource_variable=lambda v: isinstance(v, state_ops.Variable))
+tensor_shape = types.SimpleNamespace(unknown_shape=_unknown_shape)
+pywrap_tensorflow = types.SimpleNamespace(EventsWriter=EventsWriter)   # (NewCheckpointReader: tf.train's)

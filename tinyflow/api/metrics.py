@@ -134,6 +134,6 @@ def recall(labels, predictions, weights=None, metrics_collections=None, updates_
 from tinyflow.api.metrics_curves import auc  # noqa: E402 (tf.metrics.auc: ROC / PR areas over fixed thresholds)
 
 __all__ += ["auc"]
-from tinyflow.api.metrics_extra import mean_iou, precision_at_k, recall_at_k, sparse_precision_at_k  # noqa: E402
+from tinyflow.api.metrics_per_class import mean_iou, precision_at_k, recall_at_k, sparse_precision_at_k  # noqa: E402
 
 __all__ += ["mean_iou", "precision_at_k", "recall_at_k", "sparse_precision_at_k"]

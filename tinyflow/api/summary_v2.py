@@ -2,14 +2,14 @@
 create_file_writer + `writer.as_default()`, then scalar / image / histogram(name, data, step=) build ops
 that write TensorBoard's plugin values (a tensor with the "scalars", "images" or "histograms" plugin's
 metadata) when run; tf.compat.v1.summary.all_v2_summary_ops() collects them. The writers and the writing
-are tf.contrib.summary's (api/contrib_summary.py); only the values and the defaults differ: v2 records
+are tf.contrib.summary's (api/contrib/summary.py); only the values and the defaults differ: v2 records
 unless a record_if says otherwise, and its step is `step=` or experimental.set_step's.
 """
 import types
 
 import numpy as np
 
-from tinyflow.api import contrib_summary as _contrib
+from tinyflow.api.contrib import summary as _contrib
 from tinyflow.formats import convert, png
 
 create_file_writer = _contrib.create_file_writer

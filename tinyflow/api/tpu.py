@@ -16,8 +16,8 @@ from tinyflow.api.cluster_resolver import TPUClusterResolver  # noqa: F401 (tf.c
 from tinyflow.api.estimator.estimator import Estimator, _fn_args
 from tinyflow.api.estimator.model_fn import EstimatorSpec, ModeKeys, RunConfig as _EstimatorRunConfig
 from tinyflow.api.train import SessionRunArgs, SessionRunHook
-from tinyflow.api import tpu_more
-from tinyflow.api.tpu_more import outside_compilation  # noqa: F401 (tf.tpu.outside_compilation)
+from tinyflow.api import tpu_computation
+from tinyflow.api.tpu_computation import outside_compilation  # noqa: F401 (tf.tpu.outside_compilation)
 from tinyflow.graph import errors
 from tinyflow.ops import variable_scope as vs
 
@@ -217,7 +217,7 @@ def _experimental():
     from tinyflow.api.distribute import strategy
     return types.SimpleNamespace(initialize_tpu_system=strategy.initialize_tpu_system,
                                  shutdown_tpu_system=strategy.initialize_tpu_system,
-                                 **{n: getattr(tpu_more, n) for n in _EXPERIMENTAL})
+                                 **{n: getattr(tpu_computation, n) for n in _EXPERIMENTAL})
 
 
 _EXPERIMENTAL = ["embedding_column", "shared_embedding_columns", "AdagradParameters", "AdamParameters",
@@ -248,15 +248,10 @@ def module(name):
              "rewrite", "shard", "batch_parallel", "cross_replica_sum", "TPUDistributionStrategy",
              "keras_to_tpu_model"]
     mod.__dict__.update({n: globals()[n] for n in names})
-    mod.__dict__.update({n: getattr(tpu_more, n) for n in _MORE})
+    mod.__dict__.update({n: getattr(tpu_computation, n) for n in _MORE})
     mod.experimental = _experimental()
     mod.__all__ = names + _MORE
-    sys.modules[name] = mod
-    for path in ("python", "python.tpu", "python.tpu.tpu_estimator", "python.tpu.tpu_config",
-                 "python.tpu.tpu_optimizer", "python.tpu.bfloat16", "python.ops", "python.ops.tpu_ops",
-                 "python.tpu.tpu", "python.tpu.async_checkpoint", "python.tpu.tpu_function",
-                 "python.tpu.training_loop"):
-        sys.modules[name + "." + path] = mod
+    sys.modules[name] = mod   # (its TF paths, python.tpu.tpu_estimator, ...: api/tree.py's contrib rule)
     mod.python = types.SimpleNamespace(tpu=types.SimpleNamespace(tpu_estimator=mod, tpu_config=mod,
                                                                  tpu_optimizer=mod, bfloat16=mod, tpu=mod,
                                                                  async_checkpoint=mod, tpu_function=mod,

@@ -1,107 +1,108 @@
-"""`python -m tinyflow.coverage`: how much of TF 1.15's public API tinyflow has, per module.
+"""`python -m tinyflow.coverage`: how much of TF 1.15's public API tinyflow has, per module path.
 
-tf115_api.json (next to this file) lists the public names of each TF 1.15 module, recorded with real
-TensorFlow by tests/data/make_tf115_api.py. A name counts as covered when the same attribute path
-exists in tinyflow (`tf.nn.relu` -> `tinyflow.nn.relu`). Modules in OUT_OF_SCOPE are listed apart:
-tinyflow does not mean to implement them.
+It reads the one declaration of the tree (api/tree.py: which tinyflow module serves each TF 1.15 module
+path) and TF 1.15's public names at each path (api/tf115_modules.json, recorded with real TensorFlow by
+tests/data/make_tf115_modules.py). A name counts as covered when the namespace served at its path has
+it (`tf.nn.relu`: tinyflow's tf.nn has relu); a path TF has and tinyflow does not serves nothing.
+The count is over the non-contrib paths, raw_ops aside, compat.v1 not counted twice (it is tf itself).
+`--write docs/api_coverage.md` regenerates the committed table (a test fails when it is stale).
 """
 import argparse
-import json
 import os
 
-IN_SCOPE = ["tf", "nn", "nn.rnn_cell", "layers", "train", "losses", "summary", "data", "io", "image", "math",
-            "strings", "linalg", "random", "initializers", "errors", "metrics", "estimator", "feature_column",
-            "contrib.layers", "contrib.rnn", "contrib.seq2seq", "compat.v1", "sparse", "debugging", "app", "flags",
-            "gfile", "logging", "dtypes", "sets", "signal", "bitwise", "queue", "saved_model", "keras",
-            "contrib.framework", "contrib.metrics", "contrib.losses", "contrib.training", "contrib.opt",
-            "contrib.legacy_seq2seq", "contrib.crf", "contrib.image", "contrib.summary", "contrib.data",
-            "graph_util", "python_io", "resource_loader", "config", "test", "lookup", "manip", "ragged",
-            "contrib.slim", "contrib.tpu", "tpu", "nest", "contrib.keras", "distributions", "contrib.learn",
-            "profiler", "distribute"]
-
+# what tinyflow does not mean to implement, and why
 OUT_OF_SCOPE = {
     "contrib.factorization": "GMM and WALS matrix factorization (KMeans and KMeansClustering are provided)",
     "contrib.tensor_forest": "TF's forest resource ops and protos (ForestHParams, RandomForestGraphs and "
                              "TensorForestEstimator, with host-grown trees, are provided)",
-    "contrib.boosted_trees": "gradient-boosted trees (not even importable in TF 1.15's pip build)",
     "contrib.distributions": "the deprecated distributions library (use TensorFlow Probability)",
     "lite": "TensorFlow Lite's converter and interpreter (the enums exist; converting raises UnimplementedError)",
     "autograph": "Python-to-graph conversion (to_graph / to_code exist and run or show the function unconverted)",
-    "quantization": "fake-quant training ops",
-    "spectral": "the deprecated alias of tf.signal",
+    "raw_ops": "TF's raw op wrappers, one per kernel (tinyflow's ops are the tf.* functions)",
     "user_ops": "custom op loading",
 }
 
 
-def load_api(path=None):
-    """{module: [names]} of TF 1.15."""
-    path = path or os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf115_api.json")
-    with open(path) as f:
-        return json.load(f)["modules"]
+def load_api():
+    """{module: [names]} of TF 1.15, for every public module path ("tf" is tensorflow itself)."""
+    from tinyflow.api import tree
+    return {path or "tf": names for path, names in tree.tf_names().items()}
 
 
-def _resolve(root, module):
-    obj = root
-    for part in ([] if module == "tf" else module.split(".")):
+def counted(module):
+    """Whether a module path counts in the total: not tf.contrib, not raw_ops, not compat.v1 (tf again)."""
+    return not (module == "contrib" or module.startswith("contrib.") or module in ("raw_ops", "compat.v1"))
+
+
+def covered(api=None):
+    """{module: sorted list of the TF 1.15 names tinyflow has there}."""
+    from tinyflow.api import importer
+    api = api or load_api()
+    out = {}
+    for module, names in api.items():
+        served = importer.public("" if module == "tf" else module)
+        out[module] = sorted(n for n in names if importer.has(served, n))
+    return out
+
+
+def table(api=None, have=None):
+    """The markdown coverage tables: the counted paths and their total, then tf.contrib's, then what is
+    out of scope."""
+    api = api or load_api()
+    have = have or covered(api)
+
+    def row(module):
+        n, k = len(api[module]), len(have.get(module, []))
+        name = "tf" if module == "tf" else "tf." + module
+        return "| `%s` | %d | %d | %d%% |" % (name, n, k, round(100.0 * k / n) if n else 100), n, k
+
+    head = ["| module | TF 1.15 names | in tinyflow | coverage |", "|---|---:|---:|---:|"]
+    rows, total, hit = list(head), 0, 0
+    for module in sorted((m for m in api if counted(m)), key=lambda m: (m != "tf", m)):
+        line, n, k = row(module)
+        rows.append(line)
+        total, hit = total + n, hit + k
+    rows.append("| **all of the above** | %d | %d | %.1f%% |" % (total, hit, 100.0 * hit / total))
+    rows += ["", "tf.compat.v1 is tf itself (%d of %d names). tf.contrib (not counted above):" % (
+        len(have.get("compat.v1", [])), len(api.get("compat.v1", []))), ""] + head
+    rows += [row(m)[0] for m in sorted(api) if m == "contrib" or m.startswith("contrib.")]
+    rows += ["", "Deliberately out of scope:"]
+    rows += ["- `tf.%s`: %s" % (module, why) for module, why in sorted(OUT_OF_SCOPE.items())]
+    return "\n".join(rows)
+
+
+def markdown(api=None, have=None):
+    """docs/api_coverage.md: the tables, with how to regenerate them."""
+    return ("# TF 1.15 API coverage\n\nGenerated by `python -m tinyflow.coverage --write docs/api_coverage.md` from\n"
+            "the declared tree (`tinyflow/api/tree.py`) and TF 1.15's recorded names "
+            "(`tinyflow/api/tf115_modules.json`);\n`tests/cli/test_tree.py` fails when this file is stale.\n\n"
+            + table(api, have) + "\n")
+
+
+def _attributes(obj, path):
+    for part in path.split(".") if path else []:
         obj = getattr(obj, part, None)
         if obj is None:
             return None
     return obj
 
 
-def covered(api=None):
-    """{module: sorted list of TF 1.15 names tinyflow has there}."""
-    import tinyflow
-    api = api or load_api()
-    out = {}
-    for module, names in api.items():
-        obj = _resolve(tinyflow, module)
-        out[module] = sorted(n for n in names if obj is not None and hasattr(obj, n))
-    return out
-
-
-def table(api=None, have=None):
-    """The markdown coverage table (in-scope modules) and the out-of-scope list."""
-    api = api or load_api()
-    have = have or covered(api)
-    rows = ["| module | TF 1.15 names | in tinyflow | coverage |", "|---|---:|---:|---:|"]
-    total = hit = 0
-    for module in IN_SCOPE:
-        if module not in api:
-            continue
-        n, k = len(api[module]), len(have.get(module, []))
-        if module != "compat.v1":  # compat.v1 repeats tf.: not counted twice
-            total, hit = total + n, hit + k
-        name = "tf" if module == "tf" else "tf." + module
-        rows.append("| `%s` | %d | %d | %d%% |" % (name, n, k, round(100.0 * k / n) if n else 100))
-    rows.append("| **all of the above** (without compat.v1) | %d | %d | %d%% |"
-                % (total, hit, round(100.0 * hit / total)))
-    rows.append("")
-    rows.append("Deliberately out of scope:")
-    for module, why in sorted(OUT_OF_SCOPE.items()):
-        rows.append("- `tf.%s`: %s" % (module, why))
-    return "\n".join(rows)
-
-
 def _resolves(name):
     """Whether a TF name of the census ("tf.contrib.slim.arg_scope", "tensorflow.python.lib.io.file_io")
-    exists in tinyflow: an attribute path from the package, or a module (and attributes) under the
-    runner's `tensorflow` aliases."""
+    exists in tinyflow as a script reaches it under the runner: the longest importable module path (the
+    tree's import hook), then attributes."""
     import importlib
-    import tinyflow
-    parts = name.split(".")
-    if parts[0] == "tf" and ".python." in name:   # TF's internal module paths exist as imports (the runner's)
-        parts = ["tensorflow"] + parts[1:]
-    elif parts[0] == "tf":
-        return _resolve(tinyflow, ".".join(parts[1:]) or "tf") is not None
+    from tinyflow.api import importer
     from tinyflow.cli.runner import alias_tensorflow
     alias_tensorflow()
-    for cut in range(len(parts), 0, -1):   # the longest importable module, then attributes
+    parts = ["tensorflow"] + name.split(".")[1:] if name.startswith("tf.") else name.split(".")
+    for cut in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:cut]))
         except Exception:
             continue
-        return _resolve(obj, ".".join(parts[cut:]) or "tf") is not None
+        value = _attributes(obj, ".".join(parts[cut:]))
+        return value is not None and not importer.is_stub(value)
     return False
 
 
@@ -133,6 +134,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m tinyflow.coverage", description=__doc__.splitlines()[0])
     parser.add_argument("-V", "--version", action="version", version=version())
     parser.add_argument("--missing", metavar="MODULE", help="list the TF 1.15 names MODULE lacks (e.g. nn)")
+    parser.add_argument("--write", metavar="FILE", help="write the coverage page (docs/api_coverage.md)")
     parser.add_argument("--census", metavar="TSV", help="how much of a census of missing names (repos, files, "
                         "first, family, name per line) resolves now, weighted by repositories")
     parser.add_argument("--baseline", type=float, help="with --census: the usage-weighted coverage (%%) the census "
@@ -145,6 +147,11 @@ def main(argv=None):
     if args.missing:
         have = set(covered(api)[args.missing])
         print("\n".join(n for n in api[args.missing] if n not in have))
+        return 0
+    if args.write:
+        with open(args.write, "w") as f:
+            f.write(markdown(api))
+        print("wrote %s" % os.path.abspath(args.write))
         return 0
     print(table(api))
     return 0

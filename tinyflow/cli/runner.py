@@ -1,7 +1,8 @@
 """`python -m tinyflow SCRIPT.py [args]`: run an unmodified TF1 script on tinyflow.
 
-`import tensorflow as tf`, `import tensorflow.compat.v1 as tf` and `from tensorflow import ...`
-resolve to tinyflow; the script runs as `__main__` with its own argv.
+`import tensorflow as tf`, `import tensorflow.compat.v1 as tf`, `from tensorflow.keras.layers import
+Dense`, ... resolve to tinyflow (api/tree.py declares every path); the script runs as `__main__` with its
+own argv.
 """
 import runpy
 import sys
@@ -10,32 +11,12 @@ import tinyflow
 
 
 def alias_tensorflow():
-    """Make `tensorflow` and `tensorflow.compat.v1` (and tf.compat.v1's submodules) name tinyflow."""
-    compat = tinyflow.compat
+    """Make `tensorflow` name tinyflow: `import tensorflow as tf`, and through the tree's import hook
+    (api/importer.py, api/tree.py) `import tensorflow.<any TF 1.15 path>`, `tensorflow.compat.v1.<path>`
+    and the `tensorflow.python.*` internals scripts import."""
     sys.modules["tensorflow"] = tinyflow
-    sys.modules["tensorflow.compat"] = compat
-    sys.modules["tensorflow.compat.v1"] = tinyflow
-    for name in ("nn", "train", "layers", "losses", "errors", "debugging", "contrib", "contrib.rnn",
-                 "contrib.layers", "contrib.eager", "nn.rnn_cell", "app", "flags", "logging", "gfile", "io",
-                 "summary", "data", "image", "distribute", "feature_column", "estimator", "contrib.seq2seq",
-                 "contrib.learn", "contrib.learn.datasets", "contrib.learn.datasets.mnist",
-                 "contrib.learn.python.learn.datasets.mnist", "contrib.learn.preprocessing",
-                 "contrib.learn.python.learn.preprocessing", "contrib.lookup", "contrib.data"):
-        module = tinyflow
-        for part in name.split("."):
-            module = getattr(module, part, None)
-        if module is None and name.startswith("contrib.learn"):
-            module = sys.modules.get("tinyflow.api." + name)
-        if module is not None:
-            sys.modules["tensorflow." + name] = module
-            sys.modules["tensorflow.compat.v1." + name] = module
-    from tinyflow.cli import python_shim
-    python_shim.install(tinyflow)  # tensorflow.python.framework.ops, tensorflow.python.ops.array_ops, ...
-    from tinyflow.cli import contrib_paths
-    contrib_paths.install()  # tensorflow.contrib.slim, tensorflow.contrib.framework.python.ops, ...
-    from tinyflow.api.examples.tutorials.mnist import input_data  # noqa: F401 (tensorflow.examples.tutorials.mnist)
-    for name in ("examples", "examples.tutorials", "examples.tutorials.mnist", "examples.tutorials.mnist.input_data"):
-        sys.modules["tensorflow." + name] = sys.modules["tinyflow.api." + name]
+    import importlib
+    importlib.import_module("tensorflow.python")   # tf.python, as TF 1.15 has it
 
 
 SETTINGS = [  # every TINYFLOW_* environment variable the package reads, with what it does

@@ -2,9 +2,9 @@
 the values asserted here)."""
 import pytest
 
-import tinyflow.api.contrib_framework as framework
-import tinyflow.api.slim as slim
-from tinyflow.api.slim import add_arg_scope, arg_scope, arg_scoped_arguments, current_arg_scope
+import tinyflow.api.contrib.framework as framework
+import tinyflow.api.contrib.slim as slim
+from tinyflow.api.contrib.slim import add_arg_scope, arg_scope, arg_scoped_arguments, current_arg_scope
 
 
 @add_arg_scope

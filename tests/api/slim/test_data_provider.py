@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-import tinyflow.api.slim as slim
+import tinyflow.api.contrib.slim as slim
 
 
 def write_files(tmp_path):

@@ -5,7 +5,7 @@ import logging as pylogging
 import numpy as np
 
 import tinyflow as tf
-import tinyflow.api.slim as slim
+import tinyflow.api.contrib.slim as slim
 
 
 def test_analyze_vars_prints_tf_s_lines(capsys):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-import tinyflow.api.slim as slim
+import tinyflow.api.contrib.slim as slim
 
 TF_LOSSES = {1: 0.3219, 2: 0.2870, 3: 0.2709, 4: 0.2615}
 

@@ -3,7 +3,7 @@ against numpy."""
 import numpy as np
 
 import tinyflow as tf
-import tinyflow.api.slim as slim
+import tinyflow.api.contrib.slim as slim
 
 
 def test_losses_take_logits_first_and_collect():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-import tinyflow.api.slim as slim
+import tinyflow.api.contrib.slim as slim
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "slim")
 FIX = json.load(open(os.path.join(HERE, "slim_net.json")))

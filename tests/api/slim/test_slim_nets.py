@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-import tinyflow.api.slim as slim
-from tinyflow.api.slim.nets import alexnet, inception, overfeat, resnet_utils, resnet_v1, resnet_v2, vgg
+import tinyflow.api.contrib.slim as slim
+from tinyflow.api.contrib.slim.nets import alexnet, inception, overfeat, resnet_utils, resnet_v1, resnet_v2, vgg
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "slim_nets")
 FIX = json.load(open(os.path.join(HERE, "nets.json")))
@@ -172,7 +172,7 @@ def test_full_size_logits_match_tf(name):
     # weights from full_size_oracle.value instead of a checkpoint (alexnet's fc6 alone is 200 MB); the
     # VGGs and overfeat share alexnet's classifier head
     import importlib.util
-    import tinyflow.api.slim.nets as nets
+    import tinyflow.api.contrib.slim.nets as nets
     spec = importlib.util.spec_from_file_location("full_size_oracle", os.path.join(HERE, "full_size_oracle.py"))
     oracle = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(oracle)
@@ -187,7 +187,7 @@ def test_finetune_from_tf_checkpoint_matches_tf(name):
     # restore all but the logits from TF's checkpoint, 3 create_train_op steps (batch norm in training
     # mode, moving averages through UPDATE_OPS): TF's losses and moving mean (finetune_oracle.py)
     import importlib.util
-    import tinyflow.api.slim.nets as nets
+    import tinyflow.api.contrib.slim.nets as nets
     spec = importlib.util.spec_from_file_location("finetune_oracle", os.path.join(HERE, "finetune_oracle.py"))
     oracle = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(oracle)

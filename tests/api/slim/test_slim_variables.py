@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import tinyflow as tf
-import tinyflow.api.contrib_framework as framework
-import tinyflow.api.slim as slim
+import tinyflow.api.contrib.framework as framework
+import tinyflow.api.contrib.slim as slim
 
 CKPT = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "slim", "net.ckpt")
 

@@ -32,6 +32,6 @@ def __getattr__(name):
         global tpu
         tpu = _types.SimpleNamespace(**{n: getattr(_tpu, n) for n in (
             "RunConfig", "TPUConfig", "TPUEstimator", "TPUEstimatorSpec", "InputPipelineConfig")})
-        tpu.experimental = _types.SimpleNamespace(EmbeddingConfigSpec=_tpu.tpu_more.EmbeddingConfigSpec)
+        tpu.experimental = _types.SimpleNamespace(EmbeddingConfigSpec=_tpu.tpu_computation.EmbeddingConfigSpec)
         return tpu
     raise AttributeError("module 'tinyflow.estimator' has no attribute %r" % name)
