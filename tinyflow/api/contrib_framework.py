@@ -17,6 +17,7 @@ from tinyflow.api.train.tf_checkpoint import (init_from_checkpoint, list_variabl
                                               load_variable)
 from tinyflow.graph.core import get_default_graph as _default_graph
 from tinyflow.ops.check_ops import assert_scalar  # noqa: F401
+from tinyflow.ops.control_flow_ops import smart_case, smart_cond, smart_constant_value  # noqa: F401
 from tinyflow.ops.core.base import convert_to_tensor as _convert
 
 # tf.contrib.framework.nest is tensorflow.python.util.nest: tf.nest's functions and is_sequence
