@@ -50,7 +50,11 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # ops: 12600 -> 12620, lower: 1315 -> 1325 for issue 30's whole-step profiles (MaxPool as its strided
 # views; a spanning filter's forward chosen per fetch set, which jax_backend sets while tracing); lower
 # 1325 -> 1330 for its review: one tracing scope (_tracing) for every trace of a fetch set.
-BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12620, "lower": 1330, "runtime": 2740,
+# ops: 12660 -> 12790, lower: 1335 -> 1360, runtime: 2790 -> 2830 for issue 38: tf.cond as TF runs it (a branch
+# that cannot be traced at the run's shapes raises only when taken, through the op's check), ResizeArea,
+# GIF/BMP decoding, XLA options by what the installed jaxlib knows (numpy-1 stack), the exit gate that
+# lets other threads' runs end before JAX's teardown (a clean exit with queue runners running).
+BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12790, "lower": 1360, "runtime": 2830,
           "api": 38000, "cli": 1100}
 TOTAL = 62000
 

@@ -42,7 +42,7 @@ from tinyflow.ops.core.base import constant_value_of, convert_to_tensor, graph_o
 from tinyflow.ops import while_grad
 from tinyflow.ops.while_grad import grad_fn
 
-__all__ = ['case', 'cond', 'smart_case', 'smart_cond', 'smart_constant_value', 'switch_case', 'while_loop']
+__all__ = ['case', 'cond', 'switch_case', 'while_loop']
 
 
 # ---- nested structures (tf.nest's rules: dicts by sorted key, namedtuples, lists, tuples) --------
@@ -130,42 +130,6 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             raise ValueError("Shape must be rank 0 but is rank %d for '%s' (op: 'If') with input shapes: %s."
                              % (pred.shape.ndims, scope[:-1], pred.shape.as_proto_str()))
         return _branches_op("If", scope, pred, [true_fn, false_fn], ["true_fn", "false_fn"], strict)
-
-
-def smart_constant_value(pred):
-    """pred's value when known now (a Python bool, 0 or 1, or a tensor that folds), else None."""
-    if isinstance(pred, Tensor):
-        value = constant_value_of(pred)
-        return None if value is None else bool(value)
-    if isinstance(pred, (bool, np.bool_)) or (isinstance(pred, int) and pred in (0, 1)):
-        return bool(pred)
-    raise TypeError("`pred` must be a Tensor, or a Python bool, or 1 or 0. Found instead: %s" % type(pred))
-
-
-def smart_cond(pred, true_fn=None, false_fn=None, name=None):
-    """TF's smart_cond: the branch is called now when pred is known now, else tf.cond (which runs the
-    taken branch only, as TF)."""
-    if not callable(true_fn):
-        raise TypeError("`true_fn` must be callable.")
-    if not callable(false_fn):
-        raise TypeError("`false_fn` must be callable.")
-    value = smart_constant_value(pred)
-    if value is not None:
-        return true_fn() if value else false_fn()
-    return cond(pred, true_fn=true_fn, false_fn=false_fn, name=name)
-
-
-def smart_case(pred_fn_pairs, default=None, exclusive=False, name="smart_case"):
-    """TF's smart_case: tf.case decided now as far as the preds are known now (the first true one wins)."""
-    pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else list(pred_fn_pairs)
-    if default is None:
-        if not pairs:
-            raise ValueError("Must provide at least one item in pred_fn_pairs")
-        pairs, default = pairs[:-1], pairs[-1][1]
-    fn = default
-    for pred, branch in reversed(pairs):
-        fn = (lambda p, b, rest: lambda: smart_cond(p, b, rest, name=name))(pred, branch, fn)
-    return fn()
 
 
 def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
