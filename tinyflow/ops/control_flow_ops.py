@@ -290,8 +290,8 @@ def _branch_lower(stateful):
             return fns[int(_index(selector, len(fns)))](*args)
         failed = [_trace_error(b, args, key) for b in branches]
         good = [f for f, e in zip(fns, failed) if e is None]
-        if not good:
-            raise failed[0]
+        if not good or (len(good) < len(fns) and not _unknown_shapes(branches[0].inputs)):
+            raise next(e for e in failed if e is not None)   # no check runs for it (_unknown_shapes): fail now
         if len(good) < len(fns):   # the check raises if one that failed is selected
             outs = jax.eval_shape(good[0], *args)
             zeros = lambda *a: tuple(jnp.zeros(o.shape, o.dtype) for o in outs)
@@ -324,9 +324,10 @@ def _branch_message(op, index):
     return str(found[-1]) if found else "branch %d of %s failed" % (int(index), op.name)
 
 
-def _unknown_shapes(op):
+def _unknown_shapes(op_or_inputs):
     """Whether a branch may meet shapes it was not built for: some input's shape is not fully known."""
-    return not all(t.shape.is_fully_defined() for t in op.inputs[1:])
+    inputs = op_or_inputs.inputs[1:] if isinstance(op_or_inputs, Operation) else op_or_inputs
+    return not all(t.shape.is_fully_defined() for t in inputs)
 
 
 def _branch_grad(op, *grads):
