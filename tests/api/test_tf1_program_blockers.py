@@ -8,10 +8,12 @@ import sys
 import threading
 
 import numpy as np
+import pytest
 
 import tinyflow as tf
 
 
+@pytest.mark.slow
 def test_estimator_keeps_params_as_given(tmp_path):
     """TF keeps `params` as given (here an HParams, not a dict) and hands model_fn a copy of it."""
     hp = tf.contrib.training.HParams(units=3, lr=0.1)
