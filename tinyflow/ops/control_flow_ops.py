@@ -275,7 +275,8 @@ def _trace_error(branch, args, key):
             jax.eval_shape(lambda *a: f(key, *a), *specs)
             memo[sig] = None
         except (ValueError, TypeError, IndexError, ArithmeticError, errors.OpError) as e:
-            memo[sig] = e
+            e.__cause__ = e.__context__ = None   # kept without its frames (they hold the graph, tracers)
+            memo[sig] = e.with_traceback(None)
     return memo[sig]
 
 
@@ -306,22 +307,29 @@ def _branch_lower(stateful):
 
 
 def _branch_check(attrs, selector, *args):
-    """(ok, index): ok is False when the selected branch could not be traced at these shapes."""
+    """(ok, error id): ok is False when the selected branch could not be traced at these shapes; the
+    id names that error (the message of this run's shapes, whichever shapes were traced last)."""
     import jax
     import jax.numpy as jnp
     branches = attrs["branches"]
     index = _index(selector, len(branches))
+    ids = [_error_id(_trace_error(b, args, None)) for b in branches]
     if not isinstance(index, jax.core.Tracer):
-        return _trace_error(branches[int(index)], args, None) is None, index
-    failed = jnp.asarray([_trace_error(b, args, None) is not None for b in branches])
-    return jnp.logical_not(failed[index]), index
+        return ids[int(index)] < 0, np.int64(ids[int(index)])
+    picked = jnp.asarray(ids, jnp.int64)[index]
+    return picked < 0, picked
 
 
-def _branch_message(op, index):
-    """The error of the branch selected, as tracing it raised (TF's error when that branch runs)."""
-    branch = op.attrs["branches"][int(index)]
-    found = [e for e in _TRACE_ERRORS.get(branch, {}).values() if e is not None]
-    return str(found[-1]) if found else "branch %d of %s failed" % (int(index), op.name)
+_ERRORS = {}   # the messages a check can report -> their ids
+
+
+def _error_id(e):
+    return -1 if e is None else _ERRORS.setdefault(str(e), len(_ERRORS))
+
+
+def _branch_message(op, error_id):
+    """The error tracing the selected branch raised at the run's shapes (TF's error when it runs)."""
+    return next(m for m, i in _ERRORS.items() if i == int(error_id))
 
 
 def _unknown_shapes(op_or_inputs):
