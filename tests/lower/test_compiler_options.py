@@ -53,6 +53,7 @@ def test_choices_by_what_the_fetch_set_holds(monkeypatch):
             assert ynn and not any("Conv" in ln for ln in ynn)   # YNNPACK keeps dots and reductions, not convs
         program = sess.lowered([init]).function.program
     assert co.choose(program, "gpu") == {}
+    assert not co.known("xla_cpu_no_such_option", "1")   # left out, where XLA would refuse the compile
     monkeypatch.setenv("XLA_FLAGS", "--xla_backend_optimization_level=2")
     assert co.choose(program) == {}          # the user's own setting wins
     monkeypatch.delenv("XLA_FLAGS")
