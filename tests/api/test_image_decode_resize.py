@@ -50,10 +50,10 @@ def test_png_gif_bmp_jpeg_decode():
     with tf.Graph().as_default(), tf.Session() as sess:
         ops = [tf.image.decode_png(png), tf.image.decode_bmp(bmp), tf.image.decode_gif(gif),
                tf.image.decode_image(gif), tf.image.decode_image(bmp), tf.image.decode_jpeg(jpeg),
-               tf.io.decode_png(png, channels=1)]
+               tf.io.decode_png(png, channels=1), tf.image.decode_image(gif, expand_animations=False)]
         assert [o.shape.as_list() if o.shape.ndims is not None else None for o in ops] == [
             [None, None, None], [None, None, None], [None, None, None, 3], None, None, [None, None, None],
-            [None, None, 1]]
+            [None, None, 1], [None, None, None]]
         out = sess.run(ops)
     np.testing.assert_array_equal(out[0], a)
     np.testing.assert_array_equal(out[1], a)
@@ -62,3 +62,4 @@ def test_png_gif_bmp_jpeg_decode():
     np.testing.assert_array_equal(out[4], a)
     np.testing.assert_array_equal(out[5], np.asarray(Image.open(io.BytesIO(jpeg))))
     assert out[6].shape == (5, 6, 1)
+    np.testing.assert_array_equal(out[7], frames[0])

@@ -37,12 +37,12 @@ def _decode(session, op, inputs):
         raise errors.InvalidArgumentError(op.node_def, op, {
             "png": "Invalid PNG data, size %d", "jpeg": "Invalid JPEG data or crop window, data size %d"}.get(
             kind, "Unknown image file format. One of JPEG, PNG, GIF, BMP required. (size %d)") % len(data)) from None
-    if img.format == "GIF" and kind in ("gif", "any"):   # every frame, RGB: [frames, height, width, 3]
+    if img.format == "GIF" and kind in ("gif", "any", "still"):   # its frames, RGB: [frames, height, width, 3]
         frames = []
-        for i in range(getattr(img, "n_frames", 1)):
+        for i in range(getattr(img, "n_frames", 1) if kind != "still" else 1):
             img.seek(i)
             frames.append(np.asarray(img.convert("RGB")))
-        return [np.stack(frames)]
+        return [np.stack(frames) if kind != "still" else frames[0]]
     if kind == "gif":
         raise errors.InvalidArgumentError(op.node_def, op, "Invalid GIF data (size %d)" % len(data))
     return [_pixels(Image, img, op.attrs["channels"], op.attrs["dtype"] is dt.uint16)]
@@ -137,8 +137,9 @@ def decode_bmp(contents, channels=0, name=None):
 
 def decode_image(contents, channels=None, dtype=dt.uint8, name=None, expand_animations=True):
     """tf.image.decode_image: PNG, JPEG or BMP bytes as [height, width, channels], a GIF's frames as
-    [frames, height, width, 3] (TF's rank is unknown until it runs)."""
-    return _decode_op("any", contents, channels or 0, dtype, name)
+    [frames, height, width, 3] (TF's rank is unknown until it runs), or its first frame alone when
+    not expand_animations (then always 3-D)."""
+    return _decode_op("any" if expand_animations else "still", contents, channels or 0, dtype, name)
 
 
 def jpeg_shape(data):
