@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI, a plain install: a clean virtualenv with only `pip install .` (the core dependencies: jax, jaxlib,
-# numpy, optax, protobuf, google-crc32c, absl-py) plus pytest. It runs the declared core subset of the
+# numpy, optax, protobuf, google-crc32c, absl-py, pillow, six, termcolor) plus pytest. It runs the declared core subset of the
 # suite against the INSTALLED package (a copy of tests/ outside the checkout, so the checkout's source
 # is never imported): saving and restoring checkpoints, meta graphs, GraphDefs, event files, TF 1.15's
 # files both ways. A test that needs an extra skips and says why (-rs). Then examples/mlp.py and
@@ -17,7 +17,7 @@ CORE_TESTS=(
     tests/api/test_tffiles_checkpoint.py tests/api/test_tffiles_meta.py tests/api/test_tffiles_graph_def.py
     tests/api/test_tffiles_untrusted.py tests/api/test_tffiles_fuzz.py tests/api/test_tffiles_filewriter.py
     tests/api/test_app_summary.py tests/api/test_idioms_summary.py tests/api/test_formats_tf115.py
-    tests/api/test_strings_tfrecord.py
+    tests/api/test_strings_tfrecord.py tests/api/test_image_decode_resize.py
 )
 
 start=$SECONDS
@@ -29,7 +29,7 @@ echo "core_only: clean venv + pip install . pytest: $((SECONDS - start)) s"
 # nothing beyond the core dependencies came in (an extra would hide what a plain install lacks)
 "$VENV/bin/python" - <<'EOF'
 import importlib.util
-extras = [m for m in ("tensorboard", "tensorflow", "sklearn", "hypothesis", "PIL", "pandas", "matplotlib")
+extras = [m for m in ("tensorboard", "tensorflow", "sklearn", "hypothesis", "pandas", "matplotlib")
           if importlib.util.find_spec(m) is not None]
 assert not extras, "the core-only virtualenv holds extras: %s" % extras
 EOF

@@ -56,7 +56,11 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # passes: 2035 -> 2320 for issue 41 (minimalloc.py: the exact planner after MiniMalloc and its CSV format,
 # ~255 lines); runtime: +70 (2790 -> 2860) (memory_report.py exports both plans as CSV and takes solutions back,
 # proved); cli: 1100 -> 1115 (python -m tinyflow.memory --csv, --solution, --planner NAME).
-BUDGET = {"graph": 2150, "formats": 2500, "passes": 2320, "ops": 12660, "lower": 1335, "runtime": 2860,
+# ops: 12660 -> 12790, lower: 1335 -> 1360, runtime: +40 (2860 -> 2900) for issue 38: tf.cond as TF runs it (a branch
+# that cannot be traced at the run's shapes raises only when taken, through the op's check), ResizeArea,
+# GIF/BMP decoding, XLA options by what the installed jaxlib knows (numpy-1 stack), the exit gate that
+# lets other threads' runs end before JAX's teardown (a clean exit with queue runners running).
+BUDGET = {"graph": 2150, "formats": 2500, "passes": 2320, "ops": 12790, "lower": 1360, "runtime": 2900,
           "api": 38000, "cli": 1115}
 TOTAL = 62000
 

@@ -101,6 +101,24 @@ def _weighted_grad(tf, resize, x, w):
 
 W_UP = R.rand(2, 8, 10, 3).astype(np.float32)
 
+
+def np_resize_area(x, size, align_corners=False):
+    """Each output pixel: the mean of the input over its cell [i*sh, (i+1)*sh) x [j*sw, (j+1)*sw), each
+    input pixel weighted by the area of its overlap (float64, pixel by pixel)."""
+    (h, w), (oh, ow) = x.shape[1:3], size
+    sh = (h - 1) / (oh - 1) if align_corners and oh > 1 else h / oh
+    sw = (w - 1) / (ow - 1) if align_corners and ow > 1 else w / ow
+    out = np.zeros((x.shape[0], oh, ow, x.shape[3]))
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(h + 1):
+                for b in range(w + 1):
+                    area = max(0.0, min(a + 1, (i + 1) * sh) - max(a, i * sh)) * \
+                        max(0.0, min(b + 1, (j + 1) * sw) - max(b, j * sw))
+                    if area:
+                        out[:, i, j] += area * x[:, min(a, h - 1), min(b, w - 1)]
+    return out / (sh * sw)
+
 SPECS = [
     OpSpec("resize_bilinear_up", lambda tf, x: tf.image.resize_bilinear(x, [8, 10]), [IMG],
            lambda x: np_resize_bilinear(x, [8, 10])),
@@ -120,6 +138,10 @@ SPECS = [
            [IMG], lambda x: np_resize_bicubic(x, [3, 4], align_corners=True), atol=1e-5),
     OpSpec("resize_bicubic_grad", lambda tf, x, w: _weighted_grad(tf, lambda t: tf.image.resize_bicubic(
         t, [8, 10]), x, w), [IMG, W_UP], lambda x, w: np_resize_adjoint(np_resize_bicubic, x.shape, w), atol=1e-5),
+    OpSpec("resize_area_down", lambda tf, x: tf.image.resize_area(x, [3, 4]), [IMG],
+           lambda x: np_resize_area(x, [3, 4]), atol=1e-5),
+    OpSpec("resize_area_up_align", lambda tf, x: tf.image.resize_area(x, [7, 6], align_corners=True), [IMG],
+           lambda x: np_resize_area(x, [7, 6], align_corners=True), atol=1e-5),
     OpSpec("flip_left_right", lambda tf, x: tf.image.flip_left_right(x), [IMG], lambda x: x[:, :, ::-1], grad=True),
     OpSpec("flip_up_down_3d", lambda tf, x: tf.image.flip_up_down(x), [IMG[0]], lambda x: x[::-1], grad=True),
     OpSpec("rgb_to_grayscale", lambda tf, x: tf.image.rgb_to_grayscale(x), [IMG],
@@ -144,6 +166,7 @@ GRAD_EXEMPT = {
     "ResizeBilinearGrad": "float32 input; its gradient (a ResizeBilinear) checked in test_more_ops.py",
     "ResizeBicubic": "float32 output; gradient checked as an exact adjoint in test_more_ops.py",
     "ResizeBicubicGrad": "float32 input; its gradient (a ResizeBicubic) checked in test_more_ops.py",
+    "ResizeArea": "TF 1.15 defines no gradient (tf.gradients: LookupError, tests/api/test_image_decode_resize.py)",
 }
 GRAD_EXEMPT.update({
     "CropAndResize": "float32 output; its gradients (image and boxes) checked against TF 1.15's in "

@@ -19,17 +19,19 @@ from tinyflow.ops.random_ops import random_uniform
 from tinyflow.ops.core.sequence_ops import reverse
 from tinyflow.api.image_adjust import *  # noqa: F401,F403 (colour spaces, adjustments, random augmentations)
 from tinyflow.api.image_adjust import __all__ as _adjust_all, convert_image_dtype  # noqa: F401
-from tinyflow.ops.image_codec_ops import decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png  # noqa: F401
+from tinyflow.ops.image_codec_ops import (decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png,  # noqa: F401
+                                         encode_jpeg, encode_png)
 from tinyflow.ops.image_codec_ops import decode_and_crop_jpeg, extract_jpeg_shape  # noqa: F401
 from tinyflow.ops.misc_ops import extract_image_patches  # noqa: F401
 from tinyflow.api.image_quality import psnr, ssim, ssim_multiscale  # noqa: F401
 
 __all__ = [
-    "ResizeMethod", "central_crop", "decode_image", "decode_jpeg", "decode_png", "encode_jpeg",
-    "encode_png", "convert_image_dtype", "crop_to_bounding_box", "flip_left_right",
+    "ResizeMethod", "central_crop", "decode_bmp", "decode_gif", "decode_image", "decode_jpeg", "decode_png",
+    "encode_jpeg", "encode_png", "convert_image_dtype", "crop_to_bounding_box", "flip_left_right",
     "flip_up_down", "pad_to_bounding_box", "per_image_standardization", "random_flip_left_right",
     "random_flip_up_down", "resize", "resize_bicubic", "resize_bilinear", "resize_image_with_crop_or_pad",
-    "resize_images", "resize_nearest_neighbor", "rgb_to_grayscale", "sample_distorted_bounding_box", "crop_and_resize",
+    "resize_images", "resize_nearest_neighbor", "resize_area", "rgb_to_grayscale", "sample_distorted_bounding_box",
+    "crop_and_resize",
     "non_max_suppression", "non_max_suppression_padded", "decode_and_crop_jpeg", "draw_bounding_boxes",
     "extract_image_patches", "extract_jpeg_shape", "psnr", "ssim", "ssim_multiscale",
 ] + _adjust_all
@@ -59,16 +61,20 @@ def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_cent
     return _resize("ResizeBicubic", images, size, align_corners, half_pixel_centers, name)
 
 
+def resize_area(images, size, align_corners=False, name=None):
+    """Area resize of a 4-D batch to `size`: each output pixel averages the input area it covers
+    (TF's ResizeArea kernel); float32 result; no gradient, as in TF."""
+    return _resize("ResizeArea", images, size, align_corners, False, name)
+
+
 _RESIZERS = {ResizeMethod.BILINEAR: resize_bilinear, ResizeMethod.NEAREST_NEIGHBOR: resize_nearest_neighbor,
-             ResizeMethod.BICUBIC: resize_bicubic}
+             ResizeMethod.BICUBIC: resize_bicubic, ResizeMethod.AREA: resize_area}
 
 
 def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False,
                   name=None):
     """Resizes a 3-D image or 4-D batch to `size` = [new_height, new_width] with `method`. As in TF,
     an image already of that (static) size comes back unchanged, in its own dtype."""
-    if method == ResizeMethod.AREA:
-        raise NotImplementedError("tinyflow: ResizeMethod.AREA is not supported")
     if method not in _RESIZERS:
         raise ValueError("Resize method is not implemented.")
     with get_default_graph().name_scope(name or "resize"):

@@ -9,8 +9,8 @@ from tinyflow.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, 
 from tinyflow.ops.string_ops import decode_base64, encode_base64  # noqa: F401
 from tinyflow.ops.reader_ops import matching_files, read_file, write_file  # noqa: F401
 from tinyflow.ops.misc_ops import parse_tensor, serialize_tensor  # noqa: F401
-from tinyflow.ops.image_codec_ops import (decode_and_crop_jpeg, decode_image, decode_jpeg, decode_png,  # noqa: F401
-                                         encode_jpeg, encode_png, extract_jpeg_shape)
+from tinyflow.ops.image_codec_ops import (decode_and_crop_jpeg, decode_bmp, decode_gif, decode_image,  # noqa: F401
+                                         decode_jpeg, decode_png, encode_jpeg, encode_png, extract_jpeg_shape)
 
 python_io = _types.SimpleNamespace(TFRecordWriter=TFRecordWriter, tf_record_iterator=tf_record_iterator,
                                    TFRecordOptions=TFRecordOptions, TFRecordCompressionType=TFRecordCompressionType)

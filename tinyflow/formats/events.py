@@ -4,9 +4,11 @@ The file is `<logdir>/events.out.tfevents.<10-digit seconds>.<host><suffix>` (TF
 its first event says the format's version (file_version "brain.Event:2"), then come the events the
 writer is given (summaries, graphs, session logs), each framed as a TFRecord (length, crc32c).
 """
+import atexit
 import os
 import socket
 import time
+import weakref
 
 from tinyflow.formats.tfrecord import frame, read_records
 
@@ -22,9 +24,23 @@ def event_file_name(logdir, suffix=""):
     return path
 
 
+_OPEN = weakref.WeakSet()   # the writers not closed yet: what they queued is written at exit
+
+
+@atexit.register
+def _flush_at_exit():
+    """A script that never closes its FileWriter still gets every event it queued (TF's writer thread
+    flushes its queue at exit)."""
+    for writer in list(_OPEN):
+        try:
+            writer.flush()
+        except (OSError, ValueError):   # its file went away: nothing more to save
+            pass
+
+
 class EventFileWriter:
     """Appends Event protobufs to a new event file in `logdir`; written to disk when `max_queue` events
-    wait, `flush_secs` have passed since the last write, or on flush() / close()."""
+    wait, `flush_secs` have passed since the last write, on flush() / close(), or at exit."""
 
     def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=""):
         from tinyflow.formats.tf_protos import Event  # TF's messages are built on first use, not at `import tinyflow`
@@ -35,6 +51,7 @@ class EventFileWriter:
         self._pending, self._last_flush = [], time.time()
         self.add_event(Event(wall_time=time.time(), file_version=FILE_VERSION))
         self.flush()
+        _OPEN.add(self)
 
     @property
     def closed(self):
@@ -60,6 +77,7 @@ class EventFileWriter:
             self.flush()
             self._file.close()
             self._file = None
+            _OPEN.discard(self)
 
 
 def summary_iterator(path):

@@ -95,6 +95,8 @@ class OpDef:
                    checks when the op runs (Assert, an index in range)   runtime/ (raises on failure)
       check_message  check_message(op, *numpy data) -> the message of     runtime/
                    the InvalidArgumentError when ok is False
+      check_when   None: the check runs wherever the op does; else        passes/prune
+                   check_when(op) -> bool, whether this op needs it
       callback     the lowering calls back into Python on the host        runtime/ (such a step never
                    (py_func, Print): it can fail after dispatch          donates its variables)
       host         None: XLA runs the op; else a HostRule (SessionValue,   runtime/session.py, passes/prune,
@@ -110,12 +112,12 @@ class OpDef:
 
     _FIELDS = ("name", "shape", "dtype", "grad", "lower", "inplace", "ref_inputs", "overwrites", "needs_key",
                "static", "stateful", "host", "infer_back", "check", "check_message", "fold", "callback",
-               "dynamic_shape", "infer_shape", "numpy")
+               "dynamic_shape", "infer_shape", "numpy", "check_when")
 
     def __init__(self, name, shape, dtype, grad=NOT_SET, lower=None, inplace=(), ref_inputs=(),
                  overwrites=False, needs_key=False, static=False, stateful=False, host=None,
                  infer_back=None, check=None, check_message=None, fold=None, callback=False, dynamic_shape=False,
-                 infer_shape=None, numpy=None):
+                 infer_shape=None, numpy=None, check_when=None):
         if host is not None and not isinstance(host, HostRule):
             raise TypeError("OpDef(%s): host= takes a HostRule (SessionValue, FromFetched, Fed or Staged), got %r"
                             % (name, host))
@@ -123,7 +125,8 @@ class OpDef:
                       ref_inputs=tuple(ref_inputs), overwrites=overwrites, needs_key=needs_key, static=static,
                       stateful=stateful or bool(ref_inputs) or needs_key or callback, host=host,
                       infer_back=infer_back, check=check, check_message=check_message, fold=fold,
-                      callback=callback, dynamic_shape=dynamic_shape, infer_shape=infer_shape, numpy=numpy)
+                      callback=callback, dynamic_shape=dynamic_shape, infer_shape=infer_shape, numpy=numpy,
+                      check_when=check_when)
         for k, v in values.items():
             object.__setattr__(self, k, v)
 

@@ -12,6 +12,9 @@ these XLA:CPU options mean nothing and none are passed.
   variable read): compile time is all its cost, so XLA's cheaper backend optimization level 1
   (random initializers of a CNN: 2.7-3.1 s of compile at the default level, 0.8 s at level 1).
 
+An option the installed jaxlib does not know (YNNPACK's came with jaxlib 0.8; numpy-1 stacks run
+jaxlib 0.7) is left out: XLA would refuse the whole compile ("No such compile option").
+
 Each decision is re-checked on the installed jaxlib by benchmarks/compiler_options.py, which says
 whether it still helps. $TINYFLOW_COMPILER_OPTIONS=0 turns them all off; an option the user sets
 in $XLA_FLAGS is never overridden.
@@ -32,6 +35,24 @@ RUN_ONCE = frozenset({"Assign", "VariableV2", "NoOp", "Const", "Fill", "Identity
                       "RandomUniformInt"})
 
 
+_KNOWN = {}   # option -> whether this jaxlib's XLA accepts it (asked once, by compiling a scalar)
+
+
+def known(option, value):
+    """Whether the installed XLA knows `option`: an unknown one fails every compile that passes it."""
+    if option not in _KNOWN:
+        import jax
+        import numpy as np
+        try:
+            jax.jit(lambda x: x + 1, compiler_options={option: value}).lower(np.float32(0)).compile()
+            _KNOWN[option] = True
+        except Exception as e:   # XLA's message: "No such compile option: '<name>'"
+            if option not in str(e):
+                raise
+            _KNOWN[option] = False
+    return _KNOWN[option]
+
+
 def enabled():
     return os.environ.get("TINYFLOW_COMPILER_OPTIONS", "1").strip().lower() not in ("0", "off", "false", "no")
 
@@ -48,4 +69,4 @@ def choose(program, platform="cpu"):
             and not program.rw_vars:
         options[OPT_LEVEL_FLAG] = 1
     user = os.environ.get("XLA_FLAGS", "")
-    return {k: v for k, v in options.items() if "--" + k not in user}
+    return {k: v for k, v in options.items() if "--" + k not in user and known(k, v)}

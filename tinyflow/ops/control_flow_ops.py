@@ -31,6 +31,7 @@ import weakref
 import numpy as np
 
 from tinyflow.graph import dtypes as dt
+from tinyflow.graph import errors
 from tinyflow.graph.backend import backend
 from tinyflow.graph.core import Graph, Operation, Tensor, get_default_graph
 from tinyflow.graph.func_graph import FuncGraph, SubFn, add_outer_controls
@@ -238,22 +239,103 @@ def _branches_op(kind, scope, selector, fns, labels, strict):
     return result
 
 
+# A branch is traced at the run's shapes only when it can be taken. TF runs only the taken branch, so
+# a branch valid only when taken (contrib.crf squeezes axis 1 when the length is 1) is fine there;
+# lax.cond traces both. So: a selector known while tracing (from shapes and constants) takes its
+# branch alone; otherwise a branch that cannot be traced at these shapes becomes zeros, and the op's
+# run-time check (the step's, which keeps every variable as it was) raises the branch's own error
+# when it is selected. In a loop body or another branch checks do not run: there it gives zeros.
+_TRACE_ERRORS = weakref.WeakKeyDictionary()   # branch SubFn -> {argument shapes: its error, or None}
+
+
+def _index(selector, n):
+    """The branch a selector picks: If's bool (0: then), Case's index (any outside 0..n-2: the last)."""
+    import jax
+    if isinstance(selector, jax.core.Tracer):
+        xp = jax.numpy
+    else:   # a value known while tracing: numpy keeps it so (jnp under jit would trace it)
+        xp, selector = np, np.asarray(selector)
+    if selector.dtype == np.bool_:
+        return xp.where(selector, 0, 1)
+    return xp.where((selector < 0) | (selector >= n - 1), n - 1, selector)
+
+
+def _trace_error(branch, args, key):
+    """The error tracing `branch` on arguments shaped like `args` raises, or None (memoized)."""
+    import jax
+    specs = [jax.ShapeDtypeStruct(np.shape(a), a.dtype) for a in args]
+    sig = tuple((s.shape, str(s.dtype)) for s in specs)
+    memo = _TRACE_ERRORS.setdefault(branch, {})
+    if sig not in memo:
+        if key is None and branch.graph.needs_key():
+            from tinyflow.ops.random_ops import run_key
+            key = run_key(0)
+        f = backend().function(branch)
+        try:
+            jax.eval_shape(lambda *a: f(key, *a), *specs)
+            memo[sig] = None
+        except (ValueError, TypeError, IndexError, ArithmeticError, errors.OpError) as e:
+            e.__cause__ = e.__context__ = None   # kept without its frames (they hold the graph, tracers)
+            memo[sig] = e.with_traceback(None)
+    return memo[sig]
+
+
 def _branch_lower(stateful):
     import jax
     import jax.numpy as jnp
 
     def run(attrs, key, selector, args):
-        fns = [backend().function(b) for b in attrs["branches"]]
-        fns = [(lambda f: (lambda *a: f(key, *a)))(f) for f in fns]
+        branches = attrs["branches"]
+        fns = [(lambda f: (lambda *a: f(key, *a)))(backend().function(b)) for b in branches]
+        if not isinstance(selector, jax.core.Tracer):   # known while tracing: the taken branch alone
+            return fns[int(_index(selector, len(fns)))](*args)
+        failed = [_trace_error(b, args, key) for b in branches]
+        good = [f for f, e in zip(fns, failed) if e is None]
+        if not good or (len(good) < len(fns) and not _unknown_shapes(branches[0].inputs)):
+            raise next(e for e in failed if e is not None)   # no check runs for it (_unknown_shapes): fail now
+        if len(good) < len(fns):   # the check raises if one that failed is selected
+            outs = jax.eval_shape(good[0], *args)
+            zeros = lambda *a: tuple(jnp.zeros(o.shape, o.dtype) for o in outs)
+            fns = [zeros if e is not None else f for f, e in zip(fns, failed)]
         if len(fns) == 2 and selector.dtype == jnp.bool_:
             return jax.lax.cond(selector, fns[0], fns[1], *args)
-        n = len(fns)  # the last branch is the default: any index outside 0..n-2 takes it
-        idx = jnp.where((selector < 0) | (selector >= n - 1), n - 1, selector)
-        return jax.lax.switch(idx, fns, *args)
+        return jax.lax.switch(_index(selector, len(fns)), fns, *args)
 
     if stateful:
         return lambda attrs, key, selector, *args: run(attrs, key, selector, args)
     return lambda attrs, selector, *args: run(attrs, None, selector, args)
+
+
+def _branch_check(attrs, selector, *args):
+    """(ok, error id): ok is False when the selected branch could not be traced at these shapes; the
+    id names that error (the message of this run's shapes, whichever shapes were traced last)."""
+    import jax
+    import jax.numpy as jnp
+    branches = attrs["branches"]
+    index = _index(selector, len(branches))
+    ids = [_error_id(_trace_error(b, args, None)) for b in branches]
+    if not isinstance(index, jax.core.Tracer):
+        return ids[int(index)] < 0, np.int64(ids[int(index)])
+    picked = jnp.asarray(ids, jnp.int64)[index]
+    return picked < 0, picked
+
+
+_ERRORS = {}   # the messages a check can report -> their ids
+
+
+def _error_id(e):
+    return -1 if e is None else _ERRORS.setdefault(str(e), len(_ERRORS))
+
+
+def _branch_message(op, error_id):
+    """The error tracing the selected branch raised at the run's shapes (TF's error when it runs)."""
+    return next(m for m, i in _ERRORS.items() if i == int(error_id))
+
+
+def _unknown_shapes(op_or_inputs):
+    """Whether a branch may meet shapes it was not built for: some input's shape is not fully known."""
+    inputs = op_or_inputs.inputs[1:] if isinstance(op_or_inputs, Operation) else op_or_inputs
+    return not all(t.shape.is_fully_defined() for t in inputs)
 
 
 def _branch_grad(op, *grads):
@@ -338,10 +420,11 @@ def _while_grad_shapes(shapes, attrs, values):
 
 
 for _kind in ("If", "Case"):
+    checks = dict(check=_branch_check, check_message=_branch_message, check_when=_unknown_shapes)
     register_op("Stateless" + _kind, shape=_attr_shapes, dtype=_attr_dtypes, grad=_branch_grad,
-                lower=_branch_lower(False))
+                lower=_branch_lower(False), **checks)
     register_op(_kind, shape=_attr_shapes, dtype=_attr_dtypes, grad=_branch_grad, lower=_branch_lower(True),
-                needs_key=True)
+                needs_key=True, **checks)
 
 
 # ---- tf.while_loop --------------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """Image codecs (tf.image.decode_png / decode_jpeg / decode_image / encode_png / encode_jpeg): host ops.
 
-They run Pillow (pip install pillow, or the `images` extra from a checkout: pip install -e ".[images]"),
-imported when one first runs.
+They run Pillow, a core dependency (TF decodes images in its core), imported when one first runs.
 Decoded images are uint8 (or uint16 PNG) [height, width, channels]; `channels=0` keeps the file's.
 """
 import io
@@ -22,8 +21,8 @@ def _pil(op):
     try:
         from PIL import Image
     except ImportError:
-        raise errors.UnimplementedError(op.node_def, op, "%s needs Pillow: pip install pillow (from a checkout: "
-                                        "pip install -e \".[images]\")" % op.type) from None
+        raise errors.UnimplementedError(op.node_def, op, "%s needs Pillow, one of tinyflow's own "
+                                        "dependencies, missing here: pip install pillow" % op.type) from None
     return Image
 
 
@@ -38,8 +37,19 @@ def _decode(session, op, inputs):
         raise errors.InvalidArgumentError(op.node_def, op, {
             "png": "Invalid PNG data, size %d", "jpeg": "Invalid JPEG data or crop window, data size %d"}.get(
             kind, "Unknown image file format. One of JPEG, PNG, GIF, BMP required. (size %d)") % len(data)) from None
-    channels = op.attrs["channels"]
-    depth16 = op.attrs["dtype"] is dt.uint16
+    if img.format == "GIF" and kind in ("gif", "any", "still"):   # its frames, RGB: [frames, height, width, 3]
+        frames = []
+        for i in range(getattr(img, "n_frames", 1) if kind != "still" else 1):
+            img.seek(i)
+            frames.append(np.asarray(img.convert("RGB")))
+        return [np.stack(frames) if kind != "still" else frames[0]]
+    if kind == "gif":
+        raise errors.InvalidArgumentError(op.node_def, op, "Invalid GIF data (size %d)" % len(data))
+    return [_pixels(Image, img, op.attrs["channels"], op.attrs["dtype"] is dt.uint16)]
+
+
+def _pixels(Image, img, channels, depth16):
+    """An opened still image as [height, width, channels] (channels 0: the file's), uint8 or uint16."""
     a = np.asarray(img)
     if a.dtype == bool:
         a = a.astype(np.uint8) * 255
@@ -60,11 +70,18 @@ def _decode(session, op, inputs):
         a = a.astype(np.uint16) * 257 if a.dtype == np.uint8 else a.astype(np.uint16)
     else:
         a = (a >> 8).astype(np.uint8) if a.dtype.itemsize > 1 else a.astype(np.uint8)
-    return [np.ascontiguousarray(a)]
+    return np.ascontiguousarray(a)
 
 
-register_host_op("DecodeImageHost", lambda s, a, v: [TensorShape([None, None, a["channels"] or None])],
-                 lambda d, a: [a["dtype"]], _decode)
+def _decoded_shape(shapes, attrs, values):
+    if attrs["kind"] == "gif":
+        return [TensorShape([None, None, None, 3])]
+    if attrs["kind"] == "any":   # a GIF gives 4-D, any other 3-D: TF leaves the rank unknown
+        return [TensorShape(None)]
+    return [TensorShape([None, None, attrs["channels"] or None])]
+
+
+register_host_op("DecodeImageHost", _decoded_shape, lambda d, a: [a["dtype"]], _decode)
 
 
 def _decode_by_format(session, op, inputs):
@@ -93,7 +110,8 @@ def _decode_op(kind, contents, channels, dtype, name):
         raise ValueError("channels must be 0, 1, 3 or 4, got %r" % (channels,))
     return make_host_op("DecodeImageHost", [as_strings(contents, "contents")],
                         {"kind": kind, "channels": int(channels), "dtype": dt.as_dtype(dtype)},
-                        name=name or {"png": "DecodePng", "jpeg": "DecodeJpeg"}.get(kind, "DecodeImage")).outputs[0]
+                        name=name or {"png": "DecodePng", "jpeg": "DecodeJpeg", "gif": "DecodeGif",
+                                            "bmp": "DecodeBmp"}.get(kind, "DecodeImage")).outputs[0]
 
 
 def decode_png(contents, channels=0, dtype=dt.uint8, name=None):
@@ -107,9 +125,21 @@ def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover
     return _decode_op("jpeg", contents, channels, dt.uint8, name)
 
 
+def decode_gif(contents, name=None):
+    """tf.image.decode_gif: every frame of a GIF, uint8 [frames, height, width, 3]."""
+    return _decode_op("gif", contents, 0, dt.uint8, name)
+
+
+def decode_bmp(contents, channels=0, name=None):
+    """tf.image.decode_bmp: a BMP file's bytes as a uint8 [height, width, channels] image."""
+    return _decode_op("bmp", contents, channels, dt.uint8, name)
+
+
 def decode_image(contents, channels=None, dtype=dt.uint8, name=None, expand_animations=True):
-    """tf.image.decode_image: PNG, JPEG, GIF (first frame) or BMP bytes as an image."""
-    return _decode_op("any", contents, channels or 0, dtype, name)
+    """tf.image.decode_image: PNG, JPEG or BMP bytes as [height, width, channels], a GIF's frames as
+    [frames, height, width, 3] (TF's rank is unknown until it runs), or its first frame alone when
+    not expand_animations (then always 3-D)."""
+    return _decode_op("any" if expand_animations else "still", contents, channels or 0, dtype, name)
 
 
 def jpeg_shape(data):

@@ -1,4 +1,4 @@
-"""Image kernels: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic and their gradients;
+"""Image kernels: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic and their gradients, ResizeArea;
 SampleDistortedBoundingBoxV2.
 Everything else in tf.image (tinyflow/image.py) is built from existing graph ops.
 
@@ -89,7 +89,23 @@ def _bicubic_weights(n_in, n_out, align, half):
     return w
 
 
-_WEIGHTS = {"ResizeBilinear": _bilinear_weights, "ResizeBicubic": _bicubic_weights}
+def _area_weights(n_in, n_out, align, half):
+    """TF's ResizeArea: output cell [o * scale, (o + 1) * scale) averages the input cells it covers,
+    each weighted by the length it covers (float32, TF's arithmetic; the 1/scale of the mean here)."""
+    s = _scale(n_in, n_out, align)
+    w = np.zeros((n_out, n_in), np.float32)
+    for o in range(n_out):
+        lo, hi = np.float32(o) * s, np.float32(o + 1) * s
+        for i in range(int(np.floor(lo)), int(np.ceil(hi))):
+            if i < lo:
+                part = s if i + 1 > hi else np.float32(i + 1) - lo
+            else:
+                part = hi - np.float32(i) if i + 1 > hi else np.float32(1)
+            w[o, min(i, n_in - 1)] += part
+    return (w / s).astype(np.float32)
+
+
+_WEIGHTS = {"ResizeBilinear": _bilinear_weights, "ResizeBicubic": _bicubic_weights, "ResizeArea": _area_weights}
 
 
 def _matrices(op_type, a, in_hw, out_hw):
@@ -150,6 +166,10 @@ def _resize_dtype(op_type):
     return rule
 
 
+def _no_gradient(op, g):
+    raise LookupError("No gradient defined for operation '%s' (op type: %s)" % (op.name, op.type))
+
+
 def _register(op_type):
     grad_type = op_type + "Grad"
 
@@ -159,12 +179,16 @@ def _register(op_type):
     def grad_grad(op, gg):  # the gradient op is linear in its first input: its own gradient is the resize
         return [make_op(op_type, [gg, shape(op.inputs[0])[1:3]], op.attrs), None]
 
+    if op_type == "ResizeArea":   # TF 1.15 defines no gradient for it
+        register_op(op_type, shape=_resize_shape, dtype=_resize_dtype(op_type), grad=_no_gradient,
+                    lower=_resize_lower(op_type))
+        return
     register_op(op_type, shape=_resize_shape, dtype=_resize_dtype(op_type), grad=grad, lower=_resize_lower(op_type))
     register_op(grad_type, shape=lambda s, a, v: [s[1]], dtype=same_as_input(1), grad=grad_grad,
                 lower=_resize_grad_lower(op_type))
 
 
-for _t in ("ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic"):
+for _t in ("ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea"):
     _register(_t)
 
 

@@ -19,8 +19,8 @@ class Subgraph:
         fed = set(feeds)
         # what later stages ask of each op, decided here once
         self.rule_ops = {op for op in ops if runs_rule(op, fed)}   # ops whose lowering rule runs
-        self.checked = [op for op in ops if get_op_def(op.type).check is not None   # ops whose run-time
-                        and not (op.outputs and all(t in fed for t in op.outputs))]   # check runs, in order
+        self.checked = [op for op in ops if _has_check(op)   # ops whose run-time check runs, in order
+                        and not (op.outputs and all(t in fed for t in op.outputs))]
 
     def __repr__(self):
         return "<Subgraph %d ops, %d fetches, %d feeds>" % (len(self.ops), len(self.fetches), len(self.feeds))
@@ -47,6 +47,11 @@ def prune(fetches, feeds=(), targets=()):
     auto = [host_fed[i] for i in sorted(host_fed)]
     feeds = list(feeds) + [t for op in auto for t in op.outputs if t not in fed]
     return Subgraph(ops, list(fetches), feeds, list(targets), auto)
+
+
+def _has_check(op):
+    opdef = get_op_def(op.type)
+    return opdef.check is not None and (opdef.check_when is None or opdef.check_when(op))
 
 
 def _all_fed(op, fed):

@@ -12,6 +12,7 @@ as it was. Runs from several threads are safe: a lock covers reading the variabl
 storing the new values, so runs that write variables are serialized and lose no update. A fetch
 set that touches no variable runs through a closure without the lock (`_stateless_call`).
 """
+import atexit
 import collections
 import enum
 import threading
@@ -99,6 +100,37 @@ def _shape_cache_size():
 
 
 _ODict = collections.OrderedDict
+class _ExitGate:
+    """Runs of other threads end before the interpreter tears JAX down at exit: a daemon thread (a
+    queue runner, a Supervisor service) stopped inside a JAX call aborts the process ("FATAL:
+    exception not rethrown", SIGABRT) where TF exits 0. At exit a run of another thread raises
+    CancelledError (a queue runner ends quietly on it) and the exit waits for the runs under way
+    (api/train/queue_runner.py cancels the queues first, so no enqueue stays blocked)."""
+
+    def __init__(self):
+        self.exiting, self.active = False, 0
+        self.cond = threading.Condition()
+
+    def enter(self):
+        with self.cond:
+            if self.exiting and threading.current_thread() is not threading.main_thread():
+                raise errors.CancelledError(None, None, "Session.run: the process is exiting")
+            self.active += 1
+
+    def leave(self):
+        with self.cond:
+            self.active -= 1
+            self.cond.notify_all()
+
+    def close(self, timeout=10.0):
+        with self.cond:
+            self.exiting = True
+            self.cond.wait_for(lambda: self.active == 0, timeout)
+
+
+EXIT_GATE = _ExitGate()
+atexit.register(EXIT_GATE.close)   # after jax's own hooks were registered: runs before them
+
 _STAGED = object()   # the first part of the key of a fetch set's HostSteps in the Session's plan cache
 _PLAIN = "plain run"   # the plan of a fetch set that needs no host stage
 
@@ -223,9 +255,13 @@ class Session:
         feed_dict = feed_dict or {}
         if any(isinstance(k, tuple) for k in feed_dict):   # an LSTMStateTuple key: TF feeds its leaves
             feed_dict = _flatten_dict_items(feed_dict)
-        if self._graph._host_stage:  # string and queue ops run on the host between jitted steps
-            return self._run_staged(fetches, feed_dict)
-        return self._run(fetches, feed_dict)
+        EXIT_GATE.enter()
+        try:
+            if self._graph._host_stage:  # string and queue ops run on the host between jitted steps
+                return self._run_staged(fetches, feed_dict)
+            return self._run(fetches, feed_dict)
+        finally:
+            EXIT_GATE.leave()
 
     def _run_staged(self, fetches, feed_dict):
         """Session.run for a graph holding ops XLA cannot run (strings, files, queues): a fetch set

@@ -1,6 +1,9 @@
 """tf.contrib.framework (TF 1.15): arg_scope, variables and checkpoint helpers (slim's), the global
-step, checkpoint reading (list_variables, load_variable, init_from_checkpoint), assert_scalar, nest."""
+step, checkpoint reading (list_variables, load_variable, init_from_checkpoint), assert_scalar, nest,
+smart_cond / smart_case."""
 import types
+
+import numpy as np
 
 from tinyflow.api import nest as _nest
 from tinyflow.api.contrib.slim.arg_scope import (add_arg_scope, arg_scope, arg_scope_func_key, arg_scoped_arguments,  # noqa
@@ -18,6 +21,8 @@ from tinyflow.api.train.tf_checkpoint import (init_from_checkpoint, list_variabl
                                               load_variable)
 from tinyflow.graph.core import get_default_graph as _default_graph
 from tinyflow.ops.check_ops import assert_scalar  # noqa: F401
+from tinyflow.ops.control_flow_ops import cond as _cond
+from tinyflow.ops.core.base import constant_value_of as _constant_value
 from tinyflow.ops.core.base import convert_to_tensor as _convert
 
 # tf.contrib.framework.nest is tensorflow.python.util.nest: tf.nest's functions and is_sequence
@@ -49,3 +54,40 @@ def reduce_sum_n(tensors, name=None):
     if not tensors:
         raise ValueError("No tensors provided.")
     return math_ops.add_n([math_ops.reduce_sum(t) for t in tensors], name=name or "reduce_sum_n")
+
+
+# ---- smart_cond: decided now when the predicate is known now (TF's framework/smart_cond.py) --------
+def smart_constant_value(pred):
+    """pred's value when known now (a Python bool, 0 or 1, or a tensor that folds), else None."""
+    if hasattr(pred, "op"):
+        value = _constant_value(pred)
+        return None if value is None else bool(value)
+    if isinstance(pred, (bool, np.bool_)) or (isinstance(pred, int) and pred in (0, 1)):
+        return bool(pred)
+    raise TypeError("`pred` must be a Tensor, or a Python bool, or 1 or 0. Found instead: %s" % type(pred))
+
+
+def smart_cond(pred, true_fn=None, false_fn=None, name=None):
+    """TF's smart_cond: the branch is called now when pred is known now, else tf.cond (which runs the
+    taken branch only, as TF)."""
+    if not callable(true_fn):
+        raise TypeError("`true_fn` must be callable.")
+    if not callable(false_fn):
+        raise TypeError("`false_fn` must be callable.")
+    value = smart_constant_value(pred)
+    if value is not None:
+        return true_fn() if value else false_fn()
+    return _cond(pred, true_fn=true_fn, false_fn=false_fn, name=name)
+
+
+def smart_case(pred_fn_pairs, default=None, exclusive=False, name="smart_case"):
+    """TF's smart_case: tf.case decided now as far as the preds are known now (the first true one wins)."""
+    pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else list(pred_fn_pairs)
+    if default is None:
+        if not pairs:
+            raise ValueError("Must provide at least one item in pred_fn_pairs")
+        pairs, default = pairs[:-1], pairs[-1][1]
+    fn = default
+    for pred, branch in reversed(pairs):
+        fn = (lambda p, b, rest: lambda: smart_cond(p, b, rest, name=name))(pred, branch, fn)
+    return fn()

@@ -290,12 +290,15 @@ class _Generator(Dataset):
         if not callable(generator):
             raise TypeError("`generator` must be callable.")
         types, shapes = nest.normalize_types_and_shapes(output_types, output_shapes)
-        self._generator, self._gen_args = generator, tuple(args or ())
-        super().__init__(types, shapes)
+        # TF makes each argument a tensor and hands the generator its numpy value: a str as bytes, an
+        # int as np.int32, a list as an array (a Tensor: its value when the iterator is initialized)
+        self._generator, self._gen_args = generator, tuple(arg(a) for a in (args or ()))
+        super().__init__(types, shapes, (), [a for a in self._gen_args if isinstance(a, Tensor)])
 
     def _iterate(self, run):
         types, shapes = self._flat_types, self._flat_shapes
-        for value in self._generator(*self._gen_args):
+        args = [np.asarray(run.value(a)) for a in self._gen_args]
+        for value in self._generator(*[a[()] if a.ndim == 0 else a for a in args]):
             flat = nest.flatten_up_to(self._types, value)
             yield tuple(nest.check_value(v, d, s, "from_generator") for v, d, s in zip(flat, types, shapes))
 
@@ -359,7 +362,8 @@ class PaddedBatch(Dataset):
             if not have.is_compatible_with(TensorShape(None if s.ndims is None else [None] * s.ndims)):
                 raise ValueError("The padded shape %s is not compatible with the corresponding input component "
                                  "shape %s." % (s, have))
-        pads = [0] * len(self._padded) if padding_values is None else nest.flatten_up_to(types, padding_values)
+        pads = ([b"" if d == dt.string else 0 for d in nest.flatten(types)] if padding_values is None
+                else nest.flatten_up_to(types, padding_values))   # TF pads strings with b""
         self._pads = [arg(p, d) for p, d in zip(pads, nest.flatten(types))]
         self._n, self._drop = int_arg(batch_size), bool(drop_remainder)
         super().__init__(types, _batched(nest.pack_as(types, self._padded), self._n, self._drop), [input_dataset],
@@ -375,12 +379,16 @@ class PaddedBatch(Dataset):
     def _pad(values, padded, pad_value):
         longest = np.max([v.shape for v in values], axis=0) if values[0].ndim else ()
         target = [m if d is None else d for d, m in zip(padded.as_list(), longest)] if padded.ndims else []
-        out = np.full([len(values)] + list(target), pad_value, values[0].dtype)
+        dtype = object if values[0].dtype.kind in "SUO" else values[0].dtype   # strings of any length
+        out = np.full([len(values)] + list(target), pad_value, dtype)
         for i, v in enumerate(values):
             if any(s > t for s, t in zip(v.shape, target)):
                 raise errors.InvalidArgumentError(None, None, "Attempted to pad to a smaller size than the input "
                                                   "element.")
-            out[(i,) + tuple(slice(0, s) for s in v.shape)] = v
+            where = (i,) + tuple(slice(0, s) for s in v.shape)
+            if dtype is object:   # Python bytes, as TF gives (a 0-d string: not its array)
+                v = v.astype(object) if v.ndim else v.astype(object)[()]
+            out[where] = v
         return out
 
 

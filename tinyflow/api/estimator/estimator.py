@@ -7,6 +7,7 @@ continues the global step. The training loop runs one fetch set (train_op, loss,
 step the hooks read) through the Session's jitted function, as a hand-written loop would.
 """
 import contextlib
+import copy
 import inspect
 import os
 import time
@@ -54,14 +55,14 @@ class Estimator:
         self._model_fn = model_fn
         self._model_dir, self._config = resolve_model_dir(model_dir, config)
         _tf.logging.info("Using config: %s", str(vars(self._config)))
-        self._params = dict(params or {})
+        self._params = copy.deepcopy(params or {})   # as given (a dict, an HParams ...), as TF keeps it
         self._warm_start_from = warm_start_from
         # premade estimators set these: their input_fns' numpy strings become ids on the host
         self._feature_columns_for_strings, self._label_vocabulary = None, None
 
     model_dir = property(lambda self: self._model_dir)
     config = property(lambda self: self._config)
-    params = property(lambda self: dict(self._params))
+    params = property(lambda self: copy.deepcopy(self._params))
     model_fn = property(lambda self: self._model_fn)
 
     # ---- checkpoints ---------------------------------------------------------------------------------
@@ -114,7 +115,7 @@ class Estimator:
 
     def _optional_args(self, args, mode):
         """The keyword arguments TF passes to an input_fn or model_fn that names them."""
-        given = {"mode": mode, "params": self._params, "config": self._config}
+        given = {"mode": mode, "params": self.params, "config": self._config}   # TF: a copy of each
         return {k: v for k, v in given.items() if k in args}
 
     def _call_model_fn(self, features, labels, mode):

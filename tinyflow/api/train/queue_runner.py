@@ -6,8 +6,11 @@ thread stops when the coordinator says so, or when its enqueue raises OutOfRange
 is exhausted: the last such thread closes the queue, so dequeues drain it and then raise
 OutOfRangeError too). Any other error is reported to the coordinator and closes the queue with
 its pending enqueues cancelled. A request_stop() cancels blocked enqueues the same way. Threads
-are daemons: a script that never stops them still exits.
+are daemons: a script that never stops them still exits, cleanly: at exit their coordinators are
+told to stop and their queues are cancelled, and the Session lets the runs under way end before
+JAX is torn down (runtime/session.py, EXIT_GATE).
 """
+import atexit
 import threading
 import weakref
 
@@ -25,6 +28,23 @@ class _Runtime:
 
 
 _RUNTIME = weakref.WeakKeyDictionary()  # QueueRunner -> _Runtime
+_STARTED = weakref.WeakSet()            # runners whose threads were made (stopped at exit)
+_COORDS = weakref.WeakSet()
+_HOOKED = []
+
+
+def _stop_at_exit():
+    """Stops every runner's threads: their coordinators stop and their queues close, cancelling a
+    blocked enqueue (registered after jax's and the Session's hooks, so it runs before them)."""
+    for coord in list(_COORDS):
+        coord.request_stop()
+    for qr in list(_STARTED):
+        for sess in list(qr._rt.runs):
+            if not getattr(sess, "_closed", False):
+                try:
+                    sess.run(qr._cancel_op)
+                except Exception:   # noqa: BLE001 (the session or its queue is gone: nothing to cancel)
+                    pass
 
 
 @register_serializable   # a graph file may hold runners: a queue and its ops (threads live outside, _RUNTIME)
@@ -101,6 +121,11 @@ class QueueRunner:
         with rt.lock:
             rt.runs[sess] = len(self._enqueue_ops)
             rt.exceptions = []
+        if not _HOOKED:
+            _HOOKED.append(atexit.register(_stop_at_exit))   # once per process
+        _STARTED.add(self)
+        if coord is not None:
+            _COORDS.add(coord)
         threads = [threading.Thread(target=self._run, args=(sess, op, coord), daemon=daemon,
                                     name="QueueRunnerThread-%s-%s" % (self.name, op.name))
                    for op in self._enqueue_ops]

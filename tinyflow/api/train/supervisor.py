@@ -6,8 +6,9 @@ latest checkpoint of `logdir` or runs init_op (and init_fn), runs local_init_op,
 a logdir, writes graph.pbtxt and the graph to an event file with a START SessionLog and starts the
 standard services: every `save_summaries_secs` the summary_op and global_step/sec summaries, every
 `save_model_secs` a checkpoint `logdir/model.ckpt-<step>` with a CHECKPOINT SessionLog. Each service
-first runs at the start (tinyflow runs that first round before handing over the session, so it sees
-step 0: TF's threads race the first steps). Leaving the block stops the services, writes a STOP
+runs in its own thread, first at once, as TF's: a summary op that reads the input queue waits there
+for the queue runners (started next) rather than blocking the start, and the first round races the
+first steps, as in TF. Leaving the block stops the services, writes a STOP
 SessionLog and closes the writer; it saves no final checkpoint (call sv.saver.save, as TF scripts do).
 An exception inside the block stops the supervisor and is raised again (TF's request_stop), except
 OutOfRangeError, which ends training quietly as in TF.
@@ -158,11 +159,7 @@ class Supervisor:
                     sess, sess.run(self._summary_op), self._step(sess))))
         if self._saver is not None and self._save_model_secs:
             services.append((self._save_model_secs, lambda: self._checkpoint(sess)))
-        threads = []
-        for interval, service in services:
-            service()   # the first round, before the first step
-            threads.append(self.loop(interval, service, first=False))
-        return threads
+        return [self.loop(interval, service) for interval, service in services]
 
     def _step(self, sess):
         return int(sess.run(self._global_step)) if self._global_step is not None else 0

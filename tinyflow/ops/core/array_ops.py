@@ -330,7 +330,7 @@ def _squeeze_shape(shapes, attrs, values):
 
 
 def _squeeze_lower(a, x):
-    axes = tuple(normalize_axis(i, x.ndim) for i in a["axis"]) if a["axis"] else None
+    axes = tuple(_squeeze_axes(TensorShape(x.shape), a["axis"])) if a["axis"] else None  # TF's error if not 1
     return jnp.squeeze(x, axis=axes)
 
 

@@ -37,7 +37,9 @@ def _prepare_memory(memory, memory_sequence_length):
 
     def mask(m):
         seq_mask = sequence_mask(lengths, maxlen=array_ops.shape(m)[1], dtype=m.dtype)
-        return m * array_ops.reshape(seq_mask, [-1, m.shape[1].value or -1] + [1] * (m.shape.ndims - 2))
+        # TF's run-time shape: [batch, time] + ones (both may be unknown while building)
+        extra = array_ops.ones([m.shape.ndims - 2], dtype=dt.int32)
+        return m * array_ops.reshape(seq_mask, array_ops.concat([array_ops.shape(seq_mask), extra], 0))
     return map_structure(mask, memory)
 
 

@@ -40,6 +40,15 @@ class FinalBeamSearchDecoderOutput(collections.namedtuple("FinalBeamDecoderOutpu
     __slots__ = ()
 
 
+def _size_shape(s):
+    """A state size as a shape; TF's: a size that is a tensor (an attention over a memory of unknown
+    length: its alignments) counts by its constant value, else as unknown."""
+    if hasattr(s, "op"):
+        value = constant_value_of(s)
+        return as_shape(None if value is None else np.atleast_1d(value).tolist())
+    return as_shape(s)
+
+
 def _static(x):
     v = constant_value_of(x)
     return int(v) if v is not None else None
@@ -117,7 +126,7 @@ class BeamSearchDecoder(Decoder):
             final_state
 
     def _merge_batch_beams(self, t, s):
-        batch, rest = _static(self._batch_size), as_shape(s)
+        batch, rest = _static(self._batch_size), _size_shape(s)
         out = array_ops.reshape(t, array_ops.concat([[-1], array_ops.shape(t)[2:]], 0))
         out.set_shape(TensorShape([batch * self._beam_width if batch is not None else None]).concatenate(rest))
         return out
@@ -125,7 +134,7 @@ class BeamSearchDecoder(Decoder):
     def _split_batch_beams(self, t, s):
         batch = _static(self._batch_size)
         out = array_ops.reshape(t, array_ops.concat([[-1, self._beam_width], array_ops.shape(t)[1:]], 0))
-        expected = TensorShape([batch, self._beam_width]).concatenate(as_shape(s))
+        expected = TensorShape([batch, self._beam_width]).concatenate(_size_shape(s))
         if not out.shape.is_compatible_with(expected):
             raise ValueError("Unexpected behavior when reshaping between beam width and batch size.  The reshaped "
                              "tensor has shape: %s.  We expected it to have shape (batch_size, beam_width, depth) == "

@@ -4,10 +4,10 @@ dynamic_decode runs decoder.step in a tf.while_loop until every sequence is fini
 `maximum_iterations`), under the variable scope "decoder" (so "decoder/gru_cell/...",
 "decoder/dense/kernel" as in TF). TF collects the outputs in TensorArrays that grow; here:
 
-- with a static bound on the steps (a constant maximum_iterations, or a TrainingHelper's static
-  time dimension) the outputs are written into [bound, batch, ...] buffers and cut to the steps run
-  ([:time], a value-dependent shape: the fetch set runs as jitted segments, docs/dynamic_shapes.md);
-  gradients flow (the loop is a bounded scan);
+- with a bound on the steps (a constant maximum_iterations, or a TrainingHelper's time dimension,
+  static or known at run time) the outputs are written into [bound, batch, ...] buffers and cut to
+  the steps run ([:time], a value-dependent shape: the fetch set runs as jitted segments,
+  docs/dynamic_shapes.md); gradients flow (a bounded scan when the bound is static);
 - without one (a GreedyEmbeddingHelper with a run-time maximum_iterations, or none) the outputs are
   loop variables that grow by one step per iteration: the loop runs from the host, its body jitted
   once per length (ops/control_flow_ops.py, "Loops that grow"); no gradient through it.
@@ -45,7 +45,7 @@ class Helper:
     sample(time, outputs, state) -> sample_ids; next_inputs(time, outputs, state, sample_ids) ->
     (finished, next_inputs, next_state)."""
 
-    max_steps = None    # a static bound on the decoding steps, when the helper knows one
+    max_steps = None    # a bound on the decoding steps when the helper knows one: an int, or a scalar tensor
 
     @property
     def batch_size(self):
@@ -121,7 +121,8 @@ class TrainingHelper(Helper):
                                  % self._sequence_length.shape)
             self._zero_inputs = map_structure(lambda x: array_ops.zeros_like(x[0]), inputs)
             self._batch_size = array_ops.size(self._sequence_length)
-            self.max_steps = flatten(inputs)[0].shape[0].value
+            first = flatten(inputs)[0]   # the time length bounds the steps: static, else at run time
+            self.max_steps = first.shape[0].value if first.shape[0].value is not None else array_ops.shape(first)[0]
 
     batch_size = property(lambda self: self._batch_size)
     inputs = property(lambda self: self._inputs)
@@ -387,11 +388,12 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False, maxi
         if maximum_iterations is not None:
             initial_finished = math_ops.logical_or(initial_finished, 0 >= maximum_iterations)
         bound = None if maximum_iterations is None else constant_value_of(maximum_iterations)
-        bound = int(bound) if bound is not None else decoder.max_steps
+        bound = int(bound) if bound is not None else decoder.max_steps   # an int, a scalar tensor or None
         initial_lengths = array_ops.zeros_like(initial_finished, dtype=dt.int32)
         if bound is not None:   # buffers of [bound, batch, ...], cut to the steps run after the loop
             buffers = map_structure(lambda z: array_ops.zeros(
-                array_ops.concat([[bound], array_ops.shape(z)], 0), dtype=z.dtype), zero_outputs)
+                array_ops.concat([array_ops.reshape(bound, [1]), array_ops.shape(z)], 0), dtype=z.dtype),
+                zero_outputs)
         else:                   # outputs that grow by one step per iteration
             buffers = map_structure(lambda z: array_ops.zeros_like(array_ops.expand_dims(z, 0)[:0]), zero_outputs)
 
