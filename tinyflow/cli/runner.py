@@ -135,8 +135,8 @@ def print_trimmed_traceback(exc):
     missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
     if missing and missing.split(".")[0] in TF1_ENVIRONMENT:
         print("tinyflow: %s came with TensorFlow 1.15 (TF depended on it), so TF1 scripts import it without "
-              "declaring it: pip install %s (all of them: pip install six termcolor wrapt; from a checkout: "
-              "pip install -e \".[tf1-env]\")"
+              "declaring it: pip install %s (six, termcolor and Pillow come with tinyflow; from a checkout, "
+              "pip install -e \".[tf1-env]\" adds wrapt)"
               % (missing.split(".")[0], TF1_ENVIRONMENT[missing.split(".")[0]]), file=sys.stderr)
 
 
