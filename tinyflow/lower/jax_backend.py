@@ -289,5 +289,5 @@ def example_args(lowered, values, feed_values=(), counter=0):
     """The argument tuple of `lowered.fn` from a dict of variable values and feed values."""
     rw = tuple(values[v] for v in lowered.rw_vars)
     ro = tuple(values[v] for v in lowered.ro_vars)
-    key = run_key(counter) if lowered.needs_key else None
+    key = run_key(counter, [0] * len(lowered.program.philox_ops)) if lowered.needs_key else None
     return rw, ro, tuple(feed_values), key
