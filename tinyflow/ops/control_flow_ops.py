@@ -38,7 +38,7 @@ from tinyflow.graph.nest import flatten, pack_as
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape, as_shape
 from tinyflow.ops.core.base import constant_value_of, convert_to_tensor, graph_of
-from tinyflow.ops import while_grad
+from tinyflow.ops import padded_loop, while_grad
 from tinyflow.ops.while_grad import grad_fn
 
 __all__ = ['case', 'cond', 'switch_case', 'while_loop']
@@ -496,6 +496,11 @@ def _while_lower(stateful):
         vars_, caps, mx, _ = _loop_parts(attrs, args)
         if (attrs.get("grows") and not any(isinstance(x, jax.core.Tracer) for x in (*vars_, *caps, mx))
                 and not _keeps_shapes(attrs, key, vars_, caps)):
+            if not attrs.get("count"):
+                try:   # in XLA, padded to capacities that double (O(log n) compiles)
+                    return padded_loop.run(attrs, key, vars_, caps, mx)
+                except padded_loop.Unsupported:
+                    pass
             return _host_loop(attrs, key, vars_, caps, mx)
         if attrs.get("count"):  # a gradient needs the iteration count and saved values
             return while_grad.forward(attrs, key, tuple(jnp.asarray(x) for x in vars_), caps, mx)
