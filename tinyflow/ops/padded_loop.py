@@ -243,6 +243,10 @@ def _reshape(op, attrs, key, ins):
     return Padded(jnp.reshape(x.arr, [int(d) for d in shape.dims]), shape.pos - len(shape.dims), x.n)
 
 
+def _with_lengths(op, attrs, key, ins):
+    return _call(op, attrs, key, [_plain(v) for v in ins])
+
+
 _RULES = {"ConcatV2": _concat, "MatMul": _matmul, "BatchMatMul": _matmul, "BatchMatMulV2": _matmul,
           "Softmax": _softmax, "LogSoftmax": _softmax, "Shape": _shape, "StridedSlice": _strided_slice,
           "Range": _range, "Pack": _pack, "Unpack": _unpack, "Transpose": _transpose, "ExpandDims": _expand_dims,
@@ -272,14 +276,18 @@ def evaluate(fn, key, args):
         attrs = op.attrs
         if any(_special(v) for v in ins):
             rule = _RULES.get(op.type)
-            if rule is None and op.type in _ELEMENTWISE:
-                if any(isinstance(v, Padded) for v in ins):
-                    rule = _elementwise
-                else:   # a run-time length in arithmetic: an ordinary traced scalar
-                    rule = lambda op, attrs, key, ins: _call(op, attrs, key, [_plain(v) for v in ins])  # noqa: E731
+            if rule is None and op.type in _ELEMENTWISE and any(isinstance(v, Padded) for v in ins):
+                rule = _elementwise
+            elif rule is None and not any(isinstance(v, (Padded, DynShape)) for v in ins):
+                rule = _with_lengths   # a run-time length as an ordinary traced scalar
             if rule is None:
                 raise Unsupported(op.type)
-            out = rule(op, attrs, key, ins)
+            try:
+                out = rule(op, attrs, key, ins)
+            except Unsupported:
+                raise
+            except Exception as e:   # noqa: BLE001 (the host loop runs it and says what is wrong, if anything)
+                raise Unsupported("%s: %s" % (op.type, e)) from e
         else:
             if get_op_def(op.type).lower is None:
                 raise Unsupported(op.type)
@@ -360,8 +368,11 @@ def run(attrs, key, vars_, caps, mx):
         fn = _PHASES[attrs["body"]] = _phase(attrs, growing)
     ns = [jnp.int32(vars_[k].shape[growing[k]]) for k in sorted(growing)]
     padded = list(vars_)
-    for k in growing:
-        padded[k] = _grow(vars_[k], growing[k], max(16, 2 * vars_[k].shape[growing[k]]))
+    step = _growth(attrs, key, vars_, caps, growing) if mx is not None else {}
+    for k in growing:   # room for every iteration when maximum_iterations says how many: one compile
+        n0 = vars_[k].shape[growing[k]]
+        want = n0 + int(mx) * step[k] if k in step else 2 * n0
+        padded[k] = _grow(vars_[k], growing[k], max(16, 1 << max(0, int(want) - 1).bit_length()))
     i = jnp.int32(0)
     limit = None if mx is None else jnp.asarray(mx, np.int32)
     key = None if key is None else jnp.asarray(key)
@@ -376,6 +387,13 @@ def run(attrs, key, vars_, caps, mx):
     for k, n in zip(sorted(growing), ns):
         out[k] = jax.lax.slice_in_dim(padded[k], 0, int(n), axis=growing[k])
     return tuple(out)
+
+
+def _growth(attrs, key, vars_, caps, growing):
+    """How much each growing variable grows in the first iteration (the body's shapes, traced, not
+    run): the capacity for maximum_iterations of such steps."""
+    outs = jax.eval_shape(backend().jitted(attrs["body"]), backend().iteration_key(key, 0), *vars_, *caps)
+    return {k: max(0, outs[k].shape[growing[k]] - vars_[k].shape[growing[k]]) for k in growing}
 
 
 def _grow(arr, axis, cap):
