@@ -63,3 +63,17 @@ def test_every_case_matches_tf_bit_for_bit():
     assert set(got) == set(RECORDED)
     wrong = _wrong(got, set(make.CASES) - NOT_TF)
     assert not wrong, "\n".join(wrong)
+
+
+def test_graph_seed_alone_gives_tf_op_seeds():
+    """With only the graph seed set, an op's seed is the graph's op count when it is made, as TF's
+    (graph._last_id, each variable's /read counted): TF 1.15 gave these seed pairs."""
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(1)
+        h = tf.layers.dense(tf.layers.dense(tf.placeholder(tf.float32, [None, 5]), 4), 3)
+        tf.get_variable("v", [2, 3], initializer=tf.truncated_normal_initializer(stddev=0.1))
+        tf.nn.dropout(h, rate=0.5)
+        seeds = [(op.attrs["seed"], op.attrs["seed2"]) for op in g.get_operations()
+                 if op.type in ("RandomUniform", "TruncatedNormal")]
+    assert seeds == [(1, 4), (1, 20), (1, 36), (1, 46)]
+    assert tf.random.get_seed(2 ** 31 + 5)[1] == 6   # truncated modulo 2^31 - 1, as TF does

@@ -347,9 +347,10 @@ def _phase(attrs, growing):
     return jax.jit(phase)
 
 
-def run(attrs, key, vars_, caps, mx):
+def run(attrs, key, vars_, caps, mx, shapes):
     """The final loop variables of a growing loop on concrete values (see the module docstring);
-    raises Unsupported before running anything when the body has an op without a rule."""
+    `shapes`: those of one iteration's results (jax.eval_shape). Raises Unsupported before running
+    anything when the body has an op without a rule."""
     invariants = attrs["output_shapes"]
     vars_ = [jnp.asarray(v) for v in vars_]
     growing = {}
@@ -368,10 +369,9 @@ def run(attrs, key, vars_, caps, mx):
         fn = _PHASES[attrs["body"]] = _phase(attrs, growing)
     ns = [jnp.int32(vars_[k].shape[growing[k]]) for k in sorted(growing)]
     padded = list(vars_)
-    step = _growth(attrs, key, vars_, caps, growing) if mx is not None else {}
     for k in growing:   # room for every iteration when maximum_iterations says how many: one compile
         n0 = vars_[k].shape[growing[k]]
-        want = n0 + int(mx) * step[k] if k in step else 2 * n0
+        want = n0 + int(mx) * max(0, shapes[k].shape[growing[k]] - n0) if mx is not None else 2 * n0
         padded[k] = _grow(vars_[k], growing[k], max(16, 1 << max(0, int(want) - 1).bit_length()))
     i = jnp.int32(0)
     limit = None if mx is None else jnp.asarray(mx, np.int32)
@@ -384,19 +384,15 @@ def run(attrs, key, vars_, caps, mx):
         for k in growing:   # the iteration that outgrew a capacity runs again at twice every capacity
             padded[k] = _grow(padded[k], growing[k], 2 * padded[k].shape[growing[k]])
     out = list(padded)
-    for k, n in zip(sorted(growing), ns):
-        out[k] = jax.lax.slice_in_dim(padded[k], 0, int(n), axis=growing[k])
+    for k, n in zip(sorted(growing), ns):   # cut on the host: an eager slice would compile
+        index = [slice(None)] * padded[k].ndim
+        index[growing[k]] = slice(0, int(n))
+        out[k] = np.asarray(padded[k])[tuple(index)]
     return tuple(out)
 
 
-def _growth(attrs, key, vars_, caps, growing):
-    """How much each growing variable grows in the first iteration (the body's shapes, traced, not
-    run): the capacity for maximum_iterations of such steps."""
-    outs = jax.eval_shape(backend().jitted(attrs["body"]), backend().iteration_key(key, 0), *vars_, *caps)
-    return {k: max(0, outs[k].shape[growing[k]] - vars_[k].shape[growing[k]]) for k in growing}
-
-
 def _grow(arr, axis, cap):
+    """`arr` padded with zeros to `cap` along `axis`, on the host (an eager jnp.pad compiles)."""
     widths = [(0, 0)] * arr.ndim
     widths[axis] = (0, cap - arr.shape[axis])
-    return jnp.pad(arr, widths)
+    return np.pad(np.asarray(arr), widths)

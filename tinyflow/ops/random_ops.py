@@ -60,7 +60,8 @@ def get_seed(op_seed):
     g = get_default_graph()
     if g.seed is not None:
         if op_seed is None:
-            op_seed = g.version  # TF's graph._last_id, the number of ops so far: repeats per rebuild
+            # TF's graph._last_id, the number of ops so far (with those only TF makes: a variable's /read)
+            op_seed = g.version + getattr(g, "tf_only_ops", 0)
         seeds = (int(g.seed) % _MAXINT32, int(op_seed) % _MAXINT32)
     elif op_seed is not None:
         seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32)
