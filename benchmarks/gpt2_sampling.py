@@ -86,7 +86,8 @@ def build(tf, length):
         logits = tf.reshape(tf.matmul(tf.reshape(norm(h), [-1, EMBD]), w["wte"], transpose_b=True), [b, t, VOCAB])
         return logits, tf.stack(presents, axis=1)
 
-    gumbel = tf.constant(-np.log(-np.log(np.random.RandomState(1).uniform(1e-6, 1, (CTX + 4, VOCAB)))).astype(np.float32))
+    uniform = np.random.RandomState(1).uniform(1e-6, 1, (CTX + 4, VOCAB))
+    gumbel = tf.constant(-np.log(-np.log(uniform)).astype(np.float32))
     context = tf.placeholder(tf.int32, [1, 3])   # a static start, as generate_unconditional_samples.py
     _, presents = model(context, None)
 

@@ -14,7 +14,7 @@ _spec = importlib.util.spec_from_file_location("make_tf115", os.path.join(HERE, 
 make = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make)
 RECORDED = dict(np.load(os.path.join(HERE, "tf115.npz")))
-NOT_TF = {"shuffle"}   # TF's random_shuffle (a Fisher-Yates over Philox) is not reproduced: docs/random.md
+NOT_TF = set()
 
 
 def _wrong(got, names):
@@ -31,7 +31,8 @@ def _wrong(got, names):
 def test_op_seeded_cases_in_one_graph():
     """Op-seeded ops of every kind in one graph and one jitted function, run twice: each op's
     stream advances by its own executions (odd sizes: the 4-wide blocks and Box-Muller pairs cut)."""
-    names = ["uniform_range_11", "uniform_int32_9", "normal_f32_5", "dropout"]   # truncated: the slow test
+    names = ["uniform_range_11", "uniform_int32_9", "normal_f32_5", "dropout", "shuffle",
+             "shuffle_rows"]   # truncated: the slow test
     with tf.Graph().as_default():
         fetches = [eval(make.CASES[n][1])(tf) for n in names]
         with tf.Session() as sess:

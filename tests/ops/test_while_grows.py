@@ -83,8 +83,9 @@ def test_a_growing_loop_runs_padded_in_log_n_compiles_with_the_unrolled_values()
         cache = tf.concat([cache, q], 0)
         att = tf.nn.softmax(tf.matmul(q, cache, transpose_b=True) / 2.0)
         return t + 1, cache, tf.matmul(att, cache) + 0.1
-    _, cache, out = tf.while_loop(lambda t, c, o: t < n, body, [tf.constant(0), tf.zeros([0, 4]), tf.constant([[1., 2., 3., 4.]])],
-                                  shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, 4]), tf.TensorShape([1, 4])])
+    start = [tf.constant(0), tf.zeros([0, 4]), tf.constant([[1., 2., 3., 4.]])]
+    shapes = [tf.TensorShape([]), tf.TensorShape([None, 4]), tf.TensorShape([1, 4])]
+    _, cache, out = tf.while_loop(lambda t, c, o: t < n, body, start, shape_invariants=shapes)
     c0, o0 = np.zeros((0, 4), np.float32), np.array([[1., 2., 3., 4.]], np.float32)
     for _ in range(20):
         q = np.tanh(o0 @ wv)

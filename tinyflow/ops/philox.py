@@ -15,6 +15,8 @@ execution k of an op of n elements starts at counter k * n * 256. One counter va
   TruncatedNormal      float32: group g of 4 outputs starts at block g * 256 and draws blocks (4
                        Box-Muller normals each) until 4 have |x| < 2 (a rejection loop); float64: 2
                        per group, block g * 128, 2 normals per block
+  RandomShuffle        Fisher-Yates over the first n - 1 words: swap i and i + word_i % (n - i); a run
+                       reserves only ceil((n - 1) / 4) counter values (random_shuffle_op.cc)
 
 Box-Muller's float32 log is glibc's logf (what TF's kernel calls), reproduced from its algorithm
 (a 16-entry table and a degree-4 polynomial in float64), since XLA's own log differs in the last bit
@@ -26,7 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ['blocks', 'sample']
+__all__ = ['blocks', 'sample', 'shuffle_permutation']
 
 u32, u64, f32, f64 = np.uint32, np.uint64, np.float32, np.float64
 _W = (0x9E3779B9, 0xBB67AE85)          # key increments per round
@@ -207,3 +209,15 @@ def sample(op_type, seed, seed2, runs, dims, dtype, lo=None, hi=None):
         if op_type == "RandomUniform" and dtype != f64:
             out = _to_half(out) if dtype == np.float16 else _to_float(out)
     return out.reshape(dims).astype(dtype)
+
+
+def shuffle_permutation(seed, seed2, runs, size):
+    """The order RandomShuffle's execution number `runs` gives `size` rows: row i of the output is
+    row perm[i] of the input (swapping rows or their indices is the same Fisher-Yates)."""
+    per_run = -(-(size - 1) // 4)
+    words = _interleave(list(blocks(seed, seed2, jnp.asarray(runs, u64) * u64(per_run), per_run)), size - 1)
+
+    def swap(i, perm):
+        j = i + (words[i] % (size - i).astype(u32)).astype(np.int32)
+        return perm.at[i].set(perm[j]).at[j].set(perm[i])
+    return jax.lax.fori_loop(0, size - 1, swap, jnp.arange(size, dtype=np.int32))

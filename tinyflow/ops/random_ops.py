@@ -4,10 +4,10 @@ set_random_seed.
 Seeds follow TF1's rule (`get_seed`): the graph seed (tf.set_random_seed) and the op seed make a
 pair; an op with no seed in a seeded graph takes the graph's op count as its seed, so two ops
 differ and a rebuilt graph repeats. A seeded RandomUniform, RandomUniformInt, RandomStandardNormal
-or TruncatedNormal draws TF 1.15's own values (ops/philox.py: its Philox stream and kernels): the
+TruncatedNormal or RandomShuffle draws TF 1.15's own values (ops/philox.py: its Philox stream and kernels): the
 Session counts each such op's executions and hands the counts in the key, so the k-th run of the op
 gives TF's k-th numbers (docs/random.md says where they still differ). Other seeded ops
-(random_shuffle, multinomial) fold the session's run counter into PRNGKey(seed pair): every run
+(multinomial) fold the session's run counter into PRNGKey(seed pair): every run
 draws new numbers and a new Session on the same graph replays the same sequence; their values are
 not TensorFlow's, their distributions are. With neither seed set the pair is drawn at random once
 per process (so, unlike TF, a second Session on the same graph repeats the first one's numbers).
@@ -118,15 +118,17 @@ def _dims(shape):
     return tuple(int(d) for d in np.asarray(shape).reshape(-1))
 
 
-PHILOX_TYPES = {"RandomUniform": ("float16", "float32", "float64"), "RandomStandardNormal": ("float16", "float32", "float64"),
-                "TruncatedNormal": ("float16", "float32", "float64"), "RandomUniformInt": ("int32", "int64")}
+_FLOATS = ("float16", "float32", "float64")
+# the ops, and their dtypes, that draw TF's values when seeded (None: any dtype)
+PHILOX_TYPES = {"RandomUniform": _FLOATS, "RandomStandardNormal": _FLOATS, "TruncatedNormal": _FLOATS,
+                "RandomUniformInt": ("int32", "int64"), "RandomShuffle": None}
 
 
 def philox_op(op):
     """Whether `op` draws TF's Philox values: a seeded op of PHILOX_TYPES and a dtype TF's are known for."""
     dtypes = PHILOX_TYPES.get(op.type)
     dtype = op.attrs.get("dtype") or op.outputs[0].dtype
-    return dtypes is not None and "_stream" not in op.attrs and dtype.name in dtypes
+    return op.type in PHILOX_TYPES and "_stream" not in op.attrs and (dtypes is None or dtype.name in dtypes)
 
 
 def _philox_runs(key):
@@ -355,7 +357,12 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dt.float32, seed=None, na
 
 # ---- shuffle and multinomial ----------------------------------------------------------------------
 def _shuffle_lower(a, key, x):
-    return x if x.ndim == 0 else jax.random.permutation(_key(a, key), x, axis=0, independent=False)
+    if x.ndim == 0 or x.shape[0] <= 1:
+        return x
+    if "_stream" not in a:   # seeded: TF's own order (ops/philox.py)
+        order = philox.shuffle_permutation(a["seed"], a["seed2"], _philox_runs(key), x.shape[0])
+        return jnp.take(jnp.asarray(x), order, 0)
+    return jax.random.permutation(_key(a, key), x, axis=0, independent=False)
 
 
 register_op("RandomShuffle", shape=lambda s, a, v: [s[0]], dtype=same_as_input(0), grad=None, needs_key=True,
