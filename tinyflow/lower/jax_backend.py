@@ -273,7 +273,7 @@ def build(program, source, lines, donate=False, waits=True, options=None):
     calls = {s.op.type: OpCall(s.op.type, where) for s in program.steps}
     ns = {"A": render_mod.attr_table(program.steps), "op": types.SimpleNamespace(**calls),
           "tf": _TF, "np": np, "all_ok": _all_ok, "keep": _keep,
-          "random_block": lambda key: RandomBlock(program.random_block, key)}
+          "random_block": lambda key: RandomBlock(program.random_block, key, program.philox_ops)}
     exec(compile(source, filename, "exec"), ns)
     segments = [name for name in ns if _SEGMENT.fullmatch(name)] if program.segmented else []
     for name in segments:   # the main function finds them here when it runs: the jitted forms, with the

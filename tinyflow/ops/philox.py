@@ -42,29 +42,35 @@ def _mulhilo(m, x):
 
 
 def philox(key, counter):
-    """Philox4x32-10 of `counter` (4 uint32 arrays) under `key` (2 uint32 scalars): 4 uint32 arrays."""
+    """Philox4x32-10 of `counter` (4 uint32 arrays) under `key` (2 ints, or 2 uint32 arrays: a key
+    per element): 4 uint32 arrays."""
     c0, c1, c2, c3 = counter
-    for r in range(10):   # the key of round r: key + r * W (mod 2^32), known while tracing
-        k0, k1 = (u32((int(k) + r * int(w)) % 2 ** 32) for k, w in zip(key, _W))
+    for r in range(10):   # the key of round r: key + r * W (mod 2^32)
+        k0, k1 = (u32((int(k) + r * int(w)) % 2 ** 32) if isinstance(k, int) else k + u32(r * w % 2 ** 32)
+                  for k, w in zip(key, _W))
         lo0, hi0 = _mulhilo(_M[0], c0)
         lo1, hi1 = _mulhilo(_M[1], c2)
         c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
     return c0, c1, c2, c3
 
 
+def stream(seed, seed2):
+    """PhiloxRandom(seed, seed2) as (key lo, key hi, counter word 2, counter word 3) (philox_random.h)."""
+    seed, seed2 = int(seed) % 2 ** 64, int(seed2) % 2 ** 64
+    return seed & 0xFFFFFFFF, seed >> 32, seed2 & 0xFFFFFFFF, seed2 >> 32
+
+
 def blocks(seed, seed2, start, n):
     """The n blocks from counter `start` (uint64, may be traced) of the generator PhiloxRandom(seed,
-    seed2): four uint32 arrays of shape [n] (philox_random.h: counter (lo, hi, seed2 lo, seed2 hi))."""
+    seed2): four uint32 arrays of shape [n]."""
     c = jnp.asarray(start, u64) + jax.lax.iota(u64, n)
-    return blocks_at(seed, seed2, c)
+    return blocks_at(stream(seed, seed2), c)
 
 
-def blocks_at(seed, seed2, c):
-    """The blocks at the 64-bit counters `c` (any shape)."""
-    seed, seed2 = int(seed) % 2 ** 64, int(seed2) % 2 ** 64
-    key = (seed & 0xFFFFFFFF, seed >> 32)
-    hi = jnp.full(c.shape, u32(seed2 & 0xFFFFFFFF))
-    words = philox(key, (c.astype(u32), (c >> u64(32)).astype(u32), hi, jnp.full(c.shape, u32(seed2 >> 32))))
+def blocks_at(st, c):
+    """The blocks at the 64-bit counters `c` of the stream `st` (ints, or uint32 arrays like c)."""
+    hi = [jnp.broadcast_to(jnp.asarray(x, u32), c.shape) for x in st[2:]]
+    words = philox(st[:2], (c.astype(u32), (c >> u64(32)).astype(u32), hi[0], hi[1]))
     # computed once, then cut into outputs: fused into the interleaving that follows, XLA would run
     # the 10 rounds once per output element (4 times the work)
     return jax.lax.optimization_barrier(words)
@@ -161,17 +167,17 @@ def _per_block(op_type, dtype, w):
     return list(w)   # uniform float32 / half: converted after interleaving
 
 
-def _truncated(seed, seed2, start, n, dtype):
-    """TruncatedNormal's rejection loop for every group at once: group g reads blocks g * skip, g *
-    skip + 1, ... and keeps the first `per` normals with |x| < 2, in order. A lax.while_loop over
-    blocks until every group is full: exact, and 2 or 3 blocks for any size but a 1e-10 chance."""
+def _truncated(st, base, dtype):
+    """TruncatedNormal's rejection loop for every group at once: group g reads blocks base[g],
+    base[g] + 1, ... and keeps the first `per` normals with |x| < 2, in order: `per` columns. A
+    lax.while_loop over blocks until every group is full: exact, and 2 or 3 blocks for any size
+    but a 1e-10 chance."""
     per = 2 if dtype == f64 else 4
-    groups = -(-n // per)
-    base = jnp.asarray(start, u64) + jax.lax.iota(u64, groups) * u64(SKIP * per // 4)
+    groups = base.shape[0]
 
     def body(state):
         j, have, out = state
-        w = blocks_at(seed, seed2, base + j.astype(u64))
+        w = blocks_at(st, base + j.astype(u64))
         out = list(out)
         for c in (_box_muller_double(*w) if dtype == f64 else _box_muller_pairs(w)):
             ok = jnp.abs(c) < 2
@@ -182,7 +188,7 @@ def _truncated(seed, seed2, start, n, dtype):
 
     zero = jnp.zeros(groups, f64 if dtype == f64 else f32)
     state = (jnp.uint32(0), jnp.zeros(groups, np.int32), (zero,) * per)
-    return _interleave(list(jax.lax.while_loop(lambda s: jnp.any(s[1] < per), body, state)[2]), n)
+    return list(jax.lax.while_loop(lambda s: jnp.any(s[1] < per), body, state)[2])
 
 
 def sample(op_type, seed, seed2, runs, dims, dtype, lo=None, hi=None):
@@ -195,7 +201,9 @@ def sample(op_type, seed, seed2, runs, dims, dtype, lo=None, hi=None):
     start = jnp.asarray(runs, u64) * u64(n * SKIP)
     dtype = np.dtype(dtype)
     if op_type == "TruncatedNormal":
-        out = _truncated(seed, seed2, start, n, dtype)
+        per = 2 if dtype == f64 else 4
+        base = start + jax.lax.iota(u64, -(-n // per)) * u64(SKIP * per // 4)
+        out = _interleave(_truncated(stream(seed, seed2), base, dtype), n)
     elif op_type == "RandomUniformInt":   # lo + bits % (hi - lo), in unsigned arithmetic
         per = 2 if dtype == np.int64 else 4
         w = blocks(seed, seed2, start, -(-n // per))
@@ -221,3 +229,30 @@ def shuffle_permutation(seed, seed2, runs, size):
         j = i + (words[i] % (size - i).astype(u32)).astype(np.int32)
         return perm.at[i].set(perm[j]).at[j].set(perm[i])
     return jax.lax.fori_loop(0, size - 1, swap, jnp.arange(size, dtype=np.int32))
+
+
+def sample_block(specs, runs):
+    """`sample` of several float32 ops at once, each spec (op type, dims, seed, seed2) with its run
+    count: one Philox over all their counters (a key per element) and one Box-Muller or rejection
+    loop per op type, so XLA compiles each once (per op, 4 CNN initializers took 4 loops to compile)."""
+    out = [None] * len(specs)
+    for kind in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal"):
+        picked = [i for i, spec in enumerate(specs) if spec[0] == kind]
+        if not picked:
+            continue
+        sizes = [int(np.prod(specs[i][1], dtype=np.int64)) for i in picked]
+        groups = [-(-n // 4) for n in sizes]
+        skip = SKIP if kind == "TruncatedNormal" else 1   # counters between groups
+        base = jnp.concatenate([jnp.asarray(runs[i], u64) * u64(n * SKIP) + jax.lax.iota(u64, g) * u64(skip)
+                                for i, n, g in zip(picked, sizes, groups)])
+        st = tuple(jnp.concatenate([jnp.full(g, u32(stream(*specs[i][2:4])[w])) for i, g in zip(picked, groups)])
+                   for w in range(4))
+        if kind == "TruncatedNormal":
+            cols = _truncated(st, base, f32)
+        else:
+            cols = _per_block(kind, f32, blocks_at(st, base))
+        offsets = np.cumsum([0] + groups)
+        for i, n, a, b in zip(picked, sizes, offsets[:-1], offsets[1:]):
+            v = _interleave([c[a:b] for c in cols], n)
+            out[i] = (_to_float(v) if kind == "RandomUniform" else v).reshape(specs[i][1])
+    return out

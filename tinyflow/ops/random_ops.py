@@ -131,6 +131,14 @@ def philox_op(op):
     return op.type in PHILOX_TYPES and "_stream" not in op.attrs and (dtypes is None or dtype.name in dtypes)
 
 
+def _philox_spec(op):
+    """(type, dims, seed, seed2) of a float32 Philox op of static shape (drawn in a block), else None."""
+    shape = op.outputs[0].shape
+    if op.type not in BLOCK_TYPES or op.attrs.get("dtype") != dt.float32 or not shape.is_fully_defined():
+        return None
+    return (op.type, tuple(shape.as_list()), op.attrs["seed"], op.attrs["seed2"])
+
+
 def _philox_runs(key):
     """The execution count of the next Philox op: from the RandomBlock (the Session's count), else the
     run counter (or a loop iteration's key) less one, which tells runs and iterations apart."""
@@ -146,6 +154,8 @@ def _random(op_type, sample):
     draws TF's values (ops/philox.py)."""
     def lower(a, key, shape):
         if "_stream" not in a and a["dtype"].name in PHILOX_TYPES[op_type]:
+            if isinstance(key, RandomBlock):
+                return key.take_philox(op_type, a, _dims(shape))
             return philox.sample(op_type, a["seed"], a["seed2"], _philox_runs(key), _dims(shape), a["dtype"].np)
         if isinstance(key, RandomBlock):
             return key.take(op_type, a, _dims(shape), sample)
@@ -246,8 +256,16 @@ class RandomBlock:
     together from the run key; each op takes its own in turn (take). The Philox ops read their
     execution counts from the key in turn (philox_runs)."""
 
-    def __init__(self, specs, key):
+    def __init__(self, specs, key, philox_ops=()):
         self.key, self.specs, self.next, self.next_philox = key, list(specs), 0, 0
+        # the float32 Philox ops of static shape: drawn together (philox.sample_block), in order
+        self.philox = [_philox_spec(op) for op in philox_ops]
+        picked = [i for i, spec in enumerate(self.philox) if spec is not None]
+        self.philox_values = [None] * len(self.philox)
+        if picked:
+            drawn = philox.sample_block([self.philox[i] for i in picked], [self._runs(i) for i in picked])
+            for i, v in zip(picked, drawn):
+                self.philox_values[i] = v
         if not self.specs:
             return
         sizes = [int(np.prod(dims)) for _, dims, _, _, _ in self.specs]
@@ -260,10 +278,23 @@ class RandomBlock:
         self.values = [_from_bits(t, bits[a:b], dims, np.float32)
                        for (t, dims, _, _, _), a, b in zip(self.specs, self.offsets[:-1], self.offsets[1:])]
 
+    def _runs(self, i):
+        """The number of earlier executions of the function's i-th Philox op (run_key's `runs`)."""
+        return self.key[3 + i] if self.key.shape[0] > 3 + i else self.key[0] - np.uint32(1)
+
     def philox_runs(self):
-        """The number of earlier executions of the next Philox op of the function (run_key's `runs`)."""
-        i, self.next_philox = 3 + self.next_philox, self.next_philox + 1
-        return self.key[i] if self.key.shape[0] > i else self.key[0] - np.uint32(1)
+        """The execution count of the next Philox op."""
+        self.next_philox += 1
+        return self._runs(self.next_philox - 1)
+
+    def take_philox(self, op_type, attrs, dims):
+        """The next Philox op's values: drawn with the others when it was blockable."""
+        i = self.next_philox
+        if i < len(self.philox) and self.philox[i] == (op_type, dims, attrs["seed"], attrs["seed2"]) \
+                and attrs["dtype"] == dt.float32:
+            self.next_philox += 1
+            return self.philox_values[i]
+        return philox.sample(op_type, attrs["seed"], attrs["seed2"], self.philox_runs(), dims, attrs["dtype"].np)
 
     def take(self, op_type, attrs, dims, sample):
         """The next op's values: that op's own draw (sample(key, dims, dtype)) if it is not the next spec."""
