@@ -83,7 +83,13 @@ def _call(op, attrs, key, args):
             out = None
         if out is not None:
             return out
-    out = opdef.lower(attrs, key, *args) if opdef.needs_key else opdef.lower(attrs, *args)
+    if opdef.needs_key:
+        out = opdef.lower(attrs, key, *args)
+    elif opdef.stateful or any(isinstance(a, jax.core.Tracer) for a in args):
+        out = opdef.lower(attrs, *args)
+    else:   # a value known while tracing (a shape computation): computed now, as the jitted program does
+        with jax.ensure_compile_time_eval():
+            out = opdef.lower(attrs, *args)
     if len(op.outputs) == 1 and isinstance(out, (list, tuple)):
         return out[0]
     return out
@@ -291,7 +297,10 @@ def evaluate(fn, key, args):
         else:
             if get_op_def(op.type).lower is None:
                 raise Unsupported(op.type)
-            out = _call(op, attrs, key, ins)
+            try:
+                out = _call(op, attrs, key, ins)
+            except Exception as e:   # noqa: BLE001 (as above: the host loop says it in the op's words)
+                raise Unsupported("%s: %s" % (op.type, e)) from e
         outs = out if len(op.outputs) != 1 else [out]
         for t, v in zip(op.outputs, outs):
             env[t] = v
