@@ -50,7 +50,10 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # ops: 12600 -> 12620, lower: 1315 -> 1325 for issue 30's whole-step profiles (MaxPool as its strided
 # views; a spanning filter's forward chosen per fetch set, which jax_backend sets while tracing); lower
 # 1325 -> 1330 for its review: one tracing scope (_tracing) for every trace of a fetch set.
-BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12620, "lower": 1330, "runtime": 2740,
+# ops: 12620 -> 13390, lower: 1330 -> 1335, runtime: 2740 -> 2745 for issue 38 items 4 and 6: TF 1.15's Philox
+# stream and kernels (ops/philox.py, ~230 lines: seeded ops draw TF's values, per-op execution counts in the run
+# key) and growing while loops padded inside XLA (ops/padded_loop.py, ~400 lines: O(log n) compiles).
+BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 13390, "lower": 1335, "runtime": 2745,
           "api": 38000, "cli": 1100}
 TOTAL = 62000
 
