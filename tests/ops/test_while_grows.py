@@ -43,8 +43,11 @@ def test_a_key_cache_that_grows_with_maximum_iterations():
                                   [tf.constant(0), tf.zeros([0, 3]), tf.constant([[1., 2., 3.]])],
                                   shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, 3]),
                                                     tf.TensorShape([1, 3])], maximum_iterations=5)
+    from tinyflow.ops import padded_loop
     with tf.Session() as sess:
+        before = padded_loop.TRACES[0]
         c, o = sess.run([cache, out])
+        assert padded_loop.TRACES[0] - before == 1   # padded to fit maximum_iterations at once
     np.testing.assert_allclose(c, [[0.98367494, 0.9950547, 0.99850786], [0.75634617, 0.86562157, 0.9279004],
                                    [0.7416097, 0.8521902, 0.9176834], [0.7340252, 0.8452049, 0.91226196],
                                    [0.72924405, 0.8407817, 0.90879506]], rtol=1e-5)
