@@ -14,7 +14,11 @@ as before (control_flow_ops._host_loop: one compile per length).
 
 The loop runs in phases: a jitted lax.while_loop at the current capacities until cond fails or an
 iteration would outgrow a capacity (that iteration's results are dropped: the iteration reruns,
-with the same iteration key, at twice the capacity).
+with the same iteration key, at twice the capacity). With maximum_iterations the first capacity
+holds them all (the first iteration's growth times the bound): one phase.
+
+Values: the valid entries are what the unpadded ops compute, up to the order XLA sums a longer
+axis in (a matmul over 64 entries of which 40 are valid may round differently from one over 40).
 """
 import weakref
 
@@ -163,7 +167,7 @@ def _softmax(op, attrs, key, ins):
         return _elementwise(op, attrs, key, ins)
     cap = x.arr.shape[-1]
     valid = jnp.arange(cap) < x.n
-    logits = jnp.where(valid, x.arr, -jnp.inf if op.type == "Softmax" else -jnp.inf)
+    logits = jnp.where(valid, x.arr, -jnp.inf)   # exp(-inf) = 0: the padding takes no share
     return Padded(x.mask(_call(op, attrs, key, [logits])), -1, x.n)
 
 
