@@ -43,8 +43,11 @@ def test_a_key_cache_that_grows_with_maximum_iterations():
                                   [tf.constant(0), tf.zeros([0, 3]), tf.constant([[1., 2., 3.]])],
                                   shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, 3]),
                                                     tf.TensorShape([1, 3])], maximum_iterations=5)
+    from tinyflow.ops import padded_loop
     with tf.Session() as sess:
+        before = padded_loop.TRACES[0]
         c, o = sess.run([cache, out])
+        assert padded_loop.TRACES[0] - before == 1   # padded to fit maximum_iterations at once
     np.testing.assert_allclose(c, [[0.98367494, 0.9950547, 0.99850786], [0.75634617, 0.86562157, 0.9279004],
                                    [0.7416097, 0.8521902, 0.9176834], [0.7340252, 0.8452049, 0.91226196],
                                    [0.72924405, 0.8407817, 0.90879506]], rtol=1e-5)
@@ -67,3 +70,37 @@ def test_gradient_through_a_growing_loop_is_refused_clearly():
     g = tf.gradients(tf.reduce_sum(seq), x)[0]
     with tf.Session() as sess, pytest.raises(Exception, match="change shape"):
         sess.run(g, {n: 2, x: [[1.], [2.]]})
+
+
+def test_a_growing_loop_runs_padded_in_log_n_compiles_with_the_unrolled_values():
+    """A key cache that grows per step (concat on the time axis, attention over it, softmax over
+    the valid rows) runs inside XLA at capacities 16, 32: 2 phases compiled for 20 steps, not 20
+    bodies, with the values of the same steps unrolled in numpy."""
+    from tinyflow.ops import padded_loop
+    wv = np.random.RandomState(0).randn(4, 4).astype(np.float32) / 2
+    w = tf.constant(wv)
+    n = tf.placeholder(tf.int32, [])
+
+    def body(t, cache, out):
+        q = tf.tanh(tf.matmul(out, w))
+        cache = tf.concat([cache, q], 0)
+        att = tf.nn.softmax(tf.matmul(q, cache, transpose_b=True) / 2.0)
+        return t + 1, cache, tf.matmul(att, cache) + 0.1
+    start = [tf.constant(0), tf.zeros([0, 4]), tf.constant([[1., 2., 3., 4.]])]
+    shapes = [tf.TensorShape([]), tf.TensorShape([None, 4]), tf.TensorShape([1, 4])]
+    _, cache, out = tf.while_loop(lambda t, c, o: t < n, body, start, shape_invariants=shapes)
+    c0, o0 = np.zeros((0, 4), np.float32), np.array([[1., 2., 3., 4.]], np.float32)
+    for _ in range(20):
+        q = np.tanh(o0 @ wv)
+        c0 = np.concatenate([c0, q])
+        logits = q @ c0.T / 2
+        att = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+        o0 = att @ c0 + 0.1
+    with tf.Session() as sess:
+        before = padded_loop.TRACES[0]
+        c, o = sess.run([cache, out], {n: 20})
+        assert padded_loop.TRACES[0] - before == 2   # capacities 16, 32
+        assert sess.run(cache, {n: 3}).shape == (3, 4)
+    assert c.shape == (20, 4)
+    np.testing.assert_allclose(c, c0, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(o, o0, rtol=1e-5, atol=1e-6)

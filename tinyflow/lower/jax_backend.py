@@ -273,7 +273,7 @@ def build(program, source, lines, donate=False, waits=True, options=None):
     calls = {s.op.type: OpCall(s.op.type, where) for s in program.steps}
     ns = {"A": render_mod.attr_table(program.steps), "op": types.SimpleNamespace(**calls),
           "tf": _TF, "np": np, "all_ok": _all_ok, "keep": _keep,
-          "random_block": lambda key: RandomBlock(program.random_block, key)}
+          "random_block": lambda key: RandomBlock(program.random_block, key, program.philox_ops)}
     exec(compile(source, filename, "exec"), ns)
     segments = [name for name in ns if _SEGMENT.fullmatch(name)] if program.segmented else []
     for name in segments:   # the main function finds them here when it runs: the jitted forms, with the
@@ -289,5 +289,5 @@ def example_args(lowered, values, feed_values=(), counter=0):
     """The argument tuple of `lowered.fn` from a dict of variable values and feed values."""
     rw = tuple(values[v] for v in lowered.rw_vars)
     ro = tuple(values[v] for v in lowered.ro_vars)
-    key = run_key(counter) if lowered.needs_key else None
+    key = run_key(counter, [0] * len(lowered.program.philox_ops)) if lowered.needs_key else None
     return rw, ro, tuple(feed_values), key

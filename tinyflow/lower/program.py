@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from tinyflow.graph.core import Graph, Operation
 from tinyflow.graph.registry import get_op_def
-from tinyflow.ops.random_ops import block_spec
+from tinyflow.ops.random_ops import block_spec, philox_op
 
 STATIC_MAX = 1000   # a bigger value of constants alone is XLA's to compute (not a constant made while tracing)
 # Names the generated function uses itself: no value may be called one of these.
@@ -65,6 +65,7 @@ class Program:
     callbacks: bool = False          # some op calls back into Python (py_func, Print), maybe in a body
     split: int = 0                   # > 0: a huge fetch set, run as jitted segments of at most this many steps
     random_block: list = field(default_factory=list)   # block_spec of the ops drawing from `rand` (see plan)
+    philox_ops: list = field(default_factory=list)     # seeded ops drawing TF's Philox values from `rand`
 
     @property
     def feeds(self):
@@ -204,15 +205,18 @@ def plan(sub, analysis, checks=True, segments=True, split_steps=0):
 
 
 def _random_block(prog):
-    """Two or more random ops of static shape in one jitted function draw their values together
-    (ops/random_ops.RandomBlock: one threefry kernel, the same values): their key argument becomes
+    """The random ops' `rand`: two or more random ops of static shape in one jitted function draw
+    their values together (ops/random_ops.RandomBlock: one threefry kernel, the same values), and a
+    seeded op draws TF's Philox values at its own execution count, which the key carries
+    (`philox_ops`, in program order: the Session counts each op's runs). Their key argument becomes
     `rand`, the block the function makes from `key` first."""
     if prog.segmented:   # a block cannot cross a jitted segment's boundary
         return
-    picked = [i for i, s in enumerate(prog.steps) if not s.check and not s.static and s.args[:1] == ("key",)
-              and block_spec(s.op) is not None]
-    if len(picked) < 2:
-        return
-    for i in picked:
+    keyed = [i for i, s in enumerate(prog.steps) if not s.check and not s.static and s.args[:1] == ("key",)]
+    seeded = [i for i in keyed if philox_op(prog.steps[i].op)]
+    picked = [i for i in keyed if block_spec(prog.steps[i].op) is not None]
+    picked = picked if len(picked) >= 2 else []
+    for i in sorted(seeded + picked):
         prog.steps[i] = replace(prog.steps[i], args=("rand",) + prog.steps[i].args[1:])
-        prog.random_block.append(block_spec(prog.steps[i].op))
+    prog.random_block.extend(block_spec(prog.steps[i].op) for i in picked)
+    prog.philox_ops.extend(prog.steps[i].op for i in seeded)

@@ -145,7 +145,7 @@ def head_lines(prog, name="fetch_set"):
     head += _unpack([prog.arg_names[v] for v in prog.rw_vars], "rw")
     head += _unpack([prog.arg_names[v] for v in prog.ro_vars], "ro")
     head += _unpack([prog.arg_names[t] for t in prog.feeds], "feeds")
-    if prog.random_block:   # the values of its random ops, drawn together (lower/program.py)
+    if prog.random_block or prog.philox_ops:   # the values of its random ops (lower/program.py)
         head.append("    rand = random_block(key)")
     return head
 
@@ -209,7 +209,7 @@ def split(prog, name="fetch_set"):
             wanted |= set(s.args)
             if not isinstance(items[k], list):
                 by_main |= set(s.args)
-    defined = set(prog.arg_names.values()) | ({"rand"} if prog.random_block else set())
+    defined = set(prog.arg_names.values()) | ({"rand"} if prog.random_block or prog.philox_ops else set())
     body, parts, k_fn = [], [], 0
     for k, item in enumerate(items):
         if not isinstance(item, list):

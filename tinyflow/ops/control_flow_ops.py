@@ -39,7 +39,7 @@ from tinyflow.graph.nest import flatten, pack_as
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape, as_shape
 from tinyflow.ops.core.base import constant_value_of, convert_to_tensor, graph_of
-from tinyflow.ops import while_grad
+from tinyflow.ops import padded_loop, while_grad
 from tinyflow.ops.while_grad import grad_fn
 
 __all__ = ['case', 'cond', 'switch_case', 'while_loop']
@@ -602,8 +602,14 @@ def _while_lower(stateful):
         import jax.numpy as jnp
         as_function, iteration_key = backend().function, backend().iteration_key
         vars_, caps, mx, _ = _loop_parts(attrs, args)
-        if (attrs.get("grows") and not any(isinstance(x, jax.core.Tracer) for x in (*vars_, *caps, mx))
-                and not _keeps_shapes(attrs, key, vars_, caps)):
+        shapes = (_body_shapes(attrs, key, vars_, caps) if attrs.get("grows") and not any(
+            isinstance(x, jax.core.Tracer) for x in (*vars_, *caps, mx)) else None)
+        if shapes is not None and any(o.shape != tuple(np.shape(v)) for o, v in zip(shapes, vars_)):
+            if not attrs.get("count"):
+                try:   # in XLA, padded to capacities that double (O(log n) compiles)
+                    return padded_loop.run(attrs, key, vars_, caps, mx, shapes)
+                except padded_loop.Unsupported:
+                    pass
             return _host_loop(attrs, key, vars_, caps, mx)
         if attrs.get("count"):  # a gradient needs the iteration count and saved values
             return while_grad.forward(attrs, key, tuple(jnp.asarray(x) for x in vars_), caps, mx)
@@ -635,11 +641,12 @@ def _while_lower(stateful):
     return lambda attrs, *args: run(attrs, None, args)
 
 
-def _keeps_shapes(attrs, key, vars_, caps):
-    """Whether one iteration leaves every loop variable's shape as it is (then lax.while_loop runs it)."""
+def _body_shapes(attrs, key, vars_, caps):
+    """The shapes of one iteration's loop variables, traced (the same as they entered: lax.while_loop
+    runs the loop; else how much each grows)."""
     import jax
-    outs = jax.eval_shape(backend().jitted(attrs["body"]), backend().iteration_key(key, 0), *vars_, *caps)
-    return all(o.shape == tuple(np.shape(v)) for o, v in zip(outs, vars_))
+    body = backend().jitted(attrs["body"])
+    return jax.eval_shape(lambda *a: body(backend().iteration_key(key, 0), *a), *vars_, *caps)
 
 
 def _host_loop(attrs, key, vars_, caps, mx):

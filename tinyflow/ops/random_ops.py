@@ -3,11 +3,14 @@ set_random_seed.
 
 Seeds follow TF1's rule (`get_seed`): the graph seed (tf.set_random_seed) and the op seed make a
 pair; an op with no seed in a seeded graph takes the graph's op count as its seed, so two ops
-differ and a rebuilt graph repeats. The lowering rule gets the session's run counter as `key`
-(needs_key=True) and folds it into PRNGKey(seed pair): every run draws new numbers and a new
-Session on the same graph replays the same sequence. With neither seed set the pair is drawn at
-random once per process (so, unlike TF, a second Session on the same graph repeats the first one's
-numbers). Values are not TensorFlow's; their distributions are.
+differ and a rebuilt graph repeats. A seeded RandomUniform, RandomUniformInt, RandomStandardNormal
+TruncatedNormal or RandomShuffle draws TF 1.15's own values (ops/philox.py: its Philox stream and kernels): the
+Session counts each such op's executions and hands the counts in the key, so the k-th run of the op
+gives TF's k-th numbers (docs/random.md says where they still differ). Other seeded ops
+(multinomial) fold the session's run counter into PRNGKey(seed pair): every run
+draws new numbers and a new Session on the same graph replays the same sequence; their values are
+not TensorFlow's, their distributions are. With neither seed set the pair is drawn at random once
+per process (so, unlike TF, a second Session on the same graph repeats the first one's numbers).
 
 Unseeded ops keep TF's attrs (seed=0, seed2=0) and get a private `_stream`: (the graph's number in
 this process, the op's number in its graph), the same in every process that builds the same graph.
@@ -29,6 +32,7 @@ from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import math_ops
 from tinyflow.ops.core.array_ops import fill_shape, shape_tensor, with_shape_of
 from tinyflow.ops.core.base import convert_to_tensor, make_op
+from tinyflow.ops import philox
 
 __all__ = [
     'get_seed',
@@ -51,14 +55,16 @@ def set_random_seed(seed):
 
 
 def get_seed(op_seed):
-    """TF1's (graph seed, op seed) pair for an op created now; (None, None) when neither is set."""
+    """TF1's (graph seed, op seed) pair for an op created now; (None, None) when neither is set.
+    Seeds are taken modulo 2^31 - 1, as TF truncates them."""
     g = get_default_graph()
     if g.seed is not None:
         if op_seed is None:
-            op_seed = g.version  # the number of ops so far: differs per op, repeats per rebuild
-        seeds = (int(g.seed) % 2 ** 31, int(op_seed) % 2 ** 31)
+            # TF's graph._last_id, the number of ops so far (with those only TF makes: a variable's /read)
+            op_seed = g.version + getattr(g, "tf_only_ops", 0)
+        seeds = (int(g.seed) % _MAXINT32, int(op_seed) % _MAXINT32)
     elif op_seed is not None:
-        seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % 2 ** 31)
+        seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32)
     else:
         seeds = (None, None)
     return (0, _MAXINT32) if seeds == (0, 0) else seeds
@@ -69,9 +75,10 @@ SALT = tuple(int(s) for s in np.random.SeedSequence().generate_state(2) % 2 ** 3
 _GRAPHS = itertools.count(1)
 
 
-def run_key(counter):
-    """The key argument of a run: [run counter, SALT[0], SALT[1]] (uint32)."""
-    return np.array((int(counter) % 2 ** 32,) + SALT, np.uint32)
+def run_key(counter, runs=()):
+    """The key argument of a run: [run counter, SALT[0], SALT[1], *runs] (uint32); `runs` holds the
+    number of earlier executions of each of the function's Philox ops (Program.philox_ops)."""
+    return np.array((int(counter) % 2 ** 32,) + SALT + tuple(int(r) % 2 ** 32 for r in runs), np.uint32)
 
 
 def run_keys(counters):
@@ -111,10 +118,45 @@ def _dims(shape):
     return tuple(int(d) for d in np.asarray(shape).reshape(-1))
 
 
+_FLOATS = ("float16", "float32", "float64")
+# the ops, and their dtypes, that draw TF's values when seeded (None: any dtype)
+PHILOX_TYPES = {"RandomUniform": _FLOATS, "RandomStandardNormal": _FLOATS, "TruncatedNormal": _FLOATS,
+                "RandomUniformInt": ("int32", "int64"), "RandomShuffle": None}
+
+
+def philox_op(op):
+    """Whether `op` draws TF's Philox values: a seeded op of PHILOX_TYPES and a dtype TF's are known for."""
+    dtypes = PHILOX_TYPES.get(op.type)
+    dtype = op.attrs.get("dtype") or op.outputs[0].dtype
+    return op.type in PHILOX_TYPES and "_stream" not in op.attrs and (dtypes is None or dtype.name in dtypes)
+
+
+def _philox_spec(op):
+    """(type, dims, seed, seed2) of a float32 Philox op of static shape (drawn in a block), else None."""
+    shape = op.outputs[0].shape
+    if op.type not in BLOCK_TYPES or op.attrs.get("dtype") != dt.float32 or not shape.is_fully_defined():
+        return None
+    return (op.type, tuple(shape.as_list()), op.attrs["seed"], op.attrs["seed2"])
+
+
+def _philox_runs(key):
+    """The execution count of the next Philox op: from the RandomBlock (the Session's count), else the
+    run counter (or a loop iteration's key) less one, which tells runs and iterations apart."""
+    if isinstance(key, RandomBlock):
+        return key.philox_runs()
+    key = jnp.asarray(key, jnp.uint32)
+    return (key if key.ndim == 0 else key[0]) - np.uint32(1)
+
+
 def _random(op_type, sample):
     """Registers a random op `op_type(shape)` whose values are sample(key, dims, np_dtype); its key
-    may be a RandomBlock (lower/program.py's `rand`), which holds its values already."""
+    may be a RandomBlock (lower/program.py's `rand`), which holds its values already. A seeded op
+    draws TF's values (ops/philox.py)."""
     def lower(a, key, shape):
+        if "_stream" not in a and a["dtype"].name in PHILOX_TYPES[op_type]:
+            if isinstance(key, RandomBlock):
+                return key.take_philox(op_type, a, _dims(shape))
+            return philox.sample(op_type, a["seed"], a["seed2"], _philox_runs(key), _dims(shape), a["dtype"].np)
         if isinstance(key, RandomBlock):
             return key.take(op_type, a, _dims(shape), sample)
         return sample(_key(a, key), _dims(shape), a["dtype"].np)
@@ -168,7 +210,8 @@ def block_spec(op):
     """What a random op draws, when it can be drawn in a block (float32, static shape): (type, dims,
     seed, seed2, stream); else None."""
     shape = op.outputs[0].shape
-    if op.type not in BLOCK_TYPES or op.attrs["dtype"] != dt.float32 or not shape.is_fully_defined():
+    if op.type not in BLOCK_TYPES or op.attrs["dtype"] != dt.float32 or not shape.is_fully_defined() \
+            or "_stream" not in op.attrs:   # seeded: TF's Philox values instead
         return None
     return (op.type, tuple(shape.as_list()), op.attrs["seed"], op.attrs["seed2"], op.attrs.get("_stream"))
 
@@ -210,10 +253,21 @@ def _block_keys(specs, key):
 
 class RandomBlock:
     """The values of a fetch set's random ops (`specs`: their block_spec, in program order), drawn
-    together from the run key; each op takes its own in turn (take)."""
+    together from the run key; each op takes its own in turn (take). The Philox ops read their
+    execution counts from the key in turn (philox_runs)."""
 
-    def __init__(self, specs, key):
-        self.key, self.specs, self.next = key, list(specs), 0
+    def __init__(self, specs, key, philox_ops=()):
+        self.key, self.specs, self.next, self.next_philox = key, list(specs), 0, 0
+        # the float32 Philox ops of static shape: drawn together (philox.sample_block), in order
+        self.philox = [_philox_spec(op) for op in philox_ops]
+        picked = [i for i, spec in enumerate(self.philox) if spec is not None]
+        self.philox_values = [None] * len(self.philox)
+        if picked:
+            drawn = philox.sample_block([self.philox[i] for i in picked], [self._runs(i) for i in picked])
+            for i, v in zip(picked, drawn):
+                self.philox_values[i] = v
+        if not self.specs:
+            return
         sizes = [int(np.prod(dims)) for _, dims, _, _, _ in self.specs]
         keys = _block_keys(self.specs, key)
         k1 = jnp.concatenate([jnp.broadcast_to(keys[0][i], (n,)) for i, n in enumerate(sizes)])
@@ -223,6 +277,24 @@ class RandomBlock:
         bits, self.offsets = b1 ^ b2, np.cumsum([0] + sizes)
         self.values = [_from_bits(t, bits[a:b], dims, np.float32)
                        for (t, dims, _, _, _), a, b in zip(self.specs, self.offsets[:-1], self.offsets[1:])]
+
+    def _runs(self, i):
+        """The number of earlier executions of the function's i-th Philox op (run_key's `runs`)."""
+        return self.key[3 + i] if self.key.shape[0] > 3 + i else self.key[0] - np.uint32(1)
+
+    def philox_runs(self):
+        """The execution count of the next Philox op."""
+        self.next_philox += 1
+        return self._runs(self.next_philox - 1)
+
+    def take_philox(self, op_type, attrs, dims):
+        """The next Philox op's values: drawn with the others when it was blockable."""
+        i = self.next_philox
+        if i < len(self.philox) and self.philox[i] == (op_type, dims, attrs["seed"], attrs["seed2"]) \
+                and attrs["dtype"] == dt.float32:
+            self.next_philox += 1
+            return self.philox_values[i]
+        return philox.sample(op_type, attrs["seed"], attrs["seed2"], self.philox_runs(), dims, attrs["dtype"].np)
 
     def take(self, op_type, attrs, dims, sample):
         """The next op's values: that op's own draw (sample(key, dims, dtype)) if it is not the next spec."""
@@ -240,6 +312,11 @@ _random("RandomUniform", lambda k, s, d: jax.random.uniform(k, s, d))
 
 
 def _uniform_int_lower(a, key, shape, lo, hi):
+    if "_stream" not in a and lo.dtype.name in PHILOX_TYPES["RandomUniformInt"]:
+        return philox.sample("RandomUniformInt", a["seed"], a["seed2"], _philox_runs(key), _dims(shape), lo.dtype,
+                             lo, hi)
+    if isinstance(key, RandomBlock):
+        key = key.key
     return jax.random.randint(_key(a, key), _dims(shape), lo, hi, dtype=lo.dtype)
 
 
@@ -266,7 +343,14 @@ def _normal_like(op_type, default_name, shape, mean, stddev, dtype, seed, name):
         stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
         attrs = dict(_seed_attrs(seed), dtype=dtype)
         rnd = with_shape_of(make_op(op_type, [shape_t], attrs, name=op_type), shape_t)
-        return math_ops.add(math_ops.multiply(rnd, stddev_t, name="mul"), mean_t, name=scope)
+        return math_ops.add(_rounded(math_ops.multiply(rnd, stddev_t, name="mul")), mean_t, name=scope)
+
+
+def _rounded(product):
+    """`product`, marked to be rounded before the add that follows (math_ops' Mul `_rounded`): TF's
+    kernels multiply, then add; XLA would fuse them into one FMA, which rounds once."""
+    product.op.attrs["_rounded"] = True
+    return product
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dt.float32, seed=None, name=None):
@@ -298,13 +382,18 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dt.float32, seed=None, na
             return with_shape_of(make_op("RandomUniformInt", [shape_t, lo, hi], attrs, name=scope), shape_t)
         rnd = with_shape_of(make_op("RandomUniform", [shape_t], dict(attrs, dtype=dtype), name="RandomUniform"),
                             shape_t)
-        return math_ops.add(math_ops.multiply(rnd, math_ops.subtract(hi, lo, name="sub"), name="mul"), lo,
+        return math_ops.add(_rounded(math_ops.multiply(rnd, math_ops.subtract(hi, lo, name="sub"), name="mul")), lo,
                             name=scope)
 
 
 # ---- shuffle and multinomial ----------------------------------------------------------------------
 def _shuffle_lower(a, key, x):
-    return x if x.ndim == 0 else jax.random.permutation(_key(a, key), x, axis=0, independent=False)
+    if x.ndim == 0 or x.shape[0] <= 1:
+        return x
+    if "_stream" not in a:   # seeded: TF's own order (ops/philox.py)
+        order = philox.shuffle_permutation(a["seed"], a["seed2"], _philox_runs(key), x.shape[0])
+        return jnp.take(jnp.asarray(x), order, 0)
+    return jax.random.permutation(_key(a, key), x, axis=0, independent=False)
 
 
 register_op("RandomShuffle", shape=lambda s, a, v: [s[0]], dtype=same_as_input(0), grad=None, needs_key=True,

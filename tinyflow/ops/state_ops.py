@@ -275,6 +275,8 @@ class Variable:
             self._initializer_op = assign(self._variable, init, validate_shape=validate_shape,
                                           name="Assign").op
             self._snapshot = None
+            # TF makes `<name>/read` here, an op tinyflow does not need: counted for get_seed's op count
+            graph.tf_only_ops = getattr(graph, "tf_only_ops", 0) + 1
         self._trainable = trainable
         self._constraint = constraint
         if collections is None:

@@ -196,6 +196,7 @@ class Session:
         self._plans = _LRU(_cache_size())      # (fetch structure key, feed keys) -> FetchPlan
         self._compiled = _LRU(_cache_size())   # (fetch tensors, targets, fed tensors) -> Lowered
         self._counter = 0
+        self._philox_runs = {}   # seeded random op -> how many runs executed it (ops/random_ops.run_key)
         self._closed = False
         self._device = _pick_device(config)
         self._placement = _placement_for(config)   # None: one device
@@ -345,7 +346,8 @@ class Session:
             key = None
             if low.needs_key:
                 self._counter += 1
-                key = run_key(self._counter)
+                philox = low.program.philox_ops   # each op's executions so far: TF's stream position
+                key = run_key(self._counter, [self._philox_runs.get(op, 0) for op in philox])
             outs = self._dispatch(low, low.flat_args(rw, ro, feeds, key))
             n = len(low.updated)
             finals, outs = outs[:n], outs[n:]
@@ -353,6 +355,9 @@ class Session:
                 raise self._failed_check(low, finals, ro, feeds, key)
             for v, val in zip(low.updated, finals):
                 values[v] = val
+            if key is not None:
+                for op in low.program.philox_ops:
+                    self._philox_runs[op] = self._philox_runs.get(op, 0) + 1
         if placement is not None:
             outs = [placement.fetch(o) for o in outs]
         if plan.single:

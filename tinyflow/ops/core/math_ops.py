@@ -232,7 +232,19 @@ def _div_no_nan(x, y):
 add = _binary("Add", lambda a, x, y: jnp.add(x, y), _grad_add, fold=numpy_fold(np.add))
 add_v2 = _binary("AddV2", lambda a, x, y: jnp.add(x, y), _grad_add, fold=numpy_fold(np.add))  # TF 1.15's x + y
 subtract = _binary("Sub", lambda a, x, y: jnp.subtract(x, y), _grad_sub, fold=numpy_fold(np.subtract))
-multiply = _binary("Mul", lambda a, x, y: jnp.multiply(x, y), _grad_mul, fold=numpy_fold(np.multiply))
+def _mul(a, x, y):
+    """Mul; with `_rounded` (random_ops: rnd * scale + offset, which TF computes in two kernels) its
+    product is kept from fusing with the add that follows into an FMA (one rounding, not TF's two):
+    a select on its bits (a NaN payload -> the quiet NaN) that no compiler sees through."""
+    p = jnp.multiply(x, y)
+    if not a.get("_rounded") or not jnp.issubdtype(p.dtype, jnp.floating) or p.dtype.itemsize not in (4, 8):
+        return p
+    ut, nan = (jnp.uint32, 0x7FC00000) if p.dtype.itemsize == 4 else (jnp.uint64, 0x7FF8000000000000)
+    bits = jax.lax.bitcast_convert_type(p, ut)
+    return jax.lax.bitcast_convert_type(jnp.where(bits == ut(nan + 1), ut(nan), bits), p.dtype)
+
+
+multiply = _binary("Mul", _mul, _grad_mul, fold=numpy_fold(np.multiply))
 realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div)
 div_no_nan = _binary("DivNoNan", lambda a, x, y: _div_no_nan(x, y), _grad_div_no_nan, allowed=FLOAT)
 pow = _binary("Pow", lambda a, x, y: jnp.power(x, y).astype(x.dtype), _grad_pow)
