@@ -18,6 +18,7 @@ from tinyflow.ops.core.base import convert_to_tensor
 _SESSION = None                            # the session Keras made (set_session replaces it)
 _LEARNING_PHASE = weakref.WeakKeyDictionary()   # graph -> the keras_learning_phase placeholder
 _FLOATX, _EPSILON, _IMAGE_DATA_FORMAT = "float32", 1e-7, "channels_last"
+_MANUAL_VAR_INIT = False                   # manual_variable_initialization(True): get_session initializes nothing
 
 
 def floatx():
@@ -47,7 +48,8 @@ def get_session():
     """The default session if there is one, else the session Keras made for the default graph;
     variables of the graph still uninitialized in it are initialized now."""
     sess = _session()
-    initialize_variables(sess)
+    if not _MANUAL_VAR_INIT:
+        initialize_variables(sess)
     return sess
 
 
@@ -372,3 +374,6 @@ def batch_dot(x, y, axes=None):
     if ndim(out) == 1:
         out = array_ops.expand_dims(out, 1)
     return out
+
+
+from tinyflow.api.keras.backend_ops import *  # noqa: E402,F401,F403 (the rest of the backend's functions)
