@@ -26,7 +26,8 @@ def _run(fn_name):
         return sess.run(tensors)
 
 
-@pytest.mark.parametrize("fn_name", cases.RECORDED)
+@pytest.mark.parametrize("fn_name", [pytest.param(n, marks=pytest.mark.slow) if n in cases.SLOW else n
+                                     for n in cases.RECORDED])
 def test_against_tf115(fn_name):
     got = _run(fn_name)
     want = {k.split("/", 1)[1]: VALUES[k] for k in VALUES.files if k.startswith(fn_name + "/")}
