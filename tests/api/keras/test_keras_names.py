@@ -40,3 +40,28 @@ def test_against_tf115(fn_name):
                                 w.astype(np.float64) if w.dtype.kind != "b" else w, rtol=2e-5, atol=2e-5):
             bad.append("%s: got %s %s, want %s %s" % (k, g.dtype, g.shape, w.dtype, w.shape))
     assert not bad, "\n".join(bad)
+
+
+def test_stateful_metrics_in_compile_log_the_whole_epoch():
+    """AUC / Precision in compile(metrics=...): evaluate over 3 batches gives the value over all the data at
+    once (not a mean of per-batch values), and a second evaluate starts again from zero."""
+    tf.keras.backend.clear_session()
+    rs = np.random.RandomState(3)
+    x = rs.randn(40, 3).astype("float32")
+    y = (x[:, :1] + 0.8 * rs.randn(40, 1) > 0).astype("float32")
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, activation="sigmoid", input_shape=(3,))])
+    model.compile("sgd", "binary_crossentropy", metrics=[tf.keras.metrics.AUC(), tf.keras.metrics.Precision(),
+                                                         "accuracy"])
+    assert model.metrics_names == ["loss", "auc", "precision", "acc"]
+    first = model.evaluate(x, y, batch_size=16, verbose=0)
+    again = model.evaluate(x, y, batch_size=16, verbose=0)
+    probs = model.predict(x)
+    auc, prec = tf.keras.metrics.AUC(name="whole"), tf.keras.metrics.Precision(name="whole_p")
+    values = [auc(y, probs), prec(y, probs)]
+    sess = tf.keras.backend.get_session()
+    sess.run([v.initializer for v in auc.variables + prec.variables])
+    want = sess.run(values)
+    np.testing.assert_allclose(first[1:3], want, rtol=1e-6)
+    np.testing.assert_allclose(again, first, rtol=1e-6)
+    history = model.fit(x, y, batch_size=16, epochs=2, verbose=0)
+    assert 0.0 <= history.history["auc"][-1] <= 1.0
