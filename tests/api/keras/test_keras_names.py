@@ -10,7 +10,7 @@ import tinyflow as tf
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "keras_names")
 sys.path.insert(0, HERE)
-import cases  # noqa: E402
+import keras_cases as cases  # noqa: E402
 
 VALUES = np.load(os.path.join(HERE, "values.npz"))
 
