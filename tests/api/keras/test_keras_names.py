@@ -65,3 +65,56 @@ def test_stateful_metrics_in_compile_log_the_whole_epoch():
     np.testing.assert_allclose(again, first, rtol=1e-6)
     history = model.fit(x, y, batch_size=16, epochs=2, verbose=0)
     assert 0.0 <= history.history["auc"][-1] <= 1.0
+
+
+def test_utils_serialization_and_enqueuers(tmp_path):
+    K = tf.keras
+    tf.keras.backend.clear_session()
+    # serialize / deserialize round trips, custom objects by name
+    assert K.losses.deserialize(K.losses.serialize(K.losses.Huber(delta=0.5))).get_config()["delta"] == 0.5
+    assert K.metrics.deserialize(K.metrics.serialize(K.metrics.Precision(thresholds=0.3))).thresholds == [0.3]
+    assert K.regularizers.deserialize(K.regularizers.serialize(K.regularizers.l1(0.5))).l1 == 0.5
+    assert K.constraints.deserialize({"class_name": "MaxNorm", "config": {"max_value": 3}}).max_value == 3
+    assert K.activations.deserialize("tanh") is K.activations.tanh
+    assert K.layers.deserialize(K.layers.serialize(K.layers.Dense(3, name="d"))).units == 3
+
+    def my_loss(y_true, y_pred):
+        return y_pred
+    with pytest.raises(ValueError, match="Unknown loss function"):
+        K.losses.get("my_loss")
+    with K.utils.custom_object_scope({"my_loss": my_loss}):
+        assert K.losses.get("my_loss") is my_loss
+        assert K.utils.get_custom_objects()["my_loss"] is my_loss
+    assert "my_loss" not in K.utils.get_custom_objects()
+    assert K.utils.serialize_keras_object(my_loss) == "my_loss"
+    # the Inputs a tensor comes from
+    a, b = K.Input((2,)), K.Input((2,))
+    out = K.layers.Dense(1)(K.layers.add([a, K.layers.Dense(2)(b)]))
+    assert K.utils.get_source_inputs(out) == [a, b]
+    # enqueuers: a Sequence in order, epoch after epoch; a generator until it ends
+
+    class Seq(K.utils.Sequence):
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            return i * 10
+    enq = K.utils.OrderedEnqueuer(Seq())
+    enq.start(max_queue_size=2)
+    gen = enq.get()
+    assert [next(gen) for _ in range(5)] == [0, 10, 20, 0, 10]
+    enq.stop()
+    enq = K.utils.GeneratorEnqueuer(iter(range(4)))
+    enq.start()
+    assert list(enq.get()) == [0, 1, 2, 3]
+    enq.stop()
+    # HDF5Matrix: rows start..end of a dataset, normalized
+    import h5py
+    path = str(tmp_path / "d.h5")
+    with h5py.File(path, "w") as f:
+        f["x"] = np.arange(12, dtype="float32").reshape(6, 2)
+    m = K.utils.HDF5Matrix(path, "x", start=2, end=5, normalizer=lambda v: v / 2)
+    assert m.shape == (3, 2) and len(m) == 3
+    np.testing.assert_array_equal(m[1:3], np.array([[3.0, 3.5], [4.0, 4.5]]))
+    with pytest.raises(ImportError, match="pydot"):
+        K.utils.plot_model(K.Model(a, a))

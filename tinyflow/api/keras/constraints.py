@@ -61,3 +61,14 @@ def get(identifier):
     if isinstance(identifier, str) and identifier in globals() and isinstance(globals()[identifier], type):
         return globals()[identifier]()
     raise ValueError("Could not interpret constraint identifier: %s" % (identifier,))
+
+
+def serialize(constraint):
+    from tinyflow.api.keras.generic_utils import serialize_keras_object
+    return serialize_keras_object(constraint)
+
+
+def deserialize(config, custom_objects=None):
+    from tinyflow.api.keras.generic_utils import deserialize_keras_object
+    return deserialize_keras_object(config, module_objects=globals(), custom_objects=custom_objects,
+                                    printable_module_name="constraint")
