@@ -118,3 +118,42 @@ def test_utils_serialization_and_enqueuers(tmp_path):
     np.testing.assert_array_equal(m[1:3], np.array([[3.0, 3.5], [4.0, 4.5]]))
     with pytest.raises(ImportError, match="pydot"):
         K.utils.plot_model(K.Model(a, a))
+
+
+@pytest.mark.slow   # three models compiled and fitted: ~5 s on a shared CPU
+def test_scikit_learn_wrapper_and_schedule_configs():
+    KerasClassifier, KerasRegressor = (tf.keras.wrappers.scikit_learn.KerasClassifier,
+                                       tf.keras.wrappers.scikit_learn.KerasRegressor)
+    K = tf.keras
+    K.backend.clear_session()
+    rs = np.random.RandomState(0)
+    x = rs.randn(60, 2).astype("float32")
+    labels = np.where(x[:, 0] > 0, "yes", "no")
+
+    def build(units=4):
+        model = K.Sequential([K.layers.Dense(units, activation="relu", input_shape=(2,)),
+                              K.layers.Dense(2, activation="softmax")])
+        model.compile(K.optimizers.Adam(0.05), "sparse_categorical_crossentropy", metrics=["accuracy"])
+        return model
+    clf = KerasClassifier(build, units=8, epochs=30, batch_size=20, verbose=0)
+    with pytest.raises(ValueError, match="not a legal parameter"):
+        KerasClassifier(build, colour=1)
+    clf.fit(x, labels)
+    assert set(clf.predict(x)) <= {"yes", "no"} and clf.predict_proba(x).shape == (60, 2)
+    assert clf.score(x, labels) > 0.8
+    assert clf.get_params()["units"] == 8
+
+    def build_reg():
+        model = K.Sequential([K.layers.Dense(1, input_shape=(2,))])
+        model.compile("sgd", "mse")
+        return model
+    reg = KerasRegressor(build_reg, epochs=2, verbose=0)
+    reg.fit(x, x[:, 0])
+    assert reg.predict(x).shape == (60,) and reg.score(x, x[:, 0]) < 0
+    schedule = K.optimizers.schedules.PolynomialDecay(0.1, 10, power=2.0)
+    again = K.optimizers.schedules.deserialize(K.optimizers.schedules.serialize(schedule))
+    assert again.get_config() == schedule.get_config() == {
+        "initial_learning_rate": 0.1, "decay_steps": 10, "end_learning_rate": 0.0001, "power": 2.0, "cycle": False,
+        "name": None}
+    opt = K.optimizers.deserialize(K.optimizers.serialize(K.optimizers.SGD(schedule)))
+    assert isinstance(opt._config["learning_rate"], K.optimizers.schedules.PolynomialDecay)

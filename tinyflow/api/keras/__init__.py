@@ -12,11 +12,12 @@ from tinyflow.api.keras.models import Model, Sequential  # noqa: F401
 
 __version__ = "2.2.4-tf"
 
-_LAZY = {"applications": "tinyflow.api.keras.applications", "estimator": "tinyflow.api.keras.estimator"}
+_LAZY = {"applications": "tinyflow.api.keras.applications", "estimator": "tinyflow.api.keras.estimator",
+         "experimental": "tinyflow.api.keras.experimental"}
 
 
 def __getattr__(name):
-    """tf.keras.applications and tf.keras.estimator load on first use."""
+    """tf.keras.applications, tf.keras.estimator and tf.keras.experimental load on first use."""
     if name in _LAZY:
         import importlib
         return importlib.import_module(_LAZY[name])
