@@ -137,3 +137,16 @@ __all__ += ["auc"]
 from tinyflow.api.metrics_extra import mean_iou, precision_at_k, recall_at_k, sparse_precision_at_k  # noqa: E402
 
 __all__ += ["mean_iou", "precision_at_k", "recall_at_k", "sparse_precision_at_k"]
+from tinyflow.api.metrics_thresholds import (average_precision_at_k, false_negatives_at_thresholds,  # noqa: E402
+                                             false_positives_at_thresholds, mean_cosine_distance,
+                                             mean_per_class_accuracy, mean_relative_error, mean_tensor,
+                                             percentage_below, precision_at_thresholds, precision_at_top_k,
+                                             recall_at_thresholds, recall_at_top_k, sensitivity_at_specificity,
+                                             sparse_average_precision_at_k, specificity_at_sensitivity,
+                                             true_negatives_at_thresholds, true_positives_at_thresholds)
+
+__all__ += ["average_precision_at_k", "false_negatives_at_thresholds", "false_positives_at_thresholds",
+            "mean_cosine_distance", "mean_per_class_accuracy", "mean_relative_error", "mean_tensor",
+            "percentage_below", "precision_at_thresholds", "precision_at_top_k", "recall_at_thresholds",
+            "recall_at_top_k", "sensitivity_at_specificity", "sparse_average_precision_at_k",
+            "specificity_at_sensitivity", "true_negatives_at_thresholds", "true_positives_at_thresholds"]

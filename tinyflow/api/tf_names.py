@@ -6,7 +6,7 @@ from tinyflow.api import data, layers, logging, losses, nn, summary, train  # no
 from tinyflow.graph import errors  # noqa: F401
 from tinyflow.graph.core import (Graph, GraphKeys, Tensor, add_to_collection, control_dependencies, get_collection,  # noqa: F401
                                  name_scope)
-from tinyflow.graph.dtypes import as_dtype, bool_ as bool, float32, int32, int64, string  # noqa: F401
+from tinyflow.graph.dtypes import as_dtype, bool_ as bool, float32, float64, int32, int64, string  # noqa: F401
 from tinyflow.ops.core.array_ops import (concat, expand_dims, identity, ones_like, placeholder, reshape, shape,  # noqa: F401
                                          tile, zeros, zeros_like, fill, no_op, split, stack)
 from tinyflow.ops.core.indexing_ops import boolean_mask, gather  # noqa: F401
@@ -21,10 +21,10 @@ from tinyflow.ops.init_ops import (glorot_uniform_initializer, truncated_normal_
 from tinyflow.ops.core.math_ops import (add_n, argmax, cast, div, div_no_nan, equal, floormod, greater, greater_equal,  # noqa
                                         less, log, logical_and, logical_not, logical_or, matmul, maximum, minimum,
                                         reduce_any, reduce_sum, sigmoid, sqrt, squared_difference, where_v2, exp,
-                                        reduce_mean)
+                                        reduce_mean, abs, argmin, reduce_min)
 from tinyflow.ops.random_ops import set_random_seed  # noqa: F401
-from tinyflow.ops.core.sequence_ops import one_hot, range  # noqa: F401
+from tinyflow.ops.core.sequence_ops import cumsum, one_hot, range  # noqa: F401
 from tinyflow.ops.state_ops import (Variable, assign_add, global_variables, group, local_variables_initializer,  # noqa: F401
                                    trainable_variables, local_variables, report_uninitialized_variables,
-                                   variables_initializer)
+                                   variables_initializer, scatter_add)
 from tinyflow.ops.variable_scope import get_variable, get_variable_scope, variable_scope  # noqa: F401

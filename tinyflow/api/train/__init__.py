@@ -24,7 +24,7 @@ from tinyflow.api.train.monitored_session import (ChiefSessionCreator, Monitored
 from tinyflow.api.train.session_manager import SessionManager, WorkerSessionCreator, basic_train_loop  # noqa: F401
 from tinyflow.api.train.step_hooks import (CheckpointSaverListener, FeedFnHook, FinalOpsHook,  # noqa: F401
                                            GlobalStepWaiterHook)
-from tinyflow.api.estimator.warm_start import VocabInfo, warm_start  # noqa: F401
+from tinyflow.api.train.warm_starting import VocabInfo, warm_start  # noqa: F401
 from tinyflow.api.train.checkpoint_management import (CheckpointManager, get_checkpoint_mtimes,  # noqa: F401
                                                       remove_checkpoint)
 from tinyflow.api.train.coordinator import Coordinator, LooperThread  # noqa: E402,F401
