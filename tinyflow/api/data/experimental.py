@@ -589,3 +589,9 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
         return features
     return dataset.map(to_features)
 
+
+
+from tinyflow.api.data.sampling import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, RandomDataset,  # noqa: E402,F401
+                                               Reducer, SqlDataset, cardinality, group_by_reducer, ignore_errors,
+                                               map_and_batch_with_legacy_function, rejection_resample,
+                                               sample_from_datasets, take_while)
