@@ -157,3 +157,35 @@ def test_scikit_learn_wrapper_and_schedule_configs():
         "name": None}
     opt = K.optimizers.deserialize(K.optimizers.serialize(K.optimizers.SGD(schedule)))
     assert isinstance(opt._config["learning_rate"], K.optimizers.schedules.PolynomialDecay)
+
+
+def test_callbacks_and_radial_constraint():
+    K = tf.keras
+    logger = K.callbacks.BaseLogger(stateful_metrics=["auc"])
+    logger.set_params({"metrics": ["loss", "auc"]})
+    logger.on_epoch_begin(0)
+    logger.on_batch_end(0, {"batch": 0, "size": 3, "loss": 1.0, "auc": 0.5})
+    logger.on_batch_end(1, {"batch": 1, "size": 1, "loss": 5.0, "auc": 0.7})
+    logs = {}
+    logger.on_epoch_end(0, logs)
+    assert logs == {"loss": 2.0, "auc": 0.7}
+    from tinyflow.api import logging as tf_logging
+    messages = []
+    handler = type("H", (__import__("logging").Handler,), {"emit": lambda self, r: messages.append(r.getMessage())})()
+    tf_logging.get_logger().addHandler(handler)
+    try:
+        K.callbacks.RemoteMonitor(root="http://127.0.0.1:9").on_epoch_end(0, {"loss": np.float32(1.0)})
+    finally:
+        tf_logging.get_logger().removeHandler(handler)
+    assert any("could not reach RemoteMonitor" in m for m in messages)
+    # TF 1.15's RadialConstraint cannot run in graph mode (it makes a variable in a while loop): its formula
+    tf.reset_default_graph()
+    w = np.arange(32, dtype="float32").reshape(4, 4, 2, 1)
+    with tf.Session() as sess:
+        got = sess.run(K.constraints.RadialConstraint()(tf.constant(w)))
+    k = w[..., 1, 0]
+    want = np.full((4, 4), k[3, 3])
+    want[1:3, 1:3] = k[1, 1]
+    np.testing.assert_array_equal(got[..., 1, 0], want)
+    with pytest.raises(ValueError, match="rank 4 with height==width"):
+        K.constraints.RadialConstraint()(tf.zeros([3, 2, 1, 1]))
