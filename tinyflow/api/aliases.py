@@ -86,13 +86,7 @@ def broadcast_static_shape(shape_x, shape_y):
     return broadcast_shapes(_shapes.as_shape(shape_x), _shapes.as_shape(shape_y))
 
 
-def tables_initializer(name="init_all_tables"):
-    """The op that fills every lookup table of the graph (TF's TABLE_INITIALIZERS collection; a no-op
-    without tables)."""
-    from tinyflow.ops.state_ops import group
-    inits = get_collection(GraphKeys.TABLE_INITIALIZERS)
-    return group(*inits, name=name) if inits else array_ops.no_op(name=name)
-
+from tinyflow.ops.init_ops import tables_initializer  # noqa: E402 (the op that fills every lookup table)
 
 initialize_all_tables = tables_initializer
 

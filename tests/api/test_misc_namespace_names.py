@@ -1,0 +1,61 @@
+"""Small TF 1.15 names of tf.test, tf.xla, tf.sysconfig, tf.initializers, tf.config and tf.autograph."""
+import os
+
+import numpy as np
+
+import tinyflow as tf
+
+
+def test_test_helpers():
+    class Thing:
+        value = 1
+
+        @staticmethod
+        def fn():
+            return "old"
+    stubs = tf.test.StubOutForTesting()
+    stubs.Set(Thing, "value", 2)
+    stubs.Set(Thing, "fn", staticmethod(lambda: "new"))
+    assert Thing.value == 2 and Thing.fn() == "new"
+    stubs.UnsetAll()
+    assert Thing.value == 1 and Thing.fn() == "old"
+    thing = Thing()
+    with tf.test.StubOutForTesting() as s:
+        s.SmartSet(thing, "value", 5)
+        assert thing.value == 5 and Thing.value == 5
+    assert Thing.value == 1
+    with tf.test.mock.patch.object(Thing, "value", 7):
+        assert Thing.value == 7
+    assert os.path.isdir(tf.test.test_src_dir_path("tinyflow"))
+    assert isinstance(tf.test.benchmark_config(), tf.ConfigProto)
+
+
+def test_xla_sysconfig_initializers_config_autograph():
+    tf.reset_default_graph()
+    a = tf.constant([1.0, 2.0])
+    with tf.xla.experimental.jit_scope():
+        b = a * 3
+    outs = tf.xla.experimental.compile(lambda x, y: (x + y, x * y), [a, b])
+    assert [t.op.name for t in outs] == ["output_0", "output_1"]
+    assert tf.xla.experimental.compile(lambda: None).type == "NoOp"
+    table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["a", "b"], [1, 2]), -1)
+    looked = table.lookup(tf.constant(["b", "z"]))
+
+    @tf.function
+    def loop(n):
+        total = tf.constant(0)
+        for i in tf.range(n):
+            tf.autograph.experimental.set_loop_options(maximum_iterations=10)
+            total += i
+        return total
+    with tf.Session() as sess:
+        sess.run(tf.initializers.tables_initializer())
+        got = sess.run(outs + [looked])
+    np.testing.assert_allclose(got[0], [4.0, 8.0])
+    np.testing.assert_allclose(got[1], [3.0, 12.0])
+    assert got[2].tolist() == [2, -1]
+    assert tf.sysconfig.CXX11_ABI_FLAG == 0 and tf.sysconfig.MONOLITHIC_BUILD == 0
+    assert tf.sysconfig.get_compile_flags()[-1] == "-D_GLIBCXX_USE_CXX11_ABI=0"
+    assert tf.sysconfig.get_link_flags() == ["-L" + tf.sysconfig.get_lib()]
+    assert tf.config.experimental_list_devices()[0] == "/job:localhost/replica:0/task:0/device:CPU:0"
+    assert callable(loop)
