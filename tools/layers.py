@@ -26,7 +26,7 @@ API_ORDER = [
                 "cluster_resolver", "nest", "device_lib", "strings", "debugging", "linear_operator", "linalg", "math",
                 "image", "distribute", "examples", "gradient_registry",
                 "tensor_util", "internals", "lookup", "function", "config", "lite", "profiler", "distributions",
-                "ragged"]),
+                "ragged", "xla", "sysconfig"]),
     ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "contrib_rnn", "contrib_crf", "seq2seq_decoder",
             "seq2seq_attention", "seq2seq_beam", "seq2seq", "legacy_seq2seq"]),
     ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model"]),

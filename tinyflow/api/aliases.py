@@ -5,7 +5,7 @@ import contextlib
 import enum
 
 from tinyflow.graph import shapes as _shapes
-from tinyflow.graph.core import GraphKeys, Tensor, constant_value, get_collection, get_default_graph, name_scope
+from tinyflow.graph.core import Tensor, constant_value, get_default_graph, name_scope
 from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.base import broadcast_shapes, convert_to_tensor, make_op_raw
 

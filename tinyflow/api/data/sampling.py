@@ -270,9 +270,3 @@ def cardinality(dataset):
     from tinyflow.ops.core.base import constant
     return constant(_static_cardinality(dataset), dt.int64, name="DatasetCardinality")
 
-
-def map_and_batch_with_legacy_function(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
-                                       num_parallel_calls=None):
-    """map_and_batch (tinyflow traces every map function the same way)."""
-    from tinyflow.api.data.experimental import map_and_batch
-    return map_and_batch(map_func, batch_size, num_parallel_batches, drop_remainder, num_parallel_calls)

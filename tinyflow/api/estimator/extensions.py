@@ -5,7 +5,8 @@ import glob
 import os
 import re
 
-from tinyflow.api import feature_column, metrics
+from tinyflow.api import feature_column
+from tinyflow.api import metrics as metrics_lib
 from tinyflow.api import tf_names as _tf
 from tinyflow.api.estimator.estimator import Estimator, _fn_args
 from tinyflow.api.estimator.model_fn import ModeKeys
@@ -275,7 +276,7 @@ class InMemoryEvaluatorHook(SessionRunHook):
             spec = self._estimator._call_model_fn(features, labels, ModeKeys.EVAL)
             metrics = dict(spec.eval_metric_ops)
             if "loss" not in metrics:
-                metrics["loss"] = metrics.mean(spec.loss)
+                metrics["loss"] = metrics_lib.mean(spec.loss)
             self._values = {k: v[0] for k, v in metrics.items()}
             self._update = _tf.group(*[v[1] for v in metrics.values()])
             self._eval_vars = {v.op.name: v for v in _tf.global_variables()}

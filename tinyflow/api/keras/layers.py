@@ -398,16 +398,3 @@ class GlobalMaxPooling1D(GlobalAveragePooling1D):
 MaxPool1D, AvgPool1D, Convolution1D, Convolution2D = MaxPooling1D, AveragePooling1D, Conv1D, Conv2D
 GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
 
-
-def serialize(layer):
-    """{'class_name', 'config'} of a layer."""
-    from tinyflow.api.keras.generic_utils import serialize_keras_object
-    return serialize_keras_object(layer)
-
-
-def deserialize(config, custom_objects=None):
-    """The layer (or model) of a serialized layer, as tf.keras.models.model_from_config reads them."""
-    from tinyflow.api.keras import models, serialization
-    from tinyflow.api.keras.generic_utils import get_custom_objects
-    objects = dict(get_custom_objects(), **(custom_objects or {}))
-    return serialization.deserialize(config, models._CLASSES, objects)

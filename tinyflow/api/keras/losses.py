@@ -35,43 +35,18 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     if label_smoothing:   # towards the uniform distribution over the classes
         classes = math_ops.cast(array_ops.shape(y_true)[-1], y_pred.dtype)
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / classes
-    if from_logits or y_pred.op.type == "Softmax":
-        logits = y_pred if from_logits else y_pred.op.inputs[0]
-        return nn.softmax_cross_entropy_with_logits_v2(labels=y_true, logits=logits)
-    output = y_pred / math_ops.reduce_sum(y_pred, axis=-1, keepdims=True)
-    output = math_ops.clip_by_value(output, _eps(y_pred), 1.0 - _eps(y_pred))
-    return -math_ops.reduce_sum(y_true * math_ops.log(output), axis=-1)
+    return K.categorical_crossentropy(y_true, y_pred, from_logits=from_logits)
 
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
-    if from_logits or y_pred.op.type == "Softmax":
-        logits = y_pred if from_logits else y_pred.op.inputs[0]
-    else:
-        logits = math_ops.log(math_ops.clip_by_value(y_pred, _eps(y_pred), 1.0 - _eps(y_pred)))
-    target = math_ops.cast(y_true, "int64")
-    rank = logits.shape.ndims
-    if target.shape.ndims != rank - 1:   # labels [batch, 1]: flattened, as TF 1.15's backend does
-        target = array_ops.reshape(target, [-1])
-        if rank > 2:
-            logits_shape = array_ops.shape(logits)
-            flat = array_ops.reshape(logits, [-1, logits.shape[-1].value])
-            out = nn.sparse_softmax_cross_entropy_with_logits(labels=target, logits=flat)
-            return array_ops.reshape(out, logits_shape[:-1])
-    return nn.sparse_softmax_cross_entropy_with_logits(labels=target, logits=logits)
+    return K.sparse_categorical_crossentropy(y_true, y_pred, from_logits=from_logits, axis=axis)
 
 
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0):
     y_true = math_ops.cast(y_true, y_pred.dtype)
     if label_smoothing:   # towards 0.5
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
-    if from_logits or y_pred.op.type == "Sigmoid":
-        logits = y_pred if from_logits else y_pred.op.inputs[0]
-        per = nn.sigmoid_cross_entropy_with_logits(labels=y_true, logits=logits)
-    else:
-        eps = _eps(y_pred)
-        output = math_ops.clip_by_value(y_pred, eps, 1.0 - eps)
-        per = -(y_true * math_ops.log(output + eps) + (1.0 - y_true) * math_ops.log(1.0 - output + eps))
-    return math_ops.reduce_mean(per, axis=-1)
+    return math_ops.reduce_mean(K.binary_crossentropy(y_true, y_pred, from_logits=from_logits), axis=-1)
 
 
 def _maybe_convert_labels(y_true):

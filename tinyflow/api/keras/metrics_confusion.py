@@ -8,7 +8,7 @@ also initializes them), and compile(metrics=[...]) runs `update_state` in each s
 import numpy as np
 
 from tinyflow.api.keras import backend as K
-from tinyflow.api.keras.metrics import Mean, Metric, _to_tensor, match_weights
+from tinyflow.api.keras.metrics_base import Mean, Metric, _to_tensor, match_weights
 from tinyflow.graph.core import get_default_graph
 from tinyflow.ops import state_ops
 from tinyflow.ops.core import array_ops, math_ops
@@ -63,10 +63,9 @@ def _thresholds(thresholds, default):
 
 def _filter_top_k(x, k):
     """x's entries outside its top k along the last axis set to NEG_INF."""
-    from tinyflow.api import nn
-    import tinyflow as tf
-    _, idx = nn.top_k(x, k, sorted=False)
-    mask = math_ops.reduce_sum(tf.one_hot(idx, array_ops.shape(x)[-1], axis=-1), axis=-2)
+    from tinyflow.ops.core.sequence_ops import one_hot, top_k
+    _, idx = top_k(x, k, sorted=False)
+    mask = math_ops.reduce_sum(one_hot(idx, array_ops.shape(x)[-1], axis=-1), axis=-2)
     return x * mask + NEG_INF * (1 - mask)
 
 
@@ -303,12 +302,12 @@ class MeanIoU(_StateMetric):
         self.total_cm = self._weight("total_confusion_matrix", (num_classes, num_classes), "float64")
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        import tinyflow as tf
+        from tinyflow.ops.segment_ops import confusion_matrix
         y_true = array_ops.reshape(math_ops.cast(_to_tensor(y_true), "float32"), [-1])
         y_pred = array_ops.reshape(math_ops.cast(_to_tensor(y_pred), "float32"), [-1])
         if sample_weight is not None:
             sample_weight = array_ops.reshape(_to_tensor(sample_weight), [-1])
-        cm = tf.math.confusion_matrix(math_ops.cast(y_true, "int64"), math_ops.cast(y_pred, "int64"),
+        cm = confusion_matrix(math_ops.cast(y_true, "int64"), math_ops.cast(y_pred, "int64"),
                                       self.num_classes, weights=sample_weight, dtype="float64")
         return state_ops.assign_add(self.total_cm, cm)
 
@@ -316,8 +315,8 @@ class MeanIoU(_StateMetric):
         cm = self.total_cm.read_value()
         rows = math_ops.cast(math_ops.reduce_sum(cm, 0), "float32")
         cols = math_ops.cast(math_ops.reduce_sum(cm, 1), "float32")
-        import tinyflow as tf
-        tp = math_ops.cast(tf.linalg.diag_part(cm), "float32")
+        from tinyflow.ops.matrix_ops import matrix_diag_part
+        tp = math_ops.cast(matrix_diag_part(cm), "float32")
         denominator = rows + cols - tp
         valid = math_ops.reduce_sum(math_ops.cast(math_ops.not_equal(denominator, 0), "float32"))
         return math_ops.div_no_nan(math_ops.reduce_sum(math_ops.div_no_nan(tp, denominator)), valid)

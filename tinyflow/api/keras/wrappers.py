@@ -209,10 +209,3 @@ def _recreate(layer, go_backwards=False):
         config["go_backwards"] = not config["go_backwards"]
     return type(layer).from_config(config)
 
-
-def __getattr__(name):
-    """tf.keras.wrappers.scikit_learn (this module is also tf.keras.wrappers), loaded on first use."""
-    if name == "scikit_learn":
-        from tinyflow.api.keras import scikit_learn
-        return scikit_learn
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))

@@ -215,7 +215,7 @@ def limit_epochs(tensor, num_epochs=None, name=None):
 def _kept(tensors, keep_input, enqueue_many):
     """`tensors` as a batch of the elements keep_input keeps (enqueued many: a scalar keep_input keeps an
     element as a batch of 1 or 0; a vector keeps the rows it marks), and the elements' shapes."""
-    from tinyflow.api import tf_names as _tf
+    from tinyflow.ops.core import array_ops, indexing_ops
     flat, pack = _flatten(tensors)
     flat = [convert_to_tensor(t) for t in flat]
     keep = convert_to_tensor(keep_input)
@@ -224,10 +224,10 @@ def _kept(tensors, keep_input, enqueue_many):
     if keep.shape.ndims == 1 and not enqueue_many:
         raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
     shapes = [TensorShape(t.shape.as_list()[1:]) if enqueue_many else t.shape for t in flat]
-    rows = flat if enqueue_many else [_tf.expand_dims(t, 0) for t in flat]
+    rows = flat if enqueue_many else [array_ops.expand_dims(t, 0) for t in flat]
     if keep.shape.ndims == 0:
-        keep = _tf.fill(_tf.shape(rows[0])[:1], keep)
-    kept = [_tf.boolean_mask(t, keep) for t in rows]
+        keep = array_ops.fill(array_ops.shape(rows[0])[:1], keep)
+    kept = [indexing_ops.boolean_mask(t, keep) for t in rows]
     return (pack(kept) if not isinstance(tensors, (list, tuple)) or len(kept) > 1 else kept), shapes
 
 

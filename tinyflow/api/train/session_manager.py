@@ -2,7 +2,10 @@
 restored from the latest checkpoint or initialized, then checked ready by `ready_op`."""
 import time
 
-from tinyflow.api import tf_names as _tf
+from tinyflow.api import logging as tf_logging
+from tinyflow.graph import errors
+from tinyflow.graph.core import get_default_graph
+from tinyflow.ops.state_ops import report_uninitialized_variables
 from tinyflow.api.train.monitored_session import Scaffold, SessionCreator, _named_checkpoint
 from tinyflow.runtime.session import Session
 
@@ -28,7 +31,7 @@ class SessionManager:
             raise ValueError("If you pass a ready_for_local_init_op you must also pass a local_init_op , "
                              "ready_for_local_init_op [%s]" % ready_for_local_init_op)
         self._local_init_op, self._ready_op = local_init_op, ready_op
-        self._ready_for_local_init_op, self._graph = ready_for_local_init_op, graph or _tf.get_default_graph()
+        self._ready_for_local_init_op, self._graph = ready_for_local_init_op, graph or get_default_graph()
         self._recovery_wait_secs, self._local_init_feed_dict = recovery_wait_secs, local_init_feed_dict
 
     def _restore(self, sess, saver, checkpoint_dir, checkpoint_filename_with_path, wait_for_checkpoint,
@@ -40,7 +43,7 @@ class SessionManager:
             return False
         path, waited = _named_checkpoint(checkpoint_dir), 0
         while path is None and wait_for_checkpoint and waited < max_wait_secs:
-            _tf.logging.info("Waiting for checkpoint to be available.")
+            tf_logging.info("Waiting for checkpoint to be available.")
             time.sleep(self._recovery_wait_secs)
             waited += self._recovery_wait_secs
             path = _named_checkpoint(checkpoint_dir)
@@ -111,7 +114,7 @@ class SessionManager:
                 return sess
             sess.close()
             if time.time() - start + self._recovery_wait_secs > max_wait_secs:
-                raise _tf.errors.DeadlineExceededError(None, None, "Session was not ready after waiting %d secs."
+                raise errors.DeadlineExceededError(None, None, "Session was not ready after waiting %d secs."
                                                        % max_wait_secs)
             time.sleep(self._recovery_wait_secs)
 
@@ -125,8 +128,8 @@ class WorkerSessionCreator(SessionCreator):
 
     def create_session(self):
         s = self._scaffold.finalize()
-        ready = s.ready_op if s.ready_op is not None else _tf.report_uninitialized_variables()
-        return SessionManager(local_init_op=s.local_init_op, ready_op=ready, graph=_tf.get_default_graph(),
+        ready = s.ready_op if s.ready_op is not None else report_uninitialized_variables()
+        return SessionManager(local_init_op=s.local_init_op, ready_op=ready, graph=get_default_graph(),
                               recovery_wait_secs=1).wait_for_session(self._master, config=self._config,
                                                                      max_wait_secs=self._max_wait_secs)
 
