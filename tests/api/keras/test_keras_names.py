@@ -189,3 +189,33 @@ def test_callbacks_and_radial_constraint():
     np.testing.assert_array_equal(got[..., 1, 0], want)
     with pytest.raises(ValueError, match="rank 4 with height==width"):
         K.constraints.RadialConstraint()(tf.zeros([3, 2, 1, 1]))
+
+
+def test_abstract_rnn_cell_runs_in_rnn():
+    tf.keras.backend.clear_session()
+
+    class MinimalRNNCell(tf.keras.layers.AbstractRNNCell):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+
+        @property
+        def state_size(self):
+            return self.units
+
+        @property
+        def output_size(self):
+            return self.units
+
+        def build(self, input_shape):
+            self.kernel = self.add_weight("kernel", shape=[input_shape[-1], self.units], initializer="ones")
+            self.built = True
+
+        def call(self, inputs, states):
+            h = tf.matmul(inputs, self.kernel) + states[0]
+            return h, [h]
+    x = tf.keras.Input((3, 2))
+    model = tf.keras.Model(x, tf.keras.layers.RNN(MinimalRNNCell(4))(x))
+    np.testing.assert_allclose(model.predict(np.ones((1, 3, 2), "float32")), np.full((1, 4), 6.0))
+    with pytest.raises(NotImplementedError):
+        tf.keras.layers.AbstractRNNCell().state_size
