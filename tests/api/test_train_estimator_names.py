@@ -95,6 +95,9 @@ def test_dnn_estimator_with_a_head_trains_and_evaluates(tmp_path):
     result = est.evaluate(_input_fn(), steps=4)
     assert {"accuracy", "auc", "precision", "recall", "average_loss", "loss", "global_step"} <= set(result)
     assert result["global_step"] == 20 and result["accuracy"] > 0.6
+    from tinyflow.api.estimator.estimator import _load_global_step_from_checkpoint_dir
+    assert _load_global_step_from_checkpoint_dir(est.model_dir) == 20
+    assert _load_global_step_from_checkpoint_dir(str(tmp_path / "none")) == 0
     stop = tf.estimator.experimental.stop_if_higher_hook(est, "accuracy", 0.5, run_every_secs=None,
                                                          run_every_steps=1)
     est.train(_input_fn(), steps=50, hooks=[stop])

@@ -219,3 +219,15 @@ def test_abstract_rnn_cell_runs_in_rnn():
     np.testing.assert_allclose(model.predict(np.ones((1, 3, 2), "float32")), np.full((1, 4), 6.0))
     with pytest.raises(NotImplementedError):
         tf.keras.layers.AbstractRNNCell().state_size
+
+
+def test_dense_features_names_its_weights_as_tf():
+    tf.reset_default_graph()
+    fc = tf.feature_column
+    layer = tf.keras.layers.DenseFeatures([fc.numeric_column("a"), fc.embedding_column(
+        fc.categorical_column_with_identity("c", 5), 3, initializer=tf.ones_initializer())])
+    out = layer({"a": tf.constant([[1.0], [2.0]]), "c": tf.constant([[1], [4]], tf.int64)})
+    assert [w.name for w in layer.trainable_weights] == ["dense_features/c_embedding/embedding_weights:0"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(out), [[1, 1, 1, 1], [2, 1, 1, 1]])

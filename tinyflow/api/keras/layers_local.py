@@ -173,3 +173,38 @@ class AdditiveAttention(_DenseAttention):
         q, k = array_ops.expand_dims(query, -2), array_ops.expand_dims(key, -3)
         hidden = math_ops.tanh(q + k)
         return math_ops.reduce_sum(self.scale * hidden if self.scale is not None else hidden, axis=-1)
+
+
+class DenseFeatures(Layer):
+    """The dense tensor of a dict of features through `feature_columns` (tf.feature_column.input_layer in
+    the layer's scope): its embeddings and the like are the layer's weights."""
+
+    def __init__(self, feature_columns, trainable=True, name=None, **kwargs):
+        super().__init__(name=name, trainable=trainable, **kwargs)
+        self._feature_columns = list(feature_columns)
+        if not self._feature_columns:
+            raise ValueError("feature_columns must not be empty.")
+
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, features, cols_to_output_tensors=None):
+        from tinyflow.api import feature_column
+        from tinyflow.graph.core import GraphKeys, get_default_graph
+        graph = get_default_graph()
+        before = list(graph.get_collection(GraphKeys.GLOBAL_VARIABLES))
+        if not isinstance(features, dict):
+            raise ValueError("We expected a dictionary here. Instead we got: {}".format(features))
+        out = feature_column._dense_columns(features, self._feature_columns, self.trainable,
+                                            cols_to_output_tensors=cols_to_output_tensors)
+        trainables = graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)
+        for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES):
+            if any(v is b for b in before):
+                continue
+            weights = self._trainable_weights if any(v is t for t in trainables) else self._non_trainable_weights
+            if not any(v is w for w in weights):
+                weights.append(v)
+        return out
+
+    def compute_output_shape(self, input_shape):
+        return TensorShape([None, None])
