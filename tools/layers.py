@@ -21,7 +21,8 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 # Inside api/ (the TF1 frontend), an order too: a module may import its own rank and those before it.
 # The namespace itself (api/__init__.py) may name every api module (it loads them lazily).
 API_ORDER = [
-    ("basics", ["aliases", "tinyflow_api", "flags", "app", "logging", "gfile", "template", "dtypes",
+    ("basics", ["tf_stack", "tf_decorator", "aliases", "tinyflow_api", "flags", "app", "logging", "gfile",
+                "template", "dtypes",
                 "sparse", "image_adjust", "image_quality", "core_extra", "sparse_ops", "signal", "test",
                 "cluster_resolver", "nest", "device_lib", "strings", "debugging", "linear_operator", "linalg", "math",
                 "image", "distribute", "examples", "gradient_registry",

@@ -59,3 +59,33 @@ def test_xla_sysconfig_initializers_config_autograph():
     assert tf.sysconfig.get_link_flags() == ["-L" + tf.sysconfig.get_lib()]
     assert tf.config.experimental_list_devices()[0] == "/job:localhost/replica:0/task:0/device:CPU:0"
     assert callable(loop)
+
+
+def test_flags_tf_decorator_and_tf_stack():
+    tf_decorator = tf.flags.tf_decorator
+    assert tf.app.flags.tf_decorator is tf_decorator
+
+    def target(a, b=2):
+        """Adds."""
+        return a + b
+
+    def wrapper(*args, **kwargs):
+        return target(*args, **kwargs) * 10
+    decorated = tf_decorator.make_decorator(target, wrapper, "times_ten")
+    assert decorated(1) == 30 and decorated.__name__ == "target" and decorated.__wrapped__ is target
+    decorators, inner = tf_decorator.unwrap(decorated)
+    assert [d.decorator_name for d in decorators] == ["times_ten"] and inner is target
+
+    def other(a, b=2):
+        return a - b
+    tf_decorator.rewrap(decorated, target, other)
+    assert tf_decorator.unwrap(decorated)[1] is other
+
+    def here():
+        return tf_decorator.tf_stack.extract_stack()
+    frames = here()
+    assert frames[-1].name == "here" and frames[-2].name == "test_flags_tf_decorator_and_tf_stack"
+    rows = tf_decorator.tf_stack.convert_stack(frames[-1:])
+    assert rows[0][3] == "return tf_decorator.tf_stack.extract_stack()"
+    with tf_decorator.tf_stack.CurrentModuleFilter():
+        assert all(f.filename != __file__ for f in here())
