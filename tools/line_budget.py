@@ -50,9 +50,12 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # ops: 12600 -> 12620, lower: 1315 -> 1325 for issue 30's whole-step profiles (MaxPool as its strided
 # views; a spanning filter's forward chosen per fetch set, which jax_backend sets while tracing); lower
 # 1325 -> 1330 for its review: one tracing scope (_tracing) for every trace of a fetch set.
+# api: 38000 -> 41000 and total 62000 -> 65500 for issue 37's frontend names (names-front: the keras backend,
+# metrics, losses, schedules and layers TF 1.15 has, the estimator heads and premade estimators over a head,
+# tf.train's managers and hooks, tf.metrics' remaining streaming metrics, tf.data.experimental's samplers).
 BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12620, "lower": 1330, "runtime": 2740,
-          "api": 38000, "cli": 1100}
-TOTAL = 62000
+          "api": 41000, "cli": 1100}
+TOTAL = 65500
 
 
 def count(layer):
