@@ -231,3 +231,19 @@ def test_dense_features_names_its_weights_as_tf():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         np.testing.assert_allclose(sess.run(out), [[1, 1, 1, 1], [2, 1, 1, 1]])
+
+
+@pytest.mark.slow   # a 191-layer model built: ~3 s
+def test_resnet50_v2_is_tf115s():
+    import json
+    want = json.load(open(os.path.join(HERE, "resnet_v2.json")))
+    tf.keras.backend.clear_session()
+    model = tf.keras.applications.ResNet50V2(weights=None, input_shape=(64, 64, 3), include_top=False,
+                                             pooling="avg")
+    assert [layer.name for layer in model.layers] == want["layers"]
+    assert [[w.name, w.shape.as_list()] for w in model.weights] == want["weights"]
+    assert model.count_params() == want["params"] and list(model.output_shape) == want["output_shape"]
+    image = np.arange(12, dtype="float32").reshape(1, 2, 2, 3) * 20.0
+    np.testing.assert_allclose(tf.keras.applications.resnet_v2.preprocess_input(image), want["preprocessed"])
+    with pytest.raises(Exception, match="resnet101v2_weights_tf_dim_ordering_tf_kernels_notop.h5"):
+        tf.keras.applications.ResNet101V2(include_top=False, input_shape=(64, 64, 3))
