@@ -89,3 +89,25 @@ def test_flags_tf_decorator_and_tf_stack():
     assert rows[0][3] == "return tf_decorator.tf_stack.extract_stack()"
     with tf_decorator.tf_stack.CurrentModuleFilter():
         assert all(f.filename != __file__ for f in here())
+
+
+def test_distribute_replica_context_and_input_context():
+    tf.reset_default_graph()
+    default = tf.distribute.get_replica_context()
+    assert default.replica_id_in_sync_group == 0 and default.num_replicas_in_sync == 1
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        assert tf.distribute.get_replica_context() is None   # the cross-replica context
+        ctx = strategy.experimental_run_v2(tf.distribute.get_replica_context)
+        assert isinstance(ctx, tf.distribute.ReplicaContext) and ctx.strategy is strategy
+        assert ctx.merge_call(lambda s, x: (s, x), args=(3,)) == (strategy, 3)
+    tf.distribute.experimental_set_strategy(strategy)
+    assert tf.distribute.get_strategy() is strategy
+    tf.distribute.experimental_set_strategy(None)
+    assert not tf.distribute.has_strategy()
+    assert tf.distribute.get_loss_reduction() == tf.distribute.ReduceOp.MEAN
+    tf.losses.mean_squared_error([1.0], [2.0], reduction=tf.losses.Reduction.SUM)
+    assert tf.distribute.get_loss_reduction() == tf.distribute.ReduceOp.SUM
+    context = tf.distribute.InputContext(num_input_pipelines=2, input_pipeline_id=1, num_replicas_in_sync=4)
+    assert context.get_per_replica_batch_size(8) == 2 and context.input_pipeline_id == 1
+    assert tf.distribute.InputReplicationMode.PER_WORKER.value == "PER_WORKER"

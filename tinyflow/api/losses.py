@@ -91,6 +91,7 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
                 loss = _safe_mean(loss, _num_elements(losses))
         loss = math_ops.cast(loss, input_dtype)
         add_loss(loss, loss_collection)
+        get_default_graph()._last_loss_reduction = reduction   # (tf.distribute.get_loss_reduction reads it)
         return loss
 
 
