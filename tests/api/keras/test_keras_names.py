@@ -247,3 +247,24 @@ def test_resnet50_v2_is_tf115s():
     np.testing.assert_allclose(tf.keras.applications.resnet_v2.preprocess_input(image), want["preprocessed"])
     with pytest.raises(Exception, match="resnet101v2_weights_tf_dim_ordering_tf_kernels_notop.h5"):
         tf.keras.applications.ResNet101V2(include_top=False, input_shape=(64, 64, 3))
+
+
+def test_export_saved_model_round_trip_and_tf115s(tmp_path):
+    import json
+    K = tf.keras
+    K.backend.clear_session()
+    model = K.Sequential([K.layers.Dense(3, activation="relu", input_shape=(2,)), K.layers.Dense(1)])
+    x = np.array([[1.0, 2.0], [3.0, -1.0]], "float32")
+    want = model.predict(x)
+    path = str(tmp_path / "export")
+    K.experimental.export_saved_model(model, path)
+    K.backend.clear_session()
+    np.testing.assert_allclose(K.experimental.load_from_saved_model(path).predict(x), want, rtol=1e-6)
+    with tf.Graph().as_default(), tf.Session() as sess:   # the serving signature, as TF's loader reads it
+        sig = tf.saved_model.loader.load(sess, ["serve"], path).signature_def["serving_default"]
+        out = sess.run(sig.outputs["dense_1"].name, {sig.inputs["dense_input"].name: x})
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    recorded = json.load(open(os.path.join(HERE, "tf_export_predictions.json")))   # TF 1.15's export
+    K.backend.clear_session()
+    theirs = K.experimental.load_from_saved_model(os.path.join(HERE, "tf_export"))
+    np.testing.assert_allclose(theirs.predict(np.array(recorded["x"], "float32")), recorded["y"], rtol=1e-6)
