@@ -136,4 +136,3 @@ def model_from_yaml(yaml_string, classes, custom_objects=None):
     except ImportError:
         raise ImportError("Requires yaml module installed (`pip install pyyaml`).") from None
     return model_from_config(yaml.safe_load(yaml_string), classes, custom_objects)
-

@@ -208,4 +208,3 @@ def _recreate(layer, go_backwards=False):
     if go_backwards:
         config["go_backwards"] = not config["go_backwards"]
     return type(layer).from_config(config)
-
