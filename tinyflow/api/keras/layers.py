@@ -397,4 +397,3 @@ class GlobalMaxPooling1D(GlobalAveragePooling1D):
 
 MaxPool1D, AvgPool1D, Convolution1D, Convolution2D = MaxPooling1D, AveragePooling1D, Conv1D, Conv2D
 GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
-
