@@ -21,12 +21,13 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 # Inside api/ (the TF1 frontend), an order too: a module may import its own rank and those before it.
 # The namespace itself (api/__init__.py) may name every api module (it loads them lazily).
 API_ORDER = [
-    ("basics", ["aliases", "tinyflow_api", "flags", "app", "logging", "gfile", "template", "dtypes",
+    ("basics", ["tf_stack", "tf_decorator", "aliases", "tinyflow_api", "flags", "app", "logging", "gfile",
+                "template", "dtypes",
                 "sparse", "image_adjust", "image_quality", "composite_ops", "sparse_ops", "signal", "test",
                 "cluster_resolver", "nest", "device_lib", "strings", "debugging", "linear_operator", "linalg", "math",
                 "image", "distribute", "examples", "gradient_registry",
                 "tensor_util", "internals", "lookup", "function", "config", "lite", "profiler", "distributions",
-                "ragged"]),
+                "ragged", "xla", "sysconfig"]),
     ("nn", ["nn", "losses", "layers", "rnn", "rnn_cell", "contrib.rnn", "contrib.crf", "contrib.seq2seq",
             "contrib.legacy_seq2seq"]),
     ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model"]),

@@ -64,9 +64,13 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # and 6: TF 1.15's Philox stream and kernels (ops/philox.py, ~230 lines: seeded ops draw TF's values,
 # per-op execution counts in the run key) and growing while loops padded inside XLA (ops/padded_loop.py,
 # ~400 lines: O(log n) compiles).
+# api: 38000 -> 42500 (with issue 38 and the declared tree) and total +5000 for issue 37's frontend names
+# (names-front: the keras backend,
+# metrics, losses, schedules and layers TF 1.15 has, the estimator heads and premade estimators over a head,
+# tf.train's managers and hooks, tf.metrics' remaining streaming metrics, tf.data.experimental's samplers).
 BUDGET = {"graph": 2150, "formats": 2500, "passes": 2320, "ops": 13570, "lower": 1365, "runtime": 2905,
-          "api": 38000, "cli": 1115}
-TOTAL = 63000   # 62000 -> 63000 for the engine work of issues 38, 40 and 41 above
+          "api": 42500, "cli": 1115}
+TOTAL = 68000   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +5000 for issue 37 (above)
 
 
 def count(layer):

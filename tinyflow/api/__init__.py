@@ -136,6 +136,7 @@ LAZY_NAMES = {
     "enable_eager_execution": ("tinyflow.api.eager", "enable_eager_execution"),
     "disable_v2_behavior": ("tinyflow.api.compat", "disable_v2_behavior"),
     "enable_resource_variables": ("tinyflow.api.compat", "enable_resource_variables"),
+    "xla": ("tinyflow.api.xla", "_module"), "sysconfig": ("tinyflow.api.sysconfig", "_module"),
 }
 for _name in ("FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"):
     LAZY_NAMES[_name] = ("tinyflow.ops.queue_ops", _name)

@@ -5,7 +5,7 @@ import contextlib
 import enum
 
 from tinyflow.graph import shapes as _shapes
-from tinyflow.graph.core import GraphKeys, Tensor, constant_value, get_collection, get_default_graph, name_scope
+from tinyflow.graph.core import Tensor, constant_value, get_default_graph, name_scope
 from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.base import broadcast_shapes, convert_to_tensor, make_op_raw
 
@@ -86,13 +86,7 @@ def broadcast_static_shape(shape_x, shape_y):
     return broadcast_shapes(_shapes.as_shape(shape_x), _shapes.as_shape(shape_y))
 
 
-def tables_initializer(name="init_all_tables"):
-    """The op that fills every lookup table of the graph (TF's TABLE_INITIALIZERS collection; a no-op
-    without tables)."""
-    from tinyflow.ops.state_ops import group
-    inits = get_collection(GraphKeys.TABLE_INITIALIZERS)
-    return group(*inits, name=name) if inits else array_ops.no_op(name=name)
-
+from tinyflow.ops.init_ops import tables_initializer  # noqa: E402 (the op that fills every lookup table)
 
 initialize_all_tables = tables_initializer
 

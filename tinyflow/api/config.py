@@ -39,6 +39,11 @@ def list_logical_devices(device_type=None):
             if visible is None or d in visible or d.device_type == "CPU"]
 
 
+def experimental_list_devices():
+    """The full names of the visible devices ('/job:localhost/replica:0/task:0/device:CPU:0', ...)."""
+    return [d.name for d in list_logical_devices()]
+
+
 def _check(device):
     if device not in list_physical_devices():
         raise ValueError("Unrecognized device: %s" % (device,))

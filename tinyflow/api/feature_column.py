@@ -455,6 +455,13 @@ def _check_columns(feature_columns):
 def input_layer(features, feature_columns, weight_collections=None, trainable=True, cols_to_vars=None,
                 cols_to_output_tensors=None):
     """The dense [batch, sum of dimensions] tensor of the columns (sorted by name), for a DNN."""
+    with _tf.variable_scope(None, default_name="input_layer"):
+        return _dense_columns(features, feature_columns, trainable, cols_to_vars, cols_to_output_tensors)
+
+
+def _dense_columns(features, feature_columns, trainable=True, cols_to_vars=None, cols_to_output_tensors=None):
+    """input_layer's tensor, each column's variables in a scope of its name under the current one
+    (keras.layers.DenseFeatures calls it in its own scope)."""
     columns = _check_columns(feature_columns)
     for c in columns:
         if not isinstance(c, _DenseColumn):
@@ -462,17 +469,16 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
                              "with an embedding_column or indicator_column. Given: {}".format(c))
     cache = _Cache(features)
     outputs = []
-    with _tf.variable_scope(None, default_name="input_layer"):
-        for c in columns:
-            with _tf.variable_scope(None, default_name=c._var_scope_name):
-                out = _tf.cast(c.dense(cache), _tf.float32)
-                outputs.append(out)
-                if cols_to_output_tensors is not None:
-                    cols_to_output_tensors[c] = out
-                if cols_to_vars is not None:
-                    scope = _tf.get_variable_scope().name + "/"
-                    cols_to_vars[c] = [v for v in _tf.global_variables() if v.op.name.startswith(scope)]
-        return _tf.concat(outputs, 1)
+    for c in columns:
+        with _tf.variable_scope(None, default_name=c._var_scope_name):
+            out = _tf.cast(c.dense(cache), _tf.float32)
+            outputs.append(out)
+            if cols_to_output_tensors is not None:
+                cols_to_output_tensors[c] = out
+            if cols_to_vars is not None:
+                scope = _tf.get_variable_scope().name + "/"
+                cols_to_vars[c] = [v for v in _tf.global_variables() if v.op.name.startswith(scope)]
+    return _tf.concat(outputs, 1)
 
 
 def linear_model(features, feature_columns, units=1, sparse_combiner="sum", weight_collections=None, trainable=True,

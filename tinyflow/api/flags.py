@@ -5,12 +5,16 @@ DEFINE_multi_string, DEFINE_enum, mark_flag_as_required, FlagValues, the error c
 DEFINE_* functions also take TF's old keyword names (flag_name, default_value, docstring), and FLAGS
 parses sys.argv on the first read of a flag instead of raising absl's UnparsedFlagAccessError.
 """
+from __future__ import absolute_import, division, print_function  # noqa: F401 (names of TF's module)
+
 import functools as _functools
 import logging as _logging
 import sys as _sys
 
 from absl.flags import *  # noqa: F401,F403 (tf.flags is absl.flags: all its names)
 from absl import flags as _absl_flags
+
+from tinyflow.api import tf_decorator  # noqa: F401 (tf.flags.tf_decorator, as TF 1.15's module has it)
 
 # The DEFINE_* wrappers below define flags for their caller's module, not for this one (absl's key flags).
 _absl_flags.disclaim_key_flags()

@@ -158,9 +158,16 @@ def trace(*args):
     print(*args)
 
 
+def set_loop_options(parallel_iterations=None, back_prop=None, swap_memory=None, maximum_iterations=None,
+                     shape_invariants=None):
+    """Options for the tf.while_loop autograph makes of the enclosing loop. TF 1.15's function does nothing
+    when called (autograph reads the call in the source); tinyflow's loops take no such options."""
+
+
 class _Experimental:
     Feature = Feature
     do_not_convert = staticmethod(do_not_convert)
+    set_loop_options = staticmethod(set_loop_options)
 
 
 class _Autograph:

@@ -91,6 +91,7 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
                 loss = _safe_mean(loss, _num_elements(losses))
         loss = math_ops.cast(loss, input_dtype)
         add_loss(loss, loss_collection)
+        get_default_graph()._last_loss_reduction = reduction   # (tf.distribute.get_loss_reduction reads it)
         return loss
 
 
@@ -128,6 +129,27 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collec
         labels, predictions = _prepare(labels, predictions)
         losses = math_ops.squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction=reduction)
+
+
+def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES):
+    """The weighted sum over examples of the mean squared difference of all pairs of (prediction - label)
+    of the example: 2 / (n - 1) * sum(d^2) - 2 / (n (n - 1)) * sum(d)^2 over its n present elements."""
+    with name_scope(scope, "mean_pairwise_squared_error") as scope:
+        labels, predictions = _prepare(labels, predictions)
+        weights = math_ops.to_float(convert_to_tensor(weights))
+        diffs = math_ops.subtract(predictions, labels)
+        axis = list(range(1, diffs.shape.ndims))
+        present = math_ops.where_v2(math_ops.equal(weights, 0.0), array_ops.zeros_like(weights),
+                                    array_ops.ones_like(weights)) * array_ops.ones_like(diffs)
+        n = math_ops.reduce_sum(present, axis=axis, keepdims=True)
+        term1 = 2.0 * math_ops.div_no_nan(math_ops.reduce_sum(math_ops.square(diffs), axis=axis, keepdims=True),
+                                          math_ops.maximum(n - 1, 0))
+        term2 = 2.0 * math_ops.div_no_nan(math_ops.square(math_ops.reduce_sum(diffs, axis=axis, keepdims=True)),
+                                          math_ops.maximum(n * (n - 1), 0))
+        loss = math_ops.reduce_sum(math_ops.multiply(term1 - term2, weights))
+        mean_loss = math_ops.where_v2(math_ops.reduce_sum(n) > 0, loss, array_ops.zeros_like(loss), name="value")
+        add_loss(mean_loss, loss_collection)
+        return mean_loss
 
 
 def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None, loss_collection=GraphKeys.LOSSES,

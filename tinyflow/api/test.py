@@ -225,3 +225,76 @@ class TestCase(unittest.TestCase):
 
     def assertDeviceEqual(self, device1, device2, msg=None):
         self.assertEqual(str(device1 or ""), str(device2 or ""), msg)
+
+
+import unittest.mock as mock  # noqa: E402 (tf.test.mock: Python's unittest.mock)
+
+
+class StubOutForTesting:
+    """Replaces attributes for a test and puts them back (TF's googletest.StubOutForTesting): Set /
+    SmartSet an attribute, UnsetAll / SmartUnsetAll / CleanUp to restore."""
+
+    def __init__(self):
+        self.cache, self.stubs = [], []
+
+    def __del__(self):
+        self.SmartUnsetAll()
+        self.UnsetAll()
+
+    def SmartSet(self, obj, attr_name, new_attr):
+        """Replaces obj.attr_name, remembering where the old value lived (the class for an inherited one)."""
+        import inspect
+        if inspect.ismodule(obj) or (not inspect.isclass(obj) and attr_name in obj.__dict__):
+            orig_obj, orig_attr = obj, getattr(obj, attr_name)
+        else:
+            mro = list(inspect.getmro(obj if inspect.isclass(obj) else obj.__class__))
+            orig_obj = next((c for c in mro if attr_name in c.__dict__), obj)
+            orig_attr = orig_obj.__dict__[attr_name] if attr_name in orig_obj.__dict__ else getattr(obj, attr_name)
+        self.stubs.append((orig_obj, attr_name, orig_attr))
+        setattr(orig_obj, attr_name, new_attr)
+
+    def SmartUnsetAll(self):
+        for obj, name, value in reversed(self.stubs):
+            setattr(obj, name, value)
+        self.stubs = []
+
+    def Set(self, parent, child_name, new_child):
+        """parent.child_name = new_child (a staticmethod kept as one)."""
+        old_child = getattr(parent, child_name)
+        old_attribute = parent.__dict__.get(child_name)
+        if old_attribute is not None and isinstance(old_attribute, staticmethod):
+            old_child = staticmethod(old_child)
+        self.cache.append((parent, old_child, child_name))
+        setattr(parent, child_name, new_child)
+
+    def UnsetAll(self):
+        for parent, old_child, child_name in reversed(self.cache):
+            setattr(parent, child_name, old_child)
+        self.cache = []
+
+    def CleanUp(self):
+        self.SmartUnsetAll()
+        self.UnsetAll()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        self.CleanUp()
+
+
+def benchmark_config():
+    """The ConfigProto TF's benchmarks run with (TF turns its graph rewrites off; tinyflow has none to turn)."""
+    from tinyflow.runtime.config import ConfigProto
+    return ConfigProto()
+
+
+def test_src_dir_path(relative_path):
+    """The absolute path of a file given relative to the source tree's root ("tensorflow/..." in TF: here
+    the directory holding the tinyflow package)."""
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return os.path.join(root, relative_path)
+
+
+__all__ += ["mock", "StubOutForTesting", "benchmark_config", "test_src_dir_path"]

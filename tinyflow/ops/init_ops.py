@@ -271,6 +271,16 @@ def _local_init():
     return local_variables_initializer()
 
 
+def tables_initializer(name="init_all_tables"):
+    """The op that fills every lookup table of the graph (TF's TABLE_INITIALIZERS collection; a no-op
+    without tables)."""
+    from tinyflow.graph.core import GraphKeys, get_collection
+    from tinyflow.ops.core import array_ops
+    from tinyflow.ops.state_ops import group
+    inits = get_collection(GraphKeys.TABLE_INITIALIZERS)
+    return group(*inits, name=name) if inits else array_ops.no_op(name=name)
+
+
 # tf.initializers: the same classes under their short names, plus he_*/lecun_* and the init ops.
 initializers = types.SimpleNamespace(
     Initializer=Initializer, zeros=Zeros, ones=Ones, constant=Constant, random_uniform=RandomUniform,
@@ -278,4 +288,5 @@ initializers = types.SimpleNamespace(
     glorot_uniform=GlorotUniform, glorot_normal=GlorotNormal, orthogonal=Orthogonal, identity=Identity,
     he_normal=_he_lecun(2.0, "fan_in", "truncated_normal"), he_uniform=_he_lecun(2.0, "fan_in", "uniform"),
     lecun_normal=_he_lecun(1.0, "fan_in", "truncated_normal"), lecun_uniform=_he_lecun(1.0, "fan_in", "uniform"),
-    variables=_variables_initializer, global_variables=_global_init, local_variables=_local_init)
+    variables=_variables_initializer, global_variables=_global_init, local_variables=_local_init,
+    tables_initializer=tables_initializer)

@@ -34,6 +34,12 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
     return lambda ds: ds.map(map_func).batch(batch_size, drop_remainder)
 
 
+def map_and_batch_with_legacy_function(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
+                                       num_parallel_calls=None):
+    """map_and_batch (tinyflow traces every map function the same way)."""
+    return map_and_batch(map_func, batch_size, num_parallel_batches, drop_remainder, num_parallel_calls)
+
+
 def unbatch():
     """`ds.unbatch()`."""
     return lambda ds: ds.unbatch()
@@ -589,3 +595,11 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
         return features
     return dataset.map(to_features)
 
+
+
+from tinyflow.api.data import sampling as _sampling  # noqa: E402
+from tinyflow.api.data.sampling import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, RandomDataset,  # noqa: E402,F401
+                                        Reducer, SqlDataset, cardinality, group_by_reducer,
+                                        rejection_resample, sample_from_datasets, take_while)
+
+ignore_errors = _sampling.ignore_errors   # (not imported by name: make_csv_dataset has an argument of that name)

@@ -28,6 +28,10 @@ from tinyflow.api.distribute.strategy import (CentralStorageStrategy, Collective
                                              ReductionToOneDevice, Strategy, TPUStrategy, get_strategy, has_strategy,
                                              in_cross_replica_context)
 from tinyflow.api.distribute import strategy as _strategy
+from tinyflow.api.distribute.replica import (InputContext, InputReplicationMode, ReplicaContext,  # noqa: F401
+                                            experimental_set_strategy, get_loss_reduction, get_replica_context)
+
+StrategyExtended = Strategy   # (a strategy's `extended` is the strategy itself here)
 
 __all__ = ["DataParallel", "initialize", "process_index", "process_count", "set_default", "MirroredStrategy",
            "OneDeviceStrategy", "Strategy", "ReduceOp", "get_strategy", "has_strategy", "experimental"]

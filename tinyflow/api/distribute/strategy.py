@@ -19,6 +19,7 @@ import contextlib
 import enum
 import json
 import os
+import threading
 
 import jax
 
@@ -105,13 +106,15 @@ class Strategy:
             placement.DEFAULT = saved
 
     def experimental_run_v2(self, fn, args=(), kwargs=None):
-        """Calls fn once: the graph is one replica, the Session spreads it over the devices."""
-        return fn(*args, **(kwargs or {}))
+        """Calls fn once, in the one replica's ReplicaContext: the graph is one replica, the Session spreads
+        it over the devices."""
+        with ReplicaContext(self, 0):
+            return fn(*args, **(kwargs or {}))
 
     run = experimental_run_v2
 
     def call_for_each_replica(self, fn, args=(), kwargs=None):
-        return fn(*args, **(kwargs or {}))
+        return self.experimental_run_v2(fn, args, kwargs)
 
     def reduce(self, reduce_op, value, axis=None):
         """A value of the one replica graph is already global; with `axis`, reduced along it."""
@@ -278,3 +281,37 @@ class _DefaultStrategy(Strategy):
 
 
 _DEFAULT = _DefaultStrategy()
+
+
+_LOCAL = threading.local()   # .replica: the ReplicaContext of the fn that strategy.run is calling
+
+
+class ReplicaContext:
+    """The context of the replica a function runs in (strategy.run(fn), or outside every strategy)."""
+
+    def __init__(self, strategy, replica_id_in_sync_group):
+        self._strategy, self._replica_id = strategy, replica_id_in_sync_group
+
+    strategy = property(lambda self: self._strategy)
+    replica_id_in_sync_group = property(lambda self: self._replica_id)
+    num_replicas_in_sync = property(lambda self: self._strategy.num_replicas_in_sync)
+    devices = property(lambda self: self._strategy.worker_devices[:1])
+
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        """merge_fn(strategy, *args, **kwargs) in the cross-replica context."""
+        saved, _LOCAL.replica = getattr(_LOCAL, "replica", None), None
+        try:
+            return merge_fn(self._strategy, *args, **(kwargs or {}))
+        finally:
+            _LOCAL.replica = saved
+
+    def all_reduce(self, reduce_op, value):
+        """The value over all replicas: the one-replica graph's values are already global."""
+        return value
+
+    def __enter__(self):
+        self._saved, _LOCAL.replica = getattr(_LOCAL, "replica", None), self
+        return self
+
+    def __exit__(self, *args):
+        _LOCAL.replica = self._saved

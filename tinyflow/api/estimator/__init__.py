@@ -8,13 +8,20 @@ from tinyflow.api.estimator.estimator import Estimator  # noqa: F401
 from tinyflow.api.estimator.canned import (DNNClassifier, DNNLinearCombinedClassifier, DNNLinearCombinedRegressor,  # noqa: F401
                                            DNNRegressor, LinearClassifier, LinearRegressor)
 from tinyflow.api.estimator.head import Head  # noqa: F401
+from tinyflow.api.estimator.heads import (BinaryClassHead, LogisticRegressionHead, MultiClassHead, MultiHead,  # noqa: F401
+                                          MultiLabelHead, PoissonRegressionHead, RegressionHead)
+from tinyflow.api.estimator.premade import (BaselineClassifier, BaselineEstimator, BaselineRegressor,  # noqa: F401
+                                            DNNEstimator, DNNLinearCombinedEstimator, LinearEstimator)
+from tinyflow.api.estimator.extensions import (add_metrics, classifier_parse_example_spec,  # noqa: F401
+                                               regressor_parse_example_spec)
+from tinyflow.api.estimator.warm_start import VocabInfo  # noqa: F401
 from tinyflow.api.estimator.training import EvalSpec, TrainSpec, train_and_evaluate  # noqa: F401
 from tinyflow.api.estimator.warm_start import WarmStartSettings  # noqa: F401
 from tinyflow.api.estimator.hooks import StepCounterHook, SummarySaverHook  # noqa: F401
 from tinyflow.api.estimator import inputs as _inputs
 
 from tinyflow.api.estimator import export as _export  # noqa: E402
-from tinyflow.api.estimator.export import Exporter, FinalExporter, LatestExporter  # noqa: E402,F401
+from tinyflow.api.estimator.export import BestExporter, Exporter, FinalExporter, LatestExporter  # noqa: E402,F401
 
 export = _types.SimpleNamespace(**{n: getattr(_export, n) for n in (
     "ClassificationOutput", "ExportOutput", "PredictOutput", "RegressionOutput", "ServingInputReceiver",
@@ -22,7 +29,16 @@ export = _types.SimpleNamespace(**{n: getattr(_export, n) for n in (
 inputs = _types.SimpleNamespace(numpy_input_fn=_inputs.numpy_input_fn, pandas_input_fn=_inputs.pandas_input_fn)
 
 from tinyflow.api.train import (CheckpointSaverHook, LoggingTensorHook, NanTensorHook, SessionRunArgs,  # noqa: E402,F401
-                                SessionRunHook, StopAtStepHook)
+                                SessionRunHook, StopAtStepHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
+                                GlobalStepWaiterHook, NanLossDuringTrainingError, SecondOrStepTimer,
+                                SessionRunContext, SessionRunValues)
+from tinyflow.api.train.profiler_hook import ProfilerHook  # noqa: E402,F401
+from tinyflow.api.estimator import extensions as _extensions  # noqa: E402
+
+experimental = _types.SimpleNamespace(**{n: getattr(_extensions, n) for n in (
+    "InMemoryEvaluatorHook", "build_raw_supervised_input_receiver_fn", "call_logit_fn", "dnn_logit_fn_builder",
+    "linear_logit_fn_builder", "make_early_stopping_hook", "make_stop_at_checkpoint_step_hook", "stop_if_higher_hook",
+    "stop_if_lower_hook", "stop_if_no_decrease_hook", "stop_if_no_increase_hook")})
 
 
 def __getattr__(name):

@@ -337,3 +337,12 @@ def _single_examples(batch):
                                                                                batch.items()})
     for i in range(sizes.pop()):
         yield {k: v[i] for k, v in batch.items()}
+
+
+def _load_global_step_from_checkpoint_dir(checkpoint_dir):
+    """The global step of the latest checkpoint of checkpoint_dir, 0 when it has none (TF 1.15's helper
+    of tensorflow.python.estimator.estimator, which real code imports)."""
+    try:
+        return int(_tf.train.load_variable(checkpoint_dir, _tf.GraphKeys.GLOBAL_STEP))
+    except (ValueError, _tf.errors.NotFoundError):
+        return 0

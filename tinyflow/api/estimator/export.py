@@ -262,3 +262,61 @@ def check_exporters(exporters):
                              % e.name)
         names.add(e.name)
     return exporters
+
+
+def _loss_smaller(best_eval_result, current_eval_result):
+    """BestExporter's default compare_fn: the current evaluation's loss is below the best one's."""
+    key = "loss"
+    if not best_eval_result or key not in best_eval_result:
+        raise ValueError("best_eval_result cannot be empty or no loss is found in it.")
+    if not current_eval_result or key not in current_eval_result:
+        raise ValueError("current_eval_result cannot be empty or no loss is found in it.")
+    return best_eval_result[key] > current_eval_result[key]
+
+
+class BestExporter(_SavedModelExporter):
+    """Exports a SavedModel when an evaluation beats the best so far (compare_fn; default: a smaller loss),
+    keeping the newest exports_to_keep. The best so far starts from the eval event files already in
+    model_dir (event_file_pattern), so a restarted job does not export a worse model."""
+
+    def __init__(self, name="best_exporter", serving_input_receiver_fn=None, event_file_pattern="eval/*.tfevents.*",
+                 compare_fn=_loss_smaller, assets_extra=None, as_text=False, exports_to_keep=5):
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
+        if compare_fn is None:
+            raise ValueError("`compare_fn` must not be None.")
+        if exports_to_keep is not None and exports_to_keep <= 0:
+            raise ValueError("`exports_to_keep`, if provided, must be a positive number. Got %s" % exports_to_keep)
+        self._compare_fn, self._event_file_pattern = compare_fn, event_file_pattern
+        self._exports_to_keep, self._model_dir, self._best_eval_result = exports_to_keep, None, None
+
+    def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        if self._model_dir != estimator.model_dir and self._event_file_pattern:
+            self._model_dir = estimator.model_dir
+            self._best_eval_result = self._best_in_events(os.path.join(self._model_dir, self._event_file_pattern))
+        if self._best_eval_result is None or self._compare_fn(best_eval_result=self._best_eval_result,
+                                                             current_eval_result=eval_result):
+            self._best_eval_result = eval_result
+            result = self._export(estimator, export_path, checkpoint_path)
+            if self._exports_to_keep is not None:
+                import shutil
+                stamps = sorted(int(d) for d in os.listdir(export_path) if d.isdigit())
+                for old in stamps[:-self._exports_to_keep]:
+                    shutil.rmtree(os.path.join(export_path, str(old)), ignore_errors=True)
+            return result
+        return None
+
+    def _best_in_events(self, pattern):
+        """The best evaluation recorded in the event files matching `pattern` (their scalar summaries)."""
+        import glob
+        from tinyflow.formats.events import summary_iterator
+        best = None
+        for path in glob.glob(pattern):
+            for event in summary_iterator(path):
+                if not event.HasField("summary"):
+                    continue
+                result = {v.tag: v.simple_value for v in event.summary.value}
+                if "loss" not in result:
+                    continue
+                if best is None or self._compare_fn(best_eval_result=best, current_eval_result=result):
+                    best = result
+        return best

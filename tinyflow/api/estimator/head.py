@@ -177,7 +177,8 @@ class Head:
             predictions = self._predictions(logits)
             if mode == ModeKeys.PREDICT:
                 return EstimatorSpec(mode, predictions=predictions, export_outputs=self._export_outputs(predictions))
-            labels = _labels_2d(labels, logits, 1 if self._kind != "regression" else self._label_dimension)
+            labels = _labels_2d(labels, logits, 1 if self._kind not in ("regression", "multi_label")
+                               else self._label_dimension)
             unreduced, labels = self._unreduced_loss(labels, logits)
             weights = _weights(features, self._weight_column, logits)
             training_loss = _reduce(unreduced, weights, self._reduction)

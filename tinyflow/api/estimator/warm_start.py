@@ -51,3 +51,6 @@ def warm_start_init_fn(warm_start_from, then=None):
         if then is not None:
             then(scaffold, sess)
     return init_fn
+
+
+from tinyflow.api.train.warm_starting import VocabInfo, warm_start  # noqa: E402,F401 (tf.estimator.VocabInfo)

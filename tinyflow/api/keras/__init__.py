@@ -9,14 +9,23 @@ from tinyflow.api.keras import (activations, backend, callbacks, constraints, da
 from tinyflow.api.keras.engine import Input  # noqa: F401
 
 from tinyflow.api.keras.models import Model, Sequential  # noqa: F401
+from tinyflow.api.keras import scikit_learn, wrappers
+from tinyflow.api.keras.models import deserialize_layer, serialize_layer
+
+# Names the namespace modules cannot define without importing what imports them (models imports layers):
+# tf.keras.layers.serialize / deserialize, and tf.keras.wrappers.scikit_learn (wrappers.py is also
+# tf.keras.wrappers).
+layers.serialize, layers.deserialize = serialize_layer, deserialize_layer
+wrappers.scikit_learn = scikit_learn
 
 __version__ = "2.2.4-tf"
 
-_LAZY = {"applications": "tinyflow.api.keras.applications", "estimator": "tinyflow.api.keras.estimator"}
+_LAZY = {"applications": "tinyflow.api.keras.applications", "estimator": "tinyflow.api.keras.estimator",
+         "experimental": "tinyflow.api.keras.experimental"}
 
 
 def __getattr__(name):
-    """tf.keras.applications and tf.keras.estimator load on first use."""
+    """tf.keras.applications, tf.keras.estimator and tf.keras.experimental load on first use."""
     if name in _LAZY:
         import importlib
         return importlib.import_module(_LAZY[name])

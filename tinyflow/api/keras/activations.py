@@ -77,3 +77,9 @@ def get(identifier):
 
 def serialize(activation):
     return getattr(activation, "__name__", str(activation))
+
+
+def deserialize(name, custom_objects=None):
+    from tinyflow.api.keras.generic_utils import deserialize_keras_object
+    return deserialize_keras_object(name, module_objects=_BY_NAME, custom_objects=custom_objects,
+                                    printable_module_name="activation function")

@@ -1,5 +1,5 @@
 """tf.keras.constraints: projections applied to a weight after each optimizer update."""
-from tinyflow.ops.core import math_ops
+from tinyflow.ops.core import array_ops, math_ops
 
 
 class Constraint:
@@ -61,3 +61,45 @@ def get(identifier):
     if isinstance(identifier, str) and identifier in globals() and isinstance(globals()[identifier], type):
         return globals()[identifier]()
     raise ValueError("Could not interpret constraint identifier: %s" % (identifier,))
+
+
+def serialize(constraint):
+    from tinyflow.api.keras.generic_utils import serialize_keras_object
+    return serialize_keras_object(constraint)
+
+
+def deserialize(config, custom_objects=None):
+    from tinyflow.api.keras.generic_utils import deserialize_keras_object
+    return deserialize_keras_object(config, module_objects=globals(), custom_objects=custom_objects,
+                                    printable_module_name="constraint")
+
+
+class RadialConstraint(Constraint):
+    """Makes each (height, width) kernel of a rank-4 weight radially symmetric, as TF 1.15's RadialConstraint
+    does (its rings filled from the kernel's diagonal entries, in TF's order)."""
+
+    def __call__(self, w):
+        shape = w.shape.as_list()
+        if len(shape) != 4 or shape[0] != shape[1]:
+            raise ValueError("The weight tensor must be of rank 4 with height==width")
+        height, width, channels, filters = shape
+        flat = array_ops.reshape(w, (height, width, channels * filters))
+        kernels = [self._kernel_constraint(k) for k in array_ops.unstack(flat, axis=-1)]
+        return array_ops.reshape(array_ops.stack(kernels, axis=-1), (height, width, channels, filters))
+
+    @staticmethod
+    def _kernel_constraint(kernel):
+        size = kernel.shape.as_list()[0]
+        start = size // 2
+        odd = size % 2 == 1
+        new = kernel[start - 1:start, start - 1:start]
+        if not odd:
+            new = new + array_ops.zeros((2, 2), dtype=kernel.dtype.base_dtype)
+        for i in range(0 if odd else 1, start):   # rings of the value at the diagonal, inside out
+            value = kernel[start + i, start + i]
+            ring = array_ops.pad(new - value, [[1, 1], [1, 1]])
+            new = ring + value
+        return new
+
+
+radial_constraint = RadialConstraint

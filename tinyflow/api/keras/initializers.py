@@ -68,3 +68,14 @@ class TruncatedNormal(init_ops.TruncatedNormal):  # noqa: F811
 random_uniform = uniform = _BY_NAME["random_uniform"] = _BY_NAME["uniform"] = RandomUniform
 random_normal = normal = _BY_NAME["random_normal"] = _BY_NAME["normal"] = RandomNormal
 truncated_normal = _BY_NAME["truncated_normal"] = TruncatedNormal
+
+
+def serialize(initializer):
+    from tinyflow.api.keras.generic_utils import serialize_keras_object
+    return serialize_keras_object(initializer)
+
+
+def deserialize(config, custom_objects=None):
+    from tinyflow.api.keras.generic_utils import deserialize_keras_object
+    return deserialize_keras_object(config, module_objects=globals(), custom_objects=custom_objects,
+                                    printable_module_name="initializer")

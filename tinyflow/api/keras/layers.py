@@ -19,8 +19,10 @@ from tinyflow.api.keras.layers_extra import (  # noqa: F401
     ELU, ActivityRegularization, AlphaDropout, Dot, GaussianDropout, GaussianNoise, InputSpec, LayerNormalization,
     PReLU, SpatialDropout1D, SpatialDropout2D, SpatialDropout3D, ThresholdedReLU, dot)
 from tinyflow.api.keras.recurrent import (GRU, LSTM, RNN, CuDNNGRU, CuDNNLSTM, GRUCell, LSTMCell, Masking,  # noqa: F401
-                                          SimpleRNN, SimpleRNNCell, StackedRNNCells)
+                                          AbstractRNNCell, SimpleRNN, SimpleRNNCell, StackedRNNCells)
 from tinyflow.api.keras.wrappers import Bidirectional, TimeDistributed, Wrapper  # noqa: F401
+from tinyflow.api.keras.layers_local import (AdditiveAttention, Attention, DenseFeatures,  # noqa: F401
+                                             LocallyConnected1D, LocallyConnected2D)
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import array_ops, math_ops
 

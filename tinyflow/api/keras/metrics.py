@@ -5,7 +5,8 @@ from tinyflow.api.keras.losses import (binary_crossentropy, categorical_crossent
                                        hinge, kullback_leibler_divergence, mean_absolute_error,
                                        mean_absolute_percentage_error, mean_squared_error,
                                        mean_squared_logarithmic_error, poisson, sparse_categorical_crossentropy,
-                                       squared_hinge, mse, mae, mape, msle)
+                                       squared_hinge, mse, mae, mape, msle, MSE, MAE, MAPE, MSLE, KLD, kld,
+                                       logcosh, categorical_hinge)
 from tinyflow.ops.core import array_ops, math_ops
 
 
@@ -40,6 +41,7 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
     return _float(nn.in_top_k(y_pred, math_ops.cast(array_ops.reshape(y_true, [-1]), "int32"), k), y_pred)
 
 
+cosine_proximity = cosine = cosine_similarity
 acc = accuracy = None   # resolved by `resolve` from the loss and the output's shape (TF 1.15's rule)
 
 
@@ -63,109 +65,19 @@ def resolve(metric, loss_fn, output_shape):
 def get(identifier):
     if isinstance(identifier, str):
         fn = globals().get(identifier)
-        if fn is None or not callable(fn) or identifier.startswith("_") or identifier in ("get", "resolve"):
+        if fn is None or not callable(fn) or identifier.startswith("_") or identifier in (
+                "get", "resolve", "serialize", "deserialize"):
             raise ValueError("Unknown metric function:%s" % identifier)
         return fn
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if callable(identifier):
         return identifier
     raise ValueError("Could not interpret metric function identifier: %s" % (identifier,))
 
 
-# ---- TF 1.15's stateful metric objects ---------------------------------------------------------------
-class Metric:
-    """A streaming metric: `update_state(...)` returns the op that adds a batch, `result()` the value so
-    far, `reset_states()` zeroes the state; calling it updates and returns the result. Its variables
-    ("total", "count") belong to no collection, as in TF 1.15 (initialize them with their initializers
-    or through the Keras session)."""
-
-    def __init__(self, name=None, dtype=None):
-        import re
-        base = name or re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
-        self.name, self.dtype = base, dtype or "float32"
-        self.total = self.count = None
-        self.__name__ = base
-
-    @property
-    def variables(self):
-        self._build()
-        return [self.total, self.count]
-
-    weights = variables
-
-    def _build(self):
-        if self.total is None:
-            import numpy as np
-            from tinyflow.ops import state_ops
-            self.total = state_ops.Variable(np.float32(0.0), name="total", trainable=False, collections=[])
-            self.count = state_ops.Variable(np.float32(0.0), name="count", trainable=False, collections=[])
-
-    def _add(self, values, sample_weight=None):
-        from tinyflow.ops import state_ops
-        from tinyflow.graph.core import get_default_graph
-        self._build()
-        values = math_ops.cast(values, "float32")
-        if sample_weight is not None:
-            w = math_ops.cast(sample_weight, "float32")
-            w = w + array_ops.zeros_like(values)   # broadcast to the values' shape
-            values, count = values * w, math_ops.reduce_sum(w)
-        else:
-            count = math_ops.cast(array_ops.size(values), "float32")
-        t = state_ops.assign_add(self.total, math_ops.reduce_sum(values))
-        with get_default_graph().control_dependencies([t]):
-            c = state_ops.assign_add(self.count, count)
-        self._last = (t, c)   # the updated values, which __call__'s result is computed from
-        return c
-
-    def update_state(self, values, sample_weight=None):
-        return self._add(values, sample_weight)
-
-    def result(self):
-        self._build()
-        return self._result_of(self.total.value(), self.count.value())
-
-    def reset_states(self):
-        from tinyflow.api.keras import backend as K
-        K.batch_set_value([(v, 0.0) for v in self.variables])
-
-    def __call__(self, *args, **kwargs):
-        self.update_state(*args, **kwargs)
-        total, count = self._last
-        return self._result_of(total, count)
-
-    def _result_of(self, total, count):
-        return math_ops.div_no_nan(total, count)
-
-    def get_config(self):
-        return {"name": self.name, "dtype": self.dtype}
-
-
-class Mean(Metric):
-    """The (weighted) mean of the values given so far."""
-
-
-class Sum(Metric):
-    """The (weighted) sum of the values given so far."""
-
-    def _result_of(self, total, count):
-        return array_ops.identity(total)
-
-
-class MeanMetricWrapper(Metric):
-    """The mean over samples of fn(y_true, y_pred); compile() logs it under its name."""
-
-    def __init__(self, fn, name=None, dtype=None, **kwargs):
-        super().__init__(name=name, dtype=dtype)
-        self._fn, self._fn_kwargs = fn, kwargs
-
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        y_pred = _to_tensor(y_pred)
-        y_true = math_ops.cast(_to_tensor(y_true), y_pred.dtype.base_dtype)
-        return self._add(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
-
-
-def _to_tensor(x):
-    from tinyflow.ops.core.base import convert_to_tensor
-    return convert_to_tensor(x, dtype="float32") if not hasattr(x, "dtype") or not hasattr(x, "op") else x
+from tinyflow.api.keras.metrics_base import (Mean, MeanMetricWrapper, Metric, Sum, _to_tensor,  # noqa: E402,F401
+                                             match_weights)
 
 
 def _wrapper(fn, default_name, doc):
@@ -187,3 +99,73 @@ MeanAbsoluteError = _wrapper(mean_absolute_error, "mean_absolute_error", "The me
 for _name in ("Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "SparseCategoricalAccuracy", "MeanSquaredError",
               "MeanAbsoluteError"):
     globals()[_name].__name__ = globals()[_name].__qualname__ = _name
+
+
+def _wrapper_with_kwargs(class_name, fn, default_name, doc, **defaults):
+    """A MeanMetricWrapper class whose fn takes the keyword arguments `defaults` (TF's constructor arguments)."""
+    def __init__(self, name=default_name, dtype=None, **kwargs):
+        unknown = set(kwargs) - set(defaults)
+        if unknown:
+            raise TypeError("__init__() got an unexpected keyword argument %r" % sorted(unknown)[0])
+        MeanMetricWrapper.__init__(self, fn, name=name, dtype=dtype, **dict(defaults, **kwargs))
+    return type(class_name, (MeanMetricWrapper,), {"__init__": __init__, "__doc__": doc, "__module__": __name__,
+                                                   "get_config": lambda self: dict(Metric.get_config(self),
+                                                                                   **self._fn_kwargs)})
+
+
+BinaryCrossentropy = _wrapper_with_kwargs("BinaryCrossentropy", binary_crossentropy, "binary_crossentropy",
+                                          "The mean binary cross-entropy.", from_logits=False, label_smoothing=0)
+CategoricalCrossentropy = _wrapper_with_kwargs("CategoricalCrossentropy", categorical_crossentropy,
+                                               "categorical_crossentropy", "The mean categorical cross-entropy.",
+                                               from_logits=False, label_smoothing=0)
+SparseCategoricalCrossentropy = _wrapper_with_kwargs("SparseCategoricalCrossentropy", sparse_categorical_crossentropy,
+                                                     "sparse_categorical_crossentropy",
+                                                     "The mean cross-entropy of integer labels.", from_logits=False,
+                                                     axis=-1)
+CosineSimilarity = _wrapper_with_kwargs("CosineSimilarity", cosine_similarity, "cosine_similarity",
+                                        "The mean cosine of the angle between y_true and y_pred.", axis=-1)
+Hinge = _wrapper_with_kwargs("Hinge", hinge, "hinge", "The mean hinge loss.")
+SquaredHinge = _wrapper_with_kwargs("SquaredHinge", squared_hinge, "squared_hinge", "The mean squared hinge loss.")
+CategoricalHinge = _wrapper_with_kwargs("CategoricalHinge", categorical_hinge, "categorical_hinge",
+                                        "The mean categorical hinge loss.")
+KLDivergence = _wrapper_with_kwargs("KLDivergence", kullback_leibler_divergence, "kullback_leibler_divergence",
+                                    "The mean Kullback-Leibler divergence.")
+LogCoshError = _wrapper_with_kwargs("LogCoshError", logcosh, "logcosh", "The mean log(cosh(y_pred - y_true)).")
+Poisson = _wrapper_with_kwargs("Poisson", poisson, "poisson", "The mean Poisson loss.")
+MeanAbsolutePercentageError = _wrapper_with_kwargs("MeanAbsolutePercentageError", mean_absolute_percentage_error,
+                                                   "mean_absolute_percentage_error",
+                                                   "The mean of 100 |y_true - y_pred| / |y_true|.")
+MeanSquaredLogarithmicError = _wrapper_with_kwargs("MeanSquaredLogarithmicError", mean_squared_logarithmic_error,
+                                                   "mean_squared_logarithmic_error",
+                                                   "The mean of (log(y_pred + 1) - log(y_true + 1))^2.")
+
+
+class TopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the true class (one-hot) is among the k highest predictions."""
+
+    def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
+        super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
+
+
+class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
+    """How often the integer label is among the k highest predictions."""
+
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
+        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
+
+
+from tinyflow.api.keras.metrics_confusion import (AUC, FalseNegatives, FalsePositives, MeanIoU,  # noqa: E402,F401
+                                                  MeanRelativeError, MeanTensor, Precision, Recall,
+                                                  RootMeanSquaredError, SensitivityAtSpecificity,
+                                                  SpecificityAtSensitivity, TrueNegatives, TruePositives)
+
+
+def serialize(metric):
+    from tinyflow.api.keras.generic_utils import serialize_keras_object
+    return serialize_keras_object(metric)
+
+
+def deserialize(config, custom_objects=None):
+    from tinyflow.api.keras.generic_utils import deserialize_keras_object
+    return deserialize_keras_object(config, module_objects=globals(), custom_objects=custom_objects,
+                                    printable_module_name="metric function")

@@ -439,3 +439,16 @@ def clone_model(model, input_tensors=None, clone_function=None):
 
 
 _CLASSES = {"Model": Model, "Sequential": Sequential}
+
+
+def serialize_layer(layer):
+    """tf.keras.layers.serialize: {'class_name', 'config'} of a layer."""
+    from tinyflow.api.keras.generic_utils import serialize_keras_object
+    return serialize_keras_object(layer)
+
+
+def deserialize_layer(config, custom_objects=None):
+    """tf.keras.layers.deserialize: the layer (or model) of a serialized layer, as model_from_config reads it."""
+    from tinyflow.api.keras import serialization
+    from tinyflow.api.keras.generic_utils import get_custom_objects
+    return serialization.deserialize(config, _CLASSES, dict(get_custom_objects(), **(custom_objects or {})))

@@ -58,7 +58,8 @@ class Optimizer:
             self.iterations = state_ops.Variable(np.int64(0), name="iter", trainable=False)
             self.weights.append(self.iterations)
             for k in sorted(("learning_rate", "decay") + tuple(self._hypers)):
-                self._hyper_vars[k] = state_ops.Variable(np.float32(self._config[k]), name=k, trainable=False)
+                if not callable(self._config[k]):   # (a LearningRateSchedule is evaluated each step)
+                    self._hyper_vars[k] = state_ops.Variable(np.float32(self._config[k]), name=k, trainable=False)
 
     def __getattr__(self, name):
         if name in ("lr", "learning_rate") or name in type(self)._defaults:
@@ -70,6 +71,8 @@ class Optimizer:
         raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
 
     def _hyper(self, name, dtype):
+        if callable(self._config.get(name)):   # a LearningRateSchedule: its value at the current step (TF 1.15)
+            return math_ops.cast(self._config[name](math_ops.cast(self.iterations.value(), dtype)), dtype)
         v = self._hyper_vars.get(name)
         return math_ops.cast(v.value() if v is not None else self._config[name], dtype)
 
@@ -160,10 +163,17 @@ class Optimizer:
             values = dict(zip(names, (float(v) for v in K.batch_get_value([self._hyper_vars[k] for k in names]))))
         for k in ("learning_rate", "decay") + tuple(k for k in self._defaults if k != "learning_rate"):
             config[k] = values.get(k, self._config[k])
+            if callable(config[k]):
+                from tinyflow.api.keras.schedules import serialize
+                config[k] = serialize(config[k])
         return config
 
     @classmethod
     def from_config(cls, config):
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):
+            from tinyflow.api.keras.schedules import deserialize
+            config["learning_rate"] = deserialize(config["learning_rate"])
         return cls(**config)
 
 
@@ -368,9 +378,50 @@ class TFOptimizer:
         raise AttributeError("A tf.train optimizer has no Keras `lr` variable")
 
 
+class Ftrl(Optimizer):
+    """FTRL-proximal, TF's ApplyFtrl (ApplyFtrlV2 with l2 shrinkage): slots accumulator (initial_accumulator_value)
+    and linear."""
+
+    _defaults = {"learning_rate": 0.001, "learning_rate_power": -0.5, "initial_accumulator_value": 0.1,
+                 "l1_regularization_strength": 0.0, "l2_regularization_strength": 0.0,
+                 "l2_shrinkage_regularization_strength": 0.0}
+    _hypers = ("learning_rate_power", "l1_regularization_strength", "l2_regularization_strength")
+    _slots = ("accumulator", "linear")
+
+    def __init__(self, learning_rate=0.001, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, name="Ftrl",
+                 l2_shrinkage_regularization_strength=0.0, **kwargs):
+        for what, value in (("initial_accumulator_value", initial_accumulator_value),
+                            ("l1_regularization_strength", l1_regularization_strength),
+                            ("l2_regularization_strength", l2_regularization_strength),
+                            ("l2_shrinkage_regularization_strength", l2_shrinkage_regularization_strength)):
+            if value < 0.0:
+                raise ValueError("%s %f needs to be positive or zero" % (what, value))
+        if learning_rate_power > 0.0:
+            raise ValueError("learning_rate_power %f needs to be negative or zero" % learning_rate_power)
+        super().__init__(name, learning_rate=learning_rate, learning_rate_power=learning_rate_power,
+                         initial_accumulator_value=initial_accumulator_value,
+                         l1_regularization_strength=l1_regularization_strength,
+                         l2_regularization_strength=l2_regularization_strength,
+                         l2_shrinkage_regularization_strength=l2_shrinkage_regularization_strength, **kwargs)
+
+    def _update(self, var, g, slots, step):
+        from tinyflow.api.train import training_ops as ops
+        dtype = var.dtype.base_dtype
+        rates = [self._lr(dtype, step), self._hyper("l1_regularization_strength", dtype),
+                 self._hyper("l2_regularization_strength", dtype)]
+        power = self._hyper("learning_rate_power", dtype)
+        sqrt_power = self._config["learning_rate_power"] == -0.5
+        shrinkage = self._config["l2_shrinkage_regularization_strength"]
+        if shrinkage > 0.0:
+            return [ops.apply_ftrl_v2(var, slots["accumulator"], slots["linear"], g, *rates,
+                                      math_ops.cast(shrinkage, dtype), power, sqrt_power=sqrt_power)]
+        return [ops.apply_ftrl(var, slots["accumulator"], slots["linear"], g, *rates, power, sqrt_power=sqrt_power)]
+
+
 sgd, adam, adamax, rmsprop, adagrad, adadelta, nadam = SGD, Adam, Adamax, RMSprop, Adagrad, Adadelta, Nadam
 _BY_NAME = {"sgd": SGD, "adam": Adam, "adamax": Adamax, "rmsprop": RMSprop, "adagrad": Adagrad, "adadelta": Adadelta,
-            "nadam": Nadam}
+            "nadam": Nadam, "ftrl": Ftrl}
 
 
 def serialize(optimizer):
@@ -384,7 +435,7 @@ def deserialize(config, custom_objects=None):
     cls = (custom_objects or {}).get(name) or _BY_NAME.get(str(name).lower())
     if cls is None:
         raise ValueError("Unknown optimizer: %s" % (name,))
-    return cls(**dict(config.get("config") or {}))
+    return cls.from_config(dict(config.get("config") or {}))
 
 
 def get(identifier):
@@ -403,3 +454,6 @@ def get(identifier):
     if isinstance(identifier, TrainOptimizer):
         return TFOptimizer(identifier)
     raise ValueError("Could not interpret optimizer identifier: %s" % (identifier,))
+
+
+from tinyflow.api.keras import schedules  # noqa: E402,F401 (tf.keras.optimizers.schedules)

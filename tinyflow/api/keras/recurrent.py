@@ -345,6 +345,30 @@ class StackedRNNCells(_Nested, Layer):
         return cls(cells, **config)
 
 
+class AbstractRNNCell(Layer):
+    """The base class of a custom RNN cell: `state_size`, `output_size` and `call(inputs, states) ->
+    (output, new_states)`; get_initial_state gives zeros of the state sizes."""
+
+    def call(self, inputs, states):
+        raise NotImplementedError("Abstract method")
+
+    @property
+    def state_size(self):
+        raise NotImplementedError("Abstract method")
+
+    @property
+    def output_size(self):
+        raise NotImplementedError("Abstract method")
+
+    def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+        """Zero states ([batch, size] each) for `inputs`' batch, or batch_size and dtype."""
+        if inputs is not None:
+            batch_size, dtype = array_ops.shape(inputs)[0], inputs.dtype.base_dtype
+        states = [array_ops.zeros(array_ops.stack([batch_size, n]), dtype=dtype or "float32")
+                  for n in _state_sizes(self)]
+        return states[0] if len(states) == 1 else states
+
+
 def _state_sizes(cell):
     """The sizes of a cell's states, flat (StackedRNNCells: all its cells' in order)."""
     size = cell.state_size

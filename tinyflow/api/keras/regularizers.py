@@ -46,3 +46,14 @@ def get(identifier):
     if isinstance(identifier, str) and identifier in ("l1", "l2", "l1_l2"):
         return globals()[identifier]()
     raise ValueError("Could not interpret regularizer identifier: %s" % (identifier,))
+
+
+def serialize(regularizer):
+    from tinyflow.api.keras.generic_utils import serialize_keras_object
+    return serialize_keras_object(regularizer)
+
+
+def deserialize(config, custom_objects=None):
+    from tinyflow.api.keras.generic_utils import deserialize_keras_object
+    return deserialize_keras_object(config, module_objects=globals(), custom_objects=custom_objects,
+                                    printable_module_name="regularizer")

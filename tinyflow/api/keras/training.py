@@ -70,6 +70,7 @@ class TrainingMixin:
                         else [_as_list(metrics)] * len(names))
         graph = self.outputs[0].graph
         self.targets, output_losses, self._metric_tensors, self._sample_weights = [], [], [], []
+        self._stateful_metrics = []   # (index among the metric tensors, metric)
         self.metrics_names = ["loss"]
         multi = len(names) > 1
         with graph.name_scope(None):
@@ -80,7 +81,7 @@ class TrainingMixin:
                 target = K.placeholder(ndim=out.shape.ndims, dtype=out.dtype.base_dtype, name=name + "_target")
                 self.targets.append(target)
                 with graph.name_scope("loss"):
-                    per = fn(target, out)
+                    per = (fn.call if isinstance(fn, losses_mod.Loss) else fn)(target, out)   # per sample
                     # TF 1.15: each sample's loss times its weight (1 unless fed), summed over the batch size
                     weights = array_ops.placeholder_with_default(array_ops.ones_like(per), shape=per.shape,
                                                                  name=name + "_sample_weights")
@@ -91,6 +92,12 @@ class TrainingMixin:
                     per_loss = math_ops.reduce_mean(per * weights if mask is None else per * weights * mask)
                 output_losses.append((name, per_loss, w))
                 for m in _as_list(mets):
+                    if getattr(m, "stateful", False):   # AUC, Precision, ...: updated each step, logged as is
+                        with graph.name_scope("metrics"):
+                            value = m(target, out)
+                        self._stateful_metrics.append((len(self._metric_tensors), m))
+                        self._metric_tensors.append(((name + "_" + m.name) if multi else m.name, value))
+                        continue
                     mname, mfn = metrics_mod.resolve(m, fn, out.shape)
                     with graph.name_scope("metrics"):
                         value = mfn(target, out)
@@ -329,7 +336,13 @@ class TrainingMixin:
         return means.result()
 
     def _means(self):
-        return _Means(len(self.metrics_names), 1 + len(getattr(self, "_output_losses", [])))
+        """The running means of an epoch (or an evaluation); stateful metrics start again from zero."""
+        means = _Means(len(self.metrics_names), 1 + len(getattr(self, "_output_losses", [])))
+        first = len(self.metrics_names) - len(getattr(self, "_metric_tensors", []))
+        for i, metric in getattr(self, "_stateful_metrics", []):
+            metric.reset_states()
+            means.latest[first + i] = True
+        return means
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None, steps=None, callbacks=None,
                  **kwargs):
@@ -422,6 +435,7 @@ class _Means:
         self.totals, self.counts = np.zeros(n), np.zeros(n)
         self.per_batch = np.zeros(n, bool)
         self.per_batch[1:per_batch_end] = True
+        self.latest = np.zeros(n, bool)   # a stateful metric's value is already the epoch's so far
         self.seen = 0
 
     def add(self, values, size):
@@ -429,10 +443,14 @@ class _Means:
         self.totals += np.asarray(values, np.float64) * w
         self.counts += w
         self.seen += size
+        self.last = np.asarray(values, np.float64)
         return self.result()
 
     def result(self):
-        return [float(t) for t in self.totals / np.maximum(self.counts, 1)]
+        means = self.totals / np.maximum(self.counts, 1)
+        if self.latest.any() and hasattr(self, "last"):
+            means = np.where(self.latest, self.last, means)
+        return [float(t) for t in means]
 
 
 def _check_shape(a, t, what, output=None):

@@ -8,6 +8,7 @@ from tinyflow.api.train.step import (assert_global_step, create_global_step, get
 from tinyflow.api.train.schedules import (cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
                                           linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay,
                                           piecewise_constant, polynomial_decay)
+from tinyflow.api.train.schedules import piecewise_constant as piecewise_constant_decay  # noqa: F401 (TF's v1 alias)
 from tinyflow.api.train.moving_averages import ExponentialMovingAverage
 from tinyflow.api.train.saver import Saver, export_meta_graph, import_meta_graph
 from tinyflow.formats.checkpoint import (CheckpointReader, CheckpointState, checkpoint_exists, get_checkpoint_state,
@@ -19,11 +20,18 @@ from tinyflow.api.train.hooks import (CheckpointSaverHook, LoggingTensorHook, Na
                                       SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook,
                                       SummarySaverHook)
 from tinyflow.api.train.monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
-                                                  Scaffold, SingularMonitoredSession)
+                                                  Scaffold, SessionCreator, SingularMonitoredSession)
+from tinyflow.api.train.session_manager import SessionManager, WorkerSessionCreator, basic_train_loop  # noqa: F401
+from tinyflow.api.train.step_hooks import (CheckpointSaverListener, FeedFnHook, FinalOpsHook,  # noqa: F401
+                                           GlobalStepWaiterHook)
+from tinyflow.api.train.warm_starting import VocabInfo, warm_start  # noqa: F401
+from tinyflow.api.train.checkpoint_management import (CheckpointManager, get_checkpoint_mtimes,  # noqa: F401
+                                                      remove_checkpoint)
 from tinyflow.api.train.coordinator import Coordinator, LooperThread  # noqa: E402,F401
 from tinyflow.api.train.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: E402,F401
 from tinyflow.api.train.input import (batch, batch_join, input_producer, limit_epochs, range_input_producer,  # noqa: E402,F401
-                                      shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)
+                                      shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer,
+                                      maybe_batch, maybe_batch_join, maybe_shuffle_batch, maybe_shuffle_batch_join)
 import types as _types  # noqa: E402
 queue_runner = _types.SimpleNamespace(QueueRunner=QueueRunner, add_queue_runner=add_queue_runner,
                                       start_queue_runners=start_queue_runners)

@@ -138,6 +138,9 @@ class CheckpointSaverHook(SessionRunHook):
     def begin(self):
         self._step = _global_step_or_fail("CheckpointSaverHook")
         os.makedirs(os.path.dirname(self._save_path) or ".", exist_ok=True)
+        for listener in self._listeners:
+            if hasattr(listener, "begin"):
+                listener.begin()
 
     def _get_saver(self):
         if self._saver is not None:
@@ -166,6 +169,9 @@ class CheckpointSaverHook(SessionRunHook):
         step = int(session.run(self._step))
         if step != self._timer.last_triggered_step():
             self._save(session, step)
+        for listener in self._listeners:
+            if hasattr(listener, "end"):
+                listener.end(session, step)
 
     def _save(self, session, step):
         """Saves; returns True when a listener asks to stop."""

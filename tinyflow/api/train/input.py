@@ -210,3 +210,55 @@ def limit_epochs(tensor, num_epochs=None, name=None):
 
 
 
+
+
+def _kept(tensors, keep_input, enqueue_many):
+    """`tensors` as a batch of the elements keep_input keeps (enqueued many: a scalar keep_input keeps an
+    element as a batch of 1 or 0; a vector keeps the rows it marks), and the elements' shapes."""
+    from tinyflow.ops.core import array_ops, indexing_ops
+    flat, pack = _flatten(tensors)
+    flat = [convert_to_tensor(t) for t in flat]
+    keep = convert_to_tensor(keep_input)
+    if keep.shape.ndims not in (0, 1):
+        raise ValueError("`keep_input` must be 0 or 1 dimensions.")
+    if keep.shape.ndims == 1 and not enqueue_many:
+        raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
+    shapes = [TensorShape(t.shape.as_list()[1:]) if enqueue_many else t.shape for t in flat]
+    rows = flat if enqueue_many else [array_ops.expand_dims(t, 0) for t in flat]
+    if keep.shape.ndims == 0:
+        keep = array_ops.fill(array_ops.shape(rows[0])[:1], keep)
+    kept = [indexing_ops.boolean_mask(t, keep) for t in rows]
+    return (pack(kept) if not isinstance(tensors, (list, tuple)) or len(kept) > 1 else kept), shapes
+
+
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
+                dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """tf.train.batch of the elements for which keep_input is True."""
+    kept, element_shapes = _kept(tensors, keep_input, enqueue_many)
+    return batch(kept, batch_size, num_threads, capacity, True, shapes or element_shapes, dynamic_pad,
+                 allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads=1, seed=None,
+                        enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """tf.train.shuffle_batch of the elements for which keep_input is True."""
+    kept, element_shapes = _kept(tensors, keep_input, enqueue_many)
+    return shuffle_batch(kept, batch_size, capacity, min_after_dequeue, num_threads, seed, True,
+                         shapes or element_shapes, allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False, shapes=None,
+                     dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """tf.train.batch_join of the elements for which keep_input is True."""
+    kept = [_kept(ts, keep_input, enqueue_many) for ts in tensors_list]
+    return batch_join([k for k, _ in kept], batch_size, capacity, True, shapes or kept[0][1], dynamic_pad,
+                      allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input, seed=None,
+                             enqueue_many=False, shapes=None, allow_smaller_final_batch=False, shared_name=None,
+                             name=None):
+    """tf.train.shuffle_batch_join of the elements for which keep_input is True."""
+    kept = [_kept(ts, keep_input, enqueue_many) for ts in tensors_list]
+    return shuffle_batch_join([k for k, _ in kept], batch_size, capacity, min_after_dequeue, seed, True,
+                              shapes or kept[0][1], allow_smaller_final_batch, shared_name, name)

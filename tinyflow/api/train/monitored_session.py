@@ -51,7 +51,14 @@ class Scaffold:
     summary_op = property(lambda self: self._summary_op)
 
 
-class ChiefSessionCreator:
+class SessionCreator:
+    """The interface of MonitoredSession's session creators: create_session() -> a Session."""
+
+    def create_session(self):
+        raise NotImplementedError("create_session is not implemented for {}.".format(self))
+
+
+class ChiefSessionCreator(SessionCreator):
     """Creates a Session and restores the latest checkpoint, or initializes the variables."""
 
     def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,

@@ -7,7 +7,8 @@ import types
 
 from tinyflow.api.keras.applications import common
 from tinyflow.api.keras.applications.models import (DenseNet121, DenseNet169, DenseNet201, InceptionV3,  # noqa: F401
-                                                     ResNet50, ResNet101, ResNet152, VGG16, VGG19)
+                                                     ResNet50, ResNet101, ResNet152, ResNet50V2, ResNet101V2,
+                                                     ResNet152V2, VGG16, VGG19)
 from tinyflow.api.keras.applications.more_models import (InceptionResNetV2, NASNetLarge, NASNetMobile,  # noqa: F401
                                                           Xception)
 from tinyflow.api.keras.applications.mobilenets import MobileNet, MobileNetV2  # noqa: F401
@@ -27,6 +28,7 @@ vgg16 = _family("vgg16", "caffe", VGG16=VGG16)
 vgg19 = _family("vgg19", "caffe", VGG19=VGG19)
 resnet50 = _family("resnet50", "caffe", ResNet50=ResNet50)
 resnet = _family("resnet", "caffe", ResNet50=ResNet50, ResNet101=ResNet101, ResNet152=ResNet152)
+resnet_v2 = _family("resnet_v2", "tf", ResNet50V2=ResNet50V2, ResNet101V2=ResNet101V2, ResNet152V2=ResNet152V2)
 inception_v3 = _family("inception_v3", "tf", InceptionV3=InceptionV3)
 densenet = _family("densenet", "torch", DenseNet121=DenseNet121, DenseNet169=DenseNet169, DenseNet201=DenseNet201)
 xception = _family("xception", "tf", Xception=Xception)

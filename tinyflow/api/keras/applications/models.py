@@ -1,4 +1,4 @@
-"""VGG16, VGG19, ResNet50/101/152, InceptionV3, DenseNet121/169/201 as keras_applications 1.0.8 builds
+"""VGG16, VGG19, ResNet50/101/152 (v1 and v2), InceptionV3, DenseNet121/169/201 as keras_applications 1.0.8 builds
 them under TF 1.15 (tf.keras.applications.ResNet50 is keras_applications.resnet's, the "conv2_block1_1_conv"
 naming): the same layer names, order, shapes and parameter counts."""
 from tinyflow.api.keras import backend, layers
@@ -105,6 +105,66 @@ def ResNet152(include_top=True, weights="imagenet", input_tensor=None, input_sha
 
 
 # ---- DenseNet ------------------------------------------------------------------------------------
+# ---- ResNetV2 (keras_applications.resnet_common: pre-activation blocks, stack2) ------------------------
+def _block2(x, filters, bn_axis, stride=1, conv_shortcut=False, name=None):
+    preact = layers.BatchNormalization(axis=bn_axis, epsilon=1.001e-5, name=name + "_preact_bn")(x)
+    preact = layers.Activation("relu", name=name + "_preact_relu")(preact)
+    if conv_shortcut:
+        shortcut = layers.Conv2D(4 * filters, 1, strides=stride, name=name + "_0_conv")(preact)
+    else:
+        shortcut = layers.MaxPooling2D(1, strides=stride)(x) if stride > 1 else x
+    x = layers.Conv2D(filters, 1, strides=1, use_bias=False, name=name + "_1_conv")(preact)
+    x = layers.BatchNormalization(axis=bn_axis, epsilon=1.001e-5, name=name + "_1_bn")(x)
+    x = layers.Activation("relu", name=name + "_1_relu")(x)
+    x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)), name=name + "_2_pad")(x)
+    x = layers.Conv2D(filters, 3, strides=stride, use_bias=False, name=name + "_2_conv")(x)
+    x = layers.BatchNormalization(axis=bn_axis, epsilon=1.001e-5, name=name + "_2_bn")(x)
+    x = layers.Activation("relu", name=name + "_2_relu")(x)
+    x = layers.Conv2D(4 * filters, 1, name=name + "_3_conv")(x)
+    return layers.Add(name=name + "_out")([shortcut, x])
+
+
+def _resnet_v2(depths, name, include_top, weights, input_tensor, input_shape, pooling, classes):
+    img_input, bn_axis = _start(include_top, weights, input_tensor, input_shape, classes, 224, 32)
+    x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(img_input)
+    x = layers.Conv2D(64, 7, strides=2, use_bias=True, name="conv1_conv")(x)
+    x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)), name="pool1_pad")(x)
+    x = layers.MaxPooling2D(3, strides=2, name="pool1_pool")(x)
+    for stage, (filters, blocks) in enumerate(zip((64, 128, 256, 512), depths), start=2):
+        prefix = "conv%d" % stage
+        x = _block2(x, filters, bn_axis, conv_shortcut=True, name=prefix + "_block1")
+        for i in range(2, blocks):
+            x = _block2(x, filters, bn_axis, name=prefix + "_block" + str(i))
+        x = _block2(x, filters, bn_axis, stride=1 if stage == 5 else 2, name=prefix + "_block" + str(blocks))
+    x = layers.BatchNormalization(axis=bn_axis, epsilon=1.001e-5, name="post_bn")(x)
+    x = layers.Activation("relu", name="post_relu")(x)
+    if include_top:
+        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+        x = layers.Dense(classes, activation="softmax", name="probs")(x)
+    x = common.pool_top(x, include_top, pooling, "avg_pool", "max_pool")
+    model = Model(img_input, x, name=name)
+    return common.load_weights(model, weights, name + "_weights_tf_dim_ordering_tf_kernels" +
+                               ("" if include_top else "_notop") + ".h5")
+
+
+def ResNet50V2(include_top=True, weights="imagenet", input_tensor=None, input_shape=None, pooling=None, classes=1000,
+               **kwargs):
+    """ResNet-50 v2 (He et al. 2016, identity mappings: pre-activation blocks)."""
+    return _resnet_v2((3, 4, 6, 3), "resnet50v2", include_top, weights, input_tensor, input_shape, pooling, classes)
+
+
+def ResNet101V2(include_top=True, weights="imagenet", input_tensor=None, input_shape=None, pooling=None,
+                classes=1000, **kwargs):
+    return _resnet_v2((3, 4, 23, 3), "resnet101v2", include_top, weights, input_tensor, input_shape, pooling,
+                      classes)
+
+
+def ResNet152V2(include_top=True, weights="imagenet", input_tensor=None, input_shape=None, pooling=None,
+                classes=1000, **kwargs):
+    return _resnet_v2((3, 8, 36, 3), "resnet152v2", include_top, weights, input_tensor, input_shape, pooling,
+                      classes)
+
+
 def _dense_conv_block(x, growth_rate, bn_axis, name):
     x1 = layers.BatchNormalization(axis=bn_axis, epsilon=1.001e-5, name=name + "_0_bn")(x)
     x1 = layers.Activation("relu", name=name + "_0_relu")(x1)

@@ -92,3 +92,49 @@ def _remove_long_seq(maxlen, seq, label):
             new_seq.append(x)
             new_label.append(y)
     return new_seq, new_label
+
+
+class TimeseriesGenerator:
+    """Batches of (windows of `length` past steps sampled every `sampling_rate`, the target at the step after)
+    over `data` / `targets`: a keras.utils.Sequence for fit_generator (TF 1.15's)."""
+
+    def __init__(self, data, targets, length, sampling_rate=1, stride=1, start_index=0, end_index=None,
+                 shuffle=False, reverse=False, batch_size=128):
+        if len(data) != len(targets):
+            raise ValueError("Data and targets have to be of same length. Data length is {} while target length "
+                             "is {}".format(len(data), len(targets)))
+        self.data, self.targets, self.length = data, targets, length
+        self.sampling_rate, self.stride = sampling_rate, stride
+        self.start_index = start_index + length
+        self.end_index = len(data) - 1 if end_index is None else end_index
+        self.shuffle, self.reverse, self.batch_size = shuffle, reverse, batch_size
+        if self.start_index > self.end_index:
+            raise ValueError("`start_index+length=%i > end_index=%i` is disallowed, as no part of the sequence "
+                             "would be left to be used as current step." % (self.start_index, self.end_index))
+
+    def __len__(self):
+        return (self.end_index - self.start_index + self.batch_size * self.stride) // (self.batch_size * self.stride)
+
+    def __getitem__(self, index):
+        if self.shuffle:
+            rows = np.random.randint(self.start_index, self.end_index + 1, size=self.batch_size)
+        else:
+            i = self.start_index + self.batch_size * self.stride * index
+            rows = np.arange(i, min(i + self.batch_size * self.stride, self.end_index + 1), self.stride)
+        samples = np.array([self.data[row - self.length:row:self.sampling_rate] for row in rows])
+        targets = np.array([self.targets[row] for row in rows])
+        if self.reverse:
+            return samples[:, ::-1, ...], targets
+        return samples, targets
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def on_epoch_end(self):
+        pass
+
+    def get_config(self):
+        return {"length": self.length, "sampling_rate": self.sampling_rate, "stride": self.stride,
+                "start_index": self.start_index - self.length, "end_index": self.end_index, "shuffle": self.shuffle,
+                "reverse": self.reverse, "batch_size": self.batch_size}
