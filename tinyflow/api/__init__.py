@@ -24,7 +24,9 @@ _jax.config.update("jax_platforms", _with_host_platform(_jax.config.jax_platform
 
 from tinyflow.graph import core as _core, errors  # noqa: E402
 from tinyflow.graph.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16, float32,  # noqa: E402
-                                   float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64)
+                                   float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64,
+                                   complex64, complex128, qint8, quint8, qint16, quint16, qint32, resource, variant,
+                                   QUANTIZED_DTYPES)
 from tinyflow.graph.core import (Graph, GraphKeys, Operation, Tensor, add_to_collection,  # noqa: E402
                                  add_to_collections, control_dependencies, get_collection, get_collection_ref,
                                  get_default_graph, name_scope, reset_default_graph)
@@ -48,6 +50,7 @@ from tinyflow.ops.linalg_decomp import *  # noqa: E402,F403 (cholesky, svd, self
 from tinyflow.ops.functional_ops import *  # noqa: E402,F403
 from tinyflow.ops.logging_ops import *  # noqa: E402,F403 (tf.Assert, tf.Print, tf.print, tf.check_numerics)
 from tinyflow.ops.check_ops import *  # noqa: E402,F403 (tf.assert_equal, ...)
+from tinyflow.ops.complex_ops import *  # noqa: E402,F403 (tf.complex, real, imag, conj, angle, fft, ...)
 from tinyflow.ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402 (also at tf.nn)
 from tinyflow.ops.core.sequence_ops import reverse_sequence  # noqa: E402
 from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)
@@ -89,7 +92,7 @@ version = _types.SimpleNamespace(VERSION=VERSION, GIT_VERSION=GIT_VERSION, COMPI
 LAZY_MODULES = {
     "nn": "tinyflow.api.nn", "train": "tinyflow.api.train", "layers": "tinyflow.api.layers",
     "losses": "tinyflow.api.losses", "linalg": "tinyflow.api.linalg", "math": "tinyflow.api.math",
-    "signal": "tinyflow.api.signal",
+    "signal": "tinyflow.api.signal", "spectral": "tinyflow.api.spectral",
     "image": "tinyflow.api.image", "debugging": "tinyflow.api.debugging", "contrib": "tinyflow.api.contrib",
     "data": "tinyflow.api.data", "distribute": "tinyflow.api.distribute", "app": "tinyflow.api.app",
     "flags": "tinyflow.api.flags", "gfile": "tinyflow.api.gfile", "io": "tinyflow.api.io",

@@ -7,6 +7,7 @@ from tinyflow.ops.core.math_ops import __all__ as _math_all
 from tinyflow.ops.core.math_ops import div_no_nan as divide_no_nan  # noqa: F401
 # TinyFlow's readings of calls TF rejects (bool reductions, int-vs-float equality), as at tf.*
 from tinyflow.api.tinyflow_api import equal, not_equal, reduce_mean, reduce_sum  # noqa: F401,E402
+from tinyflow.ops.complex_ops import angle, conj, imag, real  # noqa: F401,E402
 
 # tf.math.<name> -> (module, name there) for names other families define.
 _ELSEWHERE = {
