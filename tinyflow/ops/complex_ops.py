@@ -219,7 +219,8 @@ def _rfft(op_type, rank, inverse):
         (lambda d: np.complex64 if d == np.float32 else np.complex128)
 
     def dtype(dtypes, attrs):
-        allowed = (dt.complex64,) if inverse else (dt.float32,)   # TF 1.15's RFFT family: single precision
+        # TF 1.15's RFFT family is single precision; double precision as TF 2 has it (a superset)
+        allowed = COMPLEX if inverse else (dt.float32, dt.float64)
         if dtypes[0] not in allowed:
             raise TypeError("Value passed to parameter 'input' has DataType %s not in list of allowed values: %s"
                             % (dtypes[0].name, ", ".join(d.name for d in allowed)))
