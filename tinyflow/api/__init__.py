@@ -51,6 +51,8 @@ from tinyflow.ops.functional_ops import *  # noqa: E402,F403
 from tinyflow.ops.logging_ops import *  # noqa: E402,F403 (tf.Assert, tf.Print, tf.print, tf.check_numerics)
 from tinyflow.ops.check_ops import *  # noqa: E402,F403 (tf.assert_equal, ...)
 from tinyflow.ops.complex_ops import *  # noqa: E402,F403 (tf.complex, real, imag, conj, angle, fft, ...)
+from tinyflow.ops.special_ops import *  # noqa: E402,F403 (tf.igamma, betainc, zeta, ...; more at tf.math)
+from tinyflow.ops.sparse_segment_ops import *  # noqa: E402,F403 (tf.sparse_segment_sum, ...)
 from tinyflow.ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402 (also at tf.nn)
 from tinyflow.ops.core.sequence_ops import reverse_sequence  # noqa: E402
 from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)

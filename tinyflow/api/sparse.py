@@ -25,3 +25,6 @@ from tinyflow.api.sparse_ops import (sparse_concat as concat, sparse_reduce_sum 
                                      sparse_reduce_sum_sparse as reduce_sum_sparse, sparse_reshape as reshape,
                                      sparse_tensor_dense_matmul as sparse_dense_matmul,
                                      sparse_to_indicator as to_indicator, sparse_transpose as transpose)
+from tinyflow.ops.sparse_segment_ops import (sparse_segment_mean as segment_mean,  # noqa: F401,E402
+                                             sparse_segment_sqrt_n as segment_sqrt_n,
+                                             sparse_segment_sum as segment_sum)

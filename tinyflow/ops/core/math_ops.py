@@ -130,10 +130,10 @@ def numpy_fold(fn):
 
 
 def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, inplace=((0, 0), (1, 0)),
-            fold=True):
+            fold=True, names=("x", "y")):
     """Registers a broadcasting binary op and returns its builder."""
     fn = getattr(fold, "fn", None)   # its value while tracing by numpy where bit for bit XLA's (OpDef.numpy)
-    register_op(op_type, shape=broadcast_rule, dtype=dtype_rule(op_type, allowed, out), grad=grad, lower=lower,
+    register_op(op_type, shape=broadcast_rule, dtype=dtype_rule(op_type, allowed, out, names), grad=grad, lower=lower,
                 inplace=inplace, fold=fold, infer_back=back_shapes.broadcast,
                 numpy=(lambda a, x, y: fn(x, y)) if fn in (np.add, np.subtract, np.multiply, np.maximum, np.minimum)
                 else None)
