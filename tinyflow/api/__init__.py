@@ -53,6 +53,7 @@ from tinyflow.ops.check_ops import *  # noqa: E402,F403 (tf.assert_equal, ...)
 from tinyflow.ops.complex_ops import *  # noqa: E402,F403 (tf.complex, real, imag, conj, angle, fft, ...)
 from tinyflow.ops.special_ops import *  # noqa: E402,F403 (tf.igamma, betainc, zeta, ...; more at tf.math)
 from tinyflow.ops.sparse_segment_ops import *  # noqa: E402,F403 (tf.sparse_segment_sum, ...)
+from tinyflow.ops.random_more_ops import *  # noqa: E402,F403 (tf.random_gamma, tf.random_poisson)
 from tinyflow.ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402 (also at tf.nn)
 from tinyflow.ops.core.sequence_ops import reverse_sequence  # noqa: E402
 from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)
@@ -67,6 +68,7 @@ from tinyflow.ops.misc_ops import *  # noqa: E402,F403 (bitcast, ensure_shape, h
 from tinyflow.api.core_extra import *  # noqa: E402,F403 (batch_gather, partitioners, py_function, ...)
 from tinyflow.api.sparse_ops import *  # noqa: E402,F403 (sparse_placeholder, sparse_concat, ...)
 
+del random  # noqa: F821 (tf.random is the module api/random.py, loaded on first use)
 del map_fn  # noqa: F821 (tf.map_fn is api/functional.py's, which runs string maps on the host; loaded on first use)
 
 
@@ -94,7 +96,7 @@ version = _types.SimpleNamespace(VERSION=VERSION, GIT_VERSION=GIT_VERSION, COMPI
 LAZY_MODULES = {
     "nn": "tinyflow.api.nn", "train": "tinyflow.api.train", "layers": "tinyflow.api.layers",
     "losses": "tinyflow.api.losses", "linalg": "tinyflow.api.linalg", "math": "tinyflow.api.math",
-    "signal": "tinyflow.api.signal", "spectral": "tinyflow.api.spectral",
+    "signal": "tinyflow.api.signal", "spectral": "tinyflow.api.spectral", "random": "tinyflow.api.random",
     "image": "tinyflow.api.image", "debugging": "tinyflow.api.debugging", "contrib": "tinyflow.api.contrib",
     "data": "tinyflow.api.data", "distribute": "tinyflow.api.distribute", "app": "tinyflow.api.app",
     "flags": "tinyflow.api.flags", "gfile": "tinyflow.api.gfile", "io": "tinyflow.api.io",
