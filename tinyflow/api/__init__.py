@@ -54,6 +54,8 @@ from tinyflow.ops.complex_ops import *  # noqa: E402,F403 (tf.complex, real, ima
 from tinyflow.ops.special_ops import *  # noqa: E402,F403 (tf.igamma, betainc, zeta, ...; more at tf.math)
 from tinyflow.ops.sparse_segment_ops import *  # noqa: E402,F403 (tf.sparse_segment_sum, ...)
 from tinyflow.ops.random_more_ops import *  # noqa: E402,F403 (tf.random_gamma, tf.random_poisson)
+from tinyflow.ops.array_more_ops import *  # noqa: E402,F403 (tensor_scatter_*, space_to_batch_nd, repeat, ...)
+from tinyflow.api.framework import *  # noqa: E402,F403 (DeviceSpec, TypeSpecs, tf.Module, v2 switches, ...)
 from tinyflow.ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402 (also at tf.nn)
 from tinyflow.ops.core.sequence_ops import reverse_sequence  # noqa: E402
 from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)
@@ -141,7 +143,7 @@ LAZY_NAMES = {
     "IndexedSlicesValue": ("tinyflow.api.tensor_util", "IndexedSlicesValue"),
     "enable_eager_execution": ("tinyflow.api.eager", "enable_eager_execution"),
     "disable_v2_behavior": ("tinyflow.api.compat", "disable_v2_behavior"),
-    "enable_resource_variables": ("tinyflow.api.compat", "enable_resource_variables"),
+
 }
 for _name in ("FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"):
     LAZY_NAMES[_name] = ("tinyflow.ops.queue_ops", _name)
