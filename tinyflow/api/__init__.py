@@ -56,6 +56,10 @@ from tinyflow.ops.sparse_segment_ops import *  # noqa: E402,F403 (tf.sparse_segm
 from tinyflow.ops.random_more_ops import *  # noqa: E402,F403 (tf.random_gamma, tf.random_poisson)
 from tinyflow.ops.array_more_ops import *  # noqa: E402,F403 (tensor_scatter_*, space_to_batch_nd, repeat, ...)
 from tinyflow.api.framework import *  # noqa: E402,F403 (DeviceSpec, TypeSpecs, tf.Module, v2 switches, ...)
+from tinyflow.ops.fake_quant_ops import (fake_quant_with_min_max_args, fake_quant_with_min_max_args_gradient,  # noqa: E402,F401
+                                         fake_quant_with_min_max_vars, fake_quant_with_min_max_vars_gradient,
+                                         fake_quant_with_min_max_vars_per_channel,
+                                         fake_quant_with_min_max_vars_per_channel_gradient)
 from tinyflow.ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402 (also at tf.nn)
 from tinyflow.ops.core.sequence_ops import reverse_sequence  # noqa: E402
 from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)
@@ -70,7 +74,7 @@ from tinyflow.ops.misc_ops import *  # noqa: E402,F403 (bitcast, ensure_shape, h
 from tinyflow.api.core_extra import *  # noqa: E402,F403 (batch_gather, partitioners, py_function, ...)
 from tinyflow.api.sparse_ops import *  # noqa: E402,F403 (sparse_placeholder, sparse_concat, ...)
 
-del random  # noqa: F821 (tf.random is the module api/random.py, loaded on first use)
+del random, initializers  # noqa: F821 (tf.random is the module api/random.py, loaded on first use)
 del map_fn  # noqa: F821 (tf.map_fn is api/functional.py's, which runs string maps on the host; loaded on first use)
 
 
@@ -110,7 +114,12 @@ LAZY_MODULES = {
     "bitwise": "tinyflow.ops.bitwise_ops", "saved_model": "tinyflow.api.saved_model", "keras": "tinyflow.api.keras",
     "lookup": "tinyflow.api.lookup", "config": "tinyflow.api.config", "lite": "tinyflow.api.lite",
     "profiler": "tinyflow.api.profiler", "distributions": "tinyflow.api.distributions",
-    "ragged": "tinyflow.api.ragged"}
+    "ragged": "tinyflow.api.ragged", "manip": "tinyflow.api.manip", "sysconfig": "tinyflow.api.sysconfig",
+    "resource_loader": "tinyflow.api.resource_loader", "user_ops": "tinyflow.api.user_ops", "xla": "tinyflow.api.xla",
+    "experimental": "tinyflow.api.experimental", "queue": "tinyflow.api.queue",
+    "initializers": "tinyflow.api.initializers",
+    "pywrap_tensorflow": "tinyflow.api.pywrap_tensorflow", "sets": "tinyflow.api.sets", "audio": "tinyflow.api.audio",
+    "quantization": "tinyflow.api.quantization"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {

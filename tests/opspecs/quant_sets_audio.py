@@ -1,0 +1,36 @@
+"""Fake quantization, tf.sets and tf.audio (issue 37): dtype/shape rules and gradients here; values against
+TF 1.15 in tests/api/test_core_names.py (family quant_sets)."""
+import numpy as np
+
+from opspecs import OpSpec
+
+R = np.random.RandomState(4)
+X = (R.randn(4, 3) * 3).astype(np.float32)
+
+
+def _fq(tf, x):
+    x32 = tf.cast(x, tf.float32)
+    return tf.cast(tf.quantization.fake_quant_with_min_max_args(x32, -2.0, 2.0) * 0.5
+                   + tf.quantization.fake_quant_with_min_max_vars(x32, -1.5, 2.5)
+                   + tf.quantization.fake_quant_with_min_max_vars_per_channel(x32, [-1.0, -2.0, -3.0],
+                                                                              [1.0, 2.0, 3.0]), tf.float64)
+
+
+SPECS = [
+    OpSpec("fake_quant", _fq, [X.astype(np.float64)]),
+    OpSpec("fake_quant_gradients", lambda tf, g: [
+        tf.quantization.fake_quant_with_min_max_args_gradient(g, g * 2.0),
+        *tf.quantization.fake_quant_with_min_max_vars_gradient(g, g * 3.0, -1.0, 1.0),
+        *tf.quantization.fake_quant_with_min_max_vars_per_channel_gradient(g, g, [-1.0] * 3, [1.0] * 3)], [X]),
+    OpSpec("sets", lambda tf, a: [tf.sets.union(a, a[::-1]).values,
+                                  tf.sets.size(tf.SparseTensor([[0, 0], [1, 1]], a[0], [2, 2]))],
+           [np.array([[1, 2], [3, 3]], np.int32)], lambda a: [np.array([1, 2, 3, 1, 2, 3], np.int32),
+                                                             np.array([1, 1], np.int32)]),
+    OpSpec("wav", lambda tf, x: tf.audio.decode_wav(tf.audio.encode_wav(x, 8000))[0], [X[:, :2] / 8.0],
+           lambda x: np.round(x * 32768) / 32768, atol=1e-4),
+]
+
+# piecewise constant: finite differences see 0; TF's straight-through gradients are checked against TF's
+# recorded numbers in tests/api/test_core_names.py
+GRAD_EXEMPT = {t: "straight-through gradient (TF's), checked against TF 1.15 in test_core_names.py"
+               for t in ("FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsPerChannel")}
