@@ -73,6 +73,7 @@ from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ..
 from tinyflow.ops.misc_ops import *  # noqa: E402,F403 (bitcast, ensure_shape, histogram_fixed_width, ...)
 from tinyflow.api.core_extra import *  # noqa: E402,F403 (batch_gather, partitioners, py_function, ...)
 from tinyflow.api.sparse_ops import *  # noqa: E402,F403 (sparse_placeholder, sparse_concat, ...)
+from tinyflow.api.sparse_more import *  # noqa: E402,F403 (sparse_add, sparse_slice, serialize_sparse, ...)
 
 del random, initializers  # noqa: F821 (tf.random is the module api/random.py, loaded on first use)
 del map_fn  # noqa: F821 (tf.map_fn is api/functional.py's, which runs string maps on the host; loaded on first use)

@@ -14,3 +14,7 @@ from tinyflow.ops.image_codec_ops import (decode_and_crop_jpeg, decode_image, de
 
 python_io = _types.SimpleNamespace(TFRecordWriter=TFRecordWriter, tf_record_iterator=tf_record_iterator,
                                    TFRecordOptions=TFRecordOptions, TFRecordCompressionType=TFRecordCompressionType)
+from tinyflow.api.sparse_more import deserialize_many_sparse, serialize_many_sparse, serialize_sparse  # noqa: F401,E402
+from tinyflow.ops.queue_ops import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue  # noqa: F401,E402
+from tinyflow.api.queue import PriorityQueue  # noqa: F401,E402
+from tinyflow.api.framework import decode_json_example  # noqa: F401,E402
