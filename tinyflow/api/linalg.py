@@ -15,7 +15,7 @@ from tinyflow.api.linear_operator import __all__ as _operators
 from tinyflow.ops.linalg_more_ops import (expm, lu, matrix_rank, normalize, pinv, tridiagonal_matmul,  # noqa: F401
                                           tridiagonal_solve)
 from tinyflow.ops.matrix_ops import diag as tensor_diag, diag_part as tensor_diag_part  # noqa: F401
-from tinyflow.api.framework import unimplemented as _unimplemented
+from tinyflow.api.framework import matrix_square_root as sqrtm, unimplemented as _unimplemented  # noqa: F401
 from tinyflow.ops.core import array_ops
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.graph.core import get_default_graph

@@ -14,10 +14,8 @@ from tinyflow.ops.candidate_sampling_ops import (log_uniform_candidate_sampler, 
 
 def __getattr__(name):
     if name in ("all_candidate_sampler", "fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler"):
-        from tinyflow.ops import candidate_sampling_ops
-        value = getattr(candidate_sampling_ops, name, None)
-        if value is not None:
-            return value
+        from tinyflow.api import nn_more
+        return getattr(nn_more, name)
     if name == "experimental":
         from tinyflow.api import random_experimental
         return random_experimental
