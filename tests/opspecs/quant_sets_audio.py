@@ -43,3 +43,19 @@ def _sparse_round_trip(tf, v):
 
 
 SPECS += [OpSpec("sparse_serialization", _sparse_round_trip, [np.array([1.5, -2.0, 3.0], np.float32)])]
+
+
+SPECS += [
+    OpSpec("is_jpeg", lambda tf, x: tf.image.is_jpeg(tf.image.encode_png(tf.cast(x, tf.uint8))),
+           [np.zeros((2, 2, 3), np.float32)], lambda x: np.bool_(False)),
+    OpSpec("nms_with_scores", lambda tf, b: tf.image.non_max_suppression_with_scores(b, [0.9, 0.8], 2, 0.5)[0],
+           [np.array([[0, 0, 1, 1], [0, 0, 1, 1.05]], np.float32)], lambda b: np.array([0], np.int32)),
+]
+
+SPECS += [
+    OpSpec("searchsorted", lambda tf, s: [tf.searchsorted(s, [[2.0, 9.0]]), tf.searchsorted(s, [[2.0]], side="right")],
+           [np.array([[1.0, 2.0, 3.0]], np.float32)], lambda s: [np.array([[1, 3]], np.int32),
+                                                                np.array([[2]], np.int32)]),
+    OpSpec("decode_compressed", lambda tf, x: tf.io.decode_compressed(tf.as_string(x)),
+           [np.array([1], np.int32)]),
+]

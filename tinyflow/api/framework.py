@@ -60,6 +60,22 @@ decode_json_example = unimplemented("io.decode_json_example", "json and tf.train
                                     "SerializeToString")
 extract_volume_patches = unimplemented("extract_volume_patches", "tf.extract_image_patches per depth slice")
 matrix_square_root = unimplemented("linalg.sqrtm", why="XLA has no matrix square root")
+count_up_to = unimplemented("count_up_to", "tf.data's Dataset.take, or tf.assign_add with a tf.Assert")
+parse_sequence_example = unimplemented("io.parse_sequence_example", "tf.io.parse_example of the context features")
+parse_single_sequence_example = unimplemented("io.parse_single_sequence_example",
+                                              "tf.io.parse_single_example of the context features")
+decode_proto = unimplemented("io.decode_proto", "the message's Python class and ParseFromString in tf.py_func")
+encode_proto = unimplemented("io.encode_proto", "the message's Python class and SerializeToString in tf.py_func")
+
+
+class SparseFeature(__import__("collections").namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
+    """tf.io.SparseFeature's configuration (index_key, value_key, dtype, size, already_sorted). tinyflow's
+    parse_example does not read it: parse the index and value keys as VarLenFeatures and build the
+    SparseTensor with tf.SparseTensor."""
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
 
 
 # ---- the v2-behaviour switches: they change nothing in tinyflow and remember what was asked --------------
@@ -399,4 +415,5 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
 
 
 __all__ = sorted(n for n in dict(globals()) if not n.startswith("_") and n not in (
-    "re", "time", "np", "dt", "errors", "as_shape", "unimplemented", "TensorSpec"))
+    "re", "time", "np", "dt", "errors", "as_shape", "unimplemented", "TensorSpec", "decode_proto", "encode_proto",
+    "parse_sequence_example"))

@@ -68,7 +68,8 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
     """Resizes a 3-D image or 4-D batch to `size` = [new_height, new_width] with `method`. As in TF,
     an image already of that (static) size comes back unchanged, in its own dtype."""
     if method == ResizeMethod.AREA:
-        raise NotImplementedError("tinyflow: ResizeMethod.AREA is not supported")
+        from tinyflow.api.image_more import resize_area
+        return resize_area(images, size, align_corners, name=name)
     if method not in _RESIZERS:
         raise ValueError("Resize method is not implemented.")
     with get_default_graph().name_scope(name or "resize"):
@@ -339,3 +340,9 @@ def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_t
 
 
 __all__ += ["combined_non_max_suppression"]
+
+
+from tinyflow.api.image_more import (adjust_jpeg_quality, decode_bmp, decode_gif, extract_glimpse,  # noqa: E402,F401
+                                     extract_patches, is_jpeg, non_max_suppression_overlaps,
+                                     non_max_suppression_with_scores, random_jpeg_quality, resize_area,
+                                     resize_image_with_pad, resize_with_crop_or_pad, sobel_edges, transpose)

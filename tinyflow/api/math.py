@@ -22,6 +22,7 @@ _ELSEWHERE = {
     "zero_fraction": ("tinyflow.nn", "zero_fraction"), "invert_permutation": ("tinyflow", "invert_permutation"),
     "is_non_decreasing": ("tinyflow", "is_non_decreasing"),
     "is_strictly_increasing": ("tinyflow", "is_strictly_increasing"),
+    "searchsorted": ("tinyflow.ops.search_ops", "searchsorted"),
 }
 for _name in ("segment_max", "segment_mean", "segment_min", "segment_prod", "unsorted_segment_max",
               "unsorted_segment_mean", "unsorted_segment_min", "unsorted_segment_prod"):

@@ -1,0 +1,232 @@
+"""More of tf.image (issue 37): resize_area (TF's box filter as two weight matrices, so gradients flow),
+sobel_edges, extract_patches, resize_image_with_pad, is_jpeg, decode_bmp / decode_gif, adjust / random
+jpeg quality, non_max_suppression_with_scores (soft-NMS) and non_max_suppression_overlaps (on the host),
+TF 1.15's newer spellings (transpose, resize_with_crop_or_pad) and extract_glimpse, declared only."""
+import numpy as np
+
+from tinyflow.api.framework import unimplemented
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import get_default_graph
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.core import array_ops as A
+from tinyflow.ops.core import math_ops as M
+from tinyflow.ops.core.base import constant, constant_value_of, convert_to_tensor
+from tinyflow.ops.host_ops import make_host_op, register_host_op
+
+extract_glimpse = unimplemented("image.extract_glimpse", "tf.image.crop_and_resize",
+                                "its default fills outside the image with TF's random noise")
+
+
+def _area_weights(n_in, n_out, align_corners):
+    """[n_out, n_in]: TF's ResizeArea coverage of input pixel i by output pixel o, over the scale."""
+    scale = (n_in - 1) / (n_out - 1) if align_corners and n_out > 1 else n_in / n_out
+    w = np.zeros((n_out, n_in), np.float64)
+    for o in range(n_out):
+        lo, hi = o * scale, (o + 1) * scale
+        for i in range(int(np.floor(lo)), int(np.ceil(hi))):
+            cover = (min(i + 1, hi) - lo) if i < lo else (min(i + 1, hi) - i)
+            w[o, min(i, n_in - 1)] += cover
+    return w / scale
+
+
+def resize_area(images, size, align_corners=False, name=None):
+    """Resizes [batch, h, w, c] (or [h, w, c]) images to size by averaging the input area under each
+    output pixel (TF's ResizeArea), as float32."""
+    with get_default_graph().name_scope(name or "ResizeArea"):
+        x = M.cast(convert_to_tensor(images, name="images"), dt.float32)
+        squeeze = x.shape.ndims == 3
+        if squeeze:
+            x = A.expand_dims(x, 0)
+        h, w = x.shape[1].value, x.shape[2].value
+        size = constant_value_of(convert_to_tensor(size))
+        if h is None or w is None or size is None:
+            raise ValueError("tinyflow's resize_area needs the image size and the target size known")
+        oh, ow = int(size[0]), int(size[1])
+        wy = constant(_area_weights(h, oh, align_corners).astype(np.float32))
+        wx = constant(_area_weights(w, ow, align_corners).astype(np.float32))
+        from tinyflow.ops.matrix_ops import einsum
+        out = einsum("oh,bhwc->bowc", wy, x)
+        out = einsum("pw,bowc->bopc", wx, out)
+        return out[0] if squeeze else out
+
+
+def sobel_edges(image):
+    """[batch, h, w, d, 2]: the vertical and horizontal Sobel responses of each channel (REFLECT padding)."""
+    from tinyflow.api import nn
+    with get_default_graph().name_scope("sobel_edges"):
+        x = convert_to_tensor(image, name="image")
+        kernels = np.array([[[-1, -2, -1], [0, 0, 0], [1, 2, 1]], [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]], np.float64)
+        k = np.expand_dims(np.transpose(kernels, (1, 2, 0)), -2)                 # [3, 3, 1, 2]
+        channels = x.shape[-1].value
+        k = constant(np.tile(k, [1, 1, channels, 1]).astype(x.dtype.np))
+        padded = A.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+        out = nn.depthwise_conv2d(padded, k, [1, 1, 1, 1], "VALID")
+        return A.reshape(out, A.concat([A.shape(x), constant(np.array([2], np.int32))], 0))
+
+
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    """tf.image.extract_patches: tf.extract_image_patches under TF 2's argument names."""
+    from tinyflow.ops.misc_ops import extract_image_patches
+    return extract_image_patches(images, sizes=sizes, strides=strides, rates=rates, padding=padding, name=name)
+
+
+def transpose(image, name=None):
+    """The image with height and width swapped (tf.image.transpose_image)."""
+    from tinyflow.api import image as _image
+    return _image.transpose_image(image)
+
+
+def resize_with_crop_or_pad(image, target_height, target_width):
+    """The image cropped or zero-padded (centered) to target_height x target_width."""
+    from tinyflow.api import image as _image
+    return _image.resize_image_with_crop_or_pad(image, target_height, target_width)
+
+
+def resize_image_with_pad(image, target_height, target_width, method=0, align_corners=False):
+    """The image resized to fit target_height x target_width keeping its aspect ratio, then zero-padded
+    (centered) to exactly that size, as TF 1.15 computes the sizes."""
+    from tinyflow.api import image as _image
+    with get_default_graph().name_scope("resize_image_with_pad"):
+        x = convert_to_tensor(image, name="image")
+        squeeze = x.shape.ndims == 3
+        if squeeze:
+            x = A.expand_dims(x, 0)
+        h, w = x.shape[1].value, x.shape[2].value
+        if h is None or w is None:
+            raise ValueError("tinyflow's resize_image_with_pad needs the image size known")
+        f = np.float32   # TF computes the sizes in float32
+        ratio = max(f(w) / f(target_width), f(h) / f(target_height))
+        rh_f, rw_f = f(h) / ratio, f(w) / ratio
+        rh, rw = int(np.floor(rh_f)), int(np.floor(rw_f))
+        pad_h = max(0, int(np.floor((f(target_height) - rh_f) / f(2))))   # from the unrounded sizes, as TF
+        pad_w = max(0, int(np.floor((f(target_width) - rw_f) / f(2))))
+        resized = _image.resize_images(x, [rh, rw], method, align_corners)
+        out = _image.pad_to_bounding_box(resized, pad_h, pad_w, target_height, target_width)
+        return out[0] if squeeze else out
+
+
+# ---- file formats ---------------------------------------------------------------------------------------
+def _is_jpeg(session, op, inputs):
+    data = bytes(np.asarray(inputs[0]).reshape(-1)[0])
+    return [np.bool_(data[:3] == b"\xff\xd8\xff")]
+
+
+register_host_op("IsJpeg", lambda s, a, v: [TensorShape([])], lambda d, a: [dt.bool_], _is_jpeg)
+
+
+def is_jpeg(contents, name=None):
+    """Whether the bytes start as a JPEG file does (FF D8 FF)."""
+    from tinyflow.ops.string_ops import as_strings
+    return make_host_op("IsJpeg", [as_strings(contents)], name=name or "is_jpeg").outputs[0]
+
+
+def decode_bmp(contents, channels=0, name=None):
+    """A BMP file's pixels [height, width, channels] uint8."""
+    from tinyflow.ops.image_codec_ops import decode_image
+    out = decode_image(contents, channels=channels or None, name=name or "DecodeBmp")
+    out.set_shape([None, None, channels or None])
+    return out
+
+
+def decode_gif(contents, name=None):
+    """A GIF file's frames [num_frames, height, width, 3] uint8."""
+    from tinyflow.ops.image_codec_ops import decode_image
+    out = decode_image(contents, channels=3, name=name or "DecodeGif")
+    return A.expand_dims(out, 0) if out.shape.ndims == 3 else out
+
+
+def adjust_jpeg_quality(image, jpeg_quality, name=None):
+    """The image encoded as a JPEG of jpeg_quality (0-100) and decoded back, in its own dtype (the codec's
+    artifacts are the host's libjpeg's)."""
+    from tinyflow.api import image as _image
+    from tinyflow.ops.image_codec_ops import decode_jpeg, encode_jpeg
+    with get_default_graph().name_scope(name or "adjust_jpeg_quality"):
+        x = convert_to_tensor(image, name="image")
+        q = constant_value_of(convert_to_tensor(jpeg_quality))
+        if q is None:
+            raise ValueError("tinyflow's adjust_jpeg_quality needs jpeg_quality known when the graph is built")
+        u8 = _image.convert_image_dtype(x, dt.uint8)
+        back = decode_jpeg(encode_jpeg(u8, quality=int(q)), channels=x.shape[-1].value or 0)
+        back.set_shape(x.shape)
+        return _image.convert_image_dtype(back, x.dtype)
+
+
+def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
+    """adjust_jpeg_quality with a quality drawn from [min, max) for this graph (TF draws it per run)."""
+    rng = np.random.RandomState(seed)
+    if not 0 <= min_jpeg_quality < max_jpeg_quality <= 100:
+        raise ValueError("jpeg_quality must be in [0, 100] and min < max")
+    return adjust_jpeg_quality(image, int(rng.randint(min_jpeg_quality, max_jpeg_quality)))
+
+
+# ---- non-max suppression variants, on the host -------------------------------------------------------------
+def _iou(b, i, others):
+    y1 = np.maximum(np.minimum(b[i, 0], b[i, 2]), np.minimum(b[others, 0], b[others, 2]))
+    x1 = np.maximum(np.minimum(b[i, 1], b[i, 3]), np.minimum(b[others, 1], b[others, 3]))
+    y2 = np.minimum(np.maximum(b[i, 0], b[i, 2]), np.maximum(b[others, 0], b[others, 2]))
+    x2 = np.minimum(np.maximum(b[i, 1], b[i, 3]), np.maximum(b[others, 1], b[others, 3]))
+    inter = np.maximum(y2 - y1, 0) * np.maximum(x2 - x1, 0)
+    area = lambda k: np.abs((b[k, 2] - b[k, 0]) * (b[k, 3] - b[k, 1]))   # noqa: E731
+    union = area(i) + area(others) - inter
+    return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
+
+
+def _nms(session, op, inputs):
+    """TF's NonMaxSuppressionV5 (soft-NMS with a Gaussian of sigma, hard NMS when sigma is 0), or with an
+    overlap matrix (NonMaxSuppressionWithOverlaps): greedy by score, a candidate's score decayed (or dropped)
+    by its overlap with each box selected before it."""
+    first, scores, k, thresh, score_thresh = inputs[:5]
+    sigma = float(inputs[5]) if len(inputs) > 5 else 0.0
+    k, thresh, score_thresh = int(k), float(thresh), float(score_thresh)
+    overlaps = op.attrs["overlaps"]
+    scores = scores.astype(np.float64).copy()
+    scale = -0.5 / sigma if sigma > 0 else 0.0
+    selected, sel_scores = [], []
+    alive = scores > score_thresh
+    while len(selected) < k and alive.any():
+        i = int(np.argmax(np.where(alive, scores, -np.inf)))
+        selected.append(i)
+        sel_scores.append(scores[i])
+        alive[i] = False
+        rest = np.nonzero(alive)[0]
+        ov = first[i, rest] if overlaps else _iou(first, i, rest)
+        if sigma > 0:
+            scores[rest] *= np.exp(scale * ov * ov)
+            keep = (ov <= thresh) & (scores[rest] > score_thresh)
+        else:
+            keep = ov <= thresh
+        alive[rest[~keep]] = False
+    n = len(selected)
+    if op.attrs["pad"]:
+        selected += [0] * (k - n)
+        sel_scores += [0.0] * (k - n)
+    return [np.array(selected, np.int32), np.array(sel_scores, np.float32), np.int32(n)]
+
+
+register_host_op("NonMaxSuppressionHost", lambda s, a, v: [TensorShape([None]), TensorShape([None]), TensorShape([])],
+                 lambda d, a: [dt.int32, dt.float32, dt.int32], _nms)
+
+
+def _nms_call(first, scores, max_output_size, iou_threshold, score_threshold, sigma, overlaps, pad, name):
+    ins = [convert_to_tensor(first, dt.float32), convert_to_tensor(scores, dt.float32),
+           convert_to_tensor(max_output_size, dt.int32), convert_to_tensor(iou_threshold, dt.float32),
+           convert_to_tensor(score_threshold, dt.float32)]
+    if sigma is not None:
+        ins.append(convert_to_tensor(sigma, dt.float32))
+    return make_host_op("NonMaxSuppressionHost", ins, {"overlaps": overlaps, "pad": pad}, name=name).outputs
+
+
+def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+                                    soft_nms_sigma=0.0, name=None):
+    """(selected_indices, selected_scores): greedy NMS, or soft-NMS (scores decayed by exp(-iou^2 / 2 sigma))
+    when soft_nms_sigma > 0."""
+    out = _nms_call(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma, False, False,
+                    name or "non_max_suppression_with_scores")
+    return out[0], out[1]
+
+
+def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
+                                 score_threshold=float("-inf"), name=None):
+    """Greedy NMS over a given [n, n] overlap matrix instead of boxes: the selected indices."""
+    return _nms_call(overlaps, scores, max_output_size, overlap_threshold, score_threshold, None, True, False,
+                     name or "non_max_suppression_overlaps")[0]
