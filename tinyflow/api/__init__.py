@@ -120,7 +120,7 @@ LAZY_MODULES = {
     "experimental": "tinyflow.api.experimental", "queue": "tinyflow.api.queue",
     "initializers": "tinyflow.api.initializers",
     "pywrap_tensorflow": "tinyflow.api.pywrap_tensorflow", "sets": "tinyflow.api.sets", "audio": "tinyflow.api.audio",
-    "quantization": "tinyflow.api.quantization"}
+    "quantization": "tinyflow.api.quantization", "raw_ops": "tinyflow.api.raw_ops"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
@@ -132,6 +132,7 @@ LAZY_NAMES = {
     "to_dot": ("tinyflow.passes.visualize", "to_dot"),
     "make_template": ("tinyflow.api.template", "make_template"),
     "map_fn": ("tinyflow.api.functional", "map_fn"),
+    "vectorized_map": ("tinyflow.api.functional", "map_fn"),   # (fn over the slices of elems: map_fn's values)
     "sparse_placeholder": ("tinyflow.api.sparse", "placeholder"),
     "numpy_function": ("tinyflow.ops.script_ops", "numpy_function"),
     "py_func": ("tinyflow.ops.script_ops", "py_func"),

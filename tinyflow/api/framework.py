@@ -369,12 +369,6 @@ def grad_pass_through(f):
     return wrapped
 
 
-def vectorized_map(fn, elems):
-    """fn applied to each slice of elems along axis 0 (tf.map_fn's values)."""
-    from tinyflow.api.functional import map_fn
-    return map_fn(fn, elems)
-
-
 def nondifferentiable_batch_function(num_batch_threads, max_batch_size, batch_timeout_micros,
                                      allowed_batch_sizes=None, max_enqueued_batches=10):
     """A decorator: TF batches concurrent calls of the function across Session.run calls; a tinyflow run
@@ -416,4 +410,4 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
 
 __all__ = sorted(n for n in dict(globals()) if not n.startswith("_") and n not in (
     "re", "time", "np", "dt", "errors", "as_shape", "unimplemented", "TensorSpec", "decode_proto", "encode_proto",
-    "parse_sequence_example"))
+    "parse_sequence_example"))  # (tf.vectorized_map: api/__init__.py's LAZY_NAMES, tf.map_fn)

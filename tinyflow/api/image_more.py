@@ -1,7 +1,7 @@
 """More of tf.image (issue 37): resize_area (TF's box filter as two weight matrices, so gradients flow),
-sobel_edges, extract_patches, resize_image_with_pad, is_jpeg, decode_bmp / decode_gif, adjust / random
-jpeg quality, non_max_suppression_with_scores (soft-NMS) and non_max_suppression_overlaps (on the host),
-TF 1.15's newer spellings (transpose, resize_with_crop_or_pad) and extract_glimpse, declared only."""
+sobel_edges, extract_patches, is_jpeg, decode_bmp / decode_gif, non_max_suppression_with_scores (soft-NMS)
+and non_max_suppression_overlaps (on the host), and extract_glimpse, declared only. (resize_image_with_pad,
+adjust / random_jpeg_quality and TF 1.15's newer spellings build on api/image.py and live there.)"""
 import numpy as np
 
 from tinyflow.api.framework import unimplemented
@@ -52,7 +52,7 @@ def resize_area(images, size, align_corners=False, name=None):
 
 def sobel_edges(image):
     """[batch, h, w, d, 2]: the vertical and horizontal Sobel responses of each channel (REFLECT padding)."""
-    from tinyflow.api import nn
+    from tinyflow.ops.conv_ops import depthwise_conv2d
     with get_default_graph().name_scope("sobel_edges"):
         x = convert_to_tensor(image, name="image")
         kernels = np.array([[[-1, -2, -1], [0, 0, 0], [1, 2, 1]], [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]], np.float64)
@@ -60,7 +60,7 @@ def sobel_edges(image):
         channels = x.shape[-1].value
         k = constant(np.tile(k, [1, 1, channels, 1]).astype(x.dtype.np))
         padded = A.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
-        out = nn.depthwise_conv2d(padded, k, [1, 1, 1, 1], "VALID")
+        out = depthwise_conv2d(padded, k, [1, 1, 1, 1], "VALID")
         return A.reshape(out, A.concat([A.shape(x), constant(np.array([2], np.int32))], 0))
 
 
@@ -68,41 +68,6 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
     """tf.image.extract_patches: tf.extract_image_patches under TF 2's argument names."""
     from tinyflow.ops.misc_ops import extract_image_patches
     return extract_image_patches(images, sizes=sizes, strides=strides, rates=rates, padding=padding, name=name)
-
-
-def transpose(image, name=None):
-    """The image with height and width swapped (tf.image.transpose_image)."""
-    from tinyflow.api import image as _image
-    return _image.transpose_image(image)
-
-
-def resize_with_crop_or_pad(image, target_height, target_width):
-    """The image cropped or zero-padded (centered) to target_height x target_width."""
-    from tinyflow.api import image as _image
-    return _image.resize_image_with_crop_or_pad(image, target_height, target_width)
-
-
-def resize_image_with_pad(image, target_height, target_width, method=0, align_corners=False):
-    """The image resized to fit target_height x target_width keeping its aspect ratio, then zero-padded
-    (centered) to exactly that size, as TF 1.15 computes the sizes."""
-    from tinyflow.api import image as _image
-    with get_default_graph().name_scope("resize_image_with_pad"):
-        x = convert_to_tensor(image, name="image")
-        squeeze = x.shape.ndims == 3
-        if squeeze:
-            x = A.expand_dims(x, 0)
-        h, w = x.shape[1].value, x.shape[2].value
-        if h is None or w is None:
-            raise ValueError("tinyflow's resize_image_with_pad needs the image size known")
-        f = np.float32   # TF computes the sizes in float32
-        ratio = max(f(w) / f(target_width), f(h) / f(target_height))
-        rh_f, rw_f = f(h) / ratio, f(w) / ratio
-        rh, rw = int(np.floor(rh_f)), int(np.floor(rw_f))
-        pad_h = max(0, int(np.floor((f(target_height) - rh_f) / f(2))))   # from the unrounded sizes, as TF
-        pad_w = max(0, int(np.floor((f(target_width) - rw_f) / f(2))))
-        resized = _image.resize_images(x, [rh, rw], method, align_corners)
-        out = _image.pad_to_bounding_box(resized, pad_h, pad_w, target_height, target_width)
-        return out[0] if squeeze else out
 
 
 # ---- file formats ---------------------------------------------------------------------------------------
@@ -133,30 +98,6 @@ def decode_gif(contents, name=None):
     from tinyflow.ops.image_codec_ops import decode_image
     out = decode_image(contents, channels=3, name=name or "DecodeGif")
     return A.expand_dims(out, 0) if out.shape.ndims == 3 else out
-
-
-def adjust_jpeg_quality(image, jpeg_quality, name=None):
-    """The image encoded as a JPEG of jpeg_quality (0-100) and decoded back, in its own dtype (the codec's
-    artifacts are the host's libjpeg's)."""
-    from tinyflow.api import image as _image
-    from tinyflow.ops.image_codec_ops import decode_jpeg, encode_jpeg
-    with get_default_graph().name_scope(name or "adjust_jpeg_quality"):
-        x = convert_to_tensor(image, name="image")
-        q = constant_value_of(convert_to_tensor(jpeg_quality))
-        if q is None:
-            raise ValueError("tinyflow's adjust_jpeg_quality needs jpeg_quality known when the graph is built")
-        u8 = _image.convert_image_dtype(x, dt.uint8)
-        back = decode_jpeg(encode_jpeg(u8, quality=int(q)), channels=x.shape[-1].value or 0)
-        back.set_shape(x.shape)
-        return _image.convert_image_dtype(back, x.dtype)
-
-
-def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
-    """adjust_jpeg_quality with a quality drawn from [min, max) for this graph (TF draws it per run)."""
-    rng = np.random.RandomState(seed)
-    if not 0 <= min_jpeg_quality < max_jpeg_quality <= 100:
-        raise ValueError("jpeg_quality must be in [0, 100] and min < max")
-    return adjust_jpeg_quality(image, int(rng.randint(min_jpeg_quality, max_jpeg_quality)))
 
 
 # ---- non-max suppression variants, on the host -------------------------------------------------------------

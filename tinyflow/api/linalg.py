@@ -49,8 +49,8 @@ _ELSEWHERE = {"einsum": "einsum", "tensordot": "tensordot", "eye": "eye", "diag_
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """x / sqrt(max(sum(x^2, axis), epsilon)) (tf.nn.l2_normalize)."""
-    from tinyflow.api import nn
-    return nn.l2_normalize(x, axis=axis, epsilon=epsilon, name=name, dim=dim)
+    from tinyflow.ops.nn_ops import l2_normalize as _l2_normalize
+    return _l2_normalize(x, axis=axis, epsilon=epsilon, name=name, dim=dim)
 
 
 def __getattr__(name):

@@ -79,7 +79,7 @@ def erosion2d(value, kernel, strides, rates, padding, name=None):
 # ---- transposed convolutions and filter gradients as adjoints of the forward ops --------------------------
 def _adjoint(forward, like_shape, dtype, wrt_input, g):
     """The gradient of the linear forward(z) wrt z (zeros of like_shape) given g: the forward op's adjoint."""
-    from tinyflow.api import gradients
+    from tinyflow.passes.gradients import gradients
     z = A.zeros(like_shape, dtype)
     return gradients(forward(z), z, grad_ys=g)[0]
 
@@ -87,10 +87,10 @@ def _adjoint(forward, like_shape, dtype, wrt_input, g):
 def conv3d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, data_format="NDHWC",
                            dilations=(1, 1, 1, 1, 1), name=None):
     """The gradient of conv3d with respect to its filter (of shape filter_sizes)."""
-    from tinyflow.api import nn
+    from tinyflow.ops.conv3d_ops import conv3d
     with get_default_graph().name_scope(name or "Conv3DBackpropFilterV2"):
         x = convert_to_tensor(input, name="input")
-        return _adjoint(lambda f: nn.conv3d(x, f, strides, padding, data_format=data_format, dilations=dilations),
+        return _adjoint(lambda f: conv3d(x, f, strides, padding, data_format=data_format, dilations=dilations),
                         filter_sizes, x.dtype, False, convert_to_tensor(out_backprop, name="out_backprop"))
 
 
@@ -99,24 +99,24 @@ conv3d_backprop_filter_v2 = conv3d_backprop_filter
 
 def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
     """The transpose of atrous_conv2d: value [batch, h, w, out_channels] back to output_shape."""
-    from tinyflow.api import nn
+    from tinyflow.ops.conv_ops import atrous_conv2d
     with get_default_graph().name_scope(name or "AtrousConv2DTranspose"):
         v = convert_to_tensor(value, name="value")
         f = convert_to_tensor(filters, name="filters")
-        return _adjoint(lambda z: nn.atrous_conv2d(z, f, rate, padding), output_shape, v.dtype, True, v)
+        return _adjoint(lambda z: atrous_conv2d(z, f, rate, padding), output_shape, v.dtype, True, v)
 
 
 def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None, dilations=None,
                    name=None):
     """The transposed convolution of rank len(output_shape) - 2 (conv1d/2d/3d_transpose)."""
-    from tinyflow.api import nn
+    from tinyflow.ops import conv3d_ops, conv_ops
     rank = len(output_shape) - 2 if isinstance(output_shape, (list, tuple)) else \
         convert_to_tensor(output_shape).shape[0].value - 2
-    fn = {1: "conv1d_transpose", 2: "conv2d_transpose", 3: "conv3d_transpose"}[rank]
+    fn = {1: conv_ops.conv1d_transpose, 2: conv_ops.conv2d_transpose, 3: conv3d_ops.conv3d_transpose}[rank]
     kwargs = {} if data_format is None else {"data_format": data_format}
     if dilations is not None:
         kwargs["dilations"] = dilations
-    return getattr(nn, fn)(input, filters, output_shape, strides, padding=padding, name=name, **kwargs)
+    return fn(input, filters, output_shape, strides, padding=padding, name=name, **kwargs)
 
 __all__ = sorted(n for n in dict(globals()) if not n.startswith('_') and n not in (
     'A', 'M', 'convert_to_tensor', 'get_default_graph', 'unimplemented'))

@@ -9,10 +9,10 @@ from tinyflow.ops.string_ops import string_to_hash_bucket_fast as to_hash_bucket
 def format(template, inputs, placeholder="{}", summarize=3, name=None):
     """tf.strings.format: `template` with each `placeholder` replaced by a tensor's value."""
     raise NotImplementedError("tinyflow: tf.strings.format is not supported; use tf.strings.join and tf.as_string")
-from tinyflow.ops.string_more_ops import (bytes_split, ngrams, string_to_hash_bucket as to_hash_bucket,  # noqa: F401,E402
-                                          string_to_hash_bucket_strong as to_hash_bucket_strong, unicode_decode,
-                                          unicode_decode_with_offsets, unicode_encode, unicode_split,
-                                          unicode_split_with_offsets, unicode_transcode, unsorted_segment_join)
+from tinyflow.ops.string_more_ops import (string_to_hash_bucket as to_hash_bucket,  # noqa: F401,E402
+                                          string_to_hash_bucket_strong as to_hash_bucket_strong, unicode_transcode,
+                                          unsorted_segment_join)
+from tinyflow.api.strings_unicode import *  # noqa: F401,F403,E402 (unicode_decode, unicode_split, ngrams, ...)
 from tinyflow.api.framework import unimplemented as _unimplemented  # noqa: E402
 
 unicode_script = _unimplemented("strings.unicode_script", why="it needs ICU's script table")
