@@ -50,9 +50,14 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # ops: 12600 -> 12620, lower: 1315 -> 1325 for issue 30's whole-step profiles (MaxPool as its strided
 # views; a spanning filter's forward chosen per fetch set, which jax_backend sets while tracing); lower
 # 1325 -> 1330 for its review: one tracing scope (_tracing) for every trace of a fetch set.
-BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12620, "lower": 1330, "runtime": 2740,
-          "api": 38000, "cli": 1100}
-TOTAL = 62000
+# Issue 37 item 3 (TF 1.15's core names): graph 2150 -> 2190 (complex, quantized, resource and variant dtypes;
+# tf.errors' code helpers), ops 12620 -> 14900 (+2230: complex ops and FFTs, special functions, CTC, stateless and
+# gamma/poisson random ops, tensor scatters, space/batch, sets, fake quantization, unicode strings and hashes,
+# audio, more linalg, sparse segments), api 38000 -> 38500 (the LinearOperator family, sparse ops, tf.Module,
+# DeviceSpec, TypeSpecs, the small namespaces), total 62000 -> 65500.
+BUDGET = {"graph": 2190, "formats": 2500, "passes": 2035, "ops": 14900, "lower": 1330, "runtime": 2740,
+          "api": 38500, "cli": 1100}
+TOTAL = 65500
 
 
 def count(layer):
