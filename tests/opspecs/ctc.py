@@ -29,3 +29,14 @@ SPECS = [
     OpSpec("fixed_unigram", lambda tf, x: tf.nn.fixed_unigram_candidate_sampler(
         x, 1, 3, True, 5, unigrams=[1, 2, 3, 4, 5], seed=3)[0], [np.array([[1], [2]], np.int64)]),
 ]
+
+
+def _np_pool_arg(x):
+    n, h, w, c = x.shape
+    out = x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
+    return out
+
+
+SPECS += [OpSpec("max_pool_with_argmax", lambda tf, x: tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1],
+                                                                                  "VALID")[0],
+                 [np.random.RandomState(1).randn(1, 4, 4, 2)], _np_pool_arg, grad=True)]

@@ -33,7 +33,7 @@ static_state_saving_rnn = unimplemented("nn.static_state_saving_rnn", "tf.nn.sta
 with_space_to_batch = unimplemented("nn.with_space_to_batch", "tf.nn.convolution with dilation_rate")
 safe_embedding_lookup_sparse = unimplemented("nn.safe_embedding_lookup_sparse",
                                              "tf.nn.embedding_lookup_sparse after tf.sparse.retain of the valid ids")
-max_pool_with_argmax = unimplemented("nn.max_pool_with_argmax", "tf.nn.max_pool")
+from tinyflow.ops.pool_argmax_ops import max_pool_with_argmax  # noqa: E402,F401
 
 
 def scale_regularization_loss(regularization_loss):
