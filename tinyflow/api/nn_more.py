@@ -31,9 +31,38 @@ learned_unigram_candidate_sampler = unimplemented(
 raw_rnn = unimplemented("nn.raw_rnn", "tf.nn.dynamic_rnn or tf.while_loop")
 static_state_saving_rnn = unimplemented("nn.static_state_saving_rnn", "tf.nn.static_rnn")
 with_space_to_batch = unimplemented("nn.with_space_to_batch", "tf.nn.convolution with dilation_rate")
-safe_embedding_lookup_sparse = unimplemented("nn.safe_embedding_lookup_sparse",
-                                             "tf.nn.embedding_lookup_sparse after tf.sparse.retain of the valid ids")
 from tinyflow.ops.pool_argmax_ops import max_pool_with_argmax  # noqa: E402,F401
+
+
+def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
+                                 default_id=None, name=None, partition_strategy="div", max_norm=None):
+    """embedding_lookup_sparse made safe as TF's: ids < 0 (and, unless combiner is "sum", weights <= 0) are
+    dropped, an empty row gets the embedding of default_id (zeros when None), and ids of rank > 2 are looked
+    up per their last dimension: the result is [d_0, ..., d_{n-2}, embedding size]."""
+    from tinyflow.api.sparse_more import sparse_fill_empty_rows, sparse_retain
+    from tinyflow.api.sparse_ops import embedding_lookup_sparse, sparse_reshape
+    from tinyflow.graph import dtypes as dt
+    from tinyflow.ops.sparse import SparseTensor
+    with get_default_graph().name_scope(name or "embedding_lookup"):
+        original_shape = sparse_ids.dense_shape
+        rank = sparse_ids.dense_shape.shape[0].value
+        flat = [M.reduce_prod(original_shape[:rank - 1]), original_shape[rank - 1]]
+        ids = sparse_reshape(sparse_ids, A.stack(flat))
+        weights = None if sparse_weights is None else SparseTensor(ids.indices, sparse_weights.values, ids.dense_shape)
+        keep = M.greater_equal(ids.values, M.scalar_like(0, ids.values))
+        if combiner != "sum" and weights is not None:
+            keep = M.logical_and(keep, M.greater(weights.values, M.scalar_like(0, weights.values)))
+        ids = sparse_retain(ids, keep)
+        weights = None if weights is None else sparse_retain(weights, keep)
+        ids, empty = sparse_fill_empty_rows(ids, default_id or 0)
+        if weights is not None:
+            weights, _ = sparse_fill_empty_rows(weights, 1.0)
+        result = embedding_lookup_sparse(embedding_weights, ids, weights, combiner=combiner,
+                                         partition_strategy=partition_strategy, max_norm=max_norm)
+        if default_id is None:
+            result = M.where_v2(A.expand_dims(empty, 1), A.zeros_like(result), result)
+        head = M.cast(original_shape[:rank - 1], dt.int32)
+        return A.reshape(result, A.concat([head, A.shape(result)[1:]], 0))
 
 
 def scale_regularization_loss(regularization_loss):
