@@ -11,8 +11,8 @@ from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op
 from tinyflow.ops.string_ops import as_strings
 
-__all__ = ["fingerprint", "string_to_hash_bucket", "string_to_hash_bucket_strong", "unicode_transcode",
-           "unsorted_segment_join"]   # (the ragged results' builders: api/strings_unicode.py)
+__all__ = ["fingerprint", "string_format", "string_to_hash_bucket", "string_to_hash_bucket_strong",
+           "unicode_transcode", "unsorted_segment_join"]   # (the ragged results' builders: api/strings_unicode.py)
 
 _M64 = (1 << 64) - 1
 
@@ -310,3 +310,57 @@ def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=
                                                 convert_to_tensor(num_segments)],
                         {"separator": separator.encode() if isinstance(separator, str) else separator},
                         name=name or "UnsortedSegmentJoin").outputs[0]
+
+
+# ---- tf.strings.format: TF's tensor summaries (print_v2's), numpy-like, floats at full precision -----------
+def _scalar_text(v):
+    if isinstance(v, (bytes, np.bytes_)):
+        return '"%s"' % bytes(v).decode("utf-8", "replace")
+    if isinstance(v, (bool, np.bool_)):
+        return "1" if v else "0"
+    if isinstance(v, np.floating):   # TF's FloatToBuffer / DoubleToBuffer: short if it round-trips, else exact
+        if v.dtype.itemsize <= 4:
+            short = "%.6g" % v
+            return short if np.float32(short) == np.float32(v) else "%.9g" % v
+        short = "%.15g" % v
+        return short if float(short) == float(v) else "%.17g" % v
+    return str(v)
+
+
+def summarize_tensor(a, summarize=3, depth=0):
+    """A tensor as TF's string formatting writes it: [1 2 ... 9 10] (summarize items each side)."""
+    if a.ndim == 0:
+        return _scalar_text(a[()])
+    n = a.shape[0]
+    cut = 0 <= summarize < n and n > 2 * summarize
+    rows = list(range(summarize)) + [None] + list(range(n - summarize, n)) if cut else list(range(n))
+    if a.ndim == 1:
+        return "[" + " ".join("..." if i is None else _scalar_text(a[i]) for i in rows) + "]"
+    sep = "\n" * (a.ndim - 1) + " " * (depth + 1)
+    return "[" + sep.join("..." if i is None else summarize_tensor(a[i], summarize, depth + 1) for i in rows) + "]"
+
+
+
+
+
+def _format(session, op, inputs):
+    parts = op.attrs["template"].split(op.attrs["placeholder"])
+    texts = [summarize_tensor(np.asarray(x), op.attrs["summarize"]) for x in inputs]
+    out = parts[0]
+    for t, rest in zip(texts, parts[1:]):
+        out += t + rest
+    return [np.array(out.encode("utf-8"), dtype=object)]
+
+
+register_host_op("StringFormat", lambda s, a, v: [TensorShape([])], lambda d, a: [dt.string], _format)
+
+
+def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
+    """template with each placeholder replaced by the summary of the next tensor of inputs."""
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    if template.count(placeholder) != len(inputs):
+        raise ValueError("%s placeholder(s) in template does not match %s tensor(s) provided as input"
+                         % (template.count(placeholder), len(inputs)))
+    tensors = [convert_to_tensor(x) for x in inputs]
+    return make_host_op("StringFormat", tensors, {"template": template, "placeholder": placeholder,
+                                                  "summarize": int(summarize)}, name=name or "StringFormat").outputs[0]
