@@ -14,5 +14,5 @@ SPECS = [
                                      tf.strings.unicode_transcode(s, "UTF-8", "UTF-8")], [W]),
     OpSpec("bytes_ngrams_join", lambda tf, s: [tf.strings.bytes_split(s).values, tf.strings.ngrams(s, 2),
                                                tf.strings.unsorted_segment_join(s, [1, 1], 2, separator=",")], [W]),
-    OpSpec("string_format", lambda tf, x: tf.strings.format("x={}", x), [np.array([1, 2], np.int32)]),
+    OpSpec("string_format", lambda tf, x: tf.reshape(tf.strings.format("x={}", x), [1]), [np.array([1, 2], np.int32)]),
 ]

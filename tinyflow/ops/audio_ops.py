@@ -9,7 +9,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph import errors
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor
-from tinyflow.ops.host_ops import make_host_op, register_host_op
+from tinyflow.ops.host_ops import make_host_op, register_host_op, string_array
 
 __all__ = ["decode_wav", "encode_wav"]
 
@@ -57,7 +57,7 @@ def _encode(session, op, inputs):
         w.setsampwidth(2)
         w.setframerate(int(rate))
         w.writeframes(pcm.tobytes())
-    return [np.array(buf.getvalue(), dtype=object)]
+    return [string_array((), [buf.getvalue()])]
 
 
 register_host_op("EncodeWav", lambda s, a, v: [TensorShape([])], lambda d, a: [dt.string], _encode)

@@ -8,7 +8,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph import errors
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor
-from tinyflow.ops.host_ops import make_host_op, register_host_op
+from tinyflow.ops.host_ops import make_host_op, register_host_op, string_array
 from tinyflow.ops.string_ops import as_strings
 
 __all__ = ["fingerprint", "string_format", "string_to_hash_bucket", "string_to_hash_bucket_strong",
@@ -349,7 +349,7 @@ def _format(session, op, inputs):
     out = parts[0]
     for t, rest in zip(texts, parts[1:]):
         out += t + rest
-    return [np.array(out.encode("utf-8"), dtype=object)]
+    return [string_array((), [out.encode("utf-8")])]
 
 
 register_host_op("StringFormat", lambda s, a, v: [TensorShape([])], lambda d, a: [dt.string], _format)
