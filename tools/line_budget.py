@@ -68,9 +68,14 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # (names-front: the keras backend,
 # metrics, losses, schedules and layers TF 1.15 has, the estimator heads and premade estimators over a head,
 # tf.train's managers and hooks, tf.metrics' remaining streaming metrics, tf.data.experimental's samplers).
-BUDGET = {"graph": 2150, "formats": 2500, "passes": 2320, "ops": 13570, "lower": 1365, "runtime": 2905,
-          "api": 42500, "cli": 1115}
-TOTAL = 68000   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +5000 for issue 37 (above)
+# Issue 37 item 3 (TF 1.15's core names): graph 2150 -> 2190 (complex, quantized, resource and variant dtypes;
+# tf.errors' code helpers), ops +2380 (13570 -> 15950: complex ops and FFTs, special functions, CTC, stateless and
+# gamma/poisson random ops, tensor scatters, space/batch, sets, fake quantization, unicode strings and hashes,
+# audio, more linalg, sparse segments), api +1500 to 44000 (the LinearOperator family, sparse ops, tf.Module,
+# DeviceSpec, TypeSpecs, the small namespaces), total +8000.
+BUDGET = {"graph": 2190, "formats": 2500, "passes": 2320, "ops": 15950, "lower": 1365, "runtime": 2905,
+          "api": 44000, "cli": 1115}
+TOTAL = 72500   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37 (above)
 
 
 def count(layer):

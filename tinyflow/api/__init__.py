@@ -25,7 +25,9 @@ _jax.config.update("jax_platforms", _with_host_platform(_jax.config.jax_platform
 from tinyflow.api import importer as _importer  # noqa: E402 (the tree's import hook: api/tree.py)
 from tinyflow.graph import core as _core, errors  # noqa: E402
 from tinyflow.graph.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, double, float16, float32,  # noqa: E402
-                                   float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64)
+                                   float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64,
+                                   complex64, complex128, qint8, quint8, qint16, quint16, qint32, resource, variant,
+                                   QUANTIZED_DTYPES)
 from tinyflow.graph.core import (Graph, GraphKeys, Operation, Tensor, add_to_collection,  # noqa: E402
                                  add_to_collections, control_dependencies, get_collection, get_collection_ref,
                                  get_default_graph, name_scope, reset_default_graph)
@@ -49,6 +51,16 @@ from tinyflow.ops.linalg_decomp import *  # noqa: E402,F403 (cholesky, svd, self
 from tinyflow.ops.functional_ops import *  # noqa: E402,F403
 from tinyflow.ops.logging_ops import *  # noqa: E402,F403 (tf.Assert, tf.Print, tf.print, tf.check_numerics)
 from tinyflow.ops.check_ops import *  # noqa: E402,F403 (tf.assert_equal, ...)
+from tinyflow.ops.complex_ops import *  # noqa: E402,F403 (tf.complex, real, imag, conj, angle, fft, ...)
+from tinyflow.ops.special_ops import *  # noqa: E402,F403 (tf.igamma, betainc, zeta, ...; more at tf.math)
+from tinyflow.ops.sparse_segment_ops import *  # noqa: E402,F403 (tf.sparse_segment_sum, ...)
+from tinyflow.ops.random_more_ops import *  # noqa: E402,F403 (tf.random_gamma, tf.random_poisson)
+from tinyflow.ops.array_more_ops import *  # noqa: E402,F403 (tensor_scatter_*, space_to_batch_nd, repeat, ...)
+from tinyflow.api.framework import *  # noqa: E402,F403 (DeviceSpec, TypeSpecs, tf.Module, v2 switches, ...)
+from tinyflow.ops.fake_quant_ops import (fake_quant_with_min_max_args, fake_quant_with_min_max_args_gradient,  # noqa: E402,F401
+                                         fake_quant_with_min_max_vars, fake_quant_with_min_max_vars_gradient,
+                                         fake_quant_with_min_max_vars_per_channel,
+                                         fake_quant_with_min_max_vars_per_channel_gradient)
 from tinyflow.ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E402 (also at tf.nn)
 from tinyflow.ops.core.sequence_ops import reverse_sequence  # noqa: E402
 from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)
@@ -62,7 +74,9 @@ from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ..
 from tinyflow.ops.misc_ops import *  # noqa: E402,F403 (bitcast, ensure_shape, histogram_fixed_width, ...)
 from tinyflow.api.composite_ops import *  # noqa: E402,F403 (batch_gather, partitioners, py_function, ...)
 from tinyflow.api.sparse_ops import *  # noqa: E402,F403 (sparse_placeholder, sparse_concat, ...)
+from tinyflow.api.sparse_more import *  # noqa: E402,F403 (sparse_add, sparse_slice, serialize_sparse, ...)
 
+del random, initializers  # noqa: F821 (tf.random is the module api/random.py, loaded on first use)
 del map_fn  # noqa: F821 (tf.map_fn is api/functional.py's, which runs string maps on the host; loaded on first use)
 
 
@@ -90,7 +104,7 @@ version = _types.SimpleNamespace(VERSION=VERSION, GIT_VERSION=GIT_VERSION, COMPI
 LAZY_MODULES = {
     "nn": "tinyflow.api.nn", "train": "tinyflow.api.train", "layers": "tinyflow.api.layers",
     "losses": "tinyflow.api.losses", "linalg": "tinyflow.api.linalg", "math": "tinyflow.api.math",
-    "signal": "tinyflow.api.signal",
+    "signal": "tinyflow.api.signal", "spectral": "tinyflow.api.spectral", "random": "tinyflow.api.random",
     "image": "tinyflow.api.image", "debugging": "tinyflow.api.debugging", "contrib": "tinyflow.api.contrib",
     "data": "tinyflow.api.data", "distribute": "tinyflow.api.distribute", "app": "tinyflow.api.app",
     "flags": "tinyflow.api.flags", "gfile": "tinyflow.api.gfile", "io": "tinyflow.api.io",
@@ -102,7 +116,12 @@ LAZY_MODULES = {
     "bitwise": "tinyflow.ops.bitwise_ops", "saved_model": "tinyflow.api.saved_model", "keras": "tinyflow.api.keras",
     "lookup": "tinyflow.api.lookup", "config": "tinyflow.api.config", "lite": "tinyflow.api.lite",
     "profiler": "tinyflow.api.profiler", "distributions": "tinyflow.api.distributions",
-    "ragged": "tinyflow.api.ragged"}
+    "ragged": "tinyflow.api.ragged", "manip": "tinyflow.api.manip", "sysconfig": "tinyflow.api.sysconfig",
+    "resource_loader": "tinyflow.api.resource_loader", "user_ops": "tinyflow.api.user_ops", "xla": "tinyflow.api.xla",
+    "experimental": "tinyflow.api.experimental", "queue": "tinyflow.api.queue",
+    "initializers": "tinyflow.api.initializers",
+    "pywrap_tensorflow": "tinyflow.api.pywrap_tensorflow", "sets": "tinyflow.api.sets", "audio": "tinyflow.api.audio",
+    "quantization": "tinyflow.api.quantization", "raw_ops": "tinyflow.api.raw_ops"}
 
 # tf.<name> -> (module, attribute), imported on first use
 LAZY_NAMES = {
@@ -114,6 +133,7 @@ LAZY_NAMES = {
     "to_dot": ("tinyflow.passes.visualize", "to_dot"),
     "make_template": ("tinyflow.api.template", "make_template"),
     "map_fn": ("tinyflow.api.functional", "map_fn"),
+    "vectorized_map": ("tinyflow.api.functional", "map_fn"),   # (fn over the slices of elems: map_fn's values)
     "sparse_placeholder": ("tinyflow.api.sparse", "placeholder"),
     "numpy_function": ("tinyflow.ops.script_ops", "numpy_function"),
     "py_func": ("tinyflow.ops.script_ops", "py_func"),
@@ -135,8 +155,6 @@ LAZY_NAMES = {
     "IndexedSlicesValue": ("tinyflow.api.tensor_util", "IndexedSlicesValue"),
     "enable_eager_execution": ("tinyflow.api.eager", "enable_eager_execution"),
     "disable_v2_behavior": ("tinyflow.api.compat", "disable_v2_behavior"),
-    "enable_resource_variables": ("tinyflow.api.compat", "enable_resource_variables"),
-    "xla": ("tinyflow.api.xla", "_module"), "sysconfig": ("tinyflow.api.sysconfig", "_module"),
 }
 for _name in ("FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"):
     LAZY_NAMES[_name] = ("tinyflow.ops.queue_ops", _name)
@@ -145,6 +163,12 @@ for _name in ("FixedLengthRecordReader", "ReaderBase", "TextLineReader", "TFReco
     LAZY_NAMES[_name] = ("tinyflow.ops.reader_ops", _name)
 for _name in ("SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense", "edit_distance"):
     LAZY_NAMES[_name] = ("tinyflow.ops.sparse", _name)
+for _name in ("fingerprint", "string_to_hash_bucket", "string_to_hash_bucket_strong"):
+    LAZY_NAMES[_name] = ("tinyflow.ops.string_more_ops", _name)
+LAZY_NAMES["string_strip"] = ("tinyflow.ops.string_ops", "strip")
+LAZY_NAMES["searchsorted"] = ("tinyflow.ops.search_ops", "searchsorted")
+LAZY_NAMES["decode_compressed"] = ("tinyflow.ops.compression_ops", "decode_compressed")
+LAZY_NAMES["PriorityQueue"] = ("tinyflow.api.queue", "PriorityQueue")
 for _name in ("as_string", "decode_base64", "encode_base64", "reduce_join", "regex_replace", "string_join",
               "string_split", "string_to_number", "substr", "string_to_hash_bucket_fast"):
     LAZY_NAMES[_name] = ("tinyflow.ops.string_ops", _name)

@@ -345,3 +345,59 @@ def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_t
 
 
 __all__ += ["combined_non_max_suppression"]
+
+
+from tinyflow.api.image_more import (extract_glimpse, extract_patches, is_jpeg,  # noqa: E402,F401
+                                     non_max_suppression_overlaps, non_max_suppression_with_scores, sobel_edges)
+
+
+# ---- issue 37: TF 1.15's newer spellings, resize with padding, JPEG quality ---------------------------------
+from tinyflow.api.image_adjust import transpose_image as transpose  # noqa: E402,F401 (TF 1.15's newer spellings)
+resize_with_crop_or_pad = resize_image_with_crop_or_pad
+
+
+def resize_image_with_pad(image, target_height, target_width, method=0, align_corners=False):
+    """The image resized to fit target_height x target_width keeping its aspect ratio, then zero-padded
+    (centered) to exactly that size, as TF 1.15 computes the sizes."""
+    with get_default_graph().name_scope("resize_image_with_pad"):
+        x = convert_to_tensor(image, name="image")
+        squeeze = x.shape.ndims == 3
+        if squeeze:
+            x = expand_dims(x, 0)
+        h, w = x.shape[1].value, x.shape[2].value
+        if h is None or w is None:
+            raise ValueError("tinyflow's resize_image_with_pad needs the image size known")
+        f = np.float32   # TF computes the sizes in float32
+        ratio = max(f(w) / f(target_width), f(h) / f(target_height))
+        rh_f, rw_f = f(h) / ratio, f(w) / ratio
+        rh, rw = int(np.floor(rh_f)), int(np.floor(rw_f))
+        pad_h = max(0, int(np.floor((f(target_height) - rh_f) / f(2))))   # from the unrounded sizes, as TF
+        pad_w = max(0, int(np.floor((f(target_width) - rw_f) / f(2))))
+        resized = resize_images(x, [rh, rw], method, align_corners)
+        out = pad_to_bounding_box(resized, pad_h, pad_w, target_height, target_width)
+        return out[0] if squeeze else out
+
+
+def adjust_jpeg_quality(image, jpeg_quality, name=None):
+    """The image encoded as a JPEG of jpeg_quality (0-100) and decoded back, in its own dtype (the codec's
+    artifacts are the host's libjpeg's)."""
+    from tinyflow.ops.image_codec_ops import decode_jpeg, encode_jpeg
+    with get_default_graph().name_scope(name or "adjust_jpeg_quality"):
+        x = convert_to_tensor(image, name="image")
+        q = constant_value_of(convert_to_tensor(jpeg_quality))
+        if q is None:
+            raise ValueError("tinyflow's adjust_jpeg_quality needs jpeg_quality known when the graph is built")
+        u8 = convert_image_dtype(x, dt.uint8)
+        back = decode_jpeg(encode_jpeg(u8, quality=int(q)), channels=x.shape[-1].value or 0)
+        back.set_shape(x.shape)
+        return convert_image_dtype(back, x.dtype)
+
+
+def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
+    """adjust_jpeg_quality with a quality drawn from [min, max) for this graph (TF draws it per run)."""
+    rng = np.random.RandomState(seed)
+    if not 0 <= min_jpeg_quality < max_jpeg_quality <= 100:
+        raise ValueError("jpeg_quality must be in [0, 100] and min < max")
+    return adjust_jpeg_quality(image, int(rng.randint(min_jpeg_quality, max_jpeg_quality)))
+
+

@@ -14,3 +14,17 @@ from tinyflow.ops.image_codec_ops import (decode_and_crop_jpeg, decode_bmp, deco
 
 python_io = _types.SimpleNamespace(TFRecordWriter=TFRecordWriter, tf_record_iterator=tf_record_iterator,
                                    TFRecordOptions=TFRecordOptions, TFRecordCompressionType=TFRecordCompressionType)
+from tinyflow.api.sparse_more import deserialize_many_sparse, serialize_many_sparse, serialize_sparse  # noqa: F401,E402
+from tinyflow.ops.queue_ops import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue  # noqa: F401,E402
+from tinyflow.api.queue import PriorityQueue  # noqa: F401,E402
+from tinyflow.api.framework import decode_json_example  # noqa: F401,E402
+from tinyflow.api.image_more import is_jpeg  # noqa: F401,E402
+from tinyflow.api.framework import (SparseFeature, decode_proto, encode_proto, parse_sequence_example,  # noqa: F401,E402
+                                    parse_single_sequence_example)
+from tinyflow.ops.compression_ops import decode_compressed  # noqa: F401,E402
+
+
+def match_filenames_once(pattern, name=None):
+    """The files matching pattern, as tf.train.match_filenames_once gives them."""
+    from tinyflow.api import train
+    return train.match_filenames_once(pattern, name=name)

@@ -10,17 +10,30 @@ from tinyflow.ops.linalg_decomp import (cholesky, cholesky_solve, log_matrix_det
                                         matrix_solve as solve, matrix_solve_ls as lstsq, qr,
                                         matrix_triangular_solve as triangular_solve, self_adjoint_eig as eigh,
                                         self_adjoint_eigvals as eigvalsh, svd)
-from tinyflow.api.linear_operator import LinearOperator, LinearOperatorLowerTriangular  # noqa: F401
+from tinyflow.api.linear_operator import *  # noqa: F401,F403 (LinearOperator and its family)
+from tinyflow.api.linear_operator import __all__ as _operators
+from tinyflow.ops.linalg_more_ops import (expm, lu, matrix_rank, normalize, pinv, tridiagonal_matmul,  # noqa: F401
+                                          tridiagonal_solve)
+from tinyflow.ops.matrix_ops import diag as tensor_diag, diag_part as tensor_diag_part  # noqa: F401
+from tinyflow.api.framework import matrix_square_root as sqrtm, unimplemented as _unimplemented  # noqa: F401
 from tinyflow.ops.core import array_ops
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.graph.core import get_default_graph
 
-__all__ = ["LinearOperator", "LinearOperatorLowerTriangular", "adjoint", "band_part", "cholesky", "cholesky_solve",
-           "cross", "det", "eigh", "eigvalsh", "inv", "logdet", "lstsq", "matmul", "matvec", "matrix_transpose", "norm",
-           "qr", "set_diag", "slogdet", "solve", "svd", "trace", "transpose", "triangular_solve"]
+__all__ = list(_operators) + [
+    "expm", "lu", "matrix_rank", "normalize", "pinv", "tridiagonal_matmul", "tridiagonal_solve", "tensor_diag",
+    "tensor_diag_part", "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "eigh", "eigvalsh",
+    "inv", "logdet", "lstsq", "matmul", "matvec", "matrix_transpose", "norm",
+    "qr", "set_diag", "slogdet", "solve", "svd", "trace", "transpose", "triangular_solve"]
 
 
-transpose = adjoint = matrix_transpose   # (real dtypes: the adjoint is the transpose)
+transpose = matrix_transpose
+logm = _unimplemented("linalg.logm", why="XLA has no matrix logarithm")
+
+
+def adjoint(matrix, name=None):
+    """The conjugate transpose of a (batch of) matrix."""
+    return matrix_transpose(matrix, name=name or "adjoint", conjugate=True)
 
 
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
@@ -31,7 +44,13 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
 
 
 _ELSEWHERE = {"einsum": "einsum", "tensordot": "tensordot", "eye": "eye", "diag_part": "matrix_diag_part",
-              "diag": "matrix_diag", "band_part": "matrix_band_part"}
+              "diag": "matrix_diag", "band_part": "matrix_band_part", "global_norm": "global_norm"}
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x / sqrt(max(sum(x^2, axis), epsilon)) (tf.nn.l2_normalize)."""
+    from tinyflow.ops.nn_ops import l2_normalize as _l2_normalize
+    return _l2_normalize(x, axis=axis, epsilon=epsilon, name=name, dim=dim)
 
 
 def __getattr__(name):

@@ -93,3 +93,6 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     if global_batch_size is None:
         global_batch_size = array_ops.shape(loss)[0]
     return math_ops.reduce_sum(loss) / math_ops.cast(global_batch_size, dtype)
+
+
+from tinyflow.api.nn_more import *  # noqa: E402,F401,F403 (CTC, candidate samplers, dilation2d, ...)

@@ -20,7 +20,8 @@ from tinyflow.ops import variable_scope as vs
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.control_flow_ops import flatten, pack_as
 
-__all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell", "DropoutWrapper",
+__all__ = ["DeviceWrapper",
+           "RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell", "DropoutWrapper",
            "ResidualWrapper", "LSTMStateTuple"]
 
 
@@ -307,3 +308,14 @@ class ResidualWrapper(_Wrapper):
     def __call__(self, inputs, state, scope=None):
         output, new_state = self._cell(inputs, state, scope=scope)
         return self._residual_fn(inputs, output), new_state
+
+
+class DeviceWrapper(_Wrapper):
+    """The inner cell, run on `device` (tinyflow's one XLA program places nothing: the cell as it is)."""
+
+    def __init__(self, cell, device):
+        super().__init__(cell)
+        self._device = device
+
+    def __call__(self, inputs, state, scope=None):
+        return self._cell(inputs, state, scope=scope)

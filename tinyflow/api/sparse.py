@@ -25,3 +25,20 @@ from tinyflow.api.sparse_ops import (sparse_concat as concat, sparse_reduce_sum 
                                      sparse_reduce_sum_sparse as reduce_sum_sparse, sparse_reshape as reshape,
                                      sparse_tensor_dense_matmul as sparse_dense_matmul,
                                      sparse_to_indicator as to_indicator, sparse_transpose as transpose)
+from tinyflow.ops.sparse_segment_ops import (sparse_segment_mean as segment_mean,  # noqa: F401,E402
+                                             sparse_segment_sqrt_n as segment_sqrt_n,
+                                             sparse_segment_sum as segment_sum)
+from tinyflow.api.sparse_more import (eye, expand_dims, from_dense, sparse_add as add,  # noqa: F401,E402
+                                      sparse_fill_empty_rows as fill_empty_rows, sparse_mask as mask,
+                                      sparse_maximum as maximum, sparse_merge as merge, sparse_minimum as minimum,
+                                      sparse_reduce_max as reduce_max, sparse_reduce_max_sparse as reduce_max_sparse,
+                                      sparse_reorder as reorder, sparse_reset_shape as reset_shape,
+                                      sparse_retain as retain, sparse_slice as slice, sparse_softmax as softmax,
+                                      sparse_split as split)
+from tinyflow.api.sparse_ops import sparse_tensor_dense_matmul as matmul  # noqa: F401,E402
+from tinyflow.api.framework import SparseConditionalAccumulator, unimplemented as _unimplemented  # noqa: F401,E402
+
+cross = _unimplemented("sparse.cross", "tf.strings.join over the features, then tf.strings.to_hash_bucket_fast",
+                       why="needs TF's feature-cross kernel")
+cross_hashed = _unimplemented("sparse.cross_hashed", "tf.strings.join then tf.strings.to_hash_bucket_fast",
+                              why="needs TF's FarmHash feature-cross kernel")

@@ -6,6 +6,10 @@ from tinyflow.ops.string_ops import encode_base64, decode_base64  # noqa: F401
 from tinyflow.ops.string_ops import string_to_hash_bucket_fast as to_hash_bucket_fast  # noqa: F401
 
 
-def format(template, inputs, placeholder="{}", summarize=3, name=None):
-    """tf.strings.format: `template` with each `placeholder` replaced by a tensor's value."""
-    raise NotImplementedError("tinyflow: tf.strings.format is not supported; use tf.strings.join and tf.as_string")
+from tinyflow.ops.string_more_ops import (string_format as format, string_to_hash_bucket as to_hash_bucket,  # noqa: F401,E402
+                                          string_to_hash_bucket_strong as to_hash_bucket_strong, unicode_transcode,
+                                          unsorted_segment_join)
+from tinyflow.api.strings_unicode import *  # noqa: F401,F403,E402 (unicode_decode, unicode_split, ngrams, ...)
+from tinyflow.api.framework import unimplemented as _unimplemented  # noqa: E402
+
+unicode_script = _unimplemented("strings.unicode_script", why="it needs ICU's script table")

@@ -2,7 +2,6 @@
 nothing new and `compile(computation, inputs)` builds the computation's ops in the graph (XLA compiles
 them with the rest of the step)."""
 import contextlib
-import sys
 import types
 
 from tinyflow.graph.core import Operation, Tensor, name_scope
@@ -32,4 +31,3 @@ def compile(computation, inputs=None):  # noqa: A001 (TF's name)
 
 
 experimental = types.SimpleNamespace(jit_scope=jit_scope, compile=compile)
-_module = sys.modules[__name__]   # tf.xla itself (api/__init__.py's LAZY_NAMES entry)

@@ -46,7 +46,8 @@ def shape_proto(shape, proto):
 
 _VAL_FIELDS = {"float32": "float_val", "float64": "double_val", "int32": "int_val", "int16": "int_val",
                "int8": "int_val", "uint8": "int_val", "uint16": "int_val", "int64": "int64_val", "bool": "bool_val",
-               "float16": "half_val", "bfloat16": "half_val", "uint32": "uint32_val", "uint64": "uint64_val"}
+               "float16": "half_val", "bfloat16": "half_val", "uint32": "uint32_val", "uint64": "uint64_val",
+               "complex64": "scomplex_val", "complex128": "dcomplex_val"}
 
 
 def check_tensor(tp):
@@ -78,7 +79,7 @@ def check_tensor(tp):
                                                                                      dtype.name, nbytes))
         return dtype, dims, numel, None
     vals = getattr(tp, _VAL_FIELDS[dtype.name])
-    if len(vals) > numel:
+    if len(vals) > numel * (2 if dtype.is_complex else 1):
         raise BadAttr("%d values for a tensor of %d elements" % (len(vals), numel))
     if 1 < len(vals) < numel and nbytes > MAX_REPEATED_BYTES:
         raise BadAttr("a constant of shape %s (%d bytes) given by %d values, the last one repeated, is over "
@@ -102,6 +103,11 @@ def to_numpy(tp):
     vals = list(vals)
     if dtype in (dt.float16, dt.bfloat16):
         arr = np.array(vals, np.uint16).view(dtype.np)
+    elif dtype.is_complex:   # (real, imaginary) pairs, interleaved
+        if len(vals) % 2:
+            raise BadAttr("a complex tensor has an odd number (%d) of values" % len(vals))
+        arr = np.array(vals, dtype.real_dtype.np).view(dtype.np)
+        vals = vals[::2]
     else:
         arr = np.array(vals).astype(dtype.np) if vals else np.zeros(0, dtype.np)
     if len(vals) == numel:

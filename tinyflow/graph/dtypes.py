@@ -19,16 +19,16 @@ class DType:
     name = property(lambda self: self._name)
     as_numpy_dtype = property(lambda self: self._np.type if self._np is not None else None)
     base_dtype = property(lambda self: self)
-    real_dtype = property(lambda self: self)
+    real_dtype = property(lambda self: _REAL_OF.get(self._name, self))
     is_floating = property(lambda self: self._name in ("float16", "float32", "float64", "bfloat16"))
     is_integer = property(lambda self: self._name.startswith(("int", "uint")))
     is_unsigned = property(lambda self: self._name.startswith("uint"))
     is_bool = property(lambda self: self._name == "bool")
-    is_complex = property(lambda self: False)
-    is_quantized = property(lambda self: False)
+    is_complex = property(lambda self: self._name.startswith("complex"))
+    is_quantized = property(lambda self: self._name.startswith(("qint", "quint")))
     as_datatype_enum = property(lambda self: self._enum)  # TF's DataType enum value
     is_numpy_compatible = property(lambda self: self._np is not None)
-    size = property(lambda self: self._np.itemsize)
+    size = property(lambda self: self._np.itemsize if self._np is not None else 1)
 
     @property
     def np(self):
@@ -37,6 +37,8 @@ class DType:
 
     @property
     def min(self):
+        if self.is_complex or self.is_quantized or self._np is None or self._name == "string":
+            raise TypeError("Cannot find minimum value of %s." % self)
         if self.is_floating:
             return float(ml_dtypes.finfo(self._np).min if self._name == "bfloat16" else np.finfo(self._np).min)
         if self.is_bool:
@@ -45,6 +47,8 @@ class DType:
 
     @property
     def max(self):
+        if self.is_complex or self.is_quantized or self._np is None or self._name == "string":
+            raise TypeError("Cannot find maximum value of %s." % self)
         if self.is_floating:
             return float(ml_dtypes.finfo(self._np).max if self._name == "bfloat16" else np.finfo(self._np).max)
         if self.is_bool:
@@ -97,17 +101,25 @@ uint32 = DType("uint32", np.dtype(np.uint32), 22)
 uint64 = DType("uint64", np.dtype(np.uint64), 23)
 bool_ = DType("bool", np.dtype(np.bool_), 10)
 string = DType("string", np.dtype(object), 7)
+complex64 = DType("complex64", np.dtype(np.complex64), 8)
+complex128 = DType("complex128", np.dtype(np.complex128), 18)
+_REAL_OF = {"complex64": float32, "complex128": float64}
+# TF's quantized, resource and variant dtypes: declared (names, enums, tf.as_dtype) so code that
+# compares or lists dtypes works; no op of tinyflow produces them.
+qint8, quint8, qint32 = DType("qint8", None, 11), DType("quint8", None, 12), DType("qint32", None, 13)
+qint16, quint16 = DType("qint16", None, 15), DType("quint16", None, 16)
+resource, variant = DType("resource", None, 20), DType("variant", None, 21)
+QUANTIZED_DTYPES = frozenset([qint8, quint8, qint16, quint16, qint32])
 
 ALL = [float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-       bool_, string]
+       bool_, string, complex64, complex128]
+_DECLARED = [qint8, quint8, qint16, quint16, qint32, resource, variant]
 # Exactly the names TF 1.15's `tf.as_dtype` accepts (dtypes._NAME_TO_TF): "float" is float32 and
 # "double" float64; numpy's spellings ("f4", "int", "long", "float_") are TypeErrors there, as here.
-_BY_NAME = {d.name: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL + _DECLARED}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64})
-_BY_ENUM = {d.as_datatype_enum: d for d in ALL}
-# TF names tinyflow does not implement: a TypeError that says so rather than "cannot convert".
-_UNSUPPORTED = ("complex64", "complex128", "qint8", "quint8", "qint16", "quint16", "qint32", "resource",
-                "variant")
+_BY_ENUM = {d.as_datatype_enum: d for d in ALL + _DECLARED}
+_UNSUPPORTED = ()
 # numpy scalar types, keyed by type as TF's _NP_TO_TF is (so np.dtype("U5").type, np.str_, is string).
 _BY_NP_TYPE = {d.np.type: d for d in ALL if d.np is not None and d is not string}
 _BY_NP_TYPE.update({np.object_: string, np.str_: string, np.bytes_: string})

@@ -196,6 +196,9 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
         raise ValueError("tinyflow's matrix_transpose needs a known rank, got %s" % a)
     if rank < 2:
         raise ValueError("Argument 'a' should be a (batch) matrix, with rank >= 2.  Found: %s" % a.shape)
+    if conjugate and a.dtype.is_complex:
+        from tinyflow.ops.core.math_ops import conj
+        a = conj(a)
     return transpose(a, list(pyrange(rank - 2)) + [rank - 1, rank - 2], name=name)
 
 

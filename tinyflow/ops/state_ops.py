@@ -6,6 +6,8 @@ that tensor as an input (passes/state.py decides which value each reader sees); 
 take it as a reference input (OpDef.ref_inputs) and return its new value.
 """
 import builtins
+
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -41,6 +43,11 @@ __all__ = [
     'moving_average_variables',
     'report_uninitialized_variables',
     'scatter_add',
+    'scatter_div',
+    'scatter_max',
+    'scatter_min',
+    'scatter_mul',
+    'scatter_nd_sub',
     'scatter_nd_add',
     'scatter_nd_update',
     'scatter_sub',
@@ -146,7 +153,23 @@ _SCATTERS = {  # op type -> (is scatter_nd, new value of the ref)
     "ScatterSub": (False, lambda cur, i, u: cur.at[i].add(-u)),
     "ScatterNdUpdate": (True, lambda cur, i, u: cur.at[_nd_index(i)].set(u)),
     "ScatterNdAdd": (True, lambda cur, i, u: cur.at[_nd_index(i)].add(u)),
+    "ScatterMul": (False, lambda cur, i, u: cur.at[i].multiply(u)),
+    "ScatterDiv": (False, lambda cur, i, u: _divided(cur, i, u)),
+    "ScatterMax": (False, lambda cur, i, u: cur.at[i].max(u)),
+    "ScatterMin": (False, lambda cur, i, u: cur.at[i].min(u)),
+    "ScatterNdSub": (True, lambda cur, i, u: cur.at[_nd_index(i)].add(-u)),
 }
+
+
+def _divided(cur, i, u):
+    """ref[i] /= u, duplicate indices dividing in turn, as TF; integers with C's division (toward zero)."""
+    if jnp.issubdtype(cur.dtype, jnp.inexact):
+        return cur.at[i].divide(u)
+    rows = jnp.reshape(i, (-1,))
+    u = jnp.broadcast_to(u, i.shape + cur.shape[1:]).reshape(rows.shape + cur.shape[1:])
+    for k in range(rows.shape[0]):
+        cur = cur.at[rows[k]].set(jax.lax.div(cur[rows[k]], u[k]))
+    return cur
 for _t, (_nd, _fn) in _SCATTERS.items():
     register_op(_t, shape=_scatter_shape(_nd), dtype=_scatter_dtype, grad=None, ref_inputs=(0,),
                 lower=lambda a, cur, i, u, _fn=_fn: _fn(jnp.asarray(cur), i, jnp.asarray(u, cur.dtype)),
@@ -178,6 +201,31 @@ def scatter_sub(ref, indices, updates, use_locking=False, name=None):
 def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):
     """ref[indices[..., 0], indices[..., 1], ...] = updates; returns the updated value."""
     return _scatter("ScatterNdUpdate", ref, indices, updates, name)
+
+
+def scatter_mul(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] *= updates; returns the updated value."""
+    return _scatter("ScatterMul", ref, indices, updates, name)
+
+
+def scatter_div(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] /= updates; returns the updated value."""
+    return _scatter("ScatterDiv", ref, indices, updates, name)
+
+
+def scatter_max(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] = max(ref[indices], updates); returns the updated value."""
+    return _scatter("ScatterMax", ref, indices, updates, name)
+
+
+def scatter_min(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] = min(ref[indices], updates); returns the updated value."""
+    return _scatter("ScatterMin", ref, indices, updates, name)
+
+
+def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices[..., 0], ...] -= updates (duplicates add up); returns the updated value."""
+    return _scatter("ScatterNdSub", ref, indices, updates, name)
 
 
 def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):

@@ -56,7 +56,7 @@ def _between(ys, xs):
 
 
 def _differentiable(t):
-    return t.dtype.is_floating
+    return t.dtype.is_floating or t.dtype.is_complex
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False, gate_gradients=False,

@@ -677,3 +677,54 @@ def _as_string(b, node):
 @converts("Size")
 def _size(b, node):
     return [_tf().size(b.x(0), out_type=b.attr("out_type", _tf().int32), name=b.name)]
+
+
+# ---- issue 37's ops: complex numbers, FFTs, special functions, scatters, space/batch ------------------------
+for _t, _f, _m in [("Conj", "conj", None), ("Real", "real", None), ("Imag", "imag", None), ("Angle", "angle", None),
+                   ("ComplexAbs", "abs", None), ("FFT", "fft", None), ("IFFT", "ifft", None), ("FFT2D", "fft2d", None),
+                   ("IFFT2D", "ifft2d", None), ("FFT3D", "fft3d", None), ("IFFT3D", "ifft3d", None),
+                   ("BesselI0e", "bessel_i0e", "math"), ("BesselI1e", "bessel_i1e", "math"),
+                   ("MatrixExponential", "expm", "linalg")]:
+    CONVERTERS[_t] = _unary(_f, _m)
+for _t, _f in [("Complex", "complex"), ("Igamma", "igamma"), ("Igammac", "igammac"), ("Zeta", "zeta"),
+               ("NextAfter", "nextafter"), ("MulNoNan", "multiply_no_nan")]:
+    CONVERTERS[_t] = (lambda f: lambda b, node: [getattr(_tf().math, f)(b.x(0), b.x(1), name=b.name)])(_f)
+
+
+def _fft_length_op(fn_name):
+    def conv(b, node):
+        return [getattr(_tf().signal, fn_name)(b.x(0), b.const(1), name=b.name)]
+    return conv
+
+
+for _t in ("RFFT", "IRFFT", "RFFT2D", "IRFFT2D", "RFFT3D", "IRFFT3D"):
+    CONVERTERS[_t] = _fft_length_op(_t.lower())
+
+
+@converts("Betainc")
+def _betainc(b, node):
+    return [_tf().math.betainc(b.x(0), b.x(1), b.x(2), name=b.name)]
+
+
+@converts("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub")
+def _tensor_scatter(b, node):
+    fn = {"TensorScatterUpdate": "tensor_scatter_update", "TensorScatterAdd": "tensor_scatter_add",
+          "TensorScatterSub": "tensor_scatter_sub"}[node.op]
+    return [getattr(_tf(), fn)(b.x(0), b.x(1), b.x(2), name=b.name)]
+
+
+@converts("SpaceToBatchND", "BatchToSpaceND")
+def _space_batch(b, node):
+    fn = "space_to_batch_nd" if node.op == "SpaceToBatchND" else "batch_to_space_nd"
+    return [getattr(_tf(), fn)(b.x(0), b.const(1), b.const(2), name=b.name)]
+
+
+@converts("UnravelIndex")
+def _unravel_index(b, node):
+    return [_tf().unravel_index(b.x(0), b.x(1), name=b.name)]
+
+
+@converts("LowerBound", "UpperBound")
+def _bound(b, node):
+    return [_tf().searchsorted(b.x(0), b.x(1), side="left" if node.op == "LowerBound" else "right",
+                               out_type=b.attr("out_type", np.int32), name=b.name)]

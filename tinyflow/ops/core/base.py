@@ -31,6 +31,8 @@ def infer_dtype(value):
         return dt.int32
     if a.dtype.kind == "b":
         return dt.bool_
+    if a.dtype.kind == "c":
+        return dt.complex128   # TF: a Python complex is complex128
     if a.dtype.kind in "USO":
         return dt.string
     raise TypeError("Failed to convert object of type %s to Tensor. Contents: %s." % (type(value), value))

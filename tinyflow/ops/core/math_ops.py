@@ -38,8 +38,12 @@ __all__ = [
 # ---- dtype classes (TF's op-def type constraints) -------------------------------------------------
 FLOAT = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
 INTEGER = (dt.int8, dt.int16, dt.int32, dt.int64, dt.uint8, dt.uint16, dt.uint32, dt.uint64)
+COMPLEX = (dt.complex64, dt.complex128)
 NUMERIC = FLOAT + INTEGER
 ALL = NUMERIC + (dt.bool_,)
+# TF's op-def lists with the complex types: arithmetic, most unary math, sums, matmul (FLOAT_C, NUMBER)
+FLOAT_C = FLOAT + COMPLEX
+NUMBER = NUMERIC + COMPLEX
 BOOL = (dt.bool_,)
 
 
@@ -126,10 +130,10 @@ def numpy_fold(fn):
 
 
 def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, inplace=((0, 0), (1, 0)),
-            fold=True):
+            fold=True, names=("x", "y")):
     """Registers a broadcasting binary op and returns its builder."""
     fn = getattr(fold, "fn", None)   # its value while tracing by numpy where bit for bit XLA's (OpDef.numpy)
-    register_op(op_type, shape=broadcast_rule, dtype=dtype_rule(op_type, allowed, out), grad=grad, lower=lower,
+    register_op(op_type, shape=broadcast_rule, dtype=dtype_rule(op_type, allowed, out, names), grad=grad, lower=lower,
                 inplace=inplace, fold=fold, infer_back=back_shapes.broadcast,
                 numpy=(lambda a, x, y: fn(x, y)) if fn in (np.add, np.subtract, np.multiply, np.maximum, np.minimum)
                 else None)
@@ -159,6 +163,12 @@ def _keep_dtype(fn):
     return lambda a, x, y: fn(x, y).astype(x.dtype)
 
 
+def conj(t):
+    """t's complex conjugate (the Conj op, ops/complex_ops.py); t itself for a real dtype. TF's gradient of
+    a holomorphic f at z is g * conj(f'(z)), so the rules below read their inputs through conj."""
+    return make_op("Conj", [t]) if t.dtype.is_complex else t
+
+
 # ---- binary arithmetic ----------------------------------------------------------------------------
 def _grad_add(op, g):
     x, y = op.inputs
@@ -171,26 +181,26 @@ def _grad_sub(op, g):
 
 
 def _grad_mul(op, g):
-    x, y = op.inputs
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
     return [sum_to(multiply(g, y), x), sum_to(multiply(x, g), y)]
 
 
 def _grad_div(op, g):
-    x, y = op.inputs
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
     return [sum_to(realdiv(g, y), x), sum_to(multiply(g, realdiv(realdiv(negative(x), y), y)), y)]
 
 
 def _grad_div_no_nan(op, g):
-    x, y = op.inputs
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
     return [sum_to(div_no_nan(g, y), x), sum_to(multiply(g, div_no_nan(div_no_nan(negative(x), y), y)), y)]
 
 
 def _grad_pow(op, g):
-    x, y = op.inputs
-    z = op.outputs[0]
+    x, y, z = conj(op.inputs[0]), conj(op.inputs[1]), conj(op.outputs[0])
     gx = multiply(multiply(g, y), pow(x, subtract(y, ones_like_scalar(y))))
     # log(x) only where x > 0, as TF: the gradient wrt the exponent is 0 elsewhere
-    safe_log = where_v2(greater(x, zeros_like_scalar(x)), log(x), zeros_like(x))
+    safe_log = (log(x) if x.dtype.is_complex   # TF: log(x) itself for complex, log(x) where x > 0 for real
+                else where_v2(greater(x, zeros_like_scalar(x)), log(x), zeros_like(x)))
     gy = multiply(multiply(g, z), safe_log)
     return [sum_to(gx, x), sum_to(gy, y)]
 
@@ -229,9 +239,11 @@ def _div_no_nan(x, y):
     return jnp.where(y == 0, jnp.zeros_like(x), x / jnp.where(y == 0, jnp.ones_like(y), y)).astype(x.dtype)
 
 
-add = _binary("Add", lambda a, x, y: jnp.add(x, y), _grad_add, fold=numpy_fold(np.add))
-add_v2 = _binary("AddV2", lambda a, x, y: jnp.add(x, y), _grad_add, fold=numpy_fold(np.add))  # TF 1.15's x + y
-subtract = _binary("Sub", lambda a, x, y: jnp.subtract(x, y), _grad_sub, fold=numpy_fold(np.subtract))
+add = _binary("Add", lambda a, x, y: jnp.add(x, y), _grad_add, NUMBER, fold=numpy_fold(np.add))
+add_v2 = _binary("AddV2", lambda a, x, y: jnp.add(x, y), _grad_add, NUMBER, fold=numpy_fold(np.add))  # TF 1.15's x + y
+subtract = _binary("Sub", lambda a, x, y: jnp.subtract(x, y), _grad_sub, NUMBER, fold=numpy_fold(np.subtract))
+
+
 def _mul(a, x, y):
     """Mul; with `_rounded` (random_ops: rnd * scale + offset, which TF computes in two kernels) its
     product is kept from fusing with the add that follows into an FMA (one rounding, not TF's two):
@@ -244,14 +256,14 @@ def _mul(a, x, y):
     return jax.lax.bitcast_convert_type(jnp.where(bits == ut(nan + 1), ut(nan), bits), p.dtype)
 
 
-multiply = _binary("Mul", _mul, _grad_mul, fold=numpy_fold(np.multiply))
-realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div)
-div_no_nan = _binary("DivNoNan", lambda a, x, y: _div_no_nan(x, y), _grad_div_no_nan, allowed=FLOAT)
-pow = _binary("Pow", lambda a, x, y: jnp.power(x, y).astype(x.dtype), _grad_pow)
+multiply = _binary("Mul", _mul, _grad_mul, NUMBER, fold=numpy_fold(np.multiply))
+realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div, NUMBER)
+div_no_nan = _binary("DivNoNan", lambda a, x, y: _div_no_nan(x, y), _grad_div_no_nan, allowed=FLOAT_C)
+pow = _binary("Pow", lambda a, x, y: jnp.power(x, y).astype(x.dtype), _grad_pow, NUMBER)
 maximum = _binary("Maximum", lambda a, x, y: jnp.maximum(x, y), _grad_maximum, fold=numpy_fold(np.maximum))
 minimum = _binary("Minimum", lambda a, x, y: jnp.minimum(x, y), lambda op, g: _grad_maximum(op, g, False),
                   fold=numpy_fold(np.minimum))
-squared_difference = _binary("SquaredDifference", lambda a, x, y: jnp.square(x - y), _grad_sqdiff)
+squared_difference = _binary("SquaredDifference", lambda a, x, y: jnp.square(x - y), _grad_sqdiff, NUMBER)
 floordiv = _binary("FloorDiv", _keep_dtype(jnp.floor_divide), None, default_name="floordiv",
                    fold=numpy_fold(np.floor_divide))
 floormod = _binary("FloorMod", _keep_dtype(jnp.mod), _grad_floormod)
@@ -322,8 +334,8 @@ def _compare(op_type, fn, allowed=NUMERIC):
     return _binary(op_type, lambda a, x, y: fn(x, y), None, allowed=allowed, out=dt.bool_, inplace=())
 
 
-equal = _compare("Equal", jnp.equal, ALL + (dt.string,))
-not_equal = _compare("NotEqual", jnp.not_equal, ALL + (dt.string,))
+equal = _compare("Equal", jnp.equal, ALL + COMPLEX + (dt.string,))
+not_equal = _compare("NotEqual", jnp.not_equal, ALL + COMPLEX + (dt.string,))
 less = _compare("Less", jnp.less)
 less_equal = _compare("LessEqual", jnp.less_equal)
 greater = _compare("Greater", jnp.greater)
@@ -339,41 +351,51 @@ def logical_xor(x, y, name="LogicalXor"):
 
 # ---- unary math -----------------------------------------------------------------------------------
 def _x(op):
-    return op.inputs[0]
+    return conj(op.inputs[0])
 
 
 def _y(op):
-    return op.outputs[0]
+    return conj(op.outputs[0])
 
 
-negative = _unary("Neg", jnp.negative, lambda op, g: [negative(g)], NUMERIC)
-abs = _unary("Abs", jnp.abs, lambda op, g: [multiply(g, sign(_x(op)))], NUMERIC)
-sign = _unary("Sign", jnp.sign, lambda op, g: [zeros_like(_x(op))], NUMERIC)
-exp = _unary("Exp", jnp.exp, lambda op, g: [multiply(g, _y(op))])
-expm1 = _unary("Expm1", jnp.expm1, lambda op, g: [multiply(g, exp(_x(op)))])
-log = _unary("Log", jnp.log, lambda op, g: [realdiv(g, _x(op))])
-log1p = _unary("Log1p", jnp.log1p, lambda op, g: [realdiv(g, add(_x(op), ones_like_scalar(g)))])
-sqrt = _unary("Sqrt", jnp.sqrt, lambda op, g: [realdiv(multiply(g, scalar_like(0.5, g)), _y(op))])
+negative = _unary("Neg", jnp.negative, lambda op, g: [negative(g)], NUMBER)
+_abs = _unary("Abs", jnp.abs, lambda op, g: [multiply(g, sign(_x(op)))], NUMERIC)
+
+
+def abs(x, name=None):
+    """|x|; of a complex tensor the modulus, of its real dtype (TF's ComplexAbs)."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.is_complex:
+        return make_op("ComplexAbs", [x], {"Tout": x.dtype.real_dtype}, name=name or "ComplexAbs")
+    return _abs(x, name=name)
+sign = _unary("Sign", jnp.sign, lambda op, g: [zeros_like(_x(op))], NUMBER)
+exp = _unary("Exp", jnp.exp, lambda op, g: [multiply(g, _y(op))], FLOAT_C)
+expm1 = _unary("Expm1", jnp.expm1, lambda op, g: [multiply(g, exp(_x(op)))], FLOAT_C)
+log = _unary("Log", jnp.log, lambda op, g: [realdiv(g, _x(op))], FLOAT_C)
+log1p = _unary("Log1p", jnp.log1p, lambda op, g: [realdiv(g, add(_x(op), ones_like_scalar(g)))], FLOAT_C)
+sqrt = _unary("Sqrt", jnp.sqrt, lambda op, g: [realdiv(multiply(g, scalar_like(0.5, g)), _y(op))], FLOAT_C)
 rsqrt = _unary("Rsqrt", jax.lax.rsqrt, lambda op, g: [multiply(multiply(g, scalar_like(-0.5, g)),
-                                                               multiply(_y(op), square(_y(op))))])
-square = _unary("Square", jnp.square, lambda op, g: [multiply(g, multiply(_x(op), scalar_like(2, g)))], NUMERIC)
+                                                               multiply(_y(op), square(_y(op))))], FLOAT_C)
+square = _unary("Square", jnp.square, lambda op, g: [multiply(g, multiply(_x(op), scalar_like(2, g)))], NUMBER)
 reciprocal = _unary("Reciprocal", lambda x: (1 / x).astype(x.dtype),
-                    lambda op, g: [negative(multiply(g, square(_y(op))))], NUMERIC)
-tanh = _unary("Tanh", jnp.tanh, lambda op, g: [multiply(g, subtract(ones_like_scalar(g), square(_y(op))))])
+                    lambda op, g: [negative(multiply(g, square(_y(op))))], NUMBER)
+tanh = _unary("Tanh", jnp.tanh, lambda op, g: [multiply(g, subtract(ones_like_scalar(g), square(_y(op))))], FLOAT_C)
 sigmoid = _unary("Sigmoid", jax.nn.sigmoid,
-                 lambda op, g: [multiply(g, multiply(_y(op), subtract(ones_like_scalar(g), _y(op))))])
-sin = _unary("Sin", jnp.sin, lambda op, g: [multiply(g, cos(_x(op)))])
-cos = _unary("Cos", jnp.cos, lambda op, g: [negative(multiply(g, sin(_x(op))))])
-tan = _unary("Tan", jnp.tan, lambda op, g: [multiply(g, square(reciprocal(cos(_x(op)))))])
-asin = _unary("Asin", jnp.arcsin, lambda op, g: [multiply(g, rsqrt(subtract(ones_like_scalar(g), square(_x(op)))))])
+                 lambda op, g: [multiply(g, multiply(_y(op), subtract(ones_like_scalar(g), _y(op))))], FLOAT_C)
+sin = _unary("Sin", jnp.sin, lambda op, g: [multiply(g, cos(_x(op)))], FLOAT_C)
+cos = _unary("Cos", jnp.cos, lambda op, g: [negative(multiply(g, sin(_x(op))))], FLOAT_C)
+tan = _unary("Tan", jnp.tan, lambda op, g: [multiply(g, square(reciprocal(cos(_x(op)))))], FLOAT_C)
+asin = _unary("Asin", jnp.arcsin,
+              lambda op, g: [multiply(g, rsqrt(subtract(ones_like_scalar(g), square(_x(op)))))], FLOAT_C)
 acos = _unary("Acos", jnp.arccos,
-              lambda op, g: [negative(multiply(g, rsqrt(subtract(ones_like_scalar(g), square(_x(op))))))])
-atan = _unary("Atan", jnp.arctan, lambda op, g: [realdiv(g, add(ones_like_scalar(g), square(_x(op))))])
-sinh = _unary("Sinh", jnp.sinh, lambda op, g: [multiply(g, cosh(_x(op)))])
-cosh = _unary("Cosh", jnp.cosh, lambda op, g: [multiply(g, sinh(_x(op)))])
-asinh = _unary("Asinh", jnp.arcsinh, lambda op, g: [realdiv(g, cosh(_y(op)))])
-acosh = _unary("Acosh", jnp.arccosh, lambda op, g: [realdiv(g, sinh(_y(op)))])
-atanh = _unary("Atanh", jnp.arctanh, lambda op, g: [realdiv(g, subtract(ones_like_scalar(g), square(_x(op))))])
+              lambda op, g: [negative(multiply(g, rsqrt(subtract(ones_like_scalar(g), square(_x(op))))))], FLOAT_C)
+atan = _unary("Atan", jnp.arctan, lambda op, g: [realdiv(g, add(ones_like_scalar(g), square(_x(op))))], FLOAT_C)
+sinh = _unary("Sinh", jnp.sinh, lambda op, g: [multiply(g, cosh(_x(op)))], FLOAT_C)
+cosh = _unary("Cosh", jnp.cosh, lambda op, g: [multiply(g, sinh(_x(op)))], FLOAT_C)
+asinh = _unary("Asinh", jnp.arcsinh, lambda op, g: [realdiv(g, cosh(_y(op)))], FLOAT_C)
+acosh = _unary("Acosh", jnp.arccosh, lambda op, g: [realdiv(g, sinh(_y(op)))], FLOAT_C)
+atanh = _unary("Atanh", jnp.arctanh,
+               lambda op, g: [realdiv(g, subtract(ones_like_scalar(g), square(_x(op))))], FLOAT_C)
 lgamma = _unary("Lgamma", jax.scipy.special.gammaln, lambda op, g: [multiply(g, digamma(_x(op)))])
 digamma = _unary("Digamma", jax.scipy.special.digamma,
                  lambda op, g: [multiply(g, polygamma(ones_like_scalar(_x(op)), _x(op)))])
@@ -424,13 +446,15 @@ def log_sigmoid(x, name=None):
 
 # ---- cast -----------------------------------------------------------------------------------------
 def _grad_cast(op, g):
-    src = op.inputs[0].dtype
-    if src.is_floating and op.outputs[0].dtype.is_floating:
+    src, dst = op.inputs[0].dtype, op.outputs[0].dtype
+    if (src.is_floating or src.is_complex) and (dst.is_floating or dst.is_complex):
         return [cast(g, src)]
     return [None]
 
 
 def _cast_lower(x, dst):
+    if jnp.iscomplexobj(x) and not dst.is_complex:
+        x = jnp.real(x)   # TF keeps the real part
     if dst.is_integer and jnp.issubdtype(x.dtype, jnp.floating):
         x = jnp.trunc(x)  # TF truncates toward zero
     return x.astype(dst.np)
@@ -531,7 +555,7 @@ def _addn_dtype(dtypes, attrs):
     if any(d != dtypes[0] for d in dtypes):
         raise TypeError("Tensors in list passed to 'inputs' of 'AddN' Op have types [%s] that don't all match."
                         % ", ".join(d.name for d in dtypes))
-    _check_allowed(dtypes[0], NUMERIC, "inputs")
+    _check_allowed(dtypes[0], NUMBER, "inputs")
     return [dtypes[0]]
 
 
@@ -624,7 +648,7 @@ def _matmul_lower(attrs, a, b):
 
 
 def _matmul_grad(op, g):
-    a, b = op.inputs
+    a, b = conj(op.inputs[0]), conj(op.inputs[1])
     ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
     if not ta and not tb:
         ga, gb = matmul(g, b, transpose_b=True), matmul(a, g, transpose_a=True)
@@ -636,10 +660,10 @@ def _matmul_grad(op, g):
         ga, gb = matmul(b, g, transpose_a=True, transpose_b=True), matmul(g, a, transpose_a=True, transpose_b=True)
     if op.type == "MatMul":
         return [ga, gb]
-    return [sum_to(ga, a), sum_to(gb, b)]  # batch dims may have broadcast
+    return [sum_to(ga, op.inputs[0]), sum_to(gb, op.inputs[1])]  # batch dims may have broadcast
 
 
-_MATMUL_TYPES = FLOAT + (dt.int32, dt.int64)
+_MATMUL_TYPES = FLOAT + (dt.int32, dt.int64) + COMPLEX
 register_op("MatMul", shape=_matmul_shape(False), dtype=dtype_rule("MatMul", _MATMUL_TYPES, names=("a", "b")),
             grad=_matmul_grad, lower=_matmul_lower, infer_back=back_shapes.matmul)
 register_op("BatchMatMulV2", shape=_matmul_shape(True),
@@ -656,6 +680,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if transpose_b and adjoint_b:
         raise ValueError("Only one of transpose_b and adjoint_b can be True.")
     a, b = convert_like([a, b])
+    a, b = (conj(a) if adjoint_a else a), (conj(b) if adjoint_b else b)   # the adjoint: conjugate, transposed
     attrs = {"transpose_a": bool(transpose_a or adjoint_a), "transpose_b": bool(transpose_b or adjoint_b)}
     ra, rb = a.shape.ndims, b.shape.ndims
     batched = ra is None or rb is None or ra > 2 or rb > 2
@@ -752,7 +777,7 @@ def _prod_grad_lower(attrs, g, x):
     ones = jnp.ones(lead + (1,), x.dtype)
     left = jnp.cumprod(jnp.concatenate([ones, flat[..., :-1]], -1), -1)
     right = jnp.flip(jnp.cumprod(jnp.concatenate([ones, jnp.flip(flat, -1)[..., :-1]], -1), -1), -1)
-    others = (left * right).reshape(xt.shape)
+    others = jnp.conj(left * right).reshape(xt.shape)   # TF: the conjugate for complex
     return (jnp.transpose(others, np.argsort(perm)) * gfull).astype(x.dtype)
 
 
@@ -785,10 +810,10 @@ def _extreme(fn, x, kwargs):
 
 
 _REDUCTIONS = {
-    "Sum": (jnp.sum, _grad_sum, NUMERIC), "Mean": (_mean, _grad_mean, NUMERIC),
+    "Sum": (jnp.sum, _grad_sum, NUMBER), "Mean": (_mean, _grad_mean, NUMBER),
     "Max": (lambda x, **k: _extreme(jnp.max, x, k), _grad_minmax, NUMERIC),
     "Min": (lambda x, **k: _extreme(jnp.min, x, k), _grad_minmax, NUMERIC),
-    "Prod": (jnp.prod, _grad_prod, NUMERIC), "Any": (jnp.any, None, BOOL), "All": (jnp.all, None, BOOL),
+    "Prod": (jnp.prod, _grad_prod, NUMBER), "Any": (jnp.any, None, BOOL), "All": (jnp.all, None, BOOL),
 }
 for _name, (_fn, _grad, _allowed) in _REDUCTIONS.items():
     register_op(_name, shape=_reduce_shape, dtype=dtype_rule(_name, _allowed, names=("input",)), grad=_grad,

@@ -1,0 +1,151 @@
+"""More of tf.nn (issue 37): CTC (ops/ctc_ops.py), the other candidate samplers (ops/candidate_more_ops.py),
+dilation2d / erosion2d, the filter gradient of conv3d and the transposed convolutions built as the
+gradients of the forward ones (both are linear: the transposed op is the forward op's adjoint), and the
+names tinyflow declares without implementing (quantized ops, fractional pooling, beam search)."""
+from tinyflow.api.framework import unimplemented
+
+from tinyflow.graph.core import get_default_graph
+from tinyflow.ops.array_more_ops import space_to_batch  # noqa: F401
+from tinyflow.ops.candidate_more_ops import (all_candidate_sampler, compute_accidental_hits,  # noqa: F401
+                                             fixed_unigram_candidate_sampler)
+from tinyflow.ops.core import array_ops as A
+from tinyflow.ops.core import math_ops as M
+from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.ops.ctc_ops import collapse_repeated, ctc_greedy_decoder, ctc_loss, ctc_loss_v2  # noqa: F401
+
+_QUANTIZED = "tinyflow has no quantized dtypes in its ops"
+quantized_avg_pool = unimplemented("nn.quantized_avg_pool", "tf.nn.avg_pool on float tensors", _QUANTIZED)
+quantized_conv2d = unimplemented("nn.quantized_conv2d", "tf.nn.conv2d on float tensors", _QUANTIZED)
+quantized_max_pool = unimplemented("nn.quantized_max_pool", "tf.nn.max_pool on float tensors", _QUANTIZED)
+quantized_relu_x = unimplemented("nn.quantized_relu_x", "tf.nn.relu6 / tf.minimum on float tensors", _QUANTIZED)
+fractional_max_pool = unimplemented("nn.fractional_max_pool", "tf.nn.max_pool",
+                                    "its random pooling regions follow TF's generator")
+fractional_avg_pool = unimplemented("nn.fractional_avg_pool", "tf.nn.avg_pool",
+                                    "its random pooling regions follow TF's generator")
+ctc_beam_search_decoder = unimplemented("nn.ctc_beam_search_decoder", "tf.nn.ctc_greedy_decoder")
+ctc_beam_search_decoder_v2 = unimplemented("nn.ctc_beam_search_decoder_v2", "tf.nn.ctc_greedy_decoder")
+ctc_unique_labels = unimplemented("nn.ctc_unique_labels", "tf.unique per row")
+learned_unigram_candidate_sampler = unimplemented(
+    "nn.learned_unigram_candidate_sampler", "tf.nn.fixed_unigram_candidate_sampler with counts",
+    "it learns its distribution across steps inside TF's kernel")
+raw_rnn = unimplemented("nn.raw_rnn", "tf.nn.dynamic_rnn or tf.while_loop")
+static_state_saving_rnn = unimplemented("nn.static_state_saving_rnn", "tf.nn.static_rnn")
+with_space_to_batch = unimplemented("nn.with_space_to_batch", "tf.nn.convolution with dilation_rate")
+from tinyflow.ops.pool_argmax_ops import max_pool_with_argmax  # noqa: E402,F401
+
+
+def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None, combiner="mean",
+                                 default_id=None, name=None, partition_strategy="div", max_norm=None):
+    """embedding_lookup_sparse made safe as TF's: ids < 0 (and, unless combiner is "sum", weights <= 0) are
+    dropped, an empty row gets the embedding of default_id (zeros when None), and ids of rank > 2 are looked
+    up per their last dimension: the result is [d_0, ..., d_{n-2}, embedding size]."""
+    from tinyflow.api.sparse_more import sparse_fill_empty_rows, sparse_retain
+    from tinyflow.api.sparse_ops import embedding_lookup_sparse, sparse_reshape
+    from tinyflow.graph import dtypes as dt
+    from tinyflow.ops.sparse import SparseTensor
+    with get_default_graph().name_scope(name or "embedding_lookup"):
+        original_shape = sparse_ids.dense_shape
+        rank = sparse_ids.dense_shape.shape[0].value
+        flat = [M.reduce_prod(original_shape[:rank - 1]), original_shape[rank - 1]]
+        ids = sparse_reshape(sparse_ids, A.stack(flat))
+        weights = None if sparse_weights is None else SparseTensor(ids.indices, sparse_weights.values, ids.dense_shape)
+        keep = M.greater_equal(ids.values, M.scalar_like(0, ids.values))
+        if combiner != "sum" and weights is not None:
+            keep = M.logical_and(keep, M.greater(weights.values, M.scalar_like(0, weights.values)))
+        ids = sparse_retain(ids, keep)
+        weights = None if weights is None else sparse_retain(weights, keep)
+        ids, empty = sparse_fill_empty_rows(ids, default_id or 0)
+        if weights is not None:
+            weights, _ = sparse_fill_empty_rows(weights, 1.0)
+        result = embedding_lookup_sparse(embedding_weights, ids, weights, combiner=combiner,
+                                         partition_strategy=partition_strategy, max_norm=max_norm)
+        if default_id is None:
+            result = M.where_v2(A.expand_dims(empty, 1), A.zeros_like(result), result)
+        head = M.cast(original_shape[:rank - 1], dt.int32)
+        return A.reshape(result, A.concat([head, A.shape(result)[1:]], 0))
+
+
+def scale_regularization_loss(regularization_loss):
+    """The regularization loss divided by the number of replicas (one: tinyflow runs one replica)."""
+    loss = convert_to_tensor(regularization_loss, name="regularization_loss")
+    return M.add_n(loss) if isinstance(regularization_loss, (list, tuple)) else loss
+
+
+# ---- morphology ---------------------------------------------------------------------------------------
+def _patches(x, fh, fw, strides, rates, padding):
+    from tinyflow.ops.misc_ops import extract_image_patches
+    return extract_image_patches(x, ksizes=[1, fh, fw, 1], strides=strides, rates=rates, padding=padding)
+
+
+def dilation2d(input, filter=None, strides=None, rates=None, padding=None, name=None, filters=None,
+               data_format="NHWC", dilations=None):
+    """Grayscale morphological dilation: out[b, y, x, c] = max over (dy, dx) of
+    input[b, y*s + dy*r, x*s + dx*r, c] + filter[dy, dx, c] (positions outside the input do not count)."""
+    f = filter if filter is not None else filters
+    rates = rates if rates is not None else dilations
+    with get_default_graph().name_scope(name or "dilation2d"):
+        x = convert_to_tensor(input, name="input")
+        f = convert_to_tensor(f, dtype=x.dtype, name="filter")
+        fh, fw, c = f.shape.as_list()
+        patches = _patches(x, fh, fw, strides, rates, padding)
+        inside = _patches(A.ones_like(x), fh, fw, strides, rates, padding)
+        shape = A.concat([A.shape(patches)[:3], [fh, fw, c]], 0)
+        vals = M.add(A.reshape(patches, shape), f)
+        vals = M.where_v2(M.greater(A.reshape(inside, shape), M.scalar_like(0, x)), vals,
+                          M.add(M.zeros_like(vals), M.scalar_like(x.dtype.min, x)))
+        return M.reduce_max(vals, axis=[3, 4])
+
+
+def erosion2d(value, kernel, strides, rates, padding, name=None):
+    """Grayscale morphological erosion: -dilation2d(-value, kernel reversed in both spatial axes)."""
+    from tinyflow.ops.core.sequence_ops import reverse
+    with get_default_graph().name_scope(name or "erosion2d"):
+        k = reverse(convert_to_tensor(kernel, name="kernel"), [0, 1])
+        return M.negative(dilation2d(M.negative(convert_to_tensor(value, name="value")), k, strides, rates,
+                                     padding))
+
+
+# ---- transposed convolutions and filter gradients as adjoints of the forward ops --------------------------
+def _adjoint(forward, like_shape, dtype, wrt_input, g):
+    """The gradient of the linear forward(z) wrt z (zeros of like_shape) given g: the forward op's adjoint."""
+    from tinyflow.passes.gradients import gradients
+    z = A.zeros(like_shape, dtype)
+    return gradients(forward(z), z, grad_ys=g)[0]
+
+
+def conv3d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, data_format="NDHWC",
+                           dilations=(1, 1, 1, 1, 1), name=None):
+    """The gradient of conv3d with respect to its filter (of shape filter_sizes)."""
+    from tinyflow.ops.conv3d_ops import conv3d
+    with get_default_graph().name_scope(name or "Conv3DBackpropFilterV2"):
+        x = convert_to_tensor(input, name="input")
+        return _adjoint(lambda f: conv3d(x, f, strides, padding, data_format=data_format, dilations=dilations),
+                        filter_sizes, x.dtype, False, convert_to_tensor(out_backprop, name="out_backprop"))
+
+
+conv3d_backprop_filter_v2 = conv3d_backprop_filter
+
+
+def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
+    """The transpose of atrous_conv2d: value [batch, h, w, out_channels] back to output_shape."""
+    from tinyflow.ops.conv_ops import atrous_conv2d
+    with get_default_graph().name_scope(name or "AtrousConv2DTranspose"):
+        v = convert_to_tensor(value, name="value")
+        f = convert_to_tensor(filters, name="filters")
+        return _adjoint(lambda z: atrous_conv2d(z, f, rate, padding), output_shape, v.dtype, True, v)
+
+
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None, dilations=None,
+                   name=None):
+    """The transposed convolution of rank len(output_shape) - 2 (conv1d/2d/3d_transpose)."""
+    from tinyflow.ops import conv3d_ops, conv_ops
+    rank = len(output_shape) - 2 if isinstance(output_shape, (list, tuple)) else \
+        convert_to_tensor(output_shape).shape[0].value - 2
+    fn = {1: conv_ops.conv1d_transpose, 2: conv_ops.conv2d_transpose, 3: conv3d_ops.conv3d_transpose}[rank]
+    kwargs = {} if data_format is None else {"data_format": data_format}
+    if dilations is not None:
+        kwargs["dilations"] = dilations
+    return fn(input, filters, output_shape, strides, padding=padding, name=name, **kwargs)
+
+__all__ = sorted(n for n in dict(globals()) if not n.startswith('_') and n not in (
+    'A', 'M', 'convert_to_tensor', 'get_default_graph', 'unimplemented'))

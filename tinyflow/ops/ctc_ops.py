@@ -1,0 +1,185 @@
+"""Connectionist temporal classification: tf.nn.ctc_loss (v1: sparse labels, blank = the last class; v2:
+dense or sparse labels, any blank), its gradient (JAX's VJP of the same forward recursion: softmax minus
+the alignment posteriors, TF's), ctc_greedy_decoder and collapse_repeated.
+
+The loss is -log p(labels | logits), p summed over the alignments by the forward (alpha) recursion in log
+space over the labels with blanks between and around them; a sequence's steps beyond its logit_length are
+skipped, its labels beyond its label_length never reached."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import get_default_graph
+from tinyflow.graph.registry import register_op
+from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.core import array_ops as A
+from tinyflow.ops.core import math_ops as M
+from tinyflow.ops.core.base import convert_to_tensor, make_op
+from tinyflow.ops.core.indexing_ops import scatter_nd, unsorted_segment_sum
+from tinyflow.ops.core.util import is_concrete
+from tinyflow.ops.linalg_decomp import vjp_grad
+from tinyflow.ops.sparse import SparseTensor
+
+__all__ = ["collapse_repeated", "ctc_greedy_decoder", "ctc_loss", "ctc_loss_v2"]
+
+_NEG = -1e30
+
+
+def _ctc_lower(a, logits, labels, label_len, logit_len):
+    """Per-sequence -log p; logits [T, B, C] (time major), labels [B, L] (padded), lengths [B]."""
+    blank = a["blank"]
+    logp = jax.nn.log_softmax(logits.astype(jnp.float32) if logits.dtype == jnp.float16 else logits, axis=-1)
+    steps, batch, _ = logp.shape
+    labels = labels.astype(jnp.int32)
+    n = labels.shape[1]
+    s = 2 * n + 1
+    ext = jnp.full((batch, s), blank, jnp.int32).at[:, 1::2].set(labels)          # blank l1 blank l2 ... blank
+    prev2 = jnp.concatenate([jnp.full((batch, 2), blank, jnp.int32), ext[:, :-2]], 1)
+    skip = (ext != blank) & (ext != prev2)                                          # alpha(s-2) may feed alpha(s)
+    neg = jnp.asarray(_NEG, logp.dtype)
+
+    def emit(t):
+        return jnp.take_along_axis(logp[t], ext, axis=1)                            # [B, S]
+    alpha0 = jnp.full((batch, s), neg).at[:, 0].set(emit(0)[:, 0])
+    alpha0 = alpha0.at[:, 1].set(jnp.where(n > 0, emit(0)[:, 1], neg)) if s > 1 else alpha0
+
+    def step(alpha, t):
+        a1 = jnp.concatenate([jnp.full((batch, 1), neg), alpha[:, :-1]], 1)
+        a2 = jnp.where(skip, jnp.concatenate([jnp.full((batch, 2), neg), alpha[:, :-2]], 1), neg)
+        new = jnp.logaddexp(jnp.logaddexp(alpha, a1), a2) + emit(t)
+        return jnp.where((t < logit_len)[:, None], new, alpha), None
+    alpha, _ = jax.lax.scan(step, alpha0, jnp.arange(1, steps))
+    last = 2 * label_len.astype(jnp.int32)
+    end = jnp.take_along_axis(alpha, last[:, None], 1)[:, 0]
+    before = jnp.where(last > 0, jnp.take_along_axis(alpha, jnp.maximum(last - 1, 0)[:, None], 1)[:, 0], neg)
+    loss = -jnp.logaddexp(end, before)
+    if a["ignore_longer"]:
+        loss = jnp.where(label_len > logit_len, jnp.zeros_like(loss), loss)
+    if a.get("padded_frames_grad"):
+        # TF 2's dense CTC gradient is softmax - occupancy at every frame, the padded ones too: a zero of
+        # this loss whose gradient is the softmax of each frame past logit_length
+        lse = jax.scipy.special.logsumexp(logits, axis=-1)                        # [T, B]
+        pad = (jnp.arange(steps)[:, None] >= logit_len[None, :]).astype(lse.dtype)
+        loss = loss + jnp.sum(pad * (lse - jax.lax.stop_gradient(lse)), axis=0)
+    return loss.astype(logits.dtype)
+
+
+register_op("CTCLossDense", shape=lambda s, a, v: [TensorShape([s[0][1].value if s[0].ndims == 3 else None])],
+            dtype=lambda d, a: [d[0]], grad=vjp_grad, lower=_ctc_lower)
+
+
+def _dense_labels(labels, batch):
+    """(labels [B, L] int32, label_length [B]) from a SparseTensor of labels."""
+    dense = scatter_nd(labels.indices, M.cast(labels.values, dt.int32), labels.dense_shape)
+    length = unsorted_segment_sum(A.ones_like(labels.values, dt.int32), M.cast(labels.indices[:, 0], dt.int32),
+                                  batch)
+    return dense, length
+
+
+def _loss(logits, labels, label_length, logit_length, blank, ignore_longer, name, padded_frames_grad=False):
+    logits = convert_to_tensor(logits, name="logits")
+    return make_op("CTCLossDense", [logits, M.cast(labels, dt.int32), M.cast(label_length, dt.int32),
+                                    M.cast(convert_to_tensor(logit_length, name="logit_length"), dt.int32)],
+                   {"blank": int(blank), "ignore_longer": bool(ignore_longer),
+                    "padded_frames_grad": padded_frames_grad}, name=name)
+
+
+def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repeated=False, ctc_merge_repeated=True,
+             ignore_longer_outputs_than_inputs=False, time_major=True, logits=None):
+    """TF 1's CTC loss [batch]: labels a SparseTensor of class ids, inputs the logits [max_time, batch,
+    num_classes] (batch major if not time_major), the blank the last class."""
+    if not isinstance(labels, SparseTensor):
+        raise TypeError("Expected labels (first argument) to be a SparseTensor")
+    if preprocess_collapse_repeated or not ctc_merge_repeated:
+        raise NotImplementedError("tinyflow's ctc_loss supports preprocess_collapse_repeated=False and "
+                                  "ctc_merge_repeated=True (TF's defaults) only")
+    inputs = logits if inputs is None else inputs
+    with get_default_graph().name_scope("CTCLoss"):
+        x = convert_to_tensor(inputs, name="inputs")
+        if not time_major:
+            x = A.transpose(x, [1, 0, 2])
+        classes = x.shape[-1].value
+        if classes is None:
+            raise ValueError("tinyflow's ctc_loss needs the number of classes (the last dimension) known")
+        dense, length = _dense_labels(labels, A.shape(x)[1])
+        return _loss(x, dense, length, sequence_length, classes - 1, ignore_longer_outputs_than_inputs, "CTCLoss")
+
+
+def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=True, unique=None, blank_index=None,
+                name=None):
+    """TF 2's CTC loss [batch]: dense labels [batch, max_label] with label_length (or a SparseTensor),
+    logits [frames, batch, classes] (batch major if not logits_time_major), blank_index 0 by default."""
+    with get_default_graph().name_scope(name or "ctc_loss_dense"):
+        x = convert_to_tensor(logits, name="logits")
+        if not logits_time_major:
+            x = A.transpose(x, [1, 0, 2])
+        sparse = isinstance(labels, SparseTensor)
+        if sparse:
+            labels, label_length = _dense_labels(labels, A.shape(x)[1])
+            blank = x.shape[-1].value - 1 if blank_index is None else blank_index
+        else:
+            blank = 0 if blank_index is None else blank_index
+        if blank < 0:
+            blank += x.shape[-1].value
+        return _loss(x, convert_to_tensor(labels, name="labels"), convert_to_tensor(label_length, name="label_length"),
+                     logit_length, blank, False, "CTCLossDense", padded_frames_grad=not sparse)
+
+
+def _greedy_lower(a, logits, seq_len):
+    if not is_concrete(logits) or not is_concrete(seq_len):
+        raise ValueError("ctc_greedy_decoder's output size depends on its inputs; inside tf.cond / tf.while_loop "
+                         "bodies tinyflow needs them known at compile time")
+    logits, seq_len = np.asarray(logits), np.asarray(seq_len)
+    steps, batch, classes = logits.shape
+    blank = classes - 1
+    indices, values, log_prob, width = [], [], np.zeros((batch, 1), logits.dtype), 0
+    for b in range(batch):
+        prev, k = -1, 0
+        for t in range(int(seq_len[b])):
+            c = int(np.argmax(logits[t, b]))
+            log_prob[b, 0] -= logits[t, b, c]
+            if c != blank and not (a["merge_repeated"] and c == prev):
+                indices.append([b, k])
+                values.append(c)
+                k += 1
+            prev = c
+        width = max(width, k)
+    return (np.array(indices, np.int64).reshape(-1, 2), np.array(values, np.int64),
+            np.array([batch, width], np.int64), log_prob)
+
+
+register_op("CTCGreedyDecoder", shape=lambda s, a, v: [TensorShape([None, 2]), TensorShape([None]), TensorShape([2]),
+                                                       TensorShape([s[0][1].value if s[0].ndims else None, 1])],
+            dtype=lambda d, a: [dt.int64, dt.int64, dt.int64, d[0]], grad=None, lower=_greedy_lower,
+            dynamic_shape=True)
+
+
+def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True):
+    """([decoded SparseTensor], neg_sum_logits [batch, 1]): the most likely class at each step, repeats
+    merged (merge_repeated) and blanks (the last class) removed."""
+    x = convert_to_tensor(inputs, name="inputs")
+    out = make_op("CTCGreedyDecoder", [x, M.cast(convert_to_tensor(sequence_length), dt.int32)],
+                  {"merge_repeated": bool(merge_repeated)}, name="CTCGreedyDecoder")
+    return [SparseTensor(out[0], out[1], out[2])], out[3]
+
+
+def collapse_repeated(labels, seq_length, name=None):
+    """(labels with consecutive repeats merged, left-aligned and padded, new lengths) for dense labels
+    [batch, max_len] (tf.nn.collapse_repeated)."""
+    from tinyflow.ops.core.indexing_ops import gather_nd, where
+    from tinyflow.ops.core.sequence_ops import cumsum, sequence_mask
+    with get_default_graph().name_scope(name or "collapse_repeated_labels"):
+        labels = convert_to_tensor(labels, name="labels")
+        seq_length = convert_to_tensor(seq_length, name="seq_length")
+        first = M.subtract(labels[:, :1], M.scalar_like(1, labels))   # differs from labels[:, 0]
+        prev = A.concat([first, labels[:, :-1]], 1)
+        keep = M.logical_and(M.not_equal(labels, prev), sequence_mask(seq_length, A.shape(labels)[1]))
+        new_len = M.reduce_sum(M.cast(keep, seq_length.dtype), axis=1)
+        pos = where(keep)
+        rows = pos[:, 0]
+        cols = M.subtract(cumsum(M.cast(keep, dt.int64), axis=1), M.scalar_like(1, rows))
+        target = A.stack([rows, gather_nd(cols, pos)], axis=1)
+        width = M.reduce_max(new_len)
+        shape = M.cast(A.stack([A.shape(labels)[0], M.cast(width, dt.int32)]), dt.int64)
+        return scatter_nd(target, gather_nd(labels, pos), shape), new_len

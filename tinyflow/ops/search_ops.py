@@ -1,0 +1,39 @@
+"""tf.searchsorted: for each row of sorted_sequence, where each value of the same row of values would be
+inserted to keep it sorted (TF's LowerBound for side="left", UpperBound for "right")."""
+import jax
+import jax.numpy as jnp
+
+from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import get_default_graph
+from tinyflow.graph.registry import register_op
+from tinyflow.ops.core import array_ops as A
+from tinyflow.ops.core.base import convert_to_tensor, make_op
+
+__all__ = ["searchsorted"]
+
+
+def _bound(side):
+    def lower(a, seq, vals):
+        out = jax.vmap(lambda s, v: jnp.searchsorted(s, v, side=side))(seq, vals)
+        return out.astype(a["out_type"].np)
+    return lower
+
+
+for _t, _side in (("LowerBound", "left"), ("UpperBound", "right")):
+    register_op(_t, shape=lambda s, a, v: [s[1]], dtype=lambda d, a: [a["out_type"]], grad=None,
+                lower=_bound(_side))
+
+
+def searchsorted(sorted_sequence, values, side="left", out_type=dt.int32, name=None):
+    """Insertion indices of values [..., M] into the sorted innermost rows of sorted_sequence [..., N]."""
+    if side not in ("left", "right"):
+        raise ValueError("side must be either 'right' or 'left'.  Saw: %s." % side)
+    with get_default_graph().name_scope(name or "searchsorted"):
+        seq = convert_to_tensor(sorted_sequence, name="sorted_sequence")
+        vals = convert_to_tensor(values, dtype=seq.dtype, name="values")
+        n, m = seq.shape[-1].value, vals.shape[-1].value
+        seq2 = A.reshape(seq, [-1, n if n is not None else -1])
+        vals2 = A.reshape(vals, [-1, m if m is not None else -1])
+        out = make_op("LowerBound" if side == "left" else "UpperBound", [seq2, vals2],
+                      {"out_type": dt.as_dtype(out_type)})
+        return A.reshape(out, A.shape(vals))
