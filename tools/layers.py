@@ -23,7 +23,8 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 API_ORDER = [
     ("basics", ["tf_stack", "tf_decorator", "aliases", "tinyflow_api", "flags", "app", "logging", "gfile",
                 "template", "dtypes", "sparse", "image_adjust", "image_quality", "composite_ops", "sparse_ops",
-                "signal", "test", "cluster_resolver", "nest", "device_lib", "debugging", "linear_operator", "linalg", "math",
+                "signal", "test", "cluster_resolver", "nest", "device_lib", "debugging", "linear_operator", "linalg",
+                "math",
                 "image", "distribute", "examples", "gradient_registry",
                 "tensor_util", "internals", "lookup", "function", "config", "lite", "profiler", "distributions",
                 "ragged", "framework", "spectral", "random", "random_experimental", "sparse_more", "manip",
