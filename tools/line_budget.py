@@ -53,7 +53,8 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # Issue 40: runtime 2740 -> 2790 (donation on accelerators, checked before each call: executables.for_call),
 # lower 1330 -> 1335 (its rule in pipeline.py), ops 12620 -> 12660 (counted loops: control_flow_ops._trip_count
 # and the scans without a conditional per iteration in while_grad.py).
-BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12660, "lower": 1335, "runtime": 2790,
+# Issue 38's corpus: ops 12660 -> 12690 (SparseTensor * and / a dense tensor, TF's SparseDenseCwise ops).
+BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12690, "lower": 1335, "runtime": 2790,
           "api": 38000, "cli": 1100}
 TOTAL = 62000
 

@@ -28,6 +28,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TF1 = os.environ.get("TF1_PYTHON", "/root/.tf1-oracle/bin/python")
 
+SCIPY_SHIM = """# written by tools/corpus/run_corpus.py --scipy-shim: the environment, not the program, is changed
+import sys, types
+import scipy.sparse.linalg as _linalg
+_arpack = types.ModuleType("scipy.sparse.linalg.eigen.arpack")
+_arpack.eigsh = _linalg.eigsh
+sys.modules["scipy.sparse.linalg.eigen.arpack"] = _arpack
+"""
+
+
 def first_error(text):
     """The line that names the error: the last 'SomethingError: ...' line of a traceback, else the last line."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
@@ -94,8 +103,16 @@ def main():
     p.add_argument("--tf1-site", default="", help="a folder of extra packages for TF 1.15's Python 3.7 "
                    "(pip install --target): what programs import beyond TF (scipy, sklearn, ...)")
     p.add_argument("--site", default="", help="the same for tinyflow's interpreter")
+    p.add_argument("--scipy-shim", action="store_true",
+                   help="under tinyflow, alias scipy.sparse.linalg.eigen.arpack (gone from the scipy releases "
+                        "that support numpy 2) to scipy.sparse.linalg, to see past that environment blocker")
     args = p.parse_args()
     extras = {"tf1": args.tf1_site, "tinyflow": args.site}
+    if args.scipy_shim:
+        shim = tempfile.mkdtemp(prefix="corpus-shim-")
+        with open(os.path.join(shim, "sitecustomize.py"), "w") as f:
+            f.write(SCIPY_SHIM)
+        extras["tinyflow"] = os.pathsep.join(p for p in (shim, args.site) if p)
     with open(args.manifest) as f:
         programs = [q for q in json.load(f)["programs"] if args.only in q["name"]]
     base = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE",)}
