@@ -73,7 +73,8 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # gamma/poisson random ops, tensor scatters, space/batch, sets, fake quantization, unicode strings and hashes,
 # audio, more linalg, sparse segments), api +1500 to 44000 (the LinearOperator family, sparse ops, tf.Module,
 # DeviceSpec, TypeSpecs, the small namespaces), total +8000.
-BUDGET = {"graph": 2190, "formats": 2500, "passes": 2320, "ops": 15950, "lower": 1365, "runtime": 2905,
+# Issue 38's corpus: ops +30 (15950 -> 15980) (SparseTensor * and / a dense tensor, TF's SparseDenseCwise ops).
+BUDGET = {"graph": 2190, "formats": 2500, "passes": 2320, "ops": 15980, "lower": 1365, "runtime": 2905,
           "api": 44000, "cli": 1115}
 TOTAL = 72500   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37 (above)
 

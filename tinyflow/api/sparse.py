@@ -6,20 +6,25 @@ from tinyflow.ops.sparse import sparse_tensor_to_dense as to_dense  # noqa: F401
 
 def placeholder(dtype, shape=None, name=None):
     """tf.sparse.placeholder / tf.sparse_placeholder: a SparseTensor of three placeholders (indices,
-    values, dense_shape; a fully known `shape` makes dense_shape a constant), fed a SparseTensorValue."""
+    values, dense_shape; a fully known `shape` makes dense_shape a constant, and a Tensor given as
+    `shape` is used as dense_shape itself, as TF does), fed a SparseTensorValue."""
+    from tinyflow.graph.core import Tensor
     from tinyflow.graph.shapes import TensorShape
     from tinyflow.ops.core.array_ops import placeholder as _placeholder
-    from tinyflow.ops.core.base import constant
-    shape = TensorShape(shape)
-    rank = shape.ndims
+    from tinyflow.ops.core.base import constant, convert_to_tensor
     sub = (lambda part: name + "/" + part) if name is not None else (lambda part: None)
-    if shape.is_fully_defined():
-        dense_shape = constant(shape.as_list(), _dt.int64, name=sub("shape") or "Const")
+    if isinstance(shape, Tensor):  # e.g. tf.constant(dense_shape, tf.int64): its rank is the tensor's length
+        dense_shape = convert_to_tensor(shape, _dt.int64)
+        rank = TensorShape(shape.shape)[0].value if shape.shape.ndims == 1 else None
     else:
-        dense_shape = _placeholder(_dt.int64, [rank], name=sub("shape"))
+        shape = TensorShape(shape)
+        rank = shape.ndims
+        if shape.is_fully_defined():
+            dense_shape = constant(shape.as_list(), _dt.int64, name=sub("shape") or "Const")
+        else:
+            dense_shape = _placeholder(_dt.int64, [rank], name=sub("shape"))
     values = _placeholder(dtype, [None], name=sub("values"))   # TF's order of creation (and so of names)
     return SparseTensor(_placeholder(_dt.int64, [None, rank], name=sub("indices")), values, dense_shape)
-
 
 from tinyflow.api.sparse_ops import (sparse_concat as concat, sparse_reduce_sum as reduce_sum,  # noqa: F401,E402
                                      sparse_reduce_sum_sparse as reduce_sum_sparse, sparse_reshape as reshape,

@@ -41,6 +41,36 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
 
     shape = property(get_shape)
 
+    def _cwise(self, other, op, name):
+        """TF's SparseDenseCwise{Mul,Div}: the dense operand broadcast to the sparse one's dense shape
+        (never the other way) and read at its indices; indices and dense_shape are kept."""
+        from tinyflow.graph.core import get_default_graph
+        from tinyflow.ops.core import array_ops, math_ops
+        from tinyflow.ops.core.indexing_ops import gather_nd
+        with get_default_graph().name_scope(name):
+            dense = convert_to_tensor(other, self.dtype, name="y")
+            rank, sparse_rank = dense.shape.ndims, self.indices.shape[1].value
+            if rank is None or (sparse_rank is not None and rank > sparse_rank):
+                raise ValueError("%s of a SparseTensor needs a dense operand of known rank at most the sparse "
+                                 "one's (%s), got shape %s" % (name, sparse_rank, dense.shape))
+            if rank == 0:
+                return SparseTensor(self.indices, op(self.values, dense), self.dense_shape)
+            # a size-1 dense dimension broadcasts: read its element 0 whatever the sparse index there
+            where = self.indices[:, -rank:]
+            where.set_shape([None, rank])  # the sparse rank may be unknown (fed); the slice's width is not
+            wide = math_ops.cast(math_ops.not_equal(array_ops.shape(dense, out_type=dt.int64), 1), dt.int64)
+            return SparseTensor(self.indices, op(self.values, gather_nd(dense, where * wide)), self.dense_shape)
+
+    def __mul__(self, other):
+        from tinyflow.ops.core import math_ops
+        return self._cwise(other, math_ops.multiply, "SparseDenseCwiseMul")
+
+    def __truediv__(self, other):
+        from tinyflow.ops.core import math_ops
+        return self._cwise(other, math_ops.truediv, "SparseDenseCwiseDiv")
+
+    __div__ = __truediv__
+
 
 def _to_dense(session, op, inputs):
     indices, shape, values, default = inputs

@@ -460,7 +460,7 @@ def _gather_nd_shape(shapes, attrs, values):
 register_op("GatherNd", shape=_gather_nd_shape, dtype=same_as_input(0),
             grad=lambda op, g: [scatter_nd(op.inputs[1], g, shape(op.inputs[0], out_type=op.inputs[1].dtype)),
                                 None],
-            lower=lambda a, p, i: p[tuple(jnp.moveaxis(i, -1, 0))],
+            lower=lambda a, p, i: jnp.asarray(p)[tuple(jnp.moveaxis(i, -1, 0))],  # p may be a numpy constant
             check=lambda a, p, i: _gather_nd_check(p, i), check_message=lambda op, pos, dims, row, shape:
             "indices[%s] = [%s] does not index into param shape [%s]" % (
                 position_text(pos, dims), ", ".join(str(int(v)) for v in np.atleast_1d(row)),
