@@ -47,9 +47,8 @@ print(kr.preprocessing.sequence.pad_sequences([[1, 2], [3]], 4).tolist())
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="corpus blocker for the CLI owner: `import tensorflow.keras as kr` (gaussic's "
-                   "THUCNews CNN/RNN classifiers) is not aliased by tinyflow/cli/runner.py")
 def test_runner_aliases_tensorflow_keras_module(tmp_path):
+    """gaussic's THUCNews CNN/RNN classifiers: `import tensorflow.keras as kr` (the declared tree serves it)."""
     script = tmp_path / "uses_tf_keras.py"
     script.write_text(KERAS_SCRIPT)
     out = subprocess.run([sys.executable, "-m", "tinyflow", str(script)], capture_output=True, text=True, timeout=300)
@@ -57,10 +56,8 @@ def test_runner_aliases_tensorflow_keras_module(tmp_path):
     assert out.stdout.strip().splitlines()[-1] == "[[0, 0, 1, 2], [0, 0, 0, 3]]"   # TF 1.15's
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError,
-                   reason="corpus blocker for the missing-names owners: tf.sparse_retain (GCN), tf.sparse_add and "
-                   "tf.sparse_softmax (GAT's sparse variant) are not in tinyflow yet")
 def test_sparse_retain_add_softmax_match_tf115():
+    """tf.sparse_retain (GCN), tf.sparse_add and tf.sparse_softmax (GAT's sparse variant)."""
     with tf.Graph().as_default():
         fetches = make_sparse.build_missing(tf)
         with tf.Session() as sess:
