@@ -64,3 +64,24 @@ def test_sparse_retain_add_softmax_match_tf115():
             out = sess.run(fetches)
     for key, value in out.items():
         np.testing.assert_allclose(value, TF115["missing"][key], rtol=1e-6, err_msg=key)
+
+
+def test_fill_and_random_ops_take_a_shape_fed_at_run_time():
+    """GCN's sparse dropout draws `tf.random_uniform(noise_shape)` with noise_shape a placeholder (as does
+    `tf.zeros(fed_shape)`): TF builds such shapes at run time; the op runs between jitted segments.
+    A seeded draw gives the values of the same draw with the shape written in the graph."""
+    n = tf.placeholder(tf.int32, [1])
+    zeros, ones = tf.zeros(n), tf.fill(n, 2.0)
+    fed = tf.random_uniform(n, seed=7)
+    ints = tf.random_uniform(n, maxval=10, dtype=tf.int32, seed=3)
+    with tf.Session() as sess:
+        z, o, r, i = sess.run([zeros, ones, fed, ints], {n: [5]})
+        assert sess.run(tf.shape(fed), {n: [3]}).tolist() == [3]
+    with tf.Graph().as_default():
+        static = tf.random_uniform([5], seed=7), tf.random_uniform([5], maxval=10, dtype=tf.int32, seed=3)
+        with tf.Session() as sess:
+            r_static, i_static = sess.run(static)
+    np.testing.assert_array_equal(z, np.zeros(5, np.float32))
+    np.testing.assert_array_equal(o, np.full(5, 2.0, np.float32))
+    np.testing.assert_array_equal(r, r_static)
+    np.testing.assert_array_equal(i, i_static)

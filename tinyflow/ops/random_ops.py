@@ -30,7 +30,7 @@ from tinyflow.graph.core import ShapeError, get_default_graph
 from tinyflow.graph.registry import from_attr, register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import math_ops
-from tinyflow.ops.core.array_ops import fill_shape, shape_tensor, with_shape_of
+from tinyflow.ops.core.array_ops import dims_at_run_time, fill_shape, shape_tensor, with_shape_of
 from tinyflow.ops.core.base import convert_to_tensor, make_op
 from tinyflow.ops import philox
 
@@ -160,7 +160,8 @@ def _random(op_type, sample):
         if isinstance(key, RandomBlock):
             return key.take(op_type, a, _dims(shape), sample)
         return sample(_key(a, key), _dims(shape), a["dtype"].np)
-    register_op(op_type, shape=fill_shape, dtype=from_attr("dtype"), grad=None, needs_key=True, lower=lower)
+    register_op(op_type, shape=fill_shape, dtype=from_attr("dtype"), grad=None, needs_key=True, lower=lower,
+                dynamic_shape=dims_at_run_time)
 
 
 # ---- the random values of a whole fetch set at once ---------------------------------------------------
@@ -331,6 +332,7 @@ def _uniform_int_shape(shapes, attrs, values):
 
 
 register_op("RandomUniformInt", shape=_uniform_int_shape, dtype=same_as_input(1), grad=None, needs_key=True,
+            dynamic_shape=dims_at_run_time,
             lower=_uniform_int_lower)
 
 

@@ -158,10 +158,16 @@ def fill_shape(shapes, attrs, values):
     return [TensorShape([int(d) for d in np.asarray(dims).reshape(-1)])]
 
 
+def dims_at_run_time(op, known):
+    """A shape that is input 0's value, fed or computed at run time: the op runs between segments."""
+    return not known[0]
+
+
 register_op("Fill", fold=True, shape=fill_shape, dtype=same_as_input(1),
             grad=lambda op, g: [None, make_op("Sum", [g], {"axis": None, "keep_dims": False})],
             lower=lambda a, dims, value: jnp.full(tuple(int(d) for d in np.asarray(dims)), value, dtype=value.dtype),
-            numpy=lambda a, dims, value: np.full(tuple(ints(dims)), value))
+            numpy=lambda a, dims, value: np.full(tuple(ints(dims)), value),
+            dynamic_shape=dims_at_run_time)
 
 
 def fill(dims, value, name=None):
