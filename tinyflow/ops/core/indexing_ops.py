@@ -427,6 +427,16 @@ def gather_drop_negatives(x, ids):
     return math_ops.where_v2(keep, rows, zeros_like(rows))
 
 
+def segment_ids_check(a, data, ids, n):
+    """TF's unsorted segment kernels: an id >= num_segments is out of range (a negative id is dropped)."""
+    flat = ids.reshape(-1)
+    return (*first_bad(flat >= n, flat), jnp.asarray(n, np.int64))
+
+
+def segment_ids_message(op, pos, dims, value, n):
+    return "segment_ids[%d] = %d is out of range [0, %d)" % (int(pos), int(value), int(n))
+
+
 def segments_at_run_time(op, known):
     """A run-time num_segments (input 2) decides the output shape (segment ops' dynamic_shape)."""
     return len(known) > 2 and not known[2]
@@ -434,7 +444,7 @@ def segments_at_run_time(op, known):
 
 register_op("UnsortedSegmentSum", shape=segment_shape, dtype=same_as_input(0), lower=_segment_lower,
             grad=lambda op, g: [gather_drop_negatives(g, op.inputs[1]), None, None],
-            dynamic_shape=segments_at_run_time)
+            dynamic_shape=segments_at_run_time, check=segment_ids_check, check_message=segment_ids_message)
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
