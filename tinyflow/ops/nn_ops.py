@@ -531,6 +531,9 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
             n = M.realdiv(M.cast(size(x), x.dtype), M.cast(size(mean), x.dtype))
             one = M.ones_like_scalar(n)
             variance = M.multiply(variance, M.realdiv(n, M.maximum(M.subtract(n, one), one)))
+            # TF's FusedBatchNormGrad ignores the gradients reaching the batch mean and variance outputs
+            from tinyflow.ops.core.array_ops import stop_gradient
+            mean, variance = stop_gradient(mean), stop_gradient(variance)
         return y, mean, variance
 
 

@@ -359,7 +359,11 @@ def _gather_grad(op, g):
     ax = int(axis) % p_rank
     n = gather(shape(params, out_type=indices.dtype), ax)
     if ax == 0:
-        return [unsorted_segment_sum(g, indices, n), None, None]
+        dense = unsorted_segment_sum(g, indices, n)
+        # TF's gradient here is IndexedSlices(g's rows, indices): tf.gradients hands it out as such
+        # (api/tensor_util.sparse_gradients); the dense sum is what every other consumer reads
+        sparse_sources(dense.graph)[dense] = (g, indices, params)
+        return [dense, None, None]
     # move the index dimensions of g to the front, sum by segment, move the result back to `ax`
     front = list(pyrange(ax, ax + i_rank)) + list(pyrange(ax)) + list(pyrange(ax + i_rank, g.shape.ndims))
     summed = unsorted_segment_sum(transpose(g, front), indices, n)
@@ -369,6 +373,13 @@ def _gather_grad(op, g):
 
 
 
+
+
+def sparse_sources(graph):
+    """{dense gradient of a gather's params: (the gather's gradient, its indices, its params)}."""
+    if not hasattr(graph, "_sparse_gradients"):
+        graph._sparse_gradients = {}
+    return graph._sparse_gradients
 
 
 def _gather_check(a, p, i, axis):

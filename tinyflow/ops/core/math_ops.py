@@ -479,10 +479,9 @@ def round(x, name=None):
 
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), as TF builds it (its gradient at 0 is sigmoid(0) = 0.5)."""
-    from tinyflow.ops.nn_ops import softplus   # nn_ops builds on this module
     with get_default_graph().name_scope(name or "LogSigmoid"):
         x = convert_to_tensor(x, name="x")
-        return negative(softplus(negative(x)))
+        return negative(make_op("Softplus", [negative(x)], name="Softplus"))   # registered in nn_ops.py
 
 
 # ---- cast -----------------------------------------------------------------------------------------
