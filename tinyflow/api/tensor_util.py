@@ -149,7 +149,9 @@ def sparse_gradients(grads):
         with g.graph.name_scope(g.op.name.rsplit("/", 1)[0] + "/IndexedSlices"):
             params = parts[0][2]
             inner = array_ops.shape(params)[1:]
-            values = [array_ops.reshape(v, array_ops.concat([[-1], inner], 0)) for v, _, _ in parts]
+            values = [array_ops.reshape(v, array_ops.concat([array_ops.reshape(array_ops.size(i, out_type=inner.dtype),
+                                                                               [1]), inner], 0))
+                      for v, i, _ in parts]   # size(ids) rows, not -1: the rows may have no elements
             ids = [array_ops.reshape(i, [-1]) for _, i, _ in parts]
             if len({i.dtype for i in ids}) > 1:
                 ids = [math_ops.cast(i, _dt.int64) for i in ids]

@@ -45,7 +45,7 @@ _JAX_SEGMENT = {"Sum": jax.ops.segment_sum, "Max": jax.ops.segment_max, "Min": j
 def _reduce_segments(kind, data, ids, n, empty):
     """jax's segment reduction of data (leading dims = ids' dims) into n rows; a row no id names is
     `empty` (TF's value for an empty segment; jax would give +-inf for max and min)."""
-    flat = data.reshape((-1,) + data.shape[ids.ndim:])
+    flat = data.reshape((ids.size,) + data.shape[ids.ndim:])   # not -1: rows of zero size
     ids = ids.reshape(-1)
     if kind == "Mean":
         total = jax.ops.segment_sum(flat, ids, n)

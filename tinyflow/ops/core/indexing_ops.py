@@ -421,7 +421,7 @@ def segment_shape(shapes, attrs, values):
 
 
 def _segment_lower(a, data, ids, n):
-    flat = data.reshape((-1,) + data.shape[ids.ndim:])
+    flat = data.reshape((ids.size,) + data.shape[ids.ndim:])   # not -1: rows of zero size
     return jax.ops.segment_sum(flat, ids.reshape(-1), int(n)).astype(data.dtype)
 
 
@@ -481,7 +481,7 @@ def _gather_nd_shape(shapes, attrs, values):
 register_op("GatherNd", shape=_gather_nd_shape, dtype=same_as_input(0),
             grad=lambda op, g: [scatter_nd(op.inputs[1], g, shape(op.inputs[0], out_type=op.inputs[1].dtype)),
                                 None],
-            lower=lambda a, p, i: p[tuple(jnp.moveaxis(i, -1, 0))],
+            lower=lambda a, p, i: jnp.asarray(p)[tuple(jnp.moveaxis(i, -1, 0))],   # p may be a numpy constant
             check=lambda a, p, i: _gather_nd_check(p, i), check_message=lambda op, pos, dims, row, shape:
             "indices[%s] = [%s] does not index into param shape [%s]" % (
                 position_text(pos, dims), ", ".join(str(int(v)) for v in np.atleast_1d(row)),
