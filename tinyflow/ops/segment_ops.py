@@ -57,6 +57,8 @@ def _reduce_segments(kind, data, ids, n, empty):
     out = _JAX_SEGMENT[kind](flat, ids, n)
     hit = jax.ops.segment_sum(jnp.ones(ids.shape, np.int32), ids, n) > 0
     out = jnp.where(hit.reshape((-1,) + (1,) * (flat.ndim - 1)), out, jnp.asarray(empty(data.dtype), out.dtype))
+    if kind in ("Max", "Min") and empty is _UNSORTED_EMPTY[kind]:   # TF starts from the dtype's lowest / highest
+        out = (jnp.maximum if kind == "Max" else jnp.minimum)(out, jnp.asarray(empty(data.dtype), out.dtype))
     return out.astype(data.dtype)
 
 
