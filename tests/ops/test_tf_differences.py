@@ -23,6 +23,7 @@ def test_kept_differences_and_tf_conventions():
         "sign": tf.sign(z), "abs_grad": tf.gradients(tf.abs(z), z)[0],
         "log_sigmoid_grad": tf.gradients(tf.log_sigmoid(z), z)[0], "digamma": tf.digamma(z),
         "floordiv": tf.floordiv(z, tf.constant([INF, INF, 2.0, -INF])),
+        "empty": tf.reshape(tf.placeholder_with_default(np.zeros((0, 3), np.float32), [0, 3]), [0, -1]),
         "pool": tf.reshape(tf.nn.max_pool(tf.reshape(z, [1, 1, 4, 1]), [1, 1, 2, 1], [1, 1, 2, 1], "VALID"), [2]),
     }
     with tf.Session() as s:
@@ -42,3 +43,4 @@ def test_kept_differences_and_tf_conventions():
     assert out["digamma"][2] == INF
     np.testing.assert_array_equal(out["floordiv"], [NAN, 0.0, -0.0, -0.0])   # numpy: 1 // -inf = -1
     np.testing.assert_array_equal(out["pool"], [1.0, 1.0])
+    assert out["empty"].shape == (0, 3) and fetches["empty"].shape.as_list() == [0, 3]   # TF's -1 of an empty tensor

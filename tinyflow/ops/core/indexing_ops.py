@@ -362,7 +362,8 @@ def _gather_grad(op, g):
         dense = unsorted_segment_sum(g, indices, n)
         # TF's gradient here is IndexedSlices(g's rows, indices): tf.gradients hands it out as such
         # (api/tensor_util.sparse_gradients); the dense sum is what every other consumer reads
-        sparse_sources(dense.graph)[dense] = (g, indices, params)
+        if not getattr(op, "_dense_gradient", False):
+            sparse_sources(dense.graph)[dense] = (g, indices, params)
         return [dense, None, None]
     # move the index dimensions of g to the front, sum by segment, move the result back to `ax`
     front = list(pyrange(ax, ax + i_rank)) + list(pyrange(ax)) + list(pyrange(ax + i_rank, g.shape.ndims))
@@ -631,4 +632,6 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
             tensor = reshape(tensor, tshape)
             mask = reshape(mask, [-1])
         indices = squeeze(where(mask), axis=[1])
-        return gather(tensor, indices, axis=axis)
+        out = gather(tensor, indices, axis=axis)
+        out.op._dense_gradient = True   # TF reshapes first, so its gradient here is dense, not IndexedSlices
+        return out
