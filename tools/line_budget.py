@@ -50,9 +50,10 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # ops: 12600 -> 12620, lower: 1315 -> 1325 for issue 30's whole-step profiles (MaxPool as its strided
 # views; a spanning filter's forward chosen per fetch set, which jax_backend sets while tracing); lower
 # 1325 -> 1330 for its review: one tracing scope (_tracing) for every trace of a fetch set.
-# ops: 12620 -> 12770 for issue 39 (TF 1.15's edge semantics: run-time checks of integer division, pow,
-# segment ids and band bounds; NaN conventions of max/min/argmax/pooling/segments; TF's floordiv/floormod).
-BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12770, "lower": 1330, "runtime": 2740,
+# ops: 12620 -> 12790 for issue 39 (TF 1.15's edge semantics: run-time checks of integer division, pow,
+# segment ids and band bounds; NaN conventions of max/min/argmax/pooling/segments; TF's floordiv/floormod;
+# reshape of empty tensors, -0.0 ties of top_k).
+BUDGET = {"graph": 2150, "formats": 2500, "passes": 2035, "ops": 12790, "lower": 1330, "runtime": 2740,
           "api": 38000, "cli": 1100}
 TOTAL = 62000
 
