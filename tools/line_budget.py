@@ -74,9 +74,12 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # audio, more linalg, sparse segments), api +1500 to 44000 (the LinearOperator family, sparse ops, tf.Module,
 # DeviceSpec, TypeSpecs, the small namespaces), total +8000.
 # Issue 38's corpus: ops +30 (15950 -> 15980) (SparseTensor * and / a dense tensor, TF's SparseDenseCwise ops).
-BUDGET = {"graph": 2190, "formats": 2500, "passes": 2320, "ops": 15980, "lower": 1365, "runtime": 2905,
-          "api": 44000, "cli": 1115}
-TOTAL = 72500   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37 (above)
+# ops: +170 (15980 -> 16150) for issue 39 (TF 1.15's edge semantics: run-time checks of integer division, pow,
+# segment ids and band bounds; NaN conventions of max/min/argmax/pooling/segments; TF's floordiv/floormod;
+# reshape of empty tensors, -0.0 ties of top_k).
+BUDGET = {"graph": 2190, "formats": 2500, "passes": 2320, "ops": 16150, "lower": 1365, "runtime": 2905,
+          "api": 44200, "cli": 1115}
+TOTAL = 73000   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37, +500 for 39 (above)
 
 
 def count(layer):

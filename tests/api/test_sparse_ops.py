@@ -56,7 +56,7 @@ def test_sparse_tensor_dense_matmul_and_gradients():
     mma = tf.sparse_tensor_dense_matmul(sp, tf.constant(F["b_t"]), adjoint_a=True)
     mmb = tf.sparse.sparse_dense_matmul(sp, tf.constant(F["b"].T), adjoint_b=True)
     loss = tf.reduce_sum(mm * mm) + tf.reduce_sum(mma) + tf.reduce_sum(tf.sin(mmb))
-    got = run(mm, mma, mmb, *tf.gradients(loss, [vals, bb]))
+    got = run(mm, mma, mmb, *[tf.convert_to_tensor(g) for g in tf.gradients(loss, [vals, bb])])
     for g, k in zip(got, ["mm", "mma", "mmb", "mm_gv", "mm_gb"]):
         np.testing.assert_allclose(g, F[k], rtol=1e-10, err_msg=k)
     assert mm.shape.as_list() == [3, 2]
@@ -77,6 +77,8 @@ def test_embedding_lookup_sparse_combiners_and_gradient():
     e_sum = tf.nn.embedding_lookup_sparse(p, ids, w, combiner="sum")
     e_sqrtn = tf.nn.embedding_lookup_sparse(p, ids, w, combiner="sqrtn")
     g = tf.gradients(tf.reduce_sum(tf.square(e_sqrtn)) + tf.reduce_sum(e_mean), p)[0]
+    assert isinstance(g, tf.IndexedSlices)   # as TF's: the gradient of gathered params
+    g = tf.convert_to_tensor(g)
     for got, k in zip(run(e_mean, e_sum, e_sqrtn, g), ["emb_mean", "emb_sum", "emb_sqrtn", "emb_grad"]):
         np.testing.assert_allclose(got, F[k], rtol=1e-10, err_msg=k)
 

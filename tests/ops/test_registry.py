@@ -86,7 +86,7 @@ def _fd_check(sess, ys, xs, feed, eps=1e-6, rtol=1e-4, atol=1e-6):
         shape = y.shape.as_list() if y.shape.is_fully_defined() else np.shape(sess.run(y, feed))
         parts.append(tf.reduce_sum(y * tf.constant(rng.uniform(0.5, 1.5, size=shape), dtype=y.dtype)))
     loss = tf.add_n(parts)
-    grads = tf.gradients(loss, xs)
+    grads = [g if not isinstance(g, tf.IndexedSlices) else tf.convert_to_tensor(g) for g in tf.gradients(loss, xs)]
     fetch = [loss] + [g for g in grads if g is not None]
     sym = iter(sess.run(fetch, feed)[1:])
     for x, gsym in zip(xs, grads):

@@ -65,7 +65,8 @@ from tinyflow.ops.pooling_ops import depth_to_space, space_to_depth  # noqa: E40
 from tinyflow.ops.core.sequence_ops import reverse_sequence  # noqa: E402
 from tinyflow.ops import overloads as _overloads  # noqa: E402,F401 (Tensor's operators)
 from tinyflow.ops import recompute_ops as _recompute_ops  # noqa: E402,F401 (the Recompute op that checkpointed gradients make)
-from tinyflow.passes.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians  # noqa: E402
+from tinyflow.passes.gradients import AggregationMethod, UnconnectedGradients, hessians  # noqa: E402
+from tinyflow.api.tensor_util import gradients  # noqa: E402 (IndexedSlices where TF gives them)
 from tinyflow.runtime.config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,  # noqa: E402
                                      RunOptions)
 from tinyflow.runtime.session import InteractiveSession, Session, get_default_session  # noqa: E402

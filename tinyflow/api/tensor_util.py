@@ -13,7 +13,9 @@ import numpy as np
 
 from tinyflow.graph import dtypes as _dt
 from tinyflow.api.aliases import get_static_value as constant_value  # noqa: F401 (tf.contrib.util's name)
-from tinyflow.ops.core import array_ops, indexing_ops
+from tinyflow.graph.core import Tensor
+from tinyflow.ops.core import array_ops, indexing_ops, math_ops
+from tinyflow.passes import gradients as _gradients_pass
 from tinyflow.ops.core.base import convert_to_tensor, register_tensor_conversion_function
 
 
@@ -118,4 +120,43 @@ def _to_dense(value, dtype=None, name=None, as_ref=False):
 
 
 register_tensor_conversion_function(IndexedSlices, _to_dense)
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", **kwargs):
+    """tf.gradients (passes/gradients.py), with IndexedSlices where TF gives them (sparse_gradients)."""
+    return sparse_gradients(_gradients_pass.gradients(ys, xs, grad_ys, name, **kwargs))
+
+
+gradients.__doc__ += "\n\n" + _gradients_pass.gradients.__doc__
+
+
+def sparse_gradients(grads):
+    """tf.gradients' results with TF's IndexedSlices where TF gives them: the gradient of the params of
+    gathers along axis 0 (embedding_lookup), one or several (TF concatenates their rows; a dense part
+    makes the whole gradient dense, as TF's aggregation does). So clip_by_global_norm and global_norm
+    count repeated ids as TF does, and optimizers can update only the rows."""
+    out = []
+    for g in grads:
+        parts = None
+        if isinstance(g, Tensor):
+            sources = getattr(g.graph, "_sparse_gradients", {})
+            terms = [t for t in g.op.inputs] if g.op.type == "AddN" else [g]
+            if all(t in sources for t in terms):
+                parts = [sources[t] for t in terms]
+        if not parts:
+            out.append(g)
+            continue
+        with g.graph.name_scope(g.op.name.rsplit("/", 1)[0] + "/IndexedSlices"):
+            params = parts[0][2]
+            inner = array_ops.shape(params)[1:]
+            values = [array_ops.reshape(v, array_ops.concat([array_ops.reshape(array_ops.size(i, out_type=inner.dtype),
+                                                                               [1]), inner], 0))
+                      for v, i, _ in parts]   # size(ids) rows, not -1: the rows may have no elements
+            ids = [array_ops.reshape(i, [-1]) for _, i, _ in parts]
+            if len({i.dtype for i in ids}) > 1:
+                ids = [math_ops.cast(i, _dt.int64) for i in ids]
+            values = values[0] if len(values) == 1 else array_ops.concat(values, 0)
+            ids = ids[0] if len(ids) == 1 else array_ops.concat(ids, 0)
+            out.append(IndexedSlices(values, ids, array_ops.shape(params, out_type=ids.dtype)))
+    return out
 __all__ = ["make_tensor_proto", "make_ndarray", "constant_value", "IndexedSlices", "IndexedSlicesValue"]

@@ -25,17 +25,23 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
         return identity(intermediate / m.maximum(l2norm, clip_norm), name=scope)
 
 
+def _sparse(t):
+    """Whether t is an IndexedSlices (api/tensor_util's; duck-typed, this layer being below it)."""
+    return hasattr(t, "indices") and hasattr(t, "values") and hasattr(t, "dense_shape")
+
+
 def _as_list(t_list):
     if not isinstance(t_list, Sequence) or isinstance(t_list, str):
         raise TypeError("t_list should be a sequence")
-    return [convert_to_tensor(t, name="t_%d" % i) if t is not None else None for i, t in enumerate(t_list)]
+    return [t if t is None or _sparse(t) else convert_to_tensor(t, name="t_%d" % i) for i, t in enumerate(t_list)]
 
 
 def global_norm(t_list, name=None):
     """sqrt(sum of the squares of every element of every tensor in t_list); None entries are skipped."""
     values = _as_list(t_list)
     with get_default_graph().name_scope(name or "global_norm"):
-        sums = [m.reduce_sum(m.square(v)) for v in values if v is not None]
+        # an IndexedSlices counts its rows as they are: a repeated id's rows each count (TF's norm)
+        sums = [m.reduce_sum(m.square(v.values if _sparse(v) else v)) for v in values if v is not None]
         return m.sqrt(m.reduce_sum(stack(sums)), name="global_norm")
 
 
@@ -50,7 +56,10 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
         one = convert_to_tensor(1.0, dtype=use_norm.dtype)
         scale_for_finite = clip_norm * m.minimum(1.0 / use_norm, one / clip_norm)
         scale = scale_for_finite + (use_norm - use_norm)  # NaN when use_norm is inf or NaN
-        clipped = [None if v is None else identity(v * m.cast(scale, v.dtype), name="%s_%d" % (scope, i))
+        clipped = [None if v is None else
+                   type(v)(identity(v.values * m.cast(scale, v.dtype), name="%s_%d" % (scope, i)), v.indices,
+                           v.dense_shape) if _sparse(v) else
+                   identity(v * m.cast(scale, v.dtype), name="%s_%d" % (scope, i))
                    for i, v in enumerate(values)]
     return clipped, use_norm
 

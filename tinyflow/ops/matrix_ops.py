@@ -145,8 +145,21 @@ def _band_lower(a, x, lower, upper):
     return jnp.where(keep, x, jnp.zeros((), x.dtype))
 
 
+def _band_check(a, x, lower, upper):
+    """TF's kernel: a bound past the matrix's rows / columns is an error (not 'the whole triangle')."""
+    m, n = x.shape[-2:]
+    return (jnp.logical_and(lower <= m, upper <= n), jnp.asarray(lower), jnp.asarray(upper), jnp.asarray([m, n]))
+
+
+def _band_message(op, lower, upper, mn):
+    if lower > mn[0]:
+        return "num_lower must be negative or less or equal to number of rows (%d) got: %d" % (mn[0], lower)
+    return "num_upper must be negative or less or equal to number of columns (%d) got: %d" % (mn[1], upper)
+
+
 register_op("MatrixBandPart", shape=_matrix_shape, dtype=same_as_input(0), lower=_band_lower,
-            grad=lambda op, g: [matrix_band_part(g, op.inputs[1], op.inputs[2]), None, None])
+            grad=lambda op, g: [matrix_band_part(g, op.inputs[1], op.inputs[2]), None, None],
+            check=_band_check, check_message=_band_message)
 
 
 def matrix_band_part(input, num_lower, num_upper, name=None):

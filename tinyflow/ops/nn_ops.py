@@ -97,11 +97,11 @@ softsign = _activation(
 
 
 def _leaky_grad(op, g):
-    return [_where_positive(op.inputs[0], g, M.multiply(g, M.scalar_like(op.attrs["alpha"], g)))]
+    return [_where_positive(op.inputs[0], g, M.multiply(g, M.scalar_like(float(np.float32(op.attrs["alpha"])), g)))]
 
 
 register_op("LeakyRelu", shape=shape_of_input(0), dtype=same_as_input(0), grad=_leaky_grad, inplace=((0, 0),),
-            lower=lambda a, x: jnp.where(x > 0, x, x * np.asarray(a["alpha"], x.dtype)))
+            lower=lambda a, x: jnp.where(x > 0, x, x * np.asarray(np.float32(a["alpha"]), x.dtype)))  # a float attr
 
 
 def leaky_relu(features, alpha=0.2, name=None):
@@ -197,7 +197,7 @@ def _xent_lower(a, logits, labels):
     ax = a["axis"]
     logp = jax.nn.log_softmax(logits, axis=ax)
     loss = -jnp.sum(labels * logp, axis=ax)
-    return loss, jnp.exp(logp) * jnp.sum(labels, axis=ax, keepdims=True) - labels
+    return loss, jnp.exp(logp) - labels   # TF's kernel: softmax - labels, even when labels do not sum to 1
 
 
 def _xent_shape(shapes, attrs, values):
@@ -208,7 +208,8 @@ def _xent_shape(shapes, attrs, values):
 
 
 def _xent_grad(op, g_loss, g_backprop):
-    """TF's rule: d loss/d logits = softmax * sum(labels) - labels; d loss/d labels = -log_softmax.
+    """TF's rule: d loss/d logits = softmax - labels (its kernel's backprop, exact when labels sum to 1);
+    d loss/d labels = -log_softmax.
     When the backprop output itself was differentiated (second order), its exact terms are added."""
     logits, labels = op.inputs
     ax = op.attrs["axis"]
@@ -218,8 +219,7 @@ def _xent_grad(op, g_loss, g_backprop):
     if not _is_zeros(g_backprop):
         s = softmax(logits, axis=ax)
         gs = M.reduce_sum(M.multiply(g_backprop, s), axis=ax, keepdims=True)
-        total = M.reduce_sum(labels, axis=ax, keepdims=True)
-        g_logits = M.add(g_logits, M.multiply(M.multiply(total, M.subtract(g_backprop, gs)), s))
+        g_logits = M.add(g_logits, M.multiply(M.subtract(g_backprop, gs), s))
         g_labels = M.add(g_labels, M.subtract(gs, g_backprop))
     return [M.sum_to(g_logits, logits), M.sum_to(g_labels, labels)]
 
@@ -531,6 +531,9 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
             n = M.realdiv(M.cast(size(x), x.dtype), M.cast(size(mean), x.dtype))
             one = M.ones_like_scalar(n)
             variance = M.multiply(variance, M.realdiv(n, M.maximum(M.subtract(n, one), one)))
+            # TF's FusedBatchNormGrad ignores the gradients reaching the batch mean and variance outputs
+            from tinyflow.ops.core.array_ops import stop_gradient
+            mean, variance = stop_gradient(mean), stop_gradient(variance)
         return y, mean, variance
 
 

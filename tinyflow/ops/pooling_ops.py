@@ -47,7 +47,16 @@ def _max_pool_fn(attrs):
 
 def _max_pool_lower(attrs, x):
     """MaxPool as the greatest of its window's strided views (up to 16, channels last): 2-9x faster than
-    XLA:CPU's reduce-window, the same values (the jvp keeps it: maxima split a tie's tangent)."""
+    XLA:CPU's reduce-window, the same values (the jvp keeps it: maxima split a tie's tangent).
+    As TF's CPU kernel (Eigen's MaxReducer from the lowest finite value, compared with >), a NaN is
+    skipped and a window of NaN or -inf only gives the lowest finite value."""
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        low = jnp.asarray(np.finfo(x.dtype).min, x.dtype)
+        return jnp.maximum(_max_pool_any(attrs, jnp.where(jnp.isnan(x), low, x)), low)
+    return _max_pool_any(attrs, x)
+
+
+def _max_pool_any(attrs, x):
     if attrs["data_format"].startswith("NC"):
         return _max_pool_fn(attrs)(x)
     geo = pool_geometry(x.shape, attrs)

@@ -20,8 +20,9 @@ from tinyflow.ops.core import math_ops as M
 from tinyflow.ops.core.array_ops import concat, ones_like, reshape, shape, stack, zeros_like
 from tinyflow.ops.core.util import int_tensor, name_scope
 from tinyflow.ops.core.base import constant, constant_value_of, convert_to_tensor, make_op
-from tinyflow.ops.core.indexing_ops import (segment_shape, gather, gather_drop_negatives, scatter_nd,
-                                            segments_at_run_time, unsorted_segment_sum, where)
+from tinyflow.ops.core.indexing_ops import (segment_ids_check, segment_ids_message, segment_shape, gather,
+                                            gather_drop_negatives, scatter_nd, segments_at_run_time,
+                                            unsorted_segment_sum, where)
 
 __all__ = [
     'bincount',
@@ -44,15 +45,20 @@ _JAX_SEGMENT = {"Sum": jax.ops.segment_sum, "Max": jax.ops.segment_max, "Min": j
 def _reduce_segments(kind, data, ids, n, empty):
     """jax's segment reduction of data (leading dims = ids' dims) into n rows; a row no id names is
     `empty` (TF's value for an empty segment; jax would give +-inf for max and min)."""
-    flat = data.reshape((-1,) + data.shape[ids.ndim:])
+    flat = data.reshape((ids.size,) + data.shape[ids.ndim:])   # not -1: rows of zero size
     ids = ids.reshape(-1)
     if kind == "Mean":
         total = jax.ops.segment_sum(flat, ids, n)
         count = jax.ops.segment_sum(jnp.ones(ids.shape, flat.dtype), ids, n)
         return (total / jnp.maximum(count, 1).reshape((-1,) + (1,) * (flat.ndim - 1))).astype(data.dtype)
+    if kind in ("Max", "Min") and jnp.issubdtype(flat.dtype, jnp.floating) and empty is not _UNSORTED_EMPTY.get(kind):
+        # TF's sorted kernels skip NaN (Eigen's reducers compare with < and >): a segment of NaN gives -inf / inf
+        flat = jnp.where(jnp.isnan(flat), jnp.asarray(-np.inf if kind == "Max" else np.inf, flat.dtype), flat)
     out = _JAX_SEGMENT[kind](flat, ids, n)
     hit = jax.ops.segment_sum(jnp.ones(ids.shape, np.int32), ids, n) > 0
     out = jnp.where(hit.reshape((-1,) + (1,) * (flat.ndim - 1)), out, jnp.asarray(empty(data.dtype), out.dtype))
+    if kind in ("Max", "Min") and empty is _UNSORTED_EMPTY[kind]:   # TF starts from the dtype's lowest / highest
+        out = (jnp.maximum if kind == "Max" else jnp.minimum)(out, jnp.asarray(empty(data.dtype), out.dtype))
     return out.astype(data.dtype)
 
 
@@ -165,7 +171,7 @@ for _kind in ("Sum", "Mean", "Max", "Min", "Prod"):
 for _kind in ("Max", "Min", "Prod"):  # UnsortedSegmentSum is indexing_ops'; unsorted mean is built from sums
     register_op("UnsortedSegment" + _kind, shape=segment_shape, dtype=same_as_input(0), grad=_GRADS[_kind],
                 lower=lambda a, d, i, n, _k=_kind: _reduce_segments(_k, d, i, int(n), _UNSORTED_EMPTY[_k]),
-                dynamic_shape=segments_at_run_time)
+                dynamic_shape=segments_at_run_time, check=segment_ids_check, check_message=segment_ids_message)
 
 
 def _sorted_segment(kind, data, segment_ids, name):

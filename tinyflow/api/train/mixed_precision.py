@@ -8,6 +8,7 @@ TF's loss scaling: the loss is multiplied by the scale, the gradients divided by
 scale a step whose gradients are not all finite changes nothing (variables, slots, global step) and
 halves the scale; `increment_period` finite steps in a row double it.
 """
+from tinyflow.api.tensor_util import IndexedSlices
 from tinyflow.api.train.optimizer import Optimizer
 from tinyflow.graph.core import control_dependencies, get_default_graph
 from tinyflow.ops import state_ops
@@ -136,7 +137,10 @@ class MixedPrecisionLossScaleOptimizer(Optimizer):
             loss * scale, var_list=var_list, gate_gradients=gate_gradients, grad_loss=grad_loss,
             checkpoints=checkpoints)
         inverse = 1. / scale
-        return [(None if g is None else g * math_ops.cast(inverse, g.dtype), v) for g, v in grads_and_vars]
+        return [(None if g is None else
+                 IndexedSlices(g.values * math_ops.cast(inverse, g.dtype), g.indices, g.dense_shape)
+                 if isinstance(g, IndexedSlices) else g * math_ops.cast(inverse, g.dtype), v)
+                for g, v in grads_and_vars]
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         grads_and_vars = list(grads_and_vars)

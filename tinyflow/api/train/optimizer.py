@@ -14,6 +14,7 @@ from tinyflow.ops.core import array_ops
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.core.math_ops import cast
 from tinyflow.passes.gradients import gradients as _gradients
+from tinyflow.api.tensor_util import IndexedSlices, sparse_gradients
 from tinyflow.api.train import training_ops
 
 _eager_gradients = [None]  # register_eager's hook
@@ -77,7 +78,8 @@ class Optimizer:
             var_list = list(var_list)
         if not var_list:
             raise ValueError("No variables to optimize.")
-        grads = _gradients(loss, [convert_to_tensor(v) for v in var_list], grad_ys=grad_loss, checkpoints=checkpoints)
+        grads = sparse_gradients(_gradients(loss, [convert_to_tensor(v) for v in var_list], grad_ys=grad_loss,
+                                            checkpoints=checkpoints))
         if gate_gradients == Optimizer.GATE_GRAPH:
             grads = state_ops.tuple(grads)
         grads_and_vars = list(zip(grads, var_list))
@@ -90,7 +92,9 @@ class Optimizer:
         Variables whose gradient is None are left untouched."""
         converted = []
         for g, v in grads_and_vars:
-            if g is not None:
+            if isinstance(g, IndexedSlices) and type(self)._apply_sparse is Optimizer._apply_sparse:
+                g = convert_to_tensor(g)   # no sparse update: the rows summed into a dense gradient
+            if g is not None and not isinstance(g, IndexedSlices):
                 try:
                     g = convert_to_tensor(g)
                 except (TypeError, ValueError):
@@ -113,7 +117,8 @@ class Optimizer:
                 if g is None:
                     continue
                 with graph.name_scope("update_" + v.op.name):
-                    update_ops.append(self._apply_dense(g, v))
+                    update_ops.append(self._apply_sparse(g, v) if isinstance(g, IndexedSlices) else
+                                      self._apply_dense(g, v))
             if global_step is None:
                 apply_updates = self._finish(update_ops, scope)
             else:
@@ -137,6 +142,11 @@ class Optimizer:
         self._hyper_t = {name: self._hyper(value, name) for name, value in self._hypers.items()}
 
     def _apply_dense(self, grad, var):
+        raise NotImplementedError()
+
+    def _apply_sparse(self, grad, var):
+        """The update for an IndexedSlices gradient (rows `grad.indices`); optimizers without one get
+        the gradient made dense (TF's lazy sparse Momentum / RMSProp updates differ: docs/differences.md)."""
         raise NotImplementedError()
 
     def _finish(self, update_ops, name_scope):
@@ -216,3 +226,8 @@ class GradientDescentOptimizer(Optimizer):
 
     def _apply_dense(self, grad, var):
         return training_ops.apply_gradient_descent(var, *self._rates(var, "learning_rate"), grad)
+
+    def _apply_sparse(self, grad, var):
+        """var[indices] -= learning_rate * values, repeated rows adding up (TF's scatter_sub)."""
+        lr, = self._rates(var, "learning_rate")
+        return state_ops.scatter_sub(var, grad.indices, grad.values * lr, use_locking=self._use_locking)

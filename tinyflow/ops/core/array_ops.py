@@ -254,6 +254,8 @@ def _reshape_shape(shapes, attrs, values):
         raise ShapeError("Cannot infer multiple unknown dimensions in shape [%s]" % ",".join(map(str, target)))
     known = int(np.prod([d for d in target if d != -1])) if target else 1
     n_in = x.num_elements()
+    if -1 in target and n_in == 0 and known == 0 and x.is_fully_defined():
+        return [TensorShape(_empty_target(x.as_list(), target))]
     if -1 in target:
         if n_in is not None:
             if known == 0 or n_in % known:
@@ -272,13 +274,28 @@ def _reshape_shape(shapes, attrs, values):
     return [TensorShape(target)]
 
 
+def _empty_target(dims, target):
+    """TF's -1 for an empty tensor reshaped to a shape holding a 0: the product of the input's nonzero
+    dims over the target's nonzero known dims ([0, 3] -> [0, -1] is [0, 3])."""
+    nonzero_in = int(np.prod([d for d in dims if d]))
+    nonzero_known = int(np.prod([d for d in target if d not in (0, -1)]))
+    return [nonzero_in // nonzero_known if d == -1 else d for d in target]
+
+
+def _reshape_lower(a, x, s):
+    target = [int(d) for d in np.asarray(s).reshape(-1)]
+    if x.size == 0 and -1 in target and 0 in target:
+        target = _empty_target(list(x.shape), target)
+    return jnp.reshape(x, tuple(target))
+
+
 def _reshape_grad(op, g):
     return [make_op("Reshape", [g, shape(op.inputs[0])]), None]
 
 
 register_op("Reshape", shape=_reshape_shape, dtype=same_as_input(0), grad=_reshape_grad, inplace=((0, 0),),
             fold=True, infer_back=back_shapes.reshape,
-            lower=lambda a, x, s: jnp.reshape(x, tuple(int(d) for d in np.asarray(s))))
+            lower=_reshape_lower)
 
 
 def reshape(tensor, shape, name=None):

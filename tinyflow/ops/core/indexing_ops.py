@@ -359,7 +359,12 @@ def _gather_grad(op, g):
     ax = int(axis) % p_rank
     n = gather(shape(params, out_type=indices.dtype), ax)
     if ax == 0:
-        return [unsorted_segment_sum(g, indices, n), None, None]
+        dense = unsorted_segment_sum(g, indices, n)
+        # TF's gradient here is IndexedSlices(g's rows, indices): tf.gradients hands it out as such
+        # (api/tensor_util.sparse_gradients); the dense sum is what every other consumer reads
+        if not getattr(op, "_dense_gradient", False):
+            sparse_sources(dense.graph)[dense] = (g, indices, params)
+        return [dense, None, None]
     # move the index dimensions of g to the front, sum by segment, move the result back to `ax`
     front = list(pyrange(ax, ax + i_rank)) + list(pyrange(ax)) + list(pyrange(ax + i_rank, g.shape.ndims))
     summed = unsorted_segment_sum(transpose(g, front), indices, n)
@@ -369,6 +374,13 @@ def _gather_grad(op, g):
 
 
 
+
+
+def sparse_sources(graph):
+    """{dense gradient of a gather's params: (the gather's gradient, its indices, its params)}."""
+    if not hasattr(graph, "_sparse_gradients"):
+        graph._sparse_gradients = {}
+    return graph._sparse_gradients
 
 
 def _gather_check(a, p, i, axis):
@@ -410,7 +422,7 @@ def segment_shape(shapes, attrs, values):
 
 
 def _segment_lower(a, data, ids, n):
-    flat = data.reshape((-1,) + data.shape[ids.ndim:])
+    flat = data.reshape((ids.size,) + data.shape[ids.ndim:])   # not -1: rows of zero size
     return jax.ops.segment_sum(flat, ids.reshape(-1), int(n)).astype(data.dtype)
 
 
@@ -427,6 +439,16 @@ def gather_drop_negatives(x, ids):
     return math_ops.where_v2(keep, rows, zeros_like(rows))
 
 
+def segment_ids_check(a, data, ids, n):
+    """TF's unsorted segment kernels: an id >= num_segments is out of range (a negative id is dropped)."""
+    flat = ids.reshape(-1)
+    return (*first_bad(flat >= n, flat), jnp.asarray(n, np.int64))
+
+
+def segment_ids_message(op, pos, dims, value, n):
+    return "segment_ids[%d] = %d is out of range [0, %d)" % (int(pos), int(value), int(n))
+
+
 def segments_at_run_time(op, known):
     """A run-time num_segments (input 2) decides the output shape (segment ops' dynamic_shape)."""
     return len(known) > 2 and not known[2]
@@ -434,7 +456,7 @@ def segments_at_run_time(op, known):
 
 register_op("UnsortedSegmentSum", shape=segment_shape, dtype=same_as_input(0), lower=_segment_lower,
             grad=lambda op, g: [gather_drop_negatives(g, op.inputs[1]), None, None],
-            dynamic_shape=segments_at_run_time)
+            dynamic_shape=segments_at_run_time, check=segment_ids_check, check_message=segment_ids_message)
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
@@ -460,7 +482,7 @@ def _gather_nd_shape(shapes, attrs, values):
 register_op("GatherNd", shape=_gather_nd_shape, dtype=same_as_input(0),
             grad=lambda op, g: [scatter_nd(op.inputs[1], g, shape(op.inputs[0], out_type=op.inputs[1].dtype)),
                                 None],
-            lower=lambda a, p, i: jnp.asarray(p)[tuple(jnp.moveaxis(i, -1, 0))],  # p may be a numpy constant
+            lower=lambda a, p, i: jnp.asarray(p)[tuple(jnp.moveaxis(i, -1, 0))],   # p may be a numpy constant
             check=lambda a, p, i: _gather_nd_check(p, i), check_message=lambda op, pos, dims, row, shape:
             "indices[%s] = [%s] does not index into param shape [%s]" % (
                 position_text(pos, dims), ", ".join(str(int(v)) for v in np.atleast_1d(row)),
@@ -610,4 +632,6 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
             tensor = reshape(tensor, tshape)
             mask = reshape(mask, [-1])
         indices = squeeze(where(mask), axis=[1])
-        return gather(tensor, indices, axis=axis)
+        out = gather(tensor, indices, axis=axis)
+        out.op._dense_gradient = True   # TF reshapes first, so its gradient here is dense, not IndexedSlices
+        return out

@@ -130,11 +130,11 @@ def numpy_fold(fn):
 
 
 def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, inplace=((0, 0), (1, 0)),
-            fold=True, names=("x", "y")):
+            fold=True, names=("x", "y"), check=None, check_message=None):
     """Registers a broadcasting binary op and returns its builder."""
     fn = getattr(fold, "fn", None)   # its value while tracing by numpy where bit for bit XLA's (OpDef.numpy)
     register_op(op_type, shape=broadcast_rule, dtype=dtype_rule(op_type, allowed, out, names), grad=grad, lower=lower,
-                inplace=inplace, fold=fold, infer_back=back_shapes.broadcast,
+                inplace=inplace, fold=fold, infer_back=back_shapes.broadcast, check=check, check_message=check_message,
                 numpy=(lambda a, x, y: fn(x, y)) if fn in (np.add, np.subtract, np.multiply, np.maximum, np.minimum)
                 else None)
 
@@ -229,10 +229,75 @@ def _grad_atan2(op, g):
     return [sum_to(multiply(r, x), y), sum_to(negative(multiply(r, y)), x)]
 
 
-def _truncdiv(x, y):
+def _int_check(bad, message):
+    """A run-time check of an integer op (TF's kernel raises InvalidArgumentError): bad(x, y) marks the
+    failing elements; float inputs pass without a test."""
+    def check(a, x, y):
+        if not jnp.issubdtype(x.dtype, jnp.integer):
+            return (np.True_,)
+        return (~jnp.any(bad(x, y)),)
+    return dict(check=check, check_message=lambda op: message)
+
+
+def _int_fold(fn, bad):
+    """numpy_fold(fn), except where the check `bad` would fail: the step raises then, as TF's kernel."""
+    fold = numpy_fold(fn)
+
+    def safe(op, values):
+        if any(v is None for v in values) or np.any(bad(*[np.asarray(v) for v in values])):
+            return None
+        return fold(op, values)
+    safe.fn = fn
+    return safe
+
+
+def _by_zero(x, y):
+    return y == 0
+
+
+def _tf_floordiv(x, y):
+    """TF's FloorDiv: floor(x / y) for floats (numpy's // differs with infinities: 1 // inf is 0 in TF)."""
     if jnp.issubdtype(x.dtype, jnp.integer):
-        return jax.lax.div(x, y)  # C division: rounds toward zero
+        return jnp.floor_divide(x, jnp.where(y == 0, jnp.ones_like(y), y)).astype(x.dtype)
+    return jnp.floor(x / y).astype(x.dtype)
+
+
+def _tf_floormod(x, y):
+    """TF's FloorMod for floats: fmod, moved into y's sign (so -1 mod inf is inf, as TF; numpy's too)."""
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        return jnp.mod(x, jnp.where(y == 0, jnp.ones_like(y), y)).astype(x.dtype)
+    trunc = jnp.fmod(x, y)
+    return jnp.where((trunc != 0) & ((y < 0) != (trunc < 0)), trunc + y, trunc).astype(x.dtype)
+
+
+def _tf_max(np_):
+    """TF's CPU Maximum: x < y ? y : x, so a NaN in y is ignored and a NaN in x kept (Eigen's scalar_max)."""
+    return lambda x, y: np_.where(x < y, y, x)
+
+
+def _tf_min(np_):
+    return lambda x, y: np_.where(y < x, y, x)
+
+
+def _truncdiv(x, y):
+    x, y = jnp.broadcast_arrays(x, y)
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        return jax.lax.div(x, jnp.where(y == 0, jnp.ones_like(y), y))  # C division: rounds toward zero
     return jnp.trunc(x / y)
+
+
+def _truncmod(x, y):
+    x, y = jnp.broadcast_arrays(x, y)
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        return jax.lax.rem(x, jnp.where(y == 0, jnp.ones_like(y), y))
+    return jax.lax.rem(x, y)
+
+
+def _int_pow(x, y):
+    """Pow; an integer to a negative power raises (the check), so it is never computed."""
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        y = jnp.maximum(y, jnp.zeros_like(y))
+    return jnp.power(x, y).astype(x.dtype)
 
 
 def _div_no_nan(x, y):
@@ -259,16 +324,18 @@ def _mul(a, x, y):
 multiply = _binary("Mul", _mul, _grad_mul, NUMBER, fold=numpy_fold(np.multiply))
 realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div, NUMBER)
 div_no_nan = _binary("DivNoNan", lambda a, x, y: _div_no_nan(x, y), _grad_div_no_nan, allowed=FLOAT_C)
-pow = _binary("Pow", lambda a, x, y: jnp.power(x, y).astype(x.dtype), _grad_pow, NUMBER)
-maximum = _binary("Maximum", lambda a, x, y: jnp.maximum(x, y), _grad_maximum, fold=numpy_fold(np.maximum))
-minimum = _binary("Minimum", lambda a, x, y: jnp.minimum(x, y), lambda op, g: _grad_maximum(op, g, False),
-                  fold=numpy_fold(np.minimum))
+pow = _binary("Pow", lambda a, x, y: _int_pow(x, y), _grad_pow, NUMBER,
+              **_int_check(lambda x, y: y < 0, "Integers to negative integer powers are not allowed"))
+maximum = _binary("Maximum", lambda a, x, y: _tf_max(jnp)(x, y), _grad_maximum, fold=numpy_fold(_tf_max(np)))
+minimum = _binary("Minimum", lambda a, x, y: _tf_min(jnp)(x, y), lambda op, g: _grad_maximum(op, g, False),
+                  fold=numpy_fold(_tf_min(np)))
 squared_difference = _binary("SquaredDifference", lambda a, x, y: jnp.square(x - y), _grad_sqdiff, NUMBER)
-floordiv = _binary("FloorDiv", _keep_dtype(jnp.floor_divide), None, default_name="floordiv",
-                   fold=numpy_fold(np.floor_divide))
-floormod = _binary("FloorMod", _keep_dtype(jnp.mod), _grad_floormod)
-truncatediv = _binary("TruncateDiv", _keep_dtype(_truncdiv), None)
-truncatemod = _binary("TruncateMod", _keep_dtype(jax.lax.rem), None)
+floordiv = _binary("FloorDiv", lambda a, x, y: _tf_floordiv(x, y), None, default_name="floordiv",
+                   fold=_int_fold(np.floor_divide, _by_zero), **_int_check(_by_zero, "Integer division by zero"))
+floormod = _binary("FloorMod", lambda a, x, y: _tf_floormod(x, y), _grad_floormod,
+                   **_int_check(_by_zero, "Integer division by zero"))
+truncatediv = _binary("TruncateDiv", _keep_dtype(_truncdiv), None, **_int_check(_by_zero, "Integer division by zero"))
+truncatemod = _binary("TruncateMod", _keep_dtype(_truncmod), None, **_int_check(_by_zero, "Integer division by zero"))
 atan2 = _binary("Atan2", lambda a, y, x: jnp.arctan2(y, x), _grad_atan2, allowed=FLOAT)
 def _nonzero_x(x):
     return cast(not_equal(x, zeros_like_scalar(x)), x.dtype)
@@ -368,7 +435,8 @@ def abs(x, name=None):
     if x.dtype.is_complex:
         return make_op("ComplexAbs", [x], {"Tout": x.dtype.real_dtype}, name=name or "ComplexAbs")
     return _abs(x, name=name)
-sign = _unary("Sign", jnp.sign, lambda op, g: [zeros_like(_x(op))], NUMBER)
+sign = _unary("Sign", lambda x: jnp.where(jnp.isnan(x), jnp.zeros_like(x), jnp.sign(x)) if jnp.issubdtype(
+    x.dtype, jnp.floating) else jnp.sign(x), lambda op, g: [zeros_like(_x(op))], NUMBER)   # TF: sign(nan) = 0
 exp = _unary("Exp", jnp.exp, lambda op, g: [multiply(g, _y(op))], FLOAT_C)
 expm1 = _unary("Expm1", jnp.expm1, lambda op, g: [multiply(g, exp(_x(op)))], FLOAT_C)
 log = _unary("Log", jnp.log, lambda op, g: [realdiv(g, _x(op))], FLOAT_C)
@@ -397,7 +465,13 @@ acosh = _unary("Acosh", jnp.arccosh, lambda op, g: [realdiv(g, sinh(_y(op)))], F
 atanh = _unary("Atanh", jnp.arctanh,
                lambda op, g: [realdiv(g, subtract(ones_like_scalar(g), square(_x(op))))], FLOAT_C)
 lgamma = _unary("Lgamma", jax.scipy.special.gammaln, lambda op, g: [multiply(g, digamma(_x(op)))])
-digamma = _unary("Digamma", jax.scipy.special.digamma,
+def _digamma(x):
+    """TF's digamma: +inf at the poles 0, -1, -2, ... (JAX gives NaN)."""
+    pole = (x <= 0) & (jnp.floor(x) == x)
+    return jnp.where(pole, jnp.asarray(np.inf, x.dtype), jax.scipy.special.digamma(x))
+
+
+digamma = _unary("Digamma", _digamma,
                  lambda op, g: [multiply(g, polygamma(ones_like_scalar(_x(op)), _x(op)))])
 floor = _unary("Floor", jnp.floor, None)
 ceil = _unary("Ceil", jnp.ceil, None)
@@ -438,10 +512,10 @@ def round(x, name=None):
 
 
 def log_sigmoid(x, name=None):
-    """log(sigmoid(x)), computed stably as -softplus(-x) = min(x, 0) - log1p(exp(-|x|))."""
+    """log(sigmoid(x)) = -softplus(-x), as TF builds it (its gradient at 0 is sigmoid(0) = 0.5)."""
     with get_default_graph().name_scope(name or "LogSigmoid"):
         x = convert_to_tensor(x, name="x")
-        return subtract(minimum(x, zeros_like_scalar(x)), log1p(exp(negative(abs(x)))))
+        return negative(make_op("Softplus", [negative(x)], name="Softplus"))   # registered in nn_ops.py
 
 
 # ---- cast -----------------------------------------------------------------------------------------
@@ -797,10 +871,13 @@ def _mean(x, axis, keepdims):
 
 
 def _extreme(fn, x, kwargs):
-    """max / min; over nothing TF gives the identity (-inf / +inf, an integer type's lowest / highest)."""
+    """max / min; over nothing TF gives the identity (-inf / +inf, an integer type's lowest / highest).
+    TF's CPU kernel ignores NaN (Eigen's MaxReducer compares with <): all NaN gives the identity."""
+    low = fn is jnp.max
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        x = jnp.where(jnp.isnan(x), jnp.asarray(-np.inf if low else np.inf, x.dtype), x)
     if x.size:
         return fn(x, **kwargs)
-    low = fn is jnp.max
     if jnp.issubdtype(x.dtype, jnp.floating):
         start = -np.inf if low else np.inf
     else:
@@ -913,10 +990,17 @@ def _arg_dtype(dtypes, attrs):
     return [attrs["output_type"]]
 
 
+def _no_nan(x, fill):
+    """x with NaN replaced by `fill`: TF's CPU argmax/argmin skip NaN (Eigen's reducers compare with >)."""
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return jnp.where(jnp.isnan(x), jnp.asarray(fill, x.dtype), x)
+    return x
+
+
 register_op("ArgMax", fold=True, shape=_arg_shape, dtype=_arg_dtype, grad=None,
-            lower=lambda a, x: jnp.argmax(x, axis=a["axis"]).astype(a["output_type"].np))
+            lower=lambda a, x: jnp.argmax(_no_nan(x, -np.inf), axis=a["axis"]).astype(a["output_type"].np))
 register_op("ArgMin", fold=True, shape=_arg_shape, dtype=_arg_dtype, grad=None,
-            lower=lambda a, x: jnp.argmin(x, axis=a["axis"]).astype(a["output_type"].np))
+            lower=lambda a, x: jnp.argmin(_no_nan(x, np.inf), axis=a["axis"]).astype(a["output_type"].np))
 
 
 def _arg(op_type):

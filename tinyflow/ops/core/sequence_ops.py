@@ -328,8 +328,17 @@ def _top_k_grad(op, g_values, g_indices):
     return [math_ops.reduce_sum(math_ops.multiply(expand_dims(g_values, -1), hot), axis=-2), None]
 
 
+def _top_k_lower(a, x, k):
+    """lax.top_k on keys where -0.0 is 0.0: TF's comparison ties them, lax's total order does not (XLA
+    simplifies x + 0 to x, so a where)."""
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return tuple(r.astype(d) for r, d in zip(lax.top_k(x, int(k)), (x.dtype, np.int32)))
+    _, idx = lax.top_k(jnp.where(x == 0, jnp.zeros((), x.dtype), x), int(k))
+    return jnp.take_along_axis(x, idx, axis=-1), idx.astype(np.int32)
+
+
 register_op("TopKV2", shape=_top_k_shape, dtype=lambda d, a: [d[0], dt.int32], grad=_top_k_grad,
-            lower=lambda a, x, k: tuple(r.astype(d) for r, d in zip(lax.top_k(x, int(k)), (x.dtype, np.int32))))
+            lower=_top_k_lower)
 
 
 def top_k(input, k=1, sorted=True, name=None):

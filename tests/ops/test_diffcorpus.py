@@ -1,0 +1,20 @@
+"""The differential corpus against TF 1.15 (tests/fixtures/diffcorpus/): every recorded case rebuilt in
+tinyflow and compared with TF's recorded outputs and gradients. A difference fails the test unless
+docs/differences.md lists it (replay.DOCUMENTED). The cases of one structure share a compiled fetch
+set (spec.REPEAT of them), so the ~24,000 cases compile ~1,500 small programs in groups."""
+import os
+import sys
+
+from paths import TESTS
+
+sys.path.insert(0, os.path.join(TESTS, "fixtures", "diffcorpus"))
+import replay  # noqa: E402
+
+
+def test_corpus_matches_tf115():
+    counts, diffs = replay.replay(os.path.join(TESTS, "fixtures", "diffcorpus", "corpus.npz"))
+    print(replay.table(counts))
+    total = sum(c["cases"] for c in counts.values())
+    assert total >= 20000
+    assert not diffs, "%d differences from TF 1.15 (first 20):\n%s" % (
+        len(diffs), "\n".join(replay.describe(d) for d in diffs[:20]))

@@ -1,0 +1,54 @@
+"""The larger differential run against TF 1.15: records fresh cases of the corpus (past the ones the
+committed fixture holds) with the oracle, replays them in tinyflow and prints per-family counts
+(cases, matches, documented differences, ...) and every undocumented difference.
+
+    python tools/difftest.py [--cases 60000] [--first 24000] [--oracle /root/.tf1-oracle/bin/python]
+    python tools/difftest.py --fixture tests/fixtures/diffcorpus/corpus.npz     # replay a recorded file
+
+The case generator, recorder and replay are tests/fixtures/diffcorpus/{spec,record,replay}.py; the CI
+test tests/ops/test_diffcorpus.py replays the committed fixture. Exit status 1 when a case differs.
+"""
+import argparse
+import collections
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "tests", "fixtures", "diffcorpus")
+sys.path.insert(0, CORPUS)
+sys.path.insert(0, ROOT)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cases", type=int, default=60000)
+    ap.add_argument("--first", type=int, default=24000, help="first case index (the fixture holds 0..23999)")
+    ap.add_argument("--oracle", default=os.environ.get("TF1_PYTHON", "/root/.tf1-oracle/bin/python"))
+    ap.add_argument("--fixture", help="replay this recorded file instead of recording")
+    ap.add_argument("--show", type=int, default=40, help="differences to print")
+    args = ap.parse_args()
+    path = args.fixture
+    if path is None:
+        path = os.path.join(tempfile.mkdtemp(prefix="difftest"), "cases.npz")
+        t0 = time.time()
+        subprocess.run([args.oracle, os.path.join(CORPUS, "record.py"), str(args.cases), str(args.first), path],
+                       check=True)
+        print("recorded %d cases with TF 1.15 in %.0f s" % (args.cases, time.time() - t0))
+    import replay
+    t0, c0 = time.time(), time.process_time()
+    counts, diffs = replay.replay(path)
+    print("replayed in %.0f s (%.0f s CPU)" % (time.time() - t0, time.process_time() - c0))
+    print(replay.table(counts))
+    by_op = collections.Counter((d[0]["op"], d[1], d[2]) for d in diffs)
+    for (op, kind, cls), n in by_op.most_common():
+        print("%6d  %s %s %s" % (n, op, kind, cls))
+    for d in diffs[:args.show]:
+        print(replay.describe(d))
+    return 1 if diffs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
