@@ -35,7 +35,7 @@ API_ORDER = [
     ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model", "pywrap_tensorflow"]),
     ("input", ["data", "functional"]),
     ("eager", ["eager"]),
-    ("models", ["metrics", "metrics_curves", "metrics_per_class", "fingerprint", "feature_column",
+    ("models", ["metrics", "metrics_curves", "metrics_per_class", "farmhash", "feature_column",
                 "estimator", "tf_names", "tpu_computation", "tpu", "keras", "summary_v2", "compat",
                 "contrib", "tree", "importer"]),   # (every tf.contrib module not named above: api/contrib/)
 ]

@@ -61,7 +61,7 @@ def test_crossed_and_hash_buckets_are_in_range_and_deterministic():
     cross_part, hash_part = out[:, :5], out[:, 5:]
     assert cross_part.sum(1).tolist() == [1, 1, 1] and hash_part.sum(1).tolist() == [1, 1, 1]
     np.testing.assert_array_equal(cross_part[0], cross_part[1])  # the same pair lands in the same bucket
-    from tinyflow.api.fingerprint import _hash64   # ints hash as TF's: Fingerprint64(decimal string) mod size
+    from tinyflow.api.farmhash import _hash64   # ints hash as TF's: Fingerprint64(decimal string) mod size
     want = [_hash64(str(v).encode()) % 4 for v in (3, 3, 8)]
     np.testing.assert_array_equal(hash_part.argmax(1), want)
 

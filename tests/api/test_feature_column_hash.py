@@ -11,7 +11,7 @@ import pytest
 
 import tinyflow as tf
 from tinyflow.api import feature_column as fcm
-from tinyflow.api import fingerprint
+from tinyflow.api import farmhash as fingerprint
 
 TF = json.load(open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "feature_column_hash",
                                  "hash_buckets.json"), encoding="utf-8"))

@@ -250,7 +250,7 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
 def _fingerprint(text):
     """The hash of hash buckets and OOV buckets: TF's Fingerprint64 (FarmHash) of the UTF-8 text, so a value
     lands in TF's bucket (the pyfarmhash binding when installed, else tinyflow's transcription of it)."""
-    from tinyflow.api.fingerprint import fingerprint64
+    from tinyflow.api.farmhash import fingerprint64
     return fingerprint64(text.encode("utf-8"))
 
 
@@ -272,7 +272,7 @@ class HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
             if self.dtype == _tf.string:
                 return x
             # TF hashes an integer as its decimal string: Fingerprint64(str(x)) mod size; -1 is no id
-            from tinyflow.api.fingerprint import int_fingerprint64, uint64_mod
+            from tinyflow.api.farmhash import int_fingerprint64, uint64_mod
             return _tf.where_v2(_tf.equal(x, -1), x,
                                 uint64_mod(int_fingerprint64(x), self.hash_bucket_size))
         return cache.get(self, build)
@@ -297,7 +297,7 @@ class CrossedColumn(_CategoricalColumn, collections.namedtuple("CrossedColumn", 
             # TF's SparseCross: the categorical columns' ids (sparse: -1 is no id) first, then the raw
             # features (dense: every value counts), each in the order given; every combination of one id
             # of each, the last column changing fastest, folded into the hash key with FingerprintCat64
-            from tinyflow.api.fingerprint import DEFAULT_HASH_KEY, cross_hash, uint64_mod
+            from tinyflow.api.farmhash import DEFAULT_HASH_KEY, cross_hash, uint64_mod
             leaves = _leaf_keys(self)
             columns = [k.ids(cache) for k in leaves if not isinstance(k, str)]
             columns += [_raw_ids(cache, k) for k in leaves if isinstance(k, str)]

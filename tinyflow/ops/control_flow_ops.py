@@ -602,7 +602,7 @@ def _while_lower(stateful):
         import jax.numpy as jnp
         as_function, iteration_key = backend().function, backend().iteration_key
         vars_, caps, mx, _ = _loop_parts(attrs, args)
-        shapes = (_body_shapes(attrs, key, vars_, caps) if attrs.get("grows") and not any(
+        shapes = (_traced_body_shapes(attrs, key, vars_, caps) if attrs.get("grows") and not any(
             isinstance(x, jax.core.Tracer) for x in (*vars_, *caps, mx)) else None)
         if shapes is not None and any(o.shape != tuple(np.shape(v)) for o, v in zip(shapes, vars_)):
             if not attrs.get("count"):
@@ -641,7 +641,7 @@ def _while_lower(stateful):
     return lambda attrs, *args: run(attrs, None, args)
 
 
-def _body_shapes(attrs, key, vars_, caps):
+def _traced_body_shapes(attrs, key, vars_, caps):
     """The shapes of one iteration's loop variables, traced (the same as they entered: lax.while_loop
     runs the loop; else how much each grows)."""
     import jax
