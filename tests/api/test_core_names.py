@@ -1,6 +1,7 @@
 """TF 1.15's core names that tinyflow added (issue 37) against TF's recorded numbers: each family of
 tests/fixtures/core_names/cases.py built and run under tinyflow in one Session, compared with what
 make_core_names.py recorded under TF 1.15 (values, dtypes and gradients)."""
+import importlib.util
 import os
 import sys
 
@@ -11,7 +12,10 @@ import tinyflow as tf
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "core_names")
 sys.path.insert(0, HERE)
-import cases  # noqa: E402
+# loaded under a name of its own: another test's fixtures may hold a `cases` module too
+_spec = importlib.util.spec_from_file_location('core_names_cases', os.path.join(HERE, "cases.py"))
+cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cases)
 
 sys.path.remove(HERE)
 F = np.load(os.path.join(HERE, "core_names.npz"), allow_pickle=True)

@@ -3,6 +3,7 @@ a model_dir TF trained and ends with every variable TF ended with (optimizer slo
 included: TF's names, e.g. dnn/hiddenlayer_0/bias/t_0/Adagrad); TF 1.15 resumed tinyflow's model_dirs and
 tinyflow continuing the same checkpoints ends where TF ended."""
 import json
+import importlib.util
 import os
 import shutil
 import sys
@@ -14,7 +15,10 @@ import tinyflow as tf
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "estimator", "model_dirs")
 sys.path.insert(0, HERE)
-import cases  # noqa: E402
+# loaded under a name of its own: another test's fixtures may hold a `cases` module too
+_spec = importlib.util.spec_from_file_location('estimator_model_dirs_cases', os.path.join(HERE, "cases.py"))
+cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cases)
 
 TF_RESUMED = json.load(open(os.path.join(HERE, "tf_resumed.json")))
 TF_RESUMED_TINYFLOW = json.load(open(os.path.join(HERE, "tf_resumed_from_tinyflow.json")))
