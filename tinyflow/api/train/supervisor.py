@@ -157,9 +157,13 @@ class Supervisor:
             if self._summary_op is not None:
                 services.append((self._save_summaries_secs, lambda: self.summary_computed(
                     sess, sess.run(self._summary_op), self._step(sess))))
+        threads = [self.loop(interval, service) for interval, service in services]
         if self._saver is not None and self._save_model_secs:
-            services.append((self._save_model_secs, lambda: self._checkpoint(sess)))
-        return [self.loop(interval, service) for interval, service in services]
+            # the first save before the first step (it reads only variables, no input queue, so it
+            # cannot wait on a queue runner): the checkpoint of step 0, as TF's thread usually writes
+            self._checkpoint(sess)
+            threads.append(self.loop(self._save_model_secs, lambda: self._checkpoint(sess), first=False))
+        return threads
 
     def _step(self, sess):
         return int(sess.run(self._global_step)) if self._global_step is not None else 0
