@@ -159,8 +159,12 @@ class Supervisor:
                     sess, sess.run(self._summary_op), self._step(sess))))
         threads = [self.loop(interval, service) for interval, service in services]
         if self._saver is not None and self._save_model_secs:
-            # the first save before the first step (it reads only variables, no input queue, so it
-            # cannot wait on a queue runner): the checkpoint of step 0, as TF's thread usually writes
+            # TF's services are threads that usually finish their first pass before the first step:
+            # the summaries, then the checkpoint of step 0. Here the first save runs before the first
+            # step (it reads only variables), after the summaries' first pass unless that waits on an
+            # input queue whose runners start later (then it goes on without it).
+            for thread in threads:
+                thread.first_done.wait(2.0)
             self._checkpoint(sess)
             threads.append(self.loop(self._save_model_secs, lambda: self._checkpoint(sess), first=False))
         return threads
@@ -201,11 +205,15 @@ class Supervisor:
         """Starts a thread calling target(*args, **kwargs) every timer_interval_secs until the stop."""
         def run():
             with self._coord.stop_on_exception():
-                if first:
-                    target(*(args or ()), **(kwargs or {}))
+                try:
+                    if first:
+                        target(*(args or ()), **(kwargs or {}))
+                finally:
+                    thread.first_done.set()
                 while not self._coord.wait_for_stop(timer_interval_secs):
                     target(*(args or ()), **(kwargs or {}))
         thread = threading.Thread(target=run, daemon=True)
+        thread.first_done = threading.Event()   # set once the first pass has run (or was skipped)
         thread.start()
         self._threads.append(thread)
         return thread
