@@ -194,7 +194,15 @@ def _truncated(st, base, dtype):
 def sample(op_type, seed, seed2, runs, dims, dtype, lo=None, hi=None):
     """The values of execution number `runs` (0 first; may be traced) of TF's kernel `op_type`
     (RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt with lo, hi) with attrs
-    seed, seed2, output shape `dims` and numpy `dtype`."""
+    seed, seed2, output shape `dims` and numpy `dtype`. On concrete values (an op whose shape is fed
+    runs between jitted segments) it is one jitted call per shape, not hundreds of eager ones."""
+    if not any(isinstance(x, jax.core.Tracer) for x in (runs, lo, hi)):
+        return _sample_jitted(op_type, int(seed), int(seed2), runs, tuple(int(d) for d in dims), np.dtype(dtype),
+                              lo, hi)
+    return _draw(op_type, seed, seed2, runs, dims, dtype, lo, hi)
+
+
+def _draw(op_type, seed, seed2, runs, dims, dtype, lo=None, hi=None):
     n = int(np.prod(dims, dtype=np.int64))
     if n == 0:
         return jnp.zeros(dims, dtype)
@@ -256,3 +264,6 @@ def sample_block(specs, runs):
             v = _interleave([c[a:b] for c in cols], n)
             out[i] = (_to_float(v) if kind == "RandomUniform" else v).reshape(specs[i][1])
     return out
+
+
+_sample_jitted = jax.jit(_draw, static_argnums=(0, 1, 2, 4, 5))
