@@ -77,8 +77,10 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # ops: +170 (15980 -> 16150) for issue 39 (TF 1.15's edge semantics: run-time checks of integer division, pow,
 # segment ids and band bounds; NaN conventions of max/min/argmax/pooling/segments; TF's floordiv/floormod;
 # reshape of empty tensors, -0.0 ties of top_k).
+# api: 44000 -> 44500 for issue 37's last names (tf.compat dimensions, debugging.assert_shapes, graph_util,
+# ragged.range, sequence feature columns, Exponential/Laplace, DatasetSpec): coverage 96.2% -> 97.0%.
 BUDGET = {"graph": 2190, "formats": 2500, "passes": 2320, "ops": 16150, "lower": 1365, "runtime": 2905,
-          "api": 44200, "cli": 1115}
+          "api": 44500, "cli": 1115}
 TOTAL = 73000   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37, +500 for 39 (above)
 
 

@@ -1,4 +1,6 @@
 """tf.compat: `tf.compat.v1` is tinyflow itself (tinyflow only speaks TF1), plus TF2's switches as no-ops."""
+import contextlib
+import datetime
 import numbers
 import os
 import sys
@@ -67,9 +69,38 @@ def path_to_str(path):
     return os.fspath(path) if hasattr(path, "__fspath__") else path
 
 
+# TF 1.15.5's forward-compatibility horizon: code asks whether a change made after a date may be used
+_HORIZON = [datetime.date(2019, 8, 21)]
+
+
 def forward_compatible(year, month, day):
-    """tinyflow implements TF 1.15's behaviour, whatever the date asked about."""
-    return False
+    """Whether TF 1.15's forward-compatibility horizon (2019-08-21, or the one forward_compatibility_horizon
+    set) is past the date, as TF answers it."""
+    return _HORIZON[0] > datetime.date(year, month, day)
+
+
+@contextlib.contextmanager
+def forward_compatibility_horizon(year, month, day):
+    """Inside, forward_compatible answers as if the horizon were this date."""
+    old, _HORIZON[0] = _HORIZON[0], datetime.date(year, month, day)
+    try:
+        yield
+    finally:
+        _HORIZON[0] = old
+
+
+def dimension_value(dimension):
+    """A Dimension's value (an int or None); anything else as it is."""
+    from tinyflow.graph.shapes import Dimension
+    return dimension.value if isinstance(dimension, Dimension) else dimension
+
+
+def dimension_at_index(shape, index):
+    """The Dimension at `index` of a TensorShape (Dimension(None) when its rank is unknown)."""
+    from tinyflow.graph.shapes import Dimension, TensorShape
+    if not isinstance(shape, TensorShape):
+        raise TypeError("dimension_at_index takes a TensorShape, got %r" % (shape,))
+    return Dimension(None) if shape.ndims is None else shape.dims[index]
 
 
 def __getattr__(name):

@@ -4,6 +4,8 @@ Normals. Beta has no sampler here (tinyflow has no gamma sampler): Beta.sample r
 """
 import math
 
+import numpy as np
+
 from tinyflow.graph import dtypes, errors, shapes
 from tinyflow.graph.core import name_scope
 from tinyflow.ops import nn_ops, random_ops
@@ -297,6 +299,73 @@ def kl_divergence(distribution_a, distribution_b, allow_nan_stats=True, name=Non
     raise NotImplementedError("No KL(distribution_a || distribution_b) registered for distribution_a type %s and "
                               "distribution_b type %s" % (type(distribution_a).__name__, type(distribution_b).__name__))
 
+
+
+class Exponential(Distribution):
+    """Exponential(rate) on [0, inf): density rate * exp(-rate x)."""
+    reparameterization_type = FULLY_REPARAMETERIZED
+
+    def __init__(self, rate, validate_args=False, allow_nan_stats=True, name="Exponential"):
+        super().__init__(name, dict(rate=rate), validate_args=validate_args, allow_nan_stats=allow_nan_stats)
+        self.rate = _float(rate)
+        self._batch = self.rate
+
+    def _sample(self, shape, seed):   # TF's: -log(uniform in [tiny, 1)) / rate
+        tiny = float(self._dtype.as_numpy_dtype(1e-38) if self._dtype == dtypes.float32 else 1e-300)
+        u = random_ops.random_uniform(shape, minval=tiny, maxval=1., dtype=self._dtype, seed=seed)
+        return -m.log(u) / self.rate
+
+    def _log_prob(self, x):
+        return m.log(self.rate) - self.rate * x
+
+    def _cdf(self, x):
+        return -m.expm1(-self.rate * x)
+
+    def _entropy(self):
+        return 1. - m.log(self.rate)
+
+    def _mean(self):
+        return 1. / self.rate
+
+    def _variance(self):
+        return 1. / m.square(self.rate)
+
+    def _mode(self):   # TF 1.15's Exponential is a Gamma of concentration 1, whose mode it leaves undefined
+        return self.rate * float("nan")
+
+
+class Laplace(Distribution):
+    """Laplace(loc, scale): density exp(-|x - loc| / scale) / (2 scale)."""
+    reparameterization_type = FULLY_REPARAMETERIZED
+
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Laplace"):
+        super().__init__(name, dict(loc=loc, scale=scale), validate_args=validate_args,
+                         allow_nan_stats=allow_nan_stats)
+        self.loc, self.scale = _float(loc), _float(scale)
+        self._batch = self.loc + self.scale * 0.
+
+    def _sample(self, shape, seed):   # TF's: loc - scale * sign(u) * log1p(-|u|), u uniform in (-1, 1)
+        u = random_ops.random_uniform(shape, minval=float(np.nextafter(np.float32(-1.), np.float32(0.))),
+                                      maxval=1., dtype=self._dtype, seed=seed)
+        return self.loc - self.scale * m.sign(u) * m.log1p(-m.abs(u))
+
+    def _log_prob(self, x):
+        return -m.abs(x - self.loc) / self.scale - (math.log(2.) + m.log(self.scale))
+
+    def _cdf(self, x):
+        z = (x - self.loc) / self.scale
+        return 0.5 - 0.5 * m.sign(z) * m.expm1(-m.abs(z))
+
+    def _entropy(self):
+        return (math.log(2.) + 1.) + m.log(self.scale) + self.loc * 0.
+
+    def _mean(self):
+        return self.loc + self.scale * 0.
+
+    def _variance(self):
+        return 2. * m.square(self.scale) + self.loc * 0.
+
+    _mode = _mean
 
 class RegisterKL:
     """Registers kl_divergence for two classes (kept; tinyflow's kl_divergence knows Normal/Normal)."""

@@ -534,7 +534,7 @@ def _numeric_of(column, key):
 
 def _raw_keys(column):
     """(feature key, dtype) pairs a column reads."""
-    if isinstance(column, NumericColumn):
+    if isinstance(column, (NumericColumn, SequenceNumericColumn)):
         return [(column.key, column.dtype)]
     if isinstance(column, (IdentityCategoricalColumn,)):
         return [(column.key, _tf.int64)]
@@ -581,3 +581,59 @@ def encode_strings(features, feature_columns):
                                  "categorical column reads it." % key)
             out[key] = encoders[key](arr)
     return out
+
+# ---- sequence columns (tf.feature_column.sequence_*): features of one value per step -------------------
+class SequenceNumericColumn(_Column, collections.namedtuple("SequenceNumericColumn", ["key", "shape", "default_value",
+                                                                                       "dtype", "normalizer_fn"])):
+    """Floats per step of a sequence (parsed as a VarLenFeature, as TF's)."""
+    name = property(lambda self: self.key)
+
+
+def sequence_numeric_column(key, shape=(1,), default_value=0., dtype=_tf.float32, normalizer_fn=None):
+    """A sequence of `shape`-sized floats per example read from features[key]."""
+    shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
+    dtype = _tf.as_dtype(dtype)
+    if not dtype.is_floating and not dtype.is_integer:
+        raise ValueError("dtype must be convertible to float. dtype: %s, key: %s" % (dtype, key))
+    if normalizer_fn is not None and not callable(normalizer_fn):
+        raise TypeError("normalizer_fn must be a callable. Given: %s" % normalizer_fn)
+    return SequenceNumericColumn(key, shape, default_value, dtype, normalizer_fn)
+
+
+class SequenceCategoricalColumn(_CategoricalColumn, collections.namedtuple("SequenceCategoricalColumn",
+                                                                           ["categorical_column"])):
+    """A categorical column whose ids come one per step of a sequence."""
+    name = property(lambda self: self.categorical_column.name)
+    num_buckets = property(lambda self: self.categorical_column.num_buckets)
+
+    def ids(self, cache):
+        return self.categorical_column.ids(cache)
+
+
+def sequence_categorical_column_with_identity(key, num_buckets, default_value=None):
+    """categorical_column_with_identity, one id per step."""
+    return SequenceCategoricalColumn(categorical_column_with_identity(key, num_buckets, default_value))
+
+
+def sequence_categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=_tf.string):
+    """categorical_column_with_hash_bucket, one id per step."""
+    return SequenceCategoricalColumn(categorical_column_with_hash_bucket(key, hash_bucket_size, dtype))
+
+
+def sequence_categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None, default_value=-1,
+                                                     num_oov_buckets=0):
+    """categorical_column_with_vocabulary_list, one id per step."""
+    return SequenceCategoricalColumn(categorical_column_with_vocabulary_list(key, vocabulary_list, dtype,
+                                                                             default_value, num_oov_buckets))
+
+
+def sequence_categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_size=None, num_oov_buckets=0,
+                                                     default_value=None, dtype=_tf.string):
+    """categorical_column_with_vocabulary_file, one id per step."""
+    return SequenceCategoricalColumn(categorical_column_with_vocabulary_file(
+        key, vocabulary_file, vocabulary_size, num_oov_buckets, default_value, dtype))
+
+
+__all__ += ["sequence_numeric_column", "sequence_categorical_column_with_identity",
+            "sequence_categorical_column_with_hash_bucket", "sequence_categorical_column_with_vocabulary_list",
+            "sequence_categorical_column_with_vocabulary_file"]

@@ -240,6 +240,32 @@ class TypeSpec:
         return "%s(shape=%s, dtype=%r)" % (type(self).__name__, self._shape, self._dtype)
 
 
+class DatasetSpec(TypeSpec):
+    """tf.data.DatasetSpec: the type of a Dataset, from the specs of its elements."""
+
+    def __init__(self, element_spec, dataset_shape=()):
+        super().__init__(dataset_shape, dt.variant)
+        self._element_spec = element_spec
+
+    element_spec = property(lambda self: self._element_spec)
+
+    @classmethod
+    def from_value(cls, value):
+        """The spec of a Dataset: its elements' output types and shapes as TensorSpecs (nested alike)."""
+        from tinyflow.api.aliases import TensorSpec
+        from tinyflow.api.nest import map_structure
+        return cls(map_structure(lambda t, s: TensorSpec(s, t), value.output_types, value.output_shapes))
+
+    def __eq__(self, other):
+        return type(other) is DatasetSpec and self._element_spec == other._element_spec
+
+    def __hash__(self):
+        return hash(("DatasetSpec", repr(self._element_spec)))
+
+    def __repr__(self):
+        return "DatasetSpec(%r, %s)" % (self._element_spec, self._shape)
+
+
 class SparseTensorSpec(TypeSpec):
     """The type of a SparseTensor: its dense shape and dtype."""
 
@@ -410,4 +436,4 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
 
 __all__ = sorted(n for n in dict(globals()) if not n.startswith("_") and n not in (
     "re", "time", "np", "dt", "errors", "as_shape", "unimplemented", "TensorSpec", "decode_proto", "encode_proto",
-    "parse_sequence_example"))  # (tf.vectorized_map: api/__init__.py's LAZY_NAMES, tf.map_fn)
+    "parse_sequence_example", "DatasetSpec"))  # (tf.vectorized_map: api/__init__.py's LAZY_NAMES, tf.map_fn)

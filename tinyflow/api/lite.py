@@ -75,6 +75,6 @@ class Interpreter:
 
 
 # tf.lite.constants: TF 1.15's values (dtypes, and the output formats' enum numbers)
-constants = types.SimpleNamespace(FLOAT=dtypes.float32, INT32=dtypes.int32, INT64=dtypes.int64,
+constants = types.SimpleNamespace(FLOAT=dtypes.float32, FLOAT16=dtypes.float16, INT32=dtypes.int32, INT64=dtypes.int64,
                                   STRING=dtypes.string, QUANTIZED_UINT8=dtypes.uint8, INT8=dtypes.int8,
                                   TFLITE=2, GRAPHVIZ_DOT=3)

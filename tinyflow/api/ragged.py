@@ -7,6 +7,7 @@ while building (made from constants, as tf.ragged.constant and most scripts' inp
 raises UnimplementedError saying so. from_row_splits / lengths / starts / limits and map_flat_values work
 on run-time tensors too.
 """
+import builtins
 import collections
 
 import numpy as np
@@ -215,7 +216,7 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, 
 
     rank = depth(pylist) - 1 if ragged_rank is None else ragged_rank
     levels, items = [], list(pylist)
-    for _ in range(rank):
+    for _ in builtins.range(rank):   # (this module's range is tf.ragged.range)
         levels.append(np.concatenate([[0], np.cumsum([len(r) for r in items])]).astype(np.int64))
         items = [v for r in items for v in r]
     values = _constant(items, dtype)
@@ -237,3 +238,54 @@ def map_flat_values(op, *args, **kwargs):
     def flat(a):
         return a.flat_values if isinstance(a, RaggedTensor) else a
     return template.with_flat_values(op(*[flat(a) for a in args], **{k: flat(v) for k, v in kwargs.items()}))
+
+
+def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype=dtypes.int64):  # noqa: A001
+    """A RaggedTensor whose row i is range(starts[i], limits[i], deltas[i]) (scalars broadcast; one
+    argument: the limits, from 0). Its values' length depends on the arguments' values, so they must
+    be known while building."""
+    if limits is None:
+        starts, limits = 0, starts
+    args = [_static(a) if not isinstance(a, Tensor) or get_static_value(a) is not None else None
+            for a in (starts, limits, deltas)]
+    if any(a is None for a in args):
+        _needs_static("range")
+    given = [a for a in (starts, limits, deltas) if isinstance(a, Tensor)]
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else given[0].dtype if given else dtypes.int32
+    starts_, limits_, deltas_ = np.broadcast_arrays(*[np.asarray(get_static_value(a) if isinstance(a, Tensor)
+                                                                 else a).reshape(-1) for a in (starts, limits, deltas)])
+    rows = [np.arange(s, l, d) for s, l, d in zip(starts_, limits_, deltas_)]
+    splits = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+    values = np.concatenate(rows) if rows else np.zeros([0])
+    return RaggedTensor._make(_dense(values.astype(dtype.as_numpy_dtype), dtype=dtype), splits)
+
+
+def row_splits_to_segment_ids(splits, name=None, out_type=None):
+    """The row of each value: [0, 2, 2, 5] -> [0, 0, 2, 2, 2] (out_type: the splits' dtype by default)."""
+    splits = convert_to_tensor(splits, name="splits")
+    out_type = dtypes.as_dtype(out_type) if out_type is not None else splits.dtype
+    known = get_static_value(splits)
+    if known is not None:
+        known = np.asarray(known, np.int64)
+        return _dense(np.repeat(np.arange(len(known) - 1), np.diff(known)).astype(out_type.as_numpy_dtype),
+                      dtype=out_type)
+    from tinyflow.ops.core.sequence_ops import range as _range
+    from tinyflow.ops.search_ops import searchsorted
+    ids = searchsorted(splits[1:], _range(splits[-1]), side="right")
+    return math_ops.cast(ids, out_type)
+
+
+def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, name=None):
+    """Row splits of values whose (sorted) rows are segment_ids: [0, 0, 2, 2, 2] -> [0, 2, 2, 5] (with
+    num_segments, that many rows)."""
+    out_type = dtypes.as_dtype(out_type) if out_type is not None else dtypes.int64
+    ids = convert_to_tensor(segment_ids, name="segment_ids")
+    known, n = get_static_value(ids), num_segments
+    n_known = get_static_value(n) if isinstance(n, Tensor) else n
+    if known is not None and (n is None or n_known is not None):
+        counts = np.bincount(np.asarray(known, np.int64).reshape(-1),
+                             minlength=0 if n_known is None else int(n_known))
+        return _dense(np.concatenate([[0], np.cumsum(counts)]).astype(out_type.as_numpy_dtype), dtype=out_type)
+    from tinyflow.ops.segment_ops import bincount
+    counts = bincount(math_ops.cast(ids, dtypes.int32), minlength=n, maxlength=n, dtype=out_type)
+    return array_ops.concat([_dense([0], dtype=out_type), cumsum(counts)], 0)

@@ -203,6 +203,12 @@ rewrite = _needs_a_tpu("rewrite")
 shard = _needs_a_tpu("shard")
 batch_parallel = _needs_a_tpu("batch_parallel")
 keras_to_tpu_model = _needs_a_tpu("keras_to_tpu_model")
+replicate = _needs_a_tpu("replicate")
+
+
+def core(num):
+    """The device name of TPU core `num` of a replicated computation, as TF 1.15 spells it."""
+    return "device:TPU_REPLICATED_CORE:{}".format(num)
 
 
 class TPUDistributionStrategy:
@@ -246,7 +252,7 @@ def module(name):
     names = ["TPUEstimator", "TPUEstimatorSpec", "RunConfig", "TPUConfig", "InputPipelineConfig",
              "CrossShardOptimizer", "TPUClusterResolver", "bfloat16_scope", "initialize_system", "shutdown_system",
              "rewrite", "shard", "batch_parallel", "cross_replica_sum", "TPUDistributionStrategy",
-             "keras_to_tpu_model"]
+             "keras_to_tpu_model", "replicate", "core"]
     mod.__dict__.update({n: globals()[n] for n in names})
     mod.__dict__.update({n: getattr(tpu_computation, n) for n in _MORE})
     mod.experimental = _experimental()

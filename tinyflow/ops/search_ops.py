@@ -24,6 +24,14 @@ for _t, _side in (("LowerBound", "left"), ("UpperBound", "right")):
                 lower=_bound(_side))
 
 
+def _rows(x):
+    """x [..., K] as [rows, K], K from the shape at run time when unknown (TF's searchsorted takes any)."""
+    k = x.shape[-1].value
+    if x.shape.ndims == 1:
+        return A.expand_dims(x, 0)
+    return A.reshape(x, [-1, k if k is not None else A.shape(x)[-1]])
+
+
 def searchsorted(sorted_sequence, values, side="left", out_type=dt.int32, name=None):
     """Insertion indices of values [..., M] into the sorted innermost rows of sorted_sequence [..., N]."""
     if side not in ("left", "right"):
@@ -31,9 +39,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=dt.int32, name=N
     with get_default_graph().name_scope(name or "searchsorted"):
         seq = convert_to_tensor(sorted_sequence, name="sorted_sequence")
         vals = convert_to_tensor(values, dtype=seq.dtype, name="values")
-        n, m = seq.shape[-1].value, vals.shape[-1].value
-        seq2 = A.reshape(seq, [-1, n if n is not None else -1])
-        vals2 = A.reshape(vals, [-1, m if m is not None else -1])
+        seq2, vals2 = _rows(seq), _rows(vals)
         out = make_op("LowerBound" if side == "left" else "UpperBound", [seq2, vals2],
                       {"out_type": dt.as_dtype(out_type)})
         return A.reshape(out, A.shape(vals))

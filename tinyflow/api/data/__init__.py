@@ -9,5 +9,6 @@ from tinyflow.api.data.iterator_ops import (Iterator, get_output_classes, get_ou
                                             make_initializable_iterator, make_one_shot_iterator)
 from tinyflow.api.data.options import Options  # noqa: F401
 from tinyflow.api.data import experimental  # noqa: F401
+from tinyflow.api.framework import DatasetSpec  # noqa: F401 (tf.data.DatasetSpec: the TypeSpec of a Dataset)
 
 AUTOTUNE = experimental.AUTOTUNE

@@ -64,7 +64,9 @@ def __getattr__(name):
     if name == "experimental":   # tf.train.experimental: mixed precision's loss scaling (train/mixed_precision.py)
         from tinyflow.api.train import mixed_precision
         global experimental
-        experimental = _types.SimpleNamespace(**{n: getattr(mixed_precision, n) for n in _EXPERIMENTAL})
+        from tinyflow.api.train.checkpoint_management import PythonState
+        experimental = _types.SimpleNamespace(PythonState=PythonState,
+                                              **{n: getattr(mixed_precision, n) for n in _EXPERIMENTAL})
         return experimental
     if name in _EXAMPLE_MESSAGES:   # tf.train.Example and friends: protobuf, loaded on first use
         from tinyflow.formats import example_pb

@@ -83,3 +83,16 @@ class CheckpointManager:
         self._sweep()
         update_checkpoint_state(self._directory, path, list(self._maybe_delete))
         return path
+
+
+class PythonState:
+    """tf.train.experimental.PythonState: Python state a checkpoint saves as a string. Subclasses give
+    serialize() -> str and deserialize(string_value)."""
+
+    def serialize(self):
+        """The state as a string (saved in the checkpoint)."""
+        raise NotImplementedError("%s must implement serialize()" % type(self).__name__)
+
+    def deserialize(self, string_value):
+        """Restores the state from what serialize() returned."""
+        raise NotImplementedError("%s must implement deserialize()" % type(self).__name__)
