@@ -8,6 +8,7 @@ outputs as its fetches, through the same pipeline (pipeline.compile_fetch_set); 
 variables (outer variables are captured as inputs), so its rw/ro arguments are empty. The lowering
 rules reach this module through graph/backend.py, so ops/ never imports lower/.
 """
+import threading
 import weakref
 
 import jax
@@ -37,10 +38,24 @@ def as_function(subfn):
     dtypes = [t.dtype.np for t in subfn.outputs]
 
     def f(key, *args):
-        _, outs = low.fn((), (), tuple(args), key if low.needs_key else None)
+        depth = getattr(_TRACING, "bodies", 0)
+        _TRACING.bodies = depth + 1
+        try:
+            _, outs = low.fn((), (), tuple(args), key if low.needs_key else None)
+        finally:
+            _TRACING.bodies = depth
         # lax control flow wants every branch to give exactly the declared dtypes
         return tuple(jnp.asarray(o, d) for o, d in zip(outs, dtypes))
     return f
+
+
+_TRACING = threading.local()   # .bodies: how many bodies (branches, loop bodies) are being traced now
+
+
+def in_body():
+    """Whether what is being traced is inside a tf.cond branch or a loop body (where no run-time
+    check runs: a branch that cannot be traced there must fail the trace, not give zeros)."""
+    return getattr(_TRACING, "bodies", 0) > 0
 
 
 def iteration_key(key, i):
@@ -94,6 +109,7 @@ class Backend:
         return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
 
     function = staticmethod(as_function)
+    in_body = staticmethod(in_body)
     jitted = staticmethod(jitted)
     iteration_key = staticmethod(iteration_key)
 

@@ -244,7 +244,8 @@ def _branches_op(kind, scope, selector, fns, labels, strict):
 # lax.cond traces both. So: a selector known while tracing (from shapes and constants) takes its
 # branch alone; otherwise a branch that cannot be traced at these shapes becomes zeros, and the op's
 # run-time check (the step's, which keeps every variable as it was) raises the branch's own error
-# when it is selected. In a loop body or another branch checks do not run: there it gives zeros.
+# when it is selected. In a loop body or another branch no check runs: there the trace fails, as before
+# (never zeros where TF would raise).
 _TRACE_ERRORS = weakref.WeakKeyDictionary()   # branch SubFn -> {argument shapes: its error, or None}
 
 
@@ -291,7 +292,8 @@ def _branch_lower(stateful):
             return fns[int(_index(selector, len(fns)))](*args)
         failed = [_trace_error(b, args, key) for b in branches]
         good = [f for f, e in zip(fns, failed) if e is None]
-        if not good or (len(good) < len(fns) and not _unknown_shapes(branches[0].inputs)):
+        if not good or (len(good) < len(fns) and (not _unknown_shapes(branches[0].inputs)
+                                                  or backend().in_body())):
             raise next(e for e in failed if e is not None)   # no check runs for it (_unknown_shapes): fail now
         if len(good) < len(fns):   # the check raises if one that failed is selected
             outs = jax.eval_shape(good[0], *args)
