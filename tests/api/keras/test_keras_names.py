@@ -1,45 +1,24 @@
 """TF 1.15's keras.backend / metrics / losses names against its recorded values (tests/fixtures/keras_names):
 each case set is one graph run in one session.run."""
-import os
-import sys
-
 import numpy as np
+import os
+
 import pytest
+import recorded_cases
 
 import tinyflow as tf
 
-HERE = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "keras_names")
-sys.path.insert(0, HERE)
-import keras_cases as cases  # noqa: E402
-
-VALUES = np.load(os.path.join(HERE, "values.npz"))
+cases, VALUES = recorded_cases.load('keras_names', 'keras_cases')
+HERE = os.path.join(recorded_cases.TESTS, "fixtures", "keras_names")
 
 
 def _run(fn_name):
-    tf.reset_default_graph()
-    tensors = getattr(cases, fn_name)(tf)
-    with tf.Session() as sess:
-        if hasattr(cases, fn_name + "_run"):
-            return getattr(cases, fn_name + "_run")(tf, sess, tensors)
-        sess.run(tf.global_variables_initializer())
-        sess.run(tf.local_variables_initializer())
-        return sess.run(tensors)
+    return recorded_cases.run(cases, fn_name)
 
 
-@pytest.mark.parametrize("fn_name", [pytest.param(n, marks=pytest.mark.slow) if n in cases.SLOW else n
-                                     for n in cases.RECORDED])
+@pytest.mark.parametrize("fn_name", recorded_cases.params(cases))
 def test_against_tf115(fn_name):
-    got = _run(fn_name)
-    want = {k.split("/", 1)[1]: VALUES[k] for k in VALUES.files if k.startswith(fn_name + "/")}
-    assert sorted(got) == sorted(want)
-    bad = []
-    for k in sorted(want):
-        g, w = np.asarray(got[k]), want[k]
-        if g.shape != w.shape or g.dtype != w.dtype and not (g.dtype.kind == w.dtype.kind == "f") or \
-                not np.allclose(g.astype(np.float64) if g.dtype.kind != "b" else g,
-                                w.astype(np.float64) if w.dtype.kind != "b" else w, rtol=2e-5, atol=2e-5):
-            bad.append("%s: got %s %s, want %s %s" % (k, g.dtype, g.shape, w.dtype, w.shape))
-    assert not bad, "\n".join(bad)
+    recorded_cases.check(cases, VALUES, fn_name)
 
 
 def test_stateful_metrics_in_compile_log_the_whole_epoch():
