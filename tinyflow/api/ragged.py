@@ -246,14 +246,12 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype
     be known while building."""
     if limits is None:
         starts, limits = 0, starts
-    args = [_static(a) if not isinstance(a, Tensor) or get_static_value(a) is not None else None
-            for a in (starts, limits, deltas)]
-    if any(a is None for a in args):
-        _needs_static("range")
     given = [a for a in (starts, limits, deltas) if isinstance(a, Tensor)]
+    known = [get_static_value(a) if isinstance(a, Tensor) else a for a in (starts, limits, deltas)]
+    if any(v is None for v in known):
+        _needs_static("range")
     dtype = dtypes.as_dtype(dtype) if dtype is not None else given[0].dtype if given else dtypes.int32
-    starts_, limits_, deltas_ = np.broadcast_arrays(*[np.asarray(get_static_value(a) if isinstance(a, Tensor)
-                                                                 else a).reshape(-1) for a in (starts, limits, deltas)])
+    starts_, limits_, deltas_ = np.broadcast_arrays(*[np.asarray(v).reshape(-1) for v in known])
     rows = [np.arange(s, l, d) for s, l, d in zip(starts_, limits_, deltas_)]
     splits = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
     values = np.concatenate(rows) if rows else np.zeros([0])
