@@ -79,7 +79,9 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # reshape of empty tensors, -0.0 ties of top_k).
 # api: 44000 -> 44500 for issue 37's last names (tf.compat dimensions, debugging.assert_shapes, graph_util,
 # ragged.range, sequence feature columns, Exponential/Laplace, DatasetSpec): coverage 96.2% -> 97.0%.
-BUDGET = {"graph": 2190, "formats": 2500, "passes": 2320, "ops": 16150, "lower": 1365, "runtime": 2905,
+# ops: +20 (16150 -> 16170), lower: +10 (1365 -> 1375) for issue 38 item 1 in bodies: a tf.cond nested in a loop body
+# or another branch fails its trace when a branch cannot be traced (lower/subgraph.in_body), never gives zeros.
+BUDGET = {"graph": 2190, "formats": 2500, "passes": 2320, "ops": 16170, "lower": 1375, "runtime": 2905,
           "api": 44500, "cli": 1115}
 TOTAL = 73000   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37, +500 for 39 (above)
 
