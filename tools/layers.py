@@ -27,7 +27,7 @@ API_ORDER = [
                 "math",
                 "image", "distribute", "examples", "gradient_registry",
                 "tensor_util", "internals", "lookup", "function", "config", "lite", "profiler", "distributions",
-                "ragged", "framework", "spectral", "random", "random_experimental", "sparse_more", "manip",
+                "ragged", "framework", "accumulators", "spectral", "random", "random_experimental", "sparse_more", "manip",
                 "sysconfig", "resource_loader", "user_ops", "xla", "experimental", "queue", "initializers", "sets",
                 "audio", "quantization", "image_more", "raw_ops", "strings_unicode", "strings"]),
     ("nn", ["nn_more", "nn", "losses", "layers", "rnn", "rnn_cell", "contrib.rnn", "contrib.crf", "contrib.seq2seq",

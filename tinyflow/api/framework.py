@@ -36,10 +36,6 @@ def unimplemented(name, instead=None, why=None):
 
 _QUANTIZED = "tinyflow has no quantized dtypes (qint8, quint8, ...) in its ops"
 _NO_NATIVE = "tinyflow runs on XLA through JAX and cannot load TF's compiled kernels"
-ConditionalAccumulator = unimplemented("ConditionalAccumulator", "an optimizer's own gradient averaging, or "
-                                       "tf.contrib.opt.DropStaleGradientOptimizer-free synchronous training")
-ConditionalAccumulatorBase = unimplemented("ConditionalAccumulatorBase")
-SparseConditionalAccumulator = unimplemented("SparseConditionalAccumulator")
 CriticalSection = unimplemented("CriticalSection", "tf.control_dependencies (a Session run is one XLA program)")
 IdentityReader = unimplemented("IdentityReader", "tf.data.Dataset.from_tensor_slices")
 LMDBReader = unimplemented("LMDBReader", "tf.data with a Python generator over the LMDB file")

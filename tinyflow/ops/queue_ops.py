@@ -32,12 +32,14 @@ _LOCK = threading.Lock()
 _PATIENCE = 10  # seconds a dequeue waits before warning that nothing seems to fill its queue
 
 
-def _state(session, queue):
+def _state(session, queue, make=None):
+    """This session's state of `queue` (or of another per-session resource with a `_resource` name: an
+    accumulator, made by `make(owner)`), created on first use."""
     with _LOCK:
         per = _STATES.setdefault(session, {})
         st = per.get(queue._resource)
         if st is None:
-            st = per[queue._resource] = _QueueState(queue)
+            st = per[queue._resource] = (make or _QueueState)(queue)
         return st
 
 
@@ -340,9 +342,9 @@ class PriorityQueue(QueueBase):
         return min(range(len(items)), key=lambda i: int(items[i][0]))
 
 
-def queue_state(session, queue):
-    """This session's state of `queue` (for readers, which dequeue file names)."""
-    return _state(session, queue)
+def queue_state(session, queue, make=None):
+    """This session's state of `queue` (for readers, which dequeue file names; accumulators pass `make`)."""
+    return _state(session, queue, make)
 
 
 # Graph files may describe queues (their capacity, dtypes, shapes and shared resource name: plain
