@@ -11,7 +11,8 @@ from tinyflow.ops.candidate_more_ops import (all_candidate_sampler, compute_acci
 from tinyflow.ops.core import array_ops as A
 from tinyflow.ops.core import math_ops as M
 from tinyflow.ops.core.base import convert_to_tensor
-from tinyflow.ops.ctc_ops import collapse_repeated, ctc_greedy_decoder, ctc_loss, ctc_loss_v2  # noqa: F401
+from tinyflow.ops.ctc_ops import (collapse_repeated, ctc_beam_search_decoder, ctc_beam_search_decoder_v2,  # noqa: F401
+                                  ctc_greedy_decoder, ctc_loss, ctc_loss_v2, ctc_unique_labels)
 
 _QUANTIZED = "tinyflow has no quantized dtypes in its ops"
 quantized_avg_pool = unimplemented("nn.quantized_avg_pool", "tf.nn.avg_pool on float tensors", _QUANTIZED)
@@ -22,9 +23,6 @@ fractional_max_pool = unimplemented("nn.fractional_max_pool", "tf.nn.max_pool",
                                     "its random pooling regions follow TF's generator")
 fractional_avg_pool = unimplemented("nn.fractional_avg_pool", "tf.nn.avg_pool",
                                     "its random pooling regions follow TF's generator")
-ctc_beam_search_decoder = unimplemented("nn.ctc_beam_search_decoder", "tf.nn.ctc_greedy_decoder")
-ctc_beam_search_decoder_v2 = unimplemented("nn.ctc_beam_search_decoder_v2", "tf.nn.ctc_greedy_decoder")
-ctc_unique_labels = unimplemented("nn.ctc_unique_labels", "tf.unique per row")
 learned_unigram_candidate_sampler = unimplemented(
     "nn.learned_unigram_candidate_sampler", "tf.nn.fixed_unigram_candidate_sampler with counts",
     "it learns its distribution across steps inside TF's kernel")
