@@ -7,7 +7,7 @@ from tinyflow.api.framework import unimplemented
 from tinyflow.graph.core import get_default_graph
 from tinyflow.ops.array_more_ops import space_to_batch  # noqa: F401
 from tinyflow.ops.candidate_more_ops import (all_candidate_sampler, compute_accidental_hits,  # noqa: F401
-                                             fixed_unigram_candidate_sampler)
+                                             fixed_unigram_candidate_sampler, learned_unigram_candidate_sampler)
 from tinyflow.ops.core import array_ops as A
 from tinyflow.ops.core import math_ops as M
 from tinyflow.ops.core.base import convert_to_tensor
@@ -23,9 +23,6 @@ fractional_max_pool = unimplemented("nn.fractional_max_pool", "tf.nn.max_pool",
                                     "its random pooling regions follow TF's generator")
 fractional_avg_pool = unimplemented("nn.fractional_avg_pool", "tf.nn.avg_pool",
                                     "its random pooling regions follow TF's generator")
-learned_unigram_candidate_sampler = unimplemented(
-    "nn.learned_unigram_candidate_sampler", "tf.nn.fixed_unigram_candidate_sampler with counts",
-    "it learns its distribution across steps inside TF's kernel")
 static_state_saving_rnn = unimplemented("nn.static_state_saving_rnn", "tf.nn.static_rnn")
 from tinyflow.ops.pool_argmax_ops import max_pool_with_argmax  # noqa: E402,F401
 
