@@ -23,7 +23,6 @@ fractional_max_pool = unimplemented("nn.fractional_max_pool", "tf.nn.max_pool",
                                     "its random pooling regions follow TF's generator")
 fractional_avg_pool = unimplemented("nn.fractional_avg_pool", "tf.nn.avg_pool",
                                     "its random pooling regions follow TF's generator")
-static_state_saving_rnn = unimplemented("nn.static_state_saving_rnn", "tf.nn.static_rnn")
 from tinyflow.ops.pool_argmax_ops import max_pool_with_argmax  # noqa: E402,F401
 
 

@@ -13,7 +13,8 @@ from tinyflow.ops.control_flow_ops import flatten, pack_as, while_loop
 from tinyflow.ops.functional_ops import get_item, set_item
 from tinyflow.ops.core.sequence_ops import reverse, reverse_sequence
 
-__all__ = ["bidirectional_dynamic_rnn", "dynamic_rnn", "raw_rnn", "static_bidirectional_rnn", "static_rnn"]
+__all__ = ["bidirectional_dynamic_rnn", "dynamic_rnn", "raw_rnn", "static_bidirectional_rnn", "static_rnn",
+           "static_state_saving_rnn"]
 
 
 def _initial_state(cell, initial_state, batch, dtype):
@@ -93,6 +94,29 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
             output, state = _masked_step(cell, time, x, state, lengths)
             outputs.append(output)
         return outputs, state
+
+
+def static_state_saving_rnn(cell, inputs, state_saver, state_name, sequence_length=None, scope=None):
+    """static_rnn starting from `state_saver.state(state_name)` (a structure of names for a tuple state),
+    whose final state is handed to `state_saver.save_state(name, value)`; the last output and the state
+    returned depend on those saves. Returns (outputs, state)."""
+    is_tuple = isinstance(cell.state_size, (list, tuple))
+    if is_tuple != isinstance(state_name, (list, tuple)):
+        raise ValueError("state_name should be the same type as cell.state_size.  state_name: %s, cell.state_size: %s"
+                         % (state_name, cell.state_size))
+    names = flatten(state_name)
+    if is_tuple and len(names) != len(flatten(cell.state_size)):
+        raise ValueError("#elems(state_name) != #elems(state_size): %d vs. %d"
+                         % (len(names), len(flatten(cell.state_size))))
+    initial = (pack_as(cell.state_size, [state_saver.state(n) for n in names]) if is_tuple
+               else state_saver.state(state_name))
+    outputs, state = static_rnn(cell, inputs, initial_state=initial, sequence_length=sequence_length, scope=scope)
+    saves = [state_saver.save_state(n, s) for n, s in zip(names, flatten(state))]
+    from tinyflow.graph.core import get_default_graph
+    with get_default_graph().control_dependencies(saves):
+        outputs[-1] = pack_as(outputs[-1], [array_ops.identity(o) for o in flatten(outputs[-1])])
+        state = pack_as(state, [array_ops.identity(s) for s in flatten(state)])
+    return outputs, state
 
 
 def _reverse(x, lengths, time_axis):
