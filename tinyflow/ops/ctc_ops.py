@@ -306,7 +306,7 @@ def ctc_unique_labels(labels, name=None):
         n = A.shape(labels)[1]
         pos = seq_range(n)
         same = M.equal(A.expand_dims(labels, 2), A.expand_dims(labels, 1))         # [batch, i, j]
-        first = M.cast(M.argmax(M.cast(same, dt.int32), axis=2), dt.int32)                            # where labels[i] first is
+        first = M.cast(M.argmax(M.cast(same, dt.int32), axis=2), dt.int32)   # where labels[i] first is
         is_first = M.equal(first, pos)
         rank = M.subtract(cumsum(M.cast(is_first, dt.int32), axis=1), 1)            # index among the uniques
         upto = M.less_equal(A.reshape(pos, [1, 1, -1]), A.expand_dims(first, 2))
