@@ -59,4 +59,5 @@ EXEMPT = {
     "IsVariableInitialized": "host op, tested in test_variables.py",
     "AssignAdd": "updates a variable, tested in test_variables.py",
     "AssignSub": "updates a variable, tested in test_variables.py",
+    "CountUpTo": "updates a variable, TF 1.15's values in tests/api/test_names_ops.py",
 }

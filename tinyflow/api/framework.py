@@ -36,10 +36,6 @@ def unimplemented(name, instead=None, why=None):
 
 _QUANTIZED = "tinyflow has no quantized dtypes (qint8, quint8, ...) in its ops"
 _NO_NATIVE = "tinyflow runs on XLA through JAX and cannot load TF's compiled kernels"
-ConditionalAccumulator = unimplemented("ConditionalAccumulator", "an optimizer's own gradient averaging, or "
-                                       "tf.contrib.opt.DropStaleGradientOptimizer-free synchronous training")
-ConditionalAccumulatorBase = unimplemented("ConditionalAccumulatorBase")
-SparseConditionalAccumulator = unimplemented("SparseConditionalAccumulator")
 CriticalSection = unimplemented("CriticalSection", "tf.control_dependencies (a Session run is one XLA program)")
 IdentityReader = unimplemented("IdentityReader", "tf.data.Dataset.from_tensor_slices")
 LMDBReader = unimplemented("LMDBReader", "tf.data with a Python generator over the LMDB file")
@@ -60,7 +56,6 @@ decode_json_example = unimplemented("io.decode_json_example", "json and tf.train
                                     "SerializeToString")
 extract_volume_patches = unimplemented("extract_volume_patches", "tf.extract_image_patches per depth slice")
 matrix_square_root = unimplemented("linalg.sqrtm", why="XLA has no matrix square root")
-count_up_to = unimplemented("count_up_to", "tf.data's Dataset.take, or tf.assign_add with a tf.Assert")
 parse_sequence_example = unimplemented("io.parse_sequence_example", "tf.io.parse_example of the context features")
 parse_single_sequence_example = unimplemented("io.parse_single_sequence_example",
                                               "tf.io.parse_single_example of the context features")

@@ -70,7 +70,8 @@ def batch_normalization(x, mean=None, variance=None, offset=None, scale=None, va
 
 # tf.nn.rnn_cell and the RNN functions live in rnn_cell.py / rnn.py, which build on tf.layers (which
 # itself imports this module): they are loaded on first use.
-_RNN = {"dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"}
+_RNN = {"dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn", "raw_rnn",
+        "static_state_saving_rnn"}
 
 
 def __getattr__(name):

@@ -7,11 +7,12 @@ from tinyflow.api.framework import unimplemented
 from tinyflow.graph.core import get_default_graph
 from tinyflow.ops.array_more_ops import space_to_batch  # noqa: F401
 from tinyflow.ops.candidate_more_ops import (all_candidate_sampler, compute_accidental_hits,  # noqa: F401
-                                             fixed_unigram_candidate_sampler)
+                                             fixed_unigram_candidate_sampler, learned_unigram_candidate_sampler)
 from tinyflow.ops.core import array_ops as A
 from tinyflow.ops.core import math_ops as M
 from tinyflow.ops.core.base import convert_to_tensor
-from tinyflow.ops.ctc_ops import collapse_repeated, ctc_greedy_decoder, ctc_loss, ctc_loss_v2  # noqa: F401
+from tinyflow.ops.ctc_ops import (collapse_repeated, ctc_beam_search_decoder, ctc_beam_search_decoder_v2,  # noqa: F401
+                                  ctc_greedy_decoder, ctc_loss, ctc_loss_v2, ctc_unique_labels)
 
 _QUANTIZED = "tinyflow has no quantized dtypes in its ops"
 quantized_avg_pool = unimplemented("nn.quantized_avg_pool", "tf.nn.avg_pool on float tensors", _QUANTIZED)
@@ -22,15 +23,6 @@ fractional_max_pool = unimplemented("nn.fractional_max_pool", "tf.nn.max_pool",
                                     "its random pooling regions follow TF's generator")
 fractional_avg_pool = unimplemented("nn.fractional_avg_pool", "tf.nn.avg_pool",
                                     "its random pooling regions follow TF's generator")
-ctc_beam_search_decoder = unimplemented("nn.ctc_beam_search_decoder", "tf.nn.ctc_greedy_decoder")
-ctc_beam_search_decoder_v2 = unimplemented("nn.ctc_beam_search_decoder_v2", "tf.nn.ctc_greedy_decoder")
-ctc_unique_labels = unimplemented("nn.ctc_unique_labels", "tf.unique per row")
-learned_unigram_candidate_sampler = unimplemented(
-    "nn.learned_unigram_candidate_sampler", "tf.nn.fixed_unigram_candidate_sampler with counts",
-    "it learns its distribution across steps inside TF's kernel")
-raw_rnn = unimplemented("nn.raw_rnn", "tf.nn.dynamic_rnn or tf.while_loop")
-static_state_saving_rnn = unimplemented("nn.static_state_saving_rnn", "tf.nn.static_rnn")
-with_space_to_batch = unimplemented("nn.with_space_to_batch", "tf.nn.convolution with dilation_rate")
 from tinyflow.ops.pool_argmax_ops import max_pool_with_argmax  # noqa: E402,F401
 
 
@@ -147,5 +139,54 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
         kwargs["dilations"] = dilations
     return fn(input, filters, output_shape, strides, padding=padding, name=name, **kwargs)
 
+def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, spatial_dims=None, data_format=None):
+    """op(converted, num_spatial_dims, "VALID") on `input` moved by space_to_batch_nd into dilation_rate
+    blocks (padded as TF pads: "SAME" as the dilated filter of filter_shape needs, then to a multiple of the
+    rate), moved back by batch_to_space_nd: a dilated op from an undilated one. With every rate 1 it is
+    op(input, num_spatial_dims, padding). tinyflow needs the rates, filter_shape and the spatial dims'
+    sizes known when the graph is built."""
+    import numpy as np
+    from tinyflow.api.aliases import get_static_value
+    from tinyflow.ops.array_more_ops import batch_to_space_nd, space_to_batch_nd
+    x = convert_to_tensor(input, name="input")
+    rate = get_static_value(convert_to_tensor(dilation_rate, name="dilation_rate"))
+    if rate is None or np.ndim(rate) != 1:
+        raise ValueError("rate must be rank 1 and known when tinyflow builds the graph")
+    rate = np.asarray(rate, np.int64)
+    n = len(rate)
+    first = 2 if data_format is not None and data_format.startswith("NC") else 1
+    dims = list(range(first, n + first)) if spatial_dims is None else [int(d) for d in spatial_dims]
+    if dims != sorted(set(dims)) or any(d < 1 for d in dims):
+        raise ValueError("spatial_dims must be a montonically increasing sequence of positive integers")
+    if x.shape.ndims is not None and x.shape.ndims < dims[-1] + (first == 1):
+        raise ValueError("input tensor must have rank %d at least" % (dims[-1] + (first == 1)))
+    if np.any(rate < 1):
+        raise ValueError("dilation_rate must be positive")
+    if np.all(rate == 1):
+        return op(x, n, padding)
+    if padding == "SAME":
+        if filter_shape is None:
+            raise ValueError("filter_shape must be specified for SAME padding")
+        f = np.asarray(get_static_value(convert_to_tensor(filter_shape, name="filter_shape")), np.int64)[:n]
+        extra = f + (f - 1) * (rate - 1) - 1
+        base = np.stack([extra // 2, extra - extra // 2], axis=1)
+    elif padding == "VALID":
+        base = np.zeros([n, 2], np.int64)
+    else:
+        raise ValueError("Invalid padding method %r" % padding)
+    sizes = [x.shape[d].value for d in dims] if x.shape.ndims is not None else [None]
+    if None in sizes:
+        raise ValueError("tinyflow's with_space_to_batch needs the sizes of the spatial dimensions known")
+    extra_end = (rate - (np.asarray(sizes) + base.sum(1)) % rate) % rate
+    # space_to_batch_nd blocks dims 1..dims[-1]: the dims between spatial ones get rate 1, no padding
+    block, pads, crops = np.ones(dims[-1], np.int64), np.zeros([dims[-1], 2], np.int64), np.zeros([dims[-1], 2],
+                                                                                                  np.int64)
+    for i, d in enumerate(dims):
+        block[d - 1], pads[d - 1], crops[d - 1] = rate[i], [base[i, 0], base[i, 1] + extra_end[i]], [0, extra_end[i]]
+    result = op(space_to_batch_nd(x, block, pads), n, "VALID")
+    return batch_to_space_nd(result, block, crops)
+
+
 __all__ = sorted(n for n in dict(globals()) if not n.startswith('_') and n not in (
     'A', 'M', 'convert_to_tensor', 'get_default_graph', 'unimplemented'))
+

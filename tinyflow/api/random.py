@@ -13,13 +13,9 @@ from tinyflow.ops.candidate_sampling_ops import (log_uniform_candidate_sampler, 
 
 
 def __getattr__(name):
-    if name in ("all_candidate_sampler", "fixed_unigram_candidate_sampler"):
+    if name in ("all_candidate_sampler", "fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler"):
         from tinyflow.ops import candidate_more_ops
         return getattr(candidate_more_ops, name)
-    if name == "learned_unigram_candidate_sampler":
-        from tinyflow.api.framework import unimplemented
-        return unimplemented("random.learned_unigram_candidate_sampler", "tf.random.fixed_unigram_candidate_sampler",
-                             "it learns its distribution across steps inside TF's kernel")
     if name == "experimental":
         from tinyflow.api import random_experimental
         return random_experimental

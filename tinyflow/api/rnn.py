@@ -1,4 +1,4 @@
-"""tf.nn.dynamic_rnn, tf.nn.static_rnn and their bidirectional forms, as TF 1.15 builds them.
+"""tf.nn.dynamic_rnn, tf.nn.static_rnn, their bidirectional forms and tf.nn.raw_rnn, as TF 1.15 builds them.
 
 dynamic_rnn runs the cell in a tf.while_loop over time (the loop's bound is the number of steps,
 so its gradient is a bounded scan); static_rnn calls the cell once per list element. Both create
@@ -13,7 +13,8 @@ from tinyflow.ops.control_flow_ops import flatten, pack_as, while_loop
 from tinyflow.ops.functional_ops import get_item, set_item
 from tinyflow.ops.core.sequence_ops import reverse, reverse_sequence
 
-__all__ = ["bidirectional_dynamic_rnn", "dynamic_rnn", "static_bidirectional_rnn", "static_rnn"]
+__all__ = ["bidirectional_dynamic_rnn", "dynamic_rnn", "raw_rnn", "static_bidirectional_rnn", "static_rnn",
+           "static_state_saving_rnn"]
 
 
 def _initial_state(cell, initial_state, batch, dtype):
@@ -95,6 +96,29 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         return outputs, state
 
 
+def static_state_saving_rnn(cell, inputs, state_saver, state_name, sequence_length=None, scope=None):
+    """static_rnn starting from `state_saver.state(state_name)` (a structure of names for a tuple state),
+    whose final state is handed to `state_saver.save_state(name, value)`; the last output and the state
+    returned depend on those saves. Returns (outputs, state)."""
+    is_tuple = isinstance(cell.state_size, (list, tuple))
+    if is_tuple != isinstance(state_name, (list, tuple)):
+        raise ValueError("state_name should be the same type as cell.state_size.  state_name: %s, cell.state_size: %s"
+                         % (state_name, cell.state_size))
+    names = flatten(state_name)
+    if is_tuple and len(names) != len(flatten(cell.state_size)):
+        raise ValueError("#elems(state_name) != #elems(state_size): %d vs. %d"
+                         % (len(names), len(flatten(cell.state_size))))
+    initial = (pack_as(cell.state_size, [state_saver.state(n) for n in names]) if is_tuple
+               else state_saver.state(state_name))
+    outputs, state = static_rnn(cell, inputs, initial_state=initial, sequence_length=sequence_length, scope=scope)
+    saves = [state_saver.save_state(n, s) for n, s in zip(names, flatten(state))]
+    from tinyflow.graph.core import get_default_graph
+    with get_default_graph().control_dependencies(saves):
+        outputs[-1] = pack_as(outputs[-1], [array_ops.identity(o) for o in flatten(outputs[-1])])
+        state = pack_as(state, [array_ops.identity(s) for s in flatten(state)])
+    return outputs, state
+
+
 def _reverse(x, lengths, time_axis):
     if lengths is None:
         return reverse(x, [time_axis])
@@ -134,3 +158,57 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, in
                                           scope=bw_scope)
             out_bw = array_ops.unstack(_reverse(array_ops.stack(out_bw, axis=1), lengths, 1), axis=1)
         return [array_ops.concat([f, b], 1) for f, b in zip(out_fw, out_bw)], state_fw, state_bw
+
+
+def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=None):
+    """TF's raw_rnn: `loop_fn(time, cell_output, cell_state, loop_state) -> (finished, next_input,
+    next_cell_state, emit_output, next_loop_state)` says, at each step, what the cell reads next and what is
+    emitted (at time 0 cell_output and cell_state are None: it gives the initial state, and its emit_output
+    the structure emitted, cell.output_size when None). The loop runs until every batch entry is finished;
+    a finished entry emits zeros and keeps its state. Returns (emit_ta: TensorArrays [time, batch, ...] of
+    the emitted structure, final_state, final_loop_state or None)."""
+    from tinyflow.ops.core.base import constant
+    from tinyflow.ops.functional_ops import TensorArray
+    from tinyflow.graph.shapes import TensorShape
+    if not callable(loop_fn):
+        raise TypeError("loop_fn must be a callable")
+    with vs.variable_scope(scope or "rnn"):
+        time = constant(0, dtype=dt.int32, name="time")
+        finished, next_input, state, emit_structure, loop_state = loop_fn(time, None, None, None)
+        keep_loop_state = loop_state is not None
+        loop_state = loop_state if keep_loop_state else constant(0, dtype=dt.int32)
+        first = convert_to_tensor(flatten(next_input)[0])
+        batch = first.shape[0].value if first.shape[0].value is not None else array_ops.shape(first)[0]
+        state = pack_as(state, [convert_to_tensor(s) for s in flatten(state)])
+        if emit_structure is not None:
+            sizes = [convert_to_tensor(e).shape[1:] for e in flatten(emit_structure)]
+            dtypes = [convert_to_tensor(e).dtype for e in flatten(emit_structure)]
+        else:
+            emit_structure = cell.output_size
+            sizes = [TensorShape(size) for size in flatten(emit_structure)]
+            dtypes = [flatten(state)[0].dtype] * len(sizes)
+        zero_emit = [array_ops.zeros([batch] + s.as_list(), d) for s, d in zip(sizes, dtypes)]
+        # the emitted steps so far, [time, batch, ...]: a loop variable that grows one step per iteration
+        emits = [array_ops.zeros([0, batch] + s.as_list(), d) for s, d in zip(sizes, dtypes)]
+
+        def keep_finished(done, old, new):
+            return [new if n.shape.ndims == 0 else indexing_ops.where(done, o, n) for o, n in zip(old, new)]
+
+        def body(time, done, current_input, emits, state, loop_state):
+            output, cell_state = cell(current_input, state)
+            next_finished, next_input, next_state, emit, next_loop_state = loop_fn(time + 1, output, cell_state,
+                                                                                   loop_state)
+            emit = keep_finished(done, zero_emit, [convert_to_tensor(e) for e in flatten(emit)])
+            next_state = pack_as(state, keep_finished(done, flatten(state),
+                                                      [convert_to_tensor(s) for s in flatten(next_state)]))
+            emits = [array_ops.concat([e, array_ops.expand_dims(x, 0)], 0) for e, x in zip(emits, emit)]
+            return (time + 1, math_ops.logical_or(done, next_finished), next_input, emits, next_state,
+                    loop_state if next_loop_state is None else next_loop_state)
+
+        loop_vars = [time, convert_to_tensor(finished), next_input, emits, state, loop_state]
+        invariants = pack_as(loop_vars, [convert_to_tensor(v).shape for v in flatten(loop_vars)])
+        invariants[3] = [TensorShape([None]).concatenate(e.shape[1:]) for e in emits]
+        out = while_loop(lambda time, done, *_: math_ops.logical_not(math_ops.reduce_all(done)), body, loop_vars,
+                         shape_invariants=invariants, return_same_structure=True)
+        emit_ta = pack_as(emit_structure, [TensorArray(d, flow=e) for e, d in zip(out[3], dtypes)])
+        return emit_ta, out[4], out[5] if keep_loop_state else None

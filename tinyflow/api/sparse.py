@@ -41,7 +41,8 @@ from tinyflow.api.sparse_more import (eye, expand_dims, from_dense, sparse_add a
                                       sparse_retain as retain, sparse_slice as slice, sparse_softmax as softmax,
                                       sparse_split as split)
 from tinyflow.api.sparse_ops import sparse_tensor_dense_matmul as matmul  # noqa: F401,E402
-from tinyflow.api.framework import SparseConditionalAccumulator, unimplemented as _unimplemented  # noqa: F401,E402
+from tinyflow.api.accumulators import SparseConditionalAccumulator  # noqa: F401,E402
+from tinyflow.api.framework import unimplemented as _unimplemented  # noqa: F401,E402
 
 cross = _unimplemented("sparse.cross", "tf.strings.join over the features, then tf.strings.to_hash_bucket_fast",
                        why="needs TF's feature-cross kernel")

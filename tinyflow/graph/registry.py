@@ -3,6 +3,7 @@
 Passes look rules up here and never switch on op type; OpDef's docstring lists every rule and the
 pass that reads it.
 """
+from tinyflow.graph import errors
 
 NOT_SET = object()  # grad=NOT_SET: nobody said; grad=None: "not differentiable"
 
@@ -95,6 +96,8 @@ class OpDef:
                    checks when the op runs (Assert, an index in range)   runtime/ (raises on failure)
       check_message  check_message(op, *numpy data) -> the message of     runtime/
                    the InvalidArgumentError when ok is False
+      check_error  the OpError class of that failure, when TF's is not   runtime/
+                   InvalidArgumentError (CountUpTo: OutOfRangeError)
       check_when   None: the check runs wherever the op does; else        passes/prune
                    check_when(op) -> bool, whether this op needs it
       callback     the lowering calls back into Python on the host        runtime/ (such a step never
@@ -112,12 +115,12 @@ class OpDef:
 
     _FIELDS = ("name", "shape", "dtype", "grad", "lower", "inplace", "ref_inputs", "overwrites", "needs_key",
                "static", "stateful", "host", "infer_back", "check", "check_message", "fold", "callback",
-               "dynamic_shape", "infer_shape", "numpy", "check_when")
+               "dynamic_shape", "infer_shape", "numpy", "check_when", "check_error")
 
     def __init__(self, name, shape, dtype, grad=NOT_SET, lower=None, inplace=(), ref_inputs=(),
                  overwrites=False, needs_key=False, static=False, stateful=False, host=None,
                  infer_back=None, check=None, check_message=None, fold=None, callback=False, dynamic_shape=False,
-                 infer_shape=None, numpy=None, check_when=None):
+                 infer_shape=None, numpy=None, check_when=None, check_error=None):
         if host is not None and not isinstance(host, HostRule):
             raise TypeError("OpDef(%s): host= takes a HostRule (SessionValue, FromFetched, Fed or Staged), got %r"
                             % (name, host))
@@ -126,7 +129,7 @@ class OpDef:
                       stateful=stateful or bool(ref_inputs) or needs_key or callback, host=host,
                       infer_back=infer_back, check=check, check_message=check_message, fold=fold,
                       callback=callback, dynamic_shape=dynamic_shape, infer_shape=infer_shape, numpy=numpy,
-                      check_when=check_when)
+                      check_when=check_when, check_error=check_error or errors.InvalidArgumentError)
         for k, v in values.items():
             object.__setattr__(self, k, v)
 

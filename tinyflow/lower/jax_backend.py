@@ -129,9 +129,10 @@ def _keep(ok, new, old):
 
 
 def check_failure(op, data):
-    """The InvalidArgumentError of op's failed check, from the check's data."""
-    msg = get_op_def(op.type).check_message(op, *[np.asarray(d) for d in data])
-    return errors.InvalidArgumentError(op.node_def, op, "%s\n\t [[{{node %s}}]]" % (msg, op.name))
+    """The error (InvalidArgumentError unless the op says) of op's failed check, from the check's data."""
+    opdef = get_op_def(op.type)
+    msg = opdef.check_message(op, *[np.asarray(d) for d in data])
+    return opdef.check_error(op.node_def, op, "%s\n\t [[{{node %s}}]]" % (msg, op.name))
 
 
 def _only_ok(fn):

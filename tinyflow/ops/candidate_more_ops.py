@@ -1,13 +1,17 @@
 """More candidate samplers of tf.nn / tf.random: fixed_unigram (a given distribution, distorted),
 all_candidate_sampler (every class), and compute_accidental_hits (where a sampled candidate is a true class,
-to be masked out of sampled logits). learned_unigram_candidate_sampler learns its distribution from the
-true classes it has seen across steps (TF's sampler keeps that state in its kernel); tinyflow does not."""
+to be masked out of sampled logits), and learned_unigram_candidate_sampler, which learns its distribution from
+the true classes it has seen across runs: TF keeps the counts in the op's kernel, tinyflow in the Session (a
+host op over a per-session state, as queues keep theirs)."""
+import threading
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from tinyflow.graph import dtypes as dt
+from tinyflow.graph.core import get_default_graph
 from tinyflow.graph.registry import register_op
+from tinyflow.graph.serialize import register_serializable
 
 from tinyflow.ops import random_ops
 from tinyflow.ops.candidate_sampling_ops import _sample_unique, _sampler_shape
@@ -15,8 +19,11 @@ from tinyflow.ops.core import array_ops as A
 from tinyflow.ops.core import math_ops as M
 from tinyflow.ops.core.base import constant, convert_to_tensor, make_op
 from tinyflow.ops.core.indexing_ops import where
+from tinyflow.ops.host_ops import make_host_op, register_host_op
+from tinyflow.ops.queue_ops import queue_state
 
-__all__ = ["all_candidate_sampler", "compute_accidental_hits", "fixed_unigram_candidate_sampler"]
+__all__ = ["all_candidate_sampler", "compute_accidental_hits", "fixed_unigram_candidate_sampler",
+           "learned_unigram_candidate_sampler"]
 
 
 def _fixed_lower(a, key, true_classes):
@@ -97,3 +104,66 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
             A.fill(n, constant(np.float32(-np.finfo(np.float32).max))))
 
 
+
+
+class _LearnedUnigram:
+    """The op's sampler: its per-session state (counts) is found by `_resource`, as a queue's is."""
+
+    def __init__(self, range_max, seed, resource):
+        self._range_max, self._seed, self._resource = range_max, seed, resource
+
+
+register_serializable(_LearnedUnigram)
+
+
+class _Counts:
+    """One session's counts of one learned sampler: every class starts at 1 (TF's WeightedPicker)."""
+
+    def __init__(self, sampler):
+        self.weights = np.ones(sampler._range_max, np.int64)
+        seed = sampler._seed
+        self.rng = np.random.RandomState(None if seed[0] is None else (seed[0] * 7919 + seed[1]) % 2 ** 32)
+        self.lock = threading.Lock()
+
+
+def _learned(session, op, inputs):
+    a = op.attrs
+    st = queue_state(session, a["sampler"], _Counts)
+    true = np.asarray(inputs[0], np.int64)
+    n = a["num_sampled"]
+    with st.lock:
+        p = st.weights / st.weights.sum()
+        if a["unique"]:
+            ids, tries = [], 0
+            while len(ids) < n:
+                c = st.rng.choice(len(p), p=p)
+                tries += 1
+                if c not in ids:
+                    ids.append(c)
+        else:
+            ids, tries = st.rng.choice(len(p), n, p=p), n
+
+        def expected(q):    # TF's ExpectedCountHelper
+            return (q * n if tries == n else -np.expm1(tries * np.log1p(-q))).astype(np.float32)
+        out = [np.asarray(ids, np.int64), expected(p[true]), expected(p[np.asarray(ids, np.int64)])]
+        np.add.at(st.weights, true.reshape(-1), 1)      # after sampling: this batch's classes count next time
+    return out
+
+
+register_host_op("LearnedUnigramCandidateSampler", _sampler_shape, lambda d, a: [dt.int64, dt.float32, dt.float32],
+                 _learned, stateful=True)
+
+
+def learned_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
+    """Samples ids with P(k) proportional to 1 + the number of times k was a true class in the earlier runs
+    of this op in this Session: (sampled_candidates, true_expected_count, sampled_expected_count), the counts
+    from the distribution before this run's true classes are added."""
+    g = get_default_graph()
+    t = convert_to_tensor(true_classes, dtype=dt.int64, name="true_classes")
+    count = getattr(g, "_queue_count", 0)        # the queues' count: their resource names never meet
+    g._queue_count = count + 1
+    sampler = _LearnedUnigram(int(range_max), random_ops.get_seed(seed), "_%d_learned_unigram" % count)
+    attrs = dict(sampler=sampler, num_true=int(num_true), num_sampled=int(num_sampled), unique=bool(unique),
+                 range_max=int(range_max))
+    return tuple(make_host_op("LearnedUnigramCandidateSampler", [t], attrs,
+                              name=name or "LearnedUnigramCandidateSampler").outputs)

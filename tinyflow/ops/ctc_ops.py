@@ -1,6 +1,7 @@
 """Connectionist temporal classification: tf.nn.ctc_loss (v1: sparse labels, blank = the last class; v2:
 dense or sparse labels, any blank), its gradient (JAX's VJP of the same forward recursion: softmax minus
-the alignment posteriors, TF's), ctc_greedy_decoder and collapse_repeated.
+the alignment posteriors, TF's), ctc_greedy_decoder, ctc_beam_search_decoder (TF's prefix beam search, on
+the host), ctc_unique_labels and collapse_repeated.
 
 The loss is -log p(labels | logits), p summed over the alignments by the forward (alpha) recursion in log
 space over the labels with blanks between and around them; a sequence's steps beyond its logit_length are
@@ -10,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tinyflow.graph import dtypes as dt
+from tinyflow.graph import errors
 from tinyflow.graph.core import get_default_graph
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
@@ -21,7 +23,8 @@ from tinyflow.ops.core.util import is_concrete
 from tinyflow.ops.linalg_decomp import vjp_grad
 from tinyflow.ops.sparse import SparseTensor
 
-__all__ = ["collapse_repeated", "ctc_greedy_decoder", "ctc_loss", "ctc_loss_v2"]
+__all__ = ["collapse_repeated", "ctc_beam_search_decoder", "ctc_beam_search_decoder_v2", "ctc_greedy_decoder",
+           "ctc_loss", "ctc_loss_v2", "ctc_unique_labels"]
 
 _NEG = -1e30
 
@@ -162,6 +165,155 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True):
     out = make_op("CTCGreedyDecoder", [x, M.cast(convert_to_tensor(sequence_length), dt.int32)],
                   {"merge_repeated": bool(merge_repeated)}, name="CTCGreedyDecoder")
     return [SparseTensor(out[0], out[1], out[2])], out[3]
+
+
+class _Beam:
+    """A labelling prefix of TF's beam search (ctc_beam_search.h's BeamEntry): log probabilities of the
+    prefix ending in a blank, ending in its last label, and in all, at this step (new) and the last (old)."""
+
+    def __init__(self, parent, label):
+        self.parent, self.label, self.children = parent, label, {}
+        self.new, self.old = [-np.inf] * 3, [-np.inf] * 3     # [blank, label, total]
+
+    def active(self):
+        return self.new[2] != -np.inf
+
+    def child(self, label):
+        if label not in self.children:
+            self.children[label] = _Beam(self, label)
+        return self.children[label]
+
+    def labels(self, merge_repeated):
+        out, prev, b = [], -1, self
+        while b.parent is not None:
+            if not merge_repeated or b.label != prev:
+                out.append(b.label)
+            prev, b = b.label, b.parent
+        return out[::-1]
+
+
+def _log_sum_exp(a, b):
+    return b if a == -np.inf else a if b == -np.inf else max(a, b) + np.log1p(np.exp(-abs(a - b)))
+
+
+def _beam_search(logits, beam_width):
+    """TF's CTCBeamSearchDecoder::Step over one sequence's logits [time, classes] (blank: the last class;
+    each step's logits normalized to log probabilities, as TF's kernel does): the final beams, best first."""
+    blank = logits.shape[1] - 1
+    root = _Beam(None, -1)
+    root.new = [0.0, -np.inf, 0.0]
+    leaves = [root]
+    bottom = lambda: min(leaves, key=lambda b: b.new[2])  # noqa: E731
+    for x in logits:
+        x = x - (x.max() + np.log(np.exp(x - x.max()).sum()))
+        branches = sorted(leaves, key=lambda b: -b.new[2])
+        leaves = []
+        for b in branches:
+            b.old = list(b.new)
+        for b in branches:
+            if b.parent is not None:
+                if b.parent.active():
+                    previous = b.parent.old[0] if b.label == b.parent.label else b.parent.old[2]
+                    b.new[1] = _log_sum_exp(b.new[1], previous)
+                b.new[1] += x[b.label]
+            b.new[0] = b.old[2] + x[blank]
+            b.new[2] = _log_sum_exp(b.new[0], b.new[1])
+            leaves.append(b)
+
+        def candidate(p):
+            return p[2] > -np.inf and (len(leaves) < beam_width or p[2] > bottom().new[2])
+        for b in branches:
+            if not candidate(b.old):
+                continue
+            for label in range(blank):
+                c = b.child(label)
+                if c.active():
+                    continue
+                c.new = [-np.inf, x[label] + (b.old[0] if label == b.label else b.old[2]), -np.inf]
+                c.new[2] = c.new[1]
+                if candidate(c.new):
+                    if len(leaves) == beam_width:
+                        worst = bottom()
+                        leaves.remove(worst)
+                        worst.new = [-np.inf] * 3
+                    leaves.append(c)
+                else:
+                    c.old, c.new = [-np.inf] * 3, [-np.inf] * 3
+    return sorted(leaves, key=lambda b: -b.new[2])
+
+
+def _beam_lower(a, logits, seq_len):
+    if not is_concrete(logits) or not is_concrete(seq_len):
+        raise ValueError("ctc_beam_search_decoder's output size depends on its inputs; inside tf.cond / "
+                         "tf.while_loop bodies tinyflow needs them known at compile time")
+    logits, seq_len = np.asarray(logits), np.asarray(seq_len)
+    top, batch = a["top_paths"], logits.shape[1]
+    paths, log_prob = [[] for _ in range(top)], np.zeros((batch, top), logits.dtype)
+    for b in range(batch):
+        if not 0 <= seq_len[b] <= logits.shape[0]:
+            raise errors.InvalidArgumentError(None, None, "sequence_length(%d) <= %d" % (b, logits.shape[0]))
+        beams = _beam_search(logits[:int(seq_len[b]), b].astype(np.float64), a["beam_width"])
+        if len(beams) < top:
+            raise errors.InvalidArgumentError(None, None, "Less leaves in the beam search than requested.")
+        for p in range(top):
+            paths[p].append(beams[p].labels(a["merge_repeated"]))
+            log_prob[b, p] = beams[p].new[2]
+    indices, values, shapes = [], [], []
+    for rows in paths:
+        indices.append(np.array([[b, k] for b, r in enumerate(rows) for k in range(len(r))],
+                                np.int64).reshape(-1, 2))
+        values.append(np.array([v for r in rows for v in r], np.int64))
+        shapes.append(np.array([batch, max(len(r) for r in rows)], np.int64))
+    return tuple(indices + values + shapes + [log_prob])
+
+
+def _beam_shape(shapes, attrs, values):
+    top, batch = attrs["top_paths"], shapes[0][1].value if shapes[0].ndims == 3 else None
+    return ([TensorShape([None, 2])] * top + [TensorShape([None])] * top + [TensorShape([2])] * top
+            + [TensorShape([batch, top])])
+
+
+register_op("CTCBeamSearchDecoder", shape=_beam_shape,
+            dtype=lambda d, a: [dt.int64] * (3 * a["top_paths"]) + [d[0]], grad=None, lower=_beam_lower,
+            dynamic_shape=True)
+
+
+def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1, merge_repeated=True):
+    """(decoded: top_paths SparseTensors [batch, length] of labels, log_probability [batch, top_paths]): TF's
+    prefix beam search over logits [max_time, batch, classes] (blank: the last class); merge_repeated
+    merges repeated labels of a path (TF 1.15's default; the _v2 decoder never does)."""
+    if top_paths > beam_width:
+        raise ValueError("top_paths (%d) must be <= beam_width (%d)" % (top_paths, beam_width))
+    x = convert_to_tensor(inputs, name="inputs")
+    out = make_op("CTCBeamSearchDecoder", [x, M.cast(convert_to_tensor(sequence_length), dt.int32)],
+                  {"beam_width": int(beam_width), "top_paths": int(top_paths),
+                   "merge_repeated": bool(merge_repeated)}, name="CTCBeamSearchDecoder")
+    k = int(top_paths)
+    return [SparseTensor(out[i], out[k + i], out[2 * k + i]) for i in range(k)], out[3 * k]
+
+
+def ctc_beam_search_decoder_v2(inputs, sequence_length, beam_width=100, top_paths=1):
+    """ctc_beam_search_decoder without merging repeated labels (TF 2's decoder)."""
+    return ctc_beam_search_decoder(inputs, sequence_length, beam_width, top_paths, merge_repeated=False)
+
+
+def ctc_unique_labels(labels, name=None):
+    """(unique labels of each row, in order of first appearance, padded with 0 to the row's length (int64),
+    each label's index among them (int32)) for dense labels [batch, max_label_length]."""
+    from tinyflow.ops.core.sequence_ops import cumsum, range as seq_range
+    with get_default_graph().name_scope(name or "ctc_unique_labels"):
+        labels = convert_to_tensor(labels, name="labels")
+        n = A.shape(labels)[1]
+        pos = seq_range(n)
+        same = M.equal(A.expand_dims(labels, 2), A.expand_dims(labels, 1))         # [batch, i, j]
+        first = M.cast(M.argmax(M.cast(same, dt.int32), axis=2), dt.int32)   # where labels[i] first is
+        is_first = M.equal(first, pos)
+        rank = M.subtract(cumsum(M.cast(is_first, dt.int32), axis=1), 1)            # index among the uniques
+        upto = M.less_equal(A.reshape(pos, [1, 1, -1]), A.expand_dims(first, 2))
+        idx = M.subtract(M.reduce_sum(M.cast(M.logical_and(upto, A.expand_dims(is_first, 1)), dt.int32), 2), 1)
+        slot = M.logical_and(M.equal(A.expand_dims(rank, 1), A.reshape(pos, [1, -1, 1])), A.expand_dims(is_first, 1))
+        unique = M.reduce_sum(M.multiply(M.cast(slot, dt.int64), M.cast(A.expand_dims(labels, 1), dt.int64)), 2)
+        return unique, idx
 
 
 def collapse_repeated(labels, seq_length, name=None):

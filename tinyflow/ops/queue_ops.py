@@ -1,4 +1,4 @@
-"""TF1 queues (tf.FIFOQueue, tf.RandomShuffleQueue): host objects feeding the jitted step.
+"""TF1 queues (tf.FIFOQueue, tf.RandomShuffleQueue, tf.PriorityQueue): host objects feeding the jitted step.
 
 A queue is a per-session resource, as in TF: its elements (tuples of numpy values) live in a
 `_QueueState` of this session, guarded by a condition variable. Enqueue, dequeue, size and close are
@@ -32,12 +32,14 @@ _LOCK = threading.Lock()
 _PATIENCE = 10  # seconds a dequeue waits before warning that nothing seems to fill its queue
 
 
-def _state(session, queue):
+def _state(session, queue, make=None):
+    """This session's state of `queue` (or of another per-session resource with a `_resource` name: an
+    accumulator, made by `make(owner)`), created on first use."""
     with _LOCK:
         per = _STATES.setdefault(session, {})
         st = per.get(queue._resource)
         if st is None:
-            st = per[queue._resource] = _QueueState(queue)
+            st = per[queue._resource] = (make or _QueueState)(queue)
         return st
 
 
@@ -84,8 +86,7 @@ class _QueueState:
                     "%d)\n\t [[{{node %s}}]]" % (q._kind, q._resource, want, len(self.items), op.name))
             rows = []
             for _ in range(min(want, len(self.items))):
-                i = self.rng.randint(len(self.items)) if q._shuffle else 0
-                rows.append(self.items.pop(i))
+                rows.append(self.items.pop(q._next(self.items, self.rng)))
             self.cond.notify_all()
         if n is None:
             return list(rows[0])
@@ -189,7 +190,6 @@ class QueueBase:
     """A TF1 queue of tuples of tensors (fixed dtypes, optional shapes and names)."""
 
     _kind = "Queue"
-    _shuffle = False
 
     def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="queue", seed=None,
                  min_after_dequeue=0):
@@ -225,6 +225,10 @@ class QueueBase:
     @property
     def queue_ref(self):
         return self
+
+    def _next(self, items, rng):
+        """Which of the queued `items` a dequeue takes next (first in, first out)."""
+        return 0
 
     def _components(self, vals):
         if isinstance(vals, dict):
@@ -312,7 +316,6 @@ class RandomShuffleQueue(QueueBase):
     """tf.RandomShuffleQueue: a dequeue takes a uniformly random element, and (until the queue is
     closed) waits until `min_after_dequeue` elements would remain."""
     _kind = "RandomShuffleQueue"
-    _shuffle = True
 
     def __init__(self, capacity, min_after_dequeue, dtypes, shapes=None, names=None, seed=None, shared_name=None,
                  name="random_shuffle_queue"):
@@ -320,13 +323,31 @@ class RandomShuffleQueue(QueueBase):
             raise ValueError("min_after_dequeue (%d) must be less than capacity (%d)" % (min_after_dequeue, capacity))
         super().__init__(capacity, dtypes, shapes, names, shared_name, name, seed, min_after_dequeue)
 
+    def _next(self, items, rng):
+        return rng.randint(len(items))
 
-def queue_state(session, queue):
-    """This session's state of `queue` (for readers, which dequeue file names)."""
-    return _state(session, queue)
+
+class PriorityQueue(QueueBase):
+    """tf.PriorityQueue: each element's first component is its int64 priority (scalar), added before
+    `types`; a dequeue takes the lowest priority first (equal priorities in the order they came)."""
+    _kind = "PriorityQueue"
+
+    def __init__(self, capacity, types, shapes, names=None, shared_name=None, name="priority_queue"):
+        types, shapes = list(types), list(shapes)
+        if len(types) != len(shapes):
+            raise ValueError("Queue shapes must have the same length as dtypes")
+        super().__init__(capacity, [dt.int64] + types, [()] + shapes, names, shared_name, name)
+
+    def _next(self, items, rng):
+        return min(range(len(items)), key=lambda i: int(items[i][0]))
+
+
+def queue_state(session, queue, make=None):
+    """This session's state of `queue` (for readers, which dequeue file names; accumulators pass `make`)."""
+    return _state(session, queue, make)
 
 
 # Graph files may describe queues (their capacity, dtypes, shapes and shared resource name: plain
 # data; the contents live in the process, keyed by that name).
-for _cls in (FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue):
+for _cls in (FIFOQueue, PaddingFIFOQueue, PriorityQueue, RandomShuffleQueue):
     register_serializable(_cls)

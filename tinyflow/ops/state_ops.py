@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tinyflow.graph import dtypes as dt
+from tinyflow.graph import errors
 from tinyflow.graph.core import GraphKeys, ShapeError, Tensor, get_default_graph, session_for
 from tinyflow.graph.registry import SessionValue, from_attr, register_op
 from tinyflow.graph.serialize import register_serializable
@@ -30,6 +31,7 @@ __all__ = [
     'assign',
     'assign_add',
     'assign_sub',
+    'count_up_to',
     'global_variables',
     'global_variables_initializer',
     'group',
@@ -84,6 +86,19 @@ register_op("AssignAdd", shape=_assign_shape, dtype=_assign_dtype, grad=None, re
             lower=lambda a, cur, value: cur + value)
 register_op("AssignSub", shape=_assign_shape, dtype=_assign_dtype, grad=None, ref_inputs=(0,),
             lower=lambda a, cur, value: cur - value)
+
+
+def _count_up_to_shape(shapes, attrs, values):
+    if shapes[0].ndims not in (None, 0):
+        raise ShapeError("Shape must be rank 0 but is rank %d" % shapes[0].ndims)
+    return [TensorShape([])]
+
+
+# CountUpTo's output is the variable's new value (ref_inputs' convention); count_up_to subtracts the 1.
+# At the limit its check fails, which leaves the variable as it was (checks gate the step's updates).
+register_op("CountUpTo", shape=_count_up_to_shape, dtype=lambda d, a: [d[0]], grad=None, ref_inputs=(0,),
+            lower=lambda a, cur: cur + 1, check=lambda a, cur: (cur < a["limit"],),
+            check_message=lambda op: "Reached limit of %d" % op.attrs["limit"], check_error=errors.OutOfRangeError)
 
 
 # ---- sparse updates: scatter_update/add/sub, scatter_nd_update/add --------------------------------
@@ -248,6 +263,18 @@ def _update(op_type, ref, value, name, validate_shape=True):
     return make_op(op_type, [ref, value], {"validate_shape": validate_shape, "_type": op_type}, name=name or op_type)
 
 
+def count_up_to(ref, limit, name=None):
+    """The variable's value, which the op then increments; OutOfRangeError (the variable unchanged) once
+    the value has reached `limit`. The variable holds an int32 or int64 scalar."""
+    ref = _ref(ref)
+    if ref.dtype not in (dt.int32, dt.int64):
+        raise TypeError("Value passed to parameter 'ref' has DataType %s not in list of allowed values: int32, int64"
+                        % ref.dtype.name)
+    new = make_op("CountUpTo", [ref], {"limit": int(limit)}, name=(name or "CountUpTo") + "/increment")
+    from tinyflow.ops.core import math_ops
+    return math_ops.subtract(new, math_ops.scalar_like(1, new), name=name or "CountUpTo")
+
+
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     """Sets the variable to `value`; the op's output is the new value."""
     return _update("Assign", ref, value, name, validate_shape is not False)
@@ -380,6 +407,10 @@ class Variable:
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         op = assign_add(self, delta, name=name)
         return op if read_value else op.op
+
+    def count_up_to(self, limit):
+        """tf.count_up_to of this variable."""
+        return count_up_to(self, limit)
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         op = assign_sub(self, delta, name=name)

@@ -278,7 +278,7 @@ class _Kernel:
         if self.mode == "nojit":
             out = tuple(jnp.asarray(v) for v in out)
         if check is not None and not bool(check[0]):
-            raise errors.InvalidArgumentError(None, op, "%s [Op:%s]" % (
+            raise self.opdef.check_error(None, op, "%s [Op:%s]" % (
                 self.opdef.check_message(op, *[np.asarray(d) for d in check[1:]]), op._type))
         return out
 
@@ -288,7 +288,7 @@ class _Kernel:
         op type keeps its mode."""
         nxt = {"jit": "static", "static": "nojit"}.get(self.mode)
         if nxt is None:
-            raise errors.InvalidArgumentError(None, op, "%s [Op:%s]" % (error, op._type)) from error
+            raise self.opdef.check_error(None, op, "%s [Op:%s]" % (error, op._type)) from error
         _KERNELS.pop(self.key, None)
         old = _MODE.get(op._type)
         _MODE[op._type] = nxt
