@@ -68,6 +68,9 @@ def __getattr__(name):
         experimental = _types.SimpleNamespace(PythonState=PythonState,
                                               **{n: getattr(mixed_precision, n) for n in _EXPERIMENTAL})
         return experimental
+    if name in ("ClusterDef", "JobDef", "ServerDef"):   # TF's cluster.proto / tensorflow_server.proto
+        from tinyflow.formats import tf_protos
+        return getattr(tf_protos, name)
     if name in _EXAMPLE_MESSAGES:   # tf.train.Example and friends: protobuf, loaded on first use
         from tinyflow.formats import example_pb
         return getattr(example_pb, name)
