@@ -1,6 +1,7 @@
 """tf.train: optimizers, global step, learning-rate schedules, moving averages, Saver."""
 from tinyflow.api.train.optimizer import GradientDescentOptimizer, Optimizer
-from tinyflow.api.train.optimizers import (AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer,
+from tinyflow.api.train.optimizers import (AdadeltaOptimizer, AdagradDAOptimizer,  # noqa: F401
+                                           AdagradOptimizer, AdamOptimizer, FtrlOptimizer,
                                            MomentumOptimizer, ProximalAdagradOptimizer,
                                            ProximalGradientDescentOptimizer, RMSPropOptimizer)
 from tinyflow.api.train.step import (assert_global_step, create_global_step, get_global_step,
