@@ -56,14 +56,9 @@ load_op_library = unimplemented("load_op_library", "tf.py_func or a graph of TF 
 wrap_function = unimplemented("compat.v1.wrap_function", "a graph built in a tf.Graph and run by a Session")
 create_partitioned_variables = unimplemented("create_partitioned_variables",
                                              "tf.get_variable with a partitioner (tinyflow keeps one variable)")
-decode_json_example = unimplemented("io.decode_json_example", "json and tf.train.Example in Python, then "
-                                    "SerializeToString")
 extract_volume_patches = unimplemented("extract_volume_patches", "tf.extract_image_patches per depth slice")
 matrix_square_root = unimplemented("linalg.sqrtm", why="XLA has no matrix square root")
 count_up_to = unimplemented("count_up_to", "tf.data's Dataset.take, or tf.assign_add with a tf.Assert")
-parse_sequence_example = unimplemented("io.parse_sequence_example", "tf.io.parse_example of the context features")
-parse_single_sequence_example = unimplemented("io.parse_single_sequence_example",
-                                              "tf.io.parse_single_example of the context features")
 decode_proto = unimplemented("io.decode_proto", "the message's Python class and ParseFromString in tf.py_func")
 encode_proto = unimplemented("io.encode_proto", "the message's Python class and SerializeToString in tf.py_func")
 
@@ -436,4 +431,4 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
 
 __all__ = sorted(n for n in dict(globals()) if not n.startswith("_") and n not in (
     "re", "time", "np", "dt", "errors", "as_shape", "unimplemented", "TensorSpec", "decode_proto", "encode_proto",
-    "parse_sequence_example", "DatasetSpec"))  # (tf.vectorized_map: api/__init__.py's LAZY_NAMES, tf.map_fn)
+    "DatasetSpec"))  # (tf.vectorized_map: api/__init__.py's LAZY_NAMES, tf.map_fn)
