@@ -607,7 +607,7 @@ ignore_errors = _sampling.ignore_errors   # (not imported by name: make_csv_data
 
 
 # ---- element structures (TF 1.15: the TypeSpec classes), variants, optionals, statistics ----------------
-from tinyflow.api.framework import (DatasetSpec as DatasetStructure, OptionalSpec as OptionalStructure,  # noqa: E402
+from tinyflow.api.framework import (DatasetSpec as DatasetStructure, OptionalSpec as OptionalStructure,  # noqa: E402,F401
                                     TypeSpec as Structure)
 from tinyflow.api.data.optional_ops import Optional, get_next_as_optional  # noqa: E402,F401
 from tinyflow.api.data.stats_ops import StatsAggregator, bytes_produced_stats, latency_stats  # noqa: E402,F401

@@ -8,7 +8,7 @@ import weakref
 
 import numpy as np
 
-from tinyflow.api.data.experimental import _Transformation
+from tinyflow.api.data.dataset_ops import Dataset
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.host_ops import make_host_op, register_host_op
@@ -50,8 +50,15 @@ def _nbytes(a):
     return sum(len(v) for v in a.reshape(-1)) if a.dtype == object else a.nbytes
 
 
-def _stats(tag, measure):
-    def step(elements, run):
+class _Stats(Dataset):
+    """The input's elements, each measured into the pipeline's aggregator under `tag`."""
+
+    def __init__(self, input_dataset, tag, measure):
+        super().__init__(input_dataset._types, input_dataset._shapes, [input_dataset])
+        self._tag, self._measure = tag, measure
+
+    def _iterate(self, run):
+        elements = self._inputs[0]._iterate(run)
         while True:
             start = time.perf_counter()
             try:
@@ -60,9 +67,12 @@ def _stats(tag, measure):
                 return
             aggregator = run.state.get("stats_aggregator")
             if aggregator is not None:
-                aggregator._record(run.session, tag, measure(element, time.perf_counter() - start))
+                aggregator._record(run.session, self._tag, self._measure(element, time.perf_counter() - start))
             yield element
-    return lambda dataset: _Transformation(dataset, step)
+
+
+def _stats(tag, measure):
+    return lambda dataset: _Stats(dataset, tag, measure)
 
 
 def latency_stats(tag):
