@@ -392,7 +392,18 @@ def nondifferentiable_batch_function(num_batch_threads, max_batch_size, batch_ti
     return decorator
 
 
-variable_creator_scope = unimplemented("variable_creator_scope", "a custom_getter of tf.variable_scope")
+@__import__("contextlib").contextmanager
+def variable_creator_scope(variable_creator):
+    """Inside it, every tf.Variable (get_variable's too) is made by `variable_creator(next_creator, **kwargs)`
+    (TF's creator chain: the innermost scope's creator first; `next_creator(**kwargs)` makes it the usual way)."""
+    from tinyflow.graph.core import get_default_graph
+    graph = get_default_graph()
+    stack = getattr(graph, "_variable_creator_stack", None) or []
+    graph._variable_creator_stack = stack + [variable_creator]
+    try:
+        yield
+    finally:
+        graph._variable_creator_stack = stack
 
 
 def timestamp(name=None):
