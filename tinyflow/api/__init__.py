@@ -170,6 +170,7 @@ LAZY_NAMES["string_strip"] = ("tinyflow.ops.string_ops", "strip")
 LAZY_NAMES["searchsorted"] = ("tinyflow.ops.search_ops", "searchsorted")
 LAZY_NAMES["decode_compressed"] = ("tinyflow.ops.compression_ops", "decode_compressed")
 LAZY_NAMES["PriorityQueue"] = ("tinyflow.api.queue", "PriorityQueue")
+LAZY_NAMES["wrap_function"] = ("tinyflow.api.tf_files.wrap_function", "wrap_function")
 for _name in ("parse_single_sequence_example", "decode_json_example"):
     LAZY_NAMES[_name] = ("tinyflow.api.io", _name)
 for _name in ("as_string", "decode_base64", "encode_base64", "reduce_join", "regex_replace", "string_join",

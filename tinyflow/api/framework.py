@@ -48,7 +48,6 @@ quantized_concat = unimplemented("quantization.quantized_concat", why=_QUANTIZED
 load_file_system_library = unimplemented("load_file_system_library", why=_NO_NATIVE)
 load_library = unimplemented("load_library", why=_NO_NATIVE)
 load_op_library = unimplemented("load_op_library", "tf.py_func or a graph of TF ops", why=_NO_NATIVE)
-wrap_function = unimplemented("compat.v1.wrap_function", "a graph built in a tf.Graph and run by a Session")
 extract_volume_patches = unimplemented("extract_volume_patches", "tf.extract_image_patches per depth slice")
 matrix_square_root = unimplemented("linalg.sqrtm", why="XLA has no matrix square root")
 count_up_to = unimplemented("count_up_to", "tf.data's Dataset.take, or tf.assign_add with a tf.Assert")
