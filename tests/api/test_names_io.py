@@ -132,3 +132,24 @@ def test_structures_and_variants():
         assert e.from_variant(e.to_variant(ds), structure) is ds
         with pytest.raises(TypeError, match="must be a Dataset or Iterator"):
             e.get_structure(3)
+
+
+def test_checkpoint_input_pipeline_hook(tmp_path):
+    """The hook writes input.ckpt-<step> (state file checkpoint_input) at the first step, every
+    save_checkpoints_steps and at the end; a new session with it continues where the last one stopped."""
+    import types
+    estimator = types.SimpleNamespace(model_dir=str(tmp_path), config=tf.estimator.RunConfig(save_checkpoints_steps=2))
+
+    def train(steps):
+        with tf.Graph().as_default():
+            step = tf.train.get_or_create_global_step()
+            element = tf.data.Dataset.range(100).make_one_shot_iterator().get_next()
+            with tf.control_dependencies([element]):
+                count = tf.assign_add(step, 1)
+            hook = tf.data.experimental.CheckpointInputPipelineHook(estimator)
+            with tf.train.MonitoredSession(hooks=[hook]) as sess:
+                return [sess.run([element, count])[0] for _ in range(steps)]
+    assert train(5) == [0, 1, 2, 3, 4]
+    assert tf.train.latest_checkpoint(str(tmp_path), "checkpoint_input").endswith("input.ckpt-5")
+    assert [n for n, _ in tf.train.list_variables(str(tmp_path / "input.ckpt-5"))] == ["OneShotIterator:0-state"]
+    assert train(2) == [5, 6]

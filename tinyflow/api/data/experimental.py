@@ -611,6 +611,8 @@ from tinyflow.api.framework import (DatasetSpec as DatasetStructure, OptionalSpe
                                     TypeSpec as Structure)
 from tinyflow.api.data.optional_ops import Optional, get_next_as_optional  # noqa: E402,F401
 from tinyflow.api.data.stats_ops import StatsAggregator, bytes_produced_stats, latency_stats  # noqa: E402,F401
+from tinyflow.api.data.iterator_checkpoint import (CheckpointInputPipelineHook,  # noqa: E402,F401
+                                                   make_saveable_from_iterator)
 
 
 def TensorStructure(dtype, shape):
