@@ -200,7 +200,8 @@ class Saver:
             self._saveables[key]._checkpoint_restore(sess, value)
 
 
-register_serializable(Saver, defaults={"_last_checkpoints": list, "_saveables": dict})  # a file never says what to delete
+# a file never says what to delete, nor holds the iterators whose positions a Saver saves
+register_serializable(Saver, defaults={"_last_checkpoints": list, "_saveables": dict})
 
 
 def default_saver():
