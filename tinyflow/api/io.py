@@ -4,9 +4,7 @@ import types as _types
 import numpy as np
 
 from tinyflow.graph import dtypes as dt
-from tinyflow.graph.core import Graph, get_default_graph
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.core.base import constant, convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op
 
 from tinyflow.api import gfile  # noqa: F401
@@ -134,47 +132,27 @@ def _sequence_dtypes(dtypes, attrs):
 register_host_op("ParseSequenceExample", _sequence_shapes, _sequence_dtypes, _sequence_rule)
 
 
-def _sequence_features(sequence_features):
-    """(sparse [(key, dtype)], dense [(key, dtype, shape, allow_missing)]) of the feature lists."""
+def _parse_sequence(serialized, context_features, sequence_features, single, name):
     from tinyflow.ops import parsing_ops as p
-    sparse, dense = [], []
+    if not (context_features or sequence_features):
+        raise ValueError("Missing features.")
+    ctx_sparse, ctx_dense, defaults, seq = p.read_features(context_features or {})
+    if seq:
+        raise ValueError("Invalid feature %s: a context feature is a FixedLenFeature or VarLenFeature" % seq[0])
+    seq_sparse, seq_dense = [], []
     for key in sorted(sequence_features or {}):
         spec = sequence_features[key]
         dtype = dt.as_dtype(spec.dtype)
         if dtype not in p._KIND:
             raise ValueError("Unsupported dtype %s for feature %s: use int64, float32 or string" % (dtype.name, key))
         if isinstance(spec, p.VarLenFeature):
-            sparse.append((key, dtype))
-        elif isinstance(spec, p.FixedLenSequenceFeature):
-            shape = TensorShape(spec.shape)
-            if not shape.is_fully_defined():
-                raise ValueError("Shape of feature list %s must be fully defined: %s" % (key, shape))
-            dense.append((key, dtype, [int(d) for d in shape.as_list()], bool(spec.allow_missing)))
+            seq_sparse.append((key, dtype))
+        elif isinstance(spec, p.FixedLenSequenceFeature) and TensorShape(spec.shape).is_fully_defined():
+            seq_dense.append((key, dtype, [int(d) for d in TensorShape(spec.shape).as_list()],
+                              bool(spec.allow_missing)))
         else:
-            raise ValueError("Invalid feature %s: sequence_features must hold VarLenFeature or "
-                             "FixedLenSequenceFeature, got %r" % (key, spec))
-    return sparse, dense
-
-
-def _parse_sequence(serialized, context_features, sequence_features, single, name):
-    from tinyflow.ops import parsing_ops as p
-    if not (context_features or sequence_features):
-        raise ValueError("Missing features.")
-    for key, spec in (context_features or {}).items():
-        if not isinstance(spec, (p.FixedLenFeature, p.VarLenFeature)):
-            raise ValueError("Invalid feature %s: context_features must hold FixedLenFeature or VarLenFeature, got %r"
-                             % (key, spec))
-    ctx_sparse, ctx_dense, defaults = [], [], []
-    if context_features:   # parse_example's own reading of the features (its ParseExample op is dropped)
-        with Graph().as_default():
-            p._parse(constant([b""]), context_features, False, None)
-            reading = get_default_graph().get_operations()[-1]
-            ctx_sparse, ctx_dense = reading.attrs["sparse"], reading.attrs["dense"]
-        for key, dtype, _ in ctx_dense:
-            spec = context_features[key]
-            defaults.append(convert_to_tensor(np.zeros([0], dtype.np) if spec.default_value is None
-                                              else spec.default_value, dtype))
-    seq_sparse, seq_dense = _sequence_features(sequence_features)
+            raise ValueError("Invalid feature %s: a sequence feature is a VarLenFeature or a FixedLenSequenceFeature "
+                             "of a fully defined shape, got %r" % (key, spec))
     op = make_host_op("ParseSequenceExample", [p.as_strings(serialized, "serialized")] + defaults,
                       dict(ctx_sparse=ctx_sparse, ctx_dense=ctx_dense, seq_sparse=seq_sparse, seq_dense=seq_dense,
                            single=single), name=name or ("ParseSingleSequenceExample" if single else
