@@ -153,3 +153,19 @@ def test_checkpoint_input_pipeline_hook(tmp_path):
     assert tf.train.latest_checkpoint(str(tmp_path), "checkpoint_input").endswith("input.ckpt-5")
     assert [n for n, _ in tf.train.list_variables(str(tmp_path / "input.ckpt-5"))] == ["OneShotIterator:0-state"]
     assert train(2) == [5, 6]
+
+
+def test_sequence_example_errors_are_tfs():
+    example = tf.train.SequenceExample()
+    example.context.feature["id"].int64_list.value.append(1)
+    required = {"tok": tf.io.FixedLenSequenceFeature([], tf.int64)}
+    with tf.Graph().as_default():
+        single = tf.io.parse_single_sequence_example(example.SerializeToString(), sequence_features=required)
+        batch = tf.io.parse_sequence_example([example.SerializeToString()], sequence_features=required)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Name: , Feature list 'tok' is required but"):
+                sess.run(single)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Missing feature tok in example <unknown>"):
+                sess.run(batch)
+        with pytest.raises(ValueError, match=r"Unsupported FixedLenFeature FixedLenFeature\(shape=\[\], dtype=tf.int64"):
+            tf.io.parse_single_sequence_example("", sequence_features={"x": tf.io.FixedLenFeature([], tf.int64)})

@@ -86,10 +86,10 @@ def _sequence_rule(session, op, inputs):
         stride, rows = int(np.prod(shape, dtype=np.int64)), []
         for b, ex in enumerate(examples):
             found = steps(ex, key, dtype, b)
-            if found is None and not allow_missing:
-                raise p._bad(op, "Name: <unknown>, Feature list '%s' is required but could not be found.  Did you "
-                             "mean to include it in feature_list_dense_missing_assumed_empty or "
-                             "feature_list_dense_defaults?" % key)
+            if found is None and not allow_missing:   # TF's two kernels' messages
+                raise p._bad(op, "Name: , Feature list '%s' is required but could not be found.  Did you mean to "
+                             "include it in feature_list_dense_missing_assumed_empty or feature_list_dense_defaults?"
+                             % key if single else "Missing feature %s in example <unknown>" % key)
             for t, row in enumerate(found or []):
                 if len(row) != stride:
                     raise p._bad(op, "Name: <unknown>, Key: %s, Index: %d.  Number of %s values != expected.  "
@@ -150,6 +150,8 @@ def _parse_sequence(serialized, context_features, sequence_features, single, nam
         elif isinstance(spec, p.FixedLenSequenceFeature) and TensorShape(spec.shape).is_fully_defined():
             seq_dense.append((key, dtype, [int(d) for d in TensorShape(spec.shape).as_list()],
                               bool(spec.allow_missing)))
+        elif isinstance(spec, p.FixedLenFeature):
+            raise ValueError("Unsupported FixedLenFeature %s." % (spec,))
         else:
             raise ValueError("Invalid feature %s: a sequence feature is a VarLenFeature or a FixedLenSequenceFeature "
                              "of a fully defined shape, got %r" % (key, spec))
