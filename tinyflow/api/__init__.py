@@ -159,8 +159,8 @@ LAZY_NAMES = {
 }
 for _name in ("FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"):
     LAZY_NAMES[_name] = ("tinyflow.ops.queue_ops", _name)
-for _name in ("FixedLengthRecordReader", "ReaderBase", "TextLineReader", "TFRecordReader", "WholeFileReader",
-              "matching_files", "read_file", "write_file"):
+for _name in ("FixedLengthRecordReader", "IdentityReader", "ReaderBase", "TextLineReader", "TFRecordReader",
+              "WholeFileReader", "matching_files", "read_file", "write_file"):
     LAZY_NAMES[_name] = ("tinyflow.ops.reader_ops", _name)
 for _name in ("SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense", "edit_distance"):
     LAZY_NAMES[_name] = ("tinyflow.ops.sparse", _name)

@@ -432,7 +432,7 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
         return scatter_nd_update(ref, nd, updates, use_locking=use_locking)
 
 
-# ---- CriticalSection, IdentityReader, session handles, partitioned variables ---------------------------------
+# ---- CriticalSection, session handles, partitioned variables -------------------------------------------------
 class CriticalSection:
     """tf.CriticalSection: runs `fn` so that no two executions of the section overlap. A Session run is
     one XLA program executed as a whole, so an execution is `fn()` itself, ordered after the section's
@@ -455,21 +455,6 @@ class CriticalSection:
         ops = [getattr(t, "op", t) for t in flatten(out) if hasattr(t, "op") or hasattr(t, "type")]
         self._last = ops[-1] if ops else self._last
         return out
-
-
-def _identity_reader():
-    from tinyflow.ops.reader_ops import ReaderBase
-
-    class IdentityReader(ReaderBase):
-        """A reader whose records are its work units: each name it dequeues is both the key and the value."""
-        _type = "IdentityReaderV2"
-
-        def _records(self, op, name):
-            yield name.encode("utf-8"), name.encode("utf-8")
-    return IdentityReader
-
-
-IdentityReader = _identity_reader()
 
 
 class TensorHandle:
