@@ -42,9 +42,13 @@ MODULES = [
     "tensorflow.python.training.checkpoint_state_pb2",
     "tensorflow.core.protobuf.trackable_object_graph_pb2",
     "tensorflow.contrib.tensorboard.plugins.projector.projector_config_pb2",
+    "tensorflow.core.protobuf.cluster_pb2",
+    "tensorflow.core.protobuf.tensorflow_server_pb2",
 ]
 # SavedModel's object graph (TF 2's tracked objects) pulls in 20 more messages that tinyflow never reads
-CUT = {"tensorflow.MetaGraphDef.object_graph_def": "tensorflow/core/protobuf/saved_object_graph.proto"}
+# and ServerDef's session config the whole of config.proto (tf.train.Server takes a ConfigProto object instead)
+CUT = {"tensorflow.MetaGraphDef.object_graph_def": "tensorflow/core/protobuf/saved_object_graph.proto",
+       "tensorflow.ServerDef.default_session_config": "tensorflow/core/protobuf/config.proto"}
 
 HEADER = '''"""TF 1.15's protobuf messages (GraphDef, MetaGraphDef, checkpoints' bundle, Event, Summary, Example, ...),
 declared here with TF's names, field numbers and package `tensorflow`, built with protobuf alone.
@@ -188,7 +192,7 @@ def normalized(fdp):
 
 def main():
     files = [tf_file(m) for m in MODULES]
-    lines = [HEADER % ", ".join(sorted(CUT)), "FILES = ("]
+    lines = [HEADER % ",\n".join(sorted(CUT)), "FILES = ("]
     for fdp in files:
         lines += emit_file(fdp)
     lines.append(")")

@@ -7,6 +7,7 @@ import numpy as np
 
 from opspecs import OpSpec
 from tinyflow.api.train import training_ops as T
+from tinyflow.ops.core.base import constant
 
 R = np.random.RandomState(3)
 W = R.randn(3, 2).astype(np.float32)
@@ -61,6 +62,11 @@ def _ftrl(w, acc, lin, g, lr=f(0.1), l1=f(0.01), l2=f(0.02), power=-0.5, shrinka
     return [np.where(np.abs(lin) > l1, (np.sign(lin) * l1 - lin) / quad, 0), new, lin]
 
 
+def _adagrad_da(w, acc, sq, g, lr=f(0.1), l1=f(0.5), l2=f(0.2), step=f(3)):
+    acc, sq = acc + g, sq + g * g
+    return [lr * np.sign(-acc) * np.maximum(np.abs(acc) - l1 * step, 0) / (l2 * step * lr + np.sqrt(sq)), acc, sq]
+
+
 def _prox(v, lr, l1, l2):
     return np.sign(v) * np.maximum(np.abs(v) - lr * l1, 0) / (1 + lr * l2)
 
@@ -94,4 +100,6 @@ SPECS = [
     OpSpec("apply_proximal_adagrad", _apply(lambda r, g, h: T.apply_proximal_adagrad(*r, *h, g), 2, [0.1, 0.5, 0.2]),
            [W, S1, G], lambda w, a, g: [_prox(w - f(0.1) / np.sqrt(a + g * g) * g, f(0.1) / np.sqrt(a + g * g),
                                               f(0.5), f(0.2)), a + g * g]),
+    OpSpec("apply_adagrad_da", _apply(lambda r, g, h: T.apply_adagrad_da(*r, g, *h, constant(3, "int64")), 3,
+                                      [0.1, 0.5, 0.2]), [W, S3, S1, G], _adagrad_da),
 ]

@@ -159,8 +159,8 @@ LAZY_NAMES = {
 }
 for _name in ("FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"):
     LAZY_NAMES[_name] = ("tinyflow.ops.queue_ops", _name)
-for _name in ("FixedLengthRecordReader", "ReaderBase", "TextLineReader", "TFRecordReader", "WholeFileReader",
-              "matching_files", "read_file", "write_file"):
+for _name in ("FixedLengthRecordReader", "IdentityReader", "ReaderBase", "TextLineReader", "TFRecordReader",
+              "WholeFileReader", "matching_files", "read_file", "write_file"):
     LAZY_NAMES[_name] = ("tinyflow.ops.reader_ops", _name)
 for _name in ("SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense", "edit_distance"):
     LAZY_NAMES[_name] = ("tinyflow.ops.sparse", _name)
@@ -172,6 +172,9 @@ LAZY_NAMES["decode_compressed"] = ("tinyflow.ops.compression_ops", "decode_compr
 LAZY_NAMES["PriorityQueue"] = ("tinyflow.api.queue", "PriorityQueue")
 for _name in ("ConditionalAccumulator", "ConditionalAccumulatorBase", "SparseConditionalAccumulator"):
     LAZY_NAMES[_name] = ("tinyflow.api.accumulators", _name)
+LAZY_NAMES["wrap_function"] = ("tinyflow.api.tf_files.wrap_function", "wrap_function")
+for _name in ("parse_single_sequence_example", "decode_json_example"):
+    LAZY_NAMES[_name] = ("tinyflow.api.io", _name)
 for _name in ("as_string", "decode_base64", "encode_base64", "reduce_join", "regex_replace", "string_join",
               "string_split", "string_to_number", "substr", "string_to_hash_bucket_fast"):
     LAZY_NAMES[_name] = ("tinyflow.ops.string_ops", _name)

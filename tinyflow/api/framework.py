@@ -36,12 +36,7 @@ def unimplemented(name, instead=None, why=None):
 
 _QUANTIZED = "tinyflow has no quantized dtypes (qint8, quint8, ...) in its ops"
 _NO_NATIVE = "tinyflow runs on XLA through JAX and cannot load TF's compiled kernels"
-CriticalSection = unimplemented("CriticalSection", "tf.control_dependencies (a Session run is one XLA program)")
-IdentityReader = unimplemented("IdentityReader", "tf.data.Dataset.from_tensor_slices")
 LMDBReader = unimplemented("LMDBReader", "tf.data with a Python generator over the LMDB file")
-delete_session_tensor = unimplemented("delete_session_tensor", why="no session handles")
-get_session_handle = unimplemented("get_session_handle", "a tf.Variable to keep a value between runs")
-get_session_tensor = unimplemented("get_session_tensor", "a tf.Variable to keep a value between runs")
 dequantize = unimplemented("quantization.dequantize", why=_QUANTIZED)
 quantize = unimplemented("quantization.quantize", why=_QUANTIZED)
 quantize_v2 = unimplemented("quantize_v2", why=_QUANTIZED)
@@ -49,16 +44,8 @@ quantized_concat = unimplemented("quantization.quantized_concat", why=_QUANTIZED
 load_file_system_library = unimplemented("load_file_system_library", why=_NO_NATIVE)
 load_library = unimplemented("load_library", why=_NO_NATIVE)
 load_op_library = unimplemented("load_op_library", "tf.py_func or a graph of TF ops", why=_NO_NATIVE)
-wrap_function = unimplemented("compat.v1.wrap_function", "a graph built in a tf.Graph and run by a Session")
-create_partitioned_variables = unimplemented("create_partitioned_variables",
-                                             "tf.get_variable with a partitioner (tinyflow keeps one variable)")
-decode_json_example = unimplemented("io.decode_json_example", "json and tf.train.Example in Python, then "
-                                    "SerializeToString")
 extract_volume_patches = unimplemented("extract_volume_patches", "tf.extract_image_patches per depth slice")
 matrix_square_root = unimplemented("linalg.sqrtm", why="XLA has no matrix square root")
-parse_sequence_example = unimplemented("io.parse_sequence_example", "tf.io.parse_example of the context features")
-parse_single_sequence_example = unimplemented("io.parse_single_sequence_example",
-                                              "tf.io.parse_single_example of the context features")
 decode_proto = unimplemented("io.decode_proto", "the message's Python class and ParseFromString in tf.py_func")
 encode_proto = unimplemented("io.encode_proto", "the message's Python class and SerializeToString in tf.py_func")
 
@@ -399,7 +386,18 @@ def nondifferentiable_batch_function(num_batch_threads, max_batch_size, batch_ti
     return decorator
 
 
-variable_creator_scope = unimplemented("variable_creator_scope", "a custom_getter of tf.variable_scope")
+@__import__("contextlib").contextmanager
+def variable_creator_scope(variable_creator):
+    """Inside it, every tf.Variable (get_variable's too) is made by `variable_creator(next_creator, **kwargs)`
+    (TF's creator chain: the innermost scope's creator first; `next_creator(**kwargs)` makes it the usual way)."""
+    from tinyflow.graph.core import get_default_graph
+    graph = get_default_graph()
+    stack = getattr(graph, "_variable_creator_stack", None) or []
+    graph._variable_creator_stack = stack + [variable_creator]
+    try:
+        yield
+    finally:
+        graph._variable_creator_stack = stack
 
 
 def timestamp(name=None):
@@ -429,6 +427,143 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
         return scatter_nd_update(ref, nd, updates, use_locking=use_locking)
 
 
+# ---- CriticalSection, session handles, partitioned variables -------------------------------------------------
+class CriticalSection:
+    """tf.CriticalSection: runs `fn` so that no two executions of the section overlap. A Session run is
+    one XLA program executed as a whole, so an execution is `fn()` itself, ordered after the section's
+    previous execution in the graph (TF's own ordering of the executions of one section)."""
+
+    def __init__(self, name=None, shared_name=None, critical_section_def=None, import_scope=None):
+        from tinyflow.graph.core import get_default_graph
+        self._name = get_default_graph().unique_name(name or "CriticalSection")
+        self._last = None
+
+    name = property(lambda self: self._name)
+
+    def execute(self, fn, exclusive_resource_access=True, name=None):
+        from tinyflow.api import control_dependencies, identity, name_scope
+        from tinyflow.api.nest import flatten, map_structure
+        with name_scope(name or "critical_section_execute"):
+            with control_dependencies([self._last] if self._last is not None else []):
+                out = fn()
+                out = map_structure(lambda t: identity(t) if hasattr(t, "op") and hasattr(t, "dtype") else t, out)
+        ops = [getattr(t, "op", t) for t in flatten(out) if hasattr(t, "op") or hasattr(t, "type")]
+        self._last = ops[-1] if ops else self._last
+        return out
+
+
+class TensorHandle:
+    """A value kept in a Session between runs (tf.get_session_handle's result once run): `handle` is the
+    string get_session_tensor's placeholder is fed with."""
+
+    def __init__(self, handle, dtype, session):
+        self._handle, self._dtype, self._session = handle, dtype, session
+
+    handle = property(lambda self: self._handle)
+
+    def __str__(self):
+        return self._handle
+
+    def eval(self):
+        holder, tensor = get_session_tensor(self._handle, self._dtype)
+        return self._session.run(tensor, feed_dict={holder: self._handle})
+
+    def delete(self):
+        holder, deleter = delete_session_tensor(self._handle)
+        self._session.run(deleter, feed_dict={holder: self._handle})
+
+
+_HANDLES = __import__("weakref").WeakKeyDictionary()   # Session -> {handle: value}
+
+
+def _keep(session, op, inputs):
+    store = _HANDLES.setdefault(session, {})
+    handle = "%s;%d;/job:localhost/replica:0/task:0/device:CPU:0" % (op.name, len(store))
+    store[handle] = inputs[0]
+    return [np.array(TensorHandle(handle, op.inputs[0].dtype, session), dtype=object)]
+
+
+def _kept(session, op, inputs):
+    handle = bytes(np.asarray(inputs[0]).reshape(-1)[0]).decode("utf-8")
+    store = _HANDLES.get(session, {})
+    if handle not in store:
+        raise errors.InvalidArgumentError(op.node_def, op, "The tensor with handle '%s' is not in the session store."
+                                          % handle)
+    if op.type == "DeleteSessionTensor":
+        del store[handle]
+        return []
+    return [store[handle]]
+
+
+def _register_handle_ops():
+    from tinyflow.graph.shapes import TensorShape
+    from tinyflow.ops.host_ops import register_host_op
+    register_host_op("GetSessionHandle", lambda s, a, v: [TensorShape([])], lambda d, a: [dt.string], _keep,
+                     stateful=True)
+    register_host_op("GetSessionTensor", lambda s, a, v: [TensorShape(None)], lambda d, a: [a["dtype"]], _kept,
+                     stateful=True)
+    register_host_op("DeleteSessionTensor", lambda s, a, v: [], lambda d, a: [], _kept, stateful=True)
+
+
+_register_handle_ops()
+
+
+def get_session_handle(data, name=None):
+    """A string tensor whose run keeps `data`'s value in the Session: the run gives a TensorHandle."""
+    from tinyflow.ops.core.base import convert_to_tensor
+    from tinyflow.ops.host_ops import make_host_op
+    return make_host_op("GetSessionHandle", [convert_to_tensor(data)], name=name or "GetSessionHandle").outputs[0]
+
+
+def get_session_tensor(handle, dtype, name=None):
+    """(holder, tensor): feed `holder` a handle's string and `tensor` is the value kept under it."""
+    from tinyflow.ops.core.array_ops import placeholder
+    from tinyflow.ops.host_ops import make_host_op
+    holder = placeholder(dt.string, [], name=(name or "GetSessionTensor") + "_holder")
+    return holder, make_host_op("GetSessionTensor", [holder], {"dtype": dt.as_dtype(dtype)},
+                                name=name or "GetSessionTensor").outputs[0]
+
+
+def delete_session_tensor(handle, name=None):
+    """(holder, deleter): running `deleter` with `holder` fed a handle's string forgets that value."""
+    from tinyflow.ops.core.array_ops import placeholder
+    from tinyflow.ops.host_ops import make_host_op
+    holder = placeholder(dt.string, [], name=(name or "DeleteSessionTensor") + "_holder")
+    return holder, make_host_op("DeleteSessionTensor", [holder], name=name or "DeleteSessionTensor")
+
+
+def create_partitioned_variables(shape, slicing, initializer, dtype=dt.float32, trainable=True, collections=None,
+                                 name=None, reuse=None):
+    """The variables of `shape` cut into `slicing[i]` parts along each axis i (TF's: one axis at most), as
+    a list, each `<name>/part_<k>` initialized with its slice of what `initializer` gives the whole shape
+    (a constant array is sliced as it is)."""
+    from tinyflow.ops.variable_scope import get_variable, variable_scope
+    if len(shape) != len(slicing):
+        raise ValueError("The 'shape' and 'slicing' of a partitioned Variable must have the length: shape: %s, "
+                         "slicing: %s" % (shape, slicing))
+    if len(shape) < 1:
+        raise ValueError("A partitioned Variable must have rank at least 1: shape: %s" % shape)
+    axes = [i for i, n in enumerate(slicing) if n > 1]
+    if len(axes) > 1:
+        raise ValueError("Can only slice a variable along one dimension: shape: %s, partitioning: %s"
+                         % (shape, slicing))
+    axis = axes[0] if axes else 0
+    parts, size = slicing[axis], shape[axis]
+    sizes = [size // parts + (1 if k < size % parts else 0) for k in range(parts)]
+    out, start = [], 0
+    with variable_scope(name, "PartitionedVariable", reuse=reuse):
+        for k, n in enumerate(sizes):
+            part = list(shape)
+            part[axis] = n
+            init = initializer
+            if isinstance(initializer, (list, tuple, np.ndarray)):
+                init = np.asarray(initializer)[(slice(None),) * axis + (slice(start, start + n),)]
+            out.append(get_variable("part_%d" % k, part if not isinstance(init, np.ndarray) else None, dtype=dtype,
+                                    initializer=init, trainable=trainable, collections=collections))
+            start += n
+    return out
+
+
 __all__ = sorted(n for n in dict(globals()) if not n.startswith("_") and n not in (
     "re", "time", "np", "dt", "errors", "as_shape", "unimplemented", "TensorSpec", "decode_proto", "encode_proto",
-    "parse_sequence_example", "DatasetSpec"))  # (tf.vectorized_map: api/__init__.py's LAZY_NAMES, tf.map_fn)
+    "DatasetSpec", "TensorHandle"))  # (tf.vectorized_map: api/__init__.py's LAZY_NAMES, tf.map_fn)

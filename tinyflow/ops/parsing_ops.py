@@ -262,9 +262,9 @@ def _parse_dtypes(dtypes, attrs):
 register_host_op("ParseExample", _parse_shapes, _parse_dtypes, _parse_example)
 
 
-def _parse(serialized, features, single, name):
-    if not features:
-        raise ValueError("Missing: features was %s." % features)
+def read_features(features):
+    """(sparse [(key, dtype)], dense [(key, dtype, shape)], their default tensors, sequence keys) of a
+    features dict, in sorted key order, checked as TF checks them."""
     sparse, dense, defaults, seq = [], [], [], []
     for key in sorted(features):
         spec = features[key]
@@ -291,6 +291,13 @@ def _parse(serialized, features, single, name):
             defaults.append(convert_to_tensor(dv, dtype))
         else:
             raise ValueError("Invalid feature %s: %r (FixedLenFeature or VarLenFeature)" % (key, spec))
+    return sparse, dense, defaults, seq
+
+
+def _parse(serialized, features, single, name):
+    if not features:
+        raise ValueError("Missing: features was %s." % features)
+    sparse, dense, defaults, seq = read_features(features)
     s = as_strings(serialized, "serialized")
     op = make_host_op("ParseExample", [s] + defaults, dict(sparse=sparse, dense=dense, single=single, seq=seq),
                       name=name or ("ParseSingleExample" if single else "ParseExample"))

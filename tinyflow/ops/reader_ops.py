@@ -169,6 +169,14 @@ class WholeFileReader(ReaderBase):
         yield name.encode("utf-8"), _open(op, name)
 
 
+class IdentityReader(ReaderBase):
+    """Its work units themselves: each name it dequeues is both the key and the value."""
+    _type = "IdentityReaderV2"
+
+    def _records(self, op, name):
+        yield name.encode("utf-8"), name.encode("utf-8")
+
+
 class TFRecordReader(ReaderBase):
     """The records of TFRecord files (checksums verified)."""
     _type = "TFRecordReaderV2"

@@ -317,7 +317,26 @@ def _deferred_variable(var, name, dtype, shape, trainable, collections):
     graph.add_to_collections(collections, var)
 
 
-class Variable:
+class _VariableMeta(type):
+    """TF's VariableMetaclass: a `Variable(...)` call goes through the creators of the graph's
+    tf.variable_creator_scope's (the innermost first), each given the next one and the arguments."""
+
+    def __call__(cls, *args, **kwargs):
+        creators = getattr(get_default_graph(), "_variable_creator_stack", None)
+        if cls is not Variable or not creators:
+            return super().__call__(*args, **kwargs)
+        kwargs.update(zip(("initial_value", "trainable", "collections", "validate_shape", "caching_device", "name",
+                           "variable_def", "dtype", "expected_shape", "import_scope", "constraint"), args))
+
+        def chained(creator, next_creator):
+            return lambda **kw: creator(next_creator, **kw)
+        make = lambda **kw: super(_VariableMeta, cls).__call__(**kw)  # noqa: E731 (the default creator)
+        for creator in creators:
+            make = chained(creator, make)
+        return make(**kwargs)
+
+
+class Variable(metaclass=_VariableMeta):
     """tf.Variable: a VariableV2 op, its initializer (an Assign of the initial value) and a read."""
 
     def __new__(cls, *args, **kwargs):

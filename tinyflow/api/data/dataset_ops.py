@@ -558,6 +558,9 @@ class _WithOptions(Dataset):
         super().__init__(input_dataset._types, input_dataset._shapes, [input_dataset])
 
     def _iterate(self, run):
+        aggregator = self._options.experimental_stats.aggregator
+        if aggregator is not None:   # where the pipeline's latency_stats / bytes_produced_stats record (stats_ops.py)
+            run.state["stats_aggregator"] = aggregator
         return self._inputs[0]._iterate(run)
 
 

@@ -11,6 +11,7 @@ from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor
 from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.host_ops import make_host_op, register_host_op
 from tinyflow.formats import files
 from tinyflow.api.data import functions
 from tinyflow.api.data import structure as nest
@@ -603,3 +604,72 @@ from tinyflow.api.data.sampling import (INFINITE_CARDINALITY, UNKNOWN_CARDINALIT
                                         rejection_resample, sample_from_datasets, take_while)
 
 ignore_errors = _sampling.ignore_errors   # (not imported by name: make_csv_dataset has an argument of that name)
+
+
+# ---- element structures (TF 1.15: the TypeSpec classes), variants, optionals, statistics ----------------
+from tinyflow.api.framework import (DatasetSpec as DatasetStructure, OptionalSpec as OptionalStructure,  # noqa: E402,F401
+                                    TypeSpec as Structure)
+from tinyflow.api.data.optional_ops import Optional, get_next_as_optional  # noqa: E402,F401
+from tinyflow.api.data.stats_ops import StatsAggregator, bytes_produced_stats, latency_stats  # noqa: E402,F401
+from tinyflow.api.data.iterator_checkpoint import (CheckpointInputPipelineHook,  # noqa: E402,F401
+                                                   make_saveable_from_iterator)
+
+
+def TensorStructure(dtype, shape):
+    """TF 1.15's name of tf.TensorSpec(shape, dtype) (its arguments the other way round)."""
+    from tinyflow.api.aliases import TensorSpec
+    return TensorSpec(shape, dtype)
+
+
+def SparseTensorStructure(dtype, shape):
+    """tf.SparseTensorSpec(shape, dtype)."""
+    from tinyflow.api.framework import SparseTensorSpec
+    return SparseTensorSpec(shape, dtype)
+
+
+def RaggedTensorStructure(dtype, shape, ragged_rank):
+    """tf.RaggedTensorSpec(shape, dtype, ragged_rank)."""
+    from tinyflow.api.framework import RaggedTensorSpec
+    return RaggedTensorSpec(shape, dtype, ragged_rank)
+
+
+def TensorArrayStructure(dtype, element_shape, dynamic_size, infer_shape):
+    """tf.TensorArraySpec(element_shape, dtype, dynamic_size, infer_shape)."""
+    from tinyflow.api.framework import TensorArraySpec
+    return TensorArraySpec(element_shape, dtype, dynamic_size, infer_shape)
+
+
+def get_structure(dataset_or_iterator):
+    """The nested TensorSpecs of a Dataset's or Iterator's elements (TF 1.15's element_spec)."""
+    from tinyflow.api.data.optional_ops import _specs
+    types, shapes = getattr(dataset_or_iterator, "_types", None), getattr(dataset_or_iterator, "_shapes", None)
+    if types is None or shapes is None:
+        raise TypeError("`dataset_or_iterator` must be a Dataset or Iterator object, but got %s."
+                        % type(dataset_or_iterator))
+    return _specs(types, shapes)
+
+
+def _variant_shape(shapes, attrs, values):
+    return [TensorShape([])]
+
+
+register_host_op("WrapDatasetVariant", _variant_shape, lambda d, a: [dt.variant], lambda s, op, i: [None])
+
+
+def to_variant(dataset):
+    """A scalar tf.variant tensor standing for `dataset` (from_variant gives it back)."""
+    return make_host_op("WrapDatasetVariant", [], {"dataset": dataset}).outputs[0]
+
+
+def from_variant(variant, structure):
+    """The dataset a to_variant tensor stands for, whose elements must have the nested TensorSpecs
+    `structure`."""
+    if not isinstance(variant, Tensor) or variant.dtype != dt.variant or variant.op.type != "WrapDatasetVariant":
+        raise TypeError("from_variant: expected the tf.variant tensor of to_variant(dataset), got %r" % (variant,))
+    dataset = variant.op.attrs["dataset"]
+    want = nest.flatten(structure)
+    got = nest.flatten(get_structure(dataset))
+    if len(want) != len(got) or any(w.dtype != g.dtype or not w.shape.is_compatible_with(g.shape)
+                                    for w, g in zip(want, got)):
+        raise TypeError("from_variant: the dataset's elements are %s, not %s" % (got, want))
+    return dataset

@@ -22,6 +22,17 @@ from tinyflow.ops.core.base import constant
 from tinyflow.api.data import structure as nest
 
 _STATE = weakref.WeakKeyDictionary()  # Session -> {Iterator: generator of flat elements}
+# Session -> {Iterator: [dataset, Run, elements taken]}: what a checkpoint of the iterator holds (its
+# position), and how to reach it again (make_saveable_from_iterator in experimental_iterator.py)
+_PROGRESS = weakref.WeakKeyDictionary()
+_ITERATORS = weakref.WeakKeyDictionary()  # Graph -> [Iterator] (TF's GLOBAL_ITERATORS collection)
+
+
+def _start(session, it, dataset, run):
+    """Starts `it`'s iteration over `dataset` in `session` (an initializer, or a one-shot's first use)."""
+    _PROGRESS.setdefault(session, {})[it] = [dataset, run, 0]
+    elements = _STATE.setdefault(session, {})[it] = dataset._iterate(run)
+    return elements
 
 
 class Run:
@@ -57,19 +68,19 @@ def _get_next(session, op, inputs):
                 op.node_def, op, "GetNext() failed because the iterator has not been initialized. Ensure that you "
                 "have run the initializer operation for this iterator before getting the next element.\n\t "
                 "[[{{node %s}}]]" % op.name)
-        elements = state[it] = it._dataset._iterate(Run(session=session))  # a one-shot iterator starts on first use
+        elements = _start(session, it, it._dataset, Run(session=session))  # a one-shot iterator starts on first use
     try:
         flat = next(elements)
     except StopIteration:
         raise errors.OutOfRangeError(op.node_def, op, "End of sequence\n\t [[{{node %s}}]]" % op.name) from None
+    _PROGRESS[session][it][2] += 1
     return [nest.check_value(v, d, s, op.name) for v, d, s in zip(flat, op.attrs["output_types"],
                                                                    op.attrs["output_shapes"])]
 
 
 def _make_iterator(session, op, input_values):
     it, dataset = _runtime_iterator(op), op.attrs["dataset"]
-    run = Run(zip(op.inputs[1:], input_values[1:]), session)
-    _STATE.setdefault(session, {})[it] = dataset._iterate(run)
+    _start(session, it, dataset, Run(zip(op.inputs[1:], input_values[1:]), session))
     return []
 
 
@@ -88,6 +99,9 @@ class Iterator:
         self._types, self._shapes = types, shapes
         self._one_shot = one_shot
         self._initializer = None
+        graph = get_default_graph()
+        self._name = graph.unique_name("OneShotIterator" if one_shot else "IteratorV2")
+        _ITERATORS.setdefault(graph, []).append(self)
 
     @classmethod
     def _make_one_shot(cls, dataset):

@@ -20,6 +20,7 @@ import jax
 
 from tinyflow.api import cluster_resolver  # noqa: F401 (tf.distribute.cluster_resolver)
 from tinyflow.api.distribute import liveness
+from tinyflow.api.distribute.server_lib import Server  # noqa: F401 (tf.distribute.Server is tf.train.Server)
 from tinyflow.runtime import placement as _placement
 
 from tinyflow.api.distribute.strategy import (CentralStorageStrategy, CollectiveCommunication,  # noqa: F401

@@ -1,6 +1,7 @@
 """tf.train: optimizers, global step, learning-rate schedules, moving averages, Saver."""
 from tinyflow.api.train.optimizer import GradientDescentOptimizer, Optimizer
-from tinyflow.api.train.optimizers import (AdadeltaOptimizer, AdagradOptimizer, AdamOptimizer, FtrlOptimizer,
+from tinyflow.api.train.optimizers import (AdadeltaOptimizer, AdagradDAOptimizer,  # noqa: F401
+                                           AdagradOptimizer, AdamOptimizer, FtrlOptimizer,
                                            MomentumOptimizer, ProximalAdagradOptimizer,
                                            ProximalGradientDescentOptimizer, RMSPropOptimizer)
 from tinyflow.api.train.step import (assert_global_step, create_global_step, get_global_step,
@@ -68,6 +69,9 @@ def __getattr__(name):
         experimental = _types.SimpleNamespace(PythonState=PythonState,
                                               **{n: getattr(mixed_precision, n) for n in _EXPERIMENTAL})
         return experimental
+    if name in ("ClusterDef", "JobDef", "ServerDef"):   # TF's cluster.proto / tensorflow_server.proto
+        from tinyflow.formats import tf_protos
+        return getattr(tf_protos, name)
     if name in _EXAMPLE_MESSAGES:   # tf.train.Example and friends: protobuf, loaded on first use
         from tinyflow.formats import example_pb
         return getattr(example_pb, name)

@@ -202,6 +202,38 @@ class ProximalAdagradOptimizer(Optimizer):
                                           grad)
 
 
+class AdagradDAOptimizer(Optimizer):
+    """Adagrad dual averaging (TF's): accumulates gradients and their squares; each step sets the variable
+    from them and the global step (var = -lr * shrink(g_acc, l1 * t) / (l2 * t * lr + sqrt(gg_acc)),
+    t = global_step + 1), so it needs `global_step`."""
+
+    def __init__(self, learning_rate, global_step, initial_gradient_squared_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking=False,
+                 name="AdagradDA"):
+        if initial_gradient_squared_accumulator_value <= 0.0:
+            raise ValueError("initial_gradient_squared_accumulator_value must be positive: %s"
+                             % initial_gradient_squared_accumulator_value)
+        super().__init__(use_locking, name)
+        self._hypers = _proximal_hypers(learning_rate, l1_regularization_strength, l2_regularization_strength)
+        self._init_accum, self._global_step = initial_gradient_squared_accumulator_value, global_step
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "gradient_accumulator", self._name)
+            self._constant_slot(v, self._init_accum, "gradient_squared_accumulator", self._name)
+
+    def _prepare(self):
+        from tinyflow.ops.core.array_ops import identity
+        super()._prepare()
+        self._global_step_on_worker = identity(self._global_step) + 1
+
+    def _apply_dense(self, grad, var):
+        lr, l1, l2 = self._rates(var, *self._hypers)
+        return ops.apply_adagrad_da(var, self.get_slot(var, "gradient_accumulator"),
+                                    self.get_slot(var, "gradient_squared_accumulator"), grad, lr, l1, l2,
+                                    cast(self._global_step_on_worker, "int64"))
+
+
 def _proximal_hypers(learning_rate, l1, l2):
     """The hyperparameters shared by the proximal optimizers, under TF's names."""
     return {"learning_rate": learning_rate, "l1_regularization_strength": l1, "l2_regularization_strength": l2}

@@ -70,8 +70,13 @@ class Saver:
         if var_list is None:
             graph = get_default_graph()
             var_list = graph.get_collection(GraphKeys.GLOBAL_VARIABLES) + graph.get_collection("saveable_objects")
+        if not isinstance(var_list, dict):   # a saveable (an iterator's position) is no variable
+            self._saveables = {v._checkpoint_key: v for v in var_list if hasattr(v, "_checkpoint_key")}
+            var_list = [v for v in var_list if not hasattr(v, "_checkpoint_key")]
+        else:
+            self._saveables = {}
         self._vars = _names_to_ops(var_list)
-        if not self._vars and not allow_empty:
+        if not self._vars and not self._saveables and not allow_empty:
             raise ValueError("No variables to save")
         if write_version not in (1, 2, NPZ):
             raise ValueError("write_version must be tf.train.SaverDef.V2 (2) or %r, not %r" % (NPZ, write_version))
@@ -111,6 +116,7 @@ class Saver:
         values = sess._variable_values(ops) if hasattr(sess, "_variable_values") else \
             [sess._variable_value(op) for op in ops]
         arrays = {name: (op.attrs["dtype"], v) for (name, op), v in zip(self._vars.items(), values)}
+        arrays.update({key: s._checkpoint_value(sess) for key, s in self._saveables.items()})
         if _other_process():   # a multi-process job: process 0 writes the one checkpoint
             return prefix
         save_dir = os.path.dirname(save_path)
@@ -182,11 +188,20 @@ class Saver:
                     "match. lhs shape= %s rhs shape= %s (variable %s)" % (want_shape.as_proto_str(),
                                                                         "[%s]" % ",".join(map(str, shape)), name))
             values[op] = reader.get_tensor(name)
+        for key in self._saveables:
+            if not reader.has_tensor(key):
+                raise errors.NotFoundError(None, None, "Restoring from checkpoint failed. This is most likely due to a "
+                                           "Variable name or other graph key that is missing from the checkpoint."
+                                           "\n\nKey %s not found in checkpoint" % key)
+        saved = {key: reader.get_tensor(key) for key in self._saveables}
         for op, value in values.items():
             sess._set_variable(op, value)
+        for key, value in saved.items():
+            self._saveables[key]._checkpoint_restore(sess, value)
 
 
-register_serializable(Saver, defaults={"_last_checkpoints": list})  # a file never says what to delete
+# a file never says what to delete, nor holds the iterators whose positions a Saver saves
+register_serializable(Saver, defaults={"_last_checkpoints": list, "_saveables": dict})
 
 
 def default_saver():

@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError
 from tinyflow.graph.registry import register_op
 from tinyflow.ops.core.base import make_op
@@ -43,13 +44,21 @@ def _apply_dtype(dtypes, attrs):
     return [dtypes[0]]
 
 
-def _register(op_type, n_refs, tensor_inputs, lower):
+def _apply_dtype_but_last(dtypes, attrs):
+    """ApplyAdagradDA's rule: its last input (global_step) is int64, the rest var's dtype."""
+    if dtypes[-1] != dt.int64:
+        raise TypeError("Input 'global_step' of 'ApplyAdagradDA' Op has type %s that does not match expected type "
+                        "of int64." % dtypes[-1].name)
+    return _apply_dtype(dtypes[:-1], attrs)
+
+
+def _register(op_type, n_refs, tensor_inputs, lower, dtype=_apply_dtype):
     """An update op with refs 0..n_refs-1; `lower(attrs, *arrays)` returns the new ref values."""
     def typed(attrs, var, *rest):
         outs = lower(attrs, var, *rest)
         outs = outs if isinstance(outs, tuple) else (outs,)
         return tuple(o.astype(var.dtype) for o in outs) if n_refs > 1 else outs[0].astype(var.dtype)
-    register_op(op_type, shape=_apply_shape(tensor_inputs), dtype=_apply_dtype, grad=None,
+    register_op(op_type, shape=_apply_shape(tensor_inputs), dtype=dtype, grad=None,
                 ref_inputs=tuple(range(n_refs)), lower=typed)
 
 
@@ -142,6 +151,14 @@ def _proximal_adagrad(a, var, accum, lr, l1, l2, grad):
     return _shrink(var - lr * u, lr_t, l1, l2), s.sum_of_squares
 
 
+def _adagrad_da(a, var, g_acc, gg_acc, grad, lr, l1, l2, global_step):
+    """TF's dual averaging: the accumulated gradient, soft-thresholded by l1 * step, over the root of the
+    accumulated squares plus l2 * step * lr (optax has no dual averaging)."""
+    g_acc, gg_acc, step = g_acc + grad, gg_acc + grad * grad, global_step.astype(var.dtype)
+    shrunk = jnp.where(l1 > 0, jnp.sign(-g_acc) * jnp.maximum(jnp.abs(g_acc) - l1 * step, 0), -g_acc)
+    return lr * shrunk / (l2 * step * lr + jnp.sqrt(gg_acc)), g_acc, gg_acc
+
+
 _register("ApplyGradientDescent", 1, (2,), _gd)
 _register("ApplyProximalGradientDescent", 1, (4,), _proximal_gd)
 _register("ApplyProximalAdagrad", 2, (1, 5), _proximal_adagrad)
@@ -153,6 +170,7 @@ _register("ApplyCenteredRMSProp", 4, (1, 2, 3, 8), _centered_rmsprop)
 _register("ApplyAdadelta", 3, (1, 2, 6), _adadelta)
 _register("ApplyFtrl", 3, (1, 2, 3), _ftrl)
 _register("ApplyFtrlV2", 3, (1, 2, 3), _ftrl_v2)
+_register("ApplyAdagradDA", 3, (1, 2, 3), _adagrad_da, _apply_dtype_but_last)
 
 
 # ---- builders (TF's argument order) ----------------------------------------------------------------
@@ -199,3 +217,8 @@ def apply_proximal_gradient_descent(var, alpha, l1, l2, delta):
 
 def apply_proximal_adagrad(var, accum, lr, l1, l2, grad):
     return _make("ApplyProximalAdagrad", [var, accum, lr, l1, l2, grad])
+
+
+def apply_adagrad_da(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2, global_step):
+    return _make("ApplyAdagradDA", [var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2,
+                                    global_step])
