@@ -1,5 +1,6 @@
 """CTC and the fixed-unigram sampler (issue 37): the CTC loss against a brute-force sum over alignments, its
-gradient by finite differences, the beam search's best labelling against a brute-force one; values against TF 1.15 in tests/api/test_core_names.py (family nn)."""
+gradient by finite differences, the beam search's best labelling against a brute-force one; values against
+TF 1.15 in tests/api/test_core_names.py (family nn)."""
 import itertools
 
 import numpy as np
