@@ -46,7 +46,7 @@ def check(cases, values, fn_name, tol=2e-5):
     for k in sorted(want):
         g, w = np.asarray(got[k]), want[k]
         if g.shape != w.shape or g.dtype != w.dtype and not (g.dtype.kind == w.dtype.kind == "f") or \
-                not np.allclose(g.astype(np.float64) if g.dtype.kind != "b" else g,
-                                w.astype(np.float64) if w.dtype.kind != "b" else w, rtol=tol, atol=tol):
+                not np.allclose(g if g.dtype.kind in "bc" else g.astype(np.float64),
+                                w if w.dtype.kind in "bc" else w.astype(np.float64), rtol=tol, atol=tol):
             bad.append("%s: got %s %s, want %s %s" % (k, g.dtype, g.shape, w.dtype, w.shape))
     assert not bad, "\n".join(bad)

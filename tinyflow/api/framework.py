@@ -58,8 +58,6 @@ create_partitioned_variables = unimplemented("create_partitioned_variables",
                                              "tf.get_variable with a partitioner (tinyflow keeps one variable)")
 decode_json_example = unimplemented("io.decode_json_example", "json and tf.train.Example in Python, then "
                                     "SerializeToString")
-extract_volume_patches = unimplemented("extract_volume_patches", "tf.extract_image_patches per depth slice")
-matrix_square_root = unimplemented("linalg.sqrtm", why="XLA has no matrix square root")
 count_up_to = unimplemented("count_up_to", "tf.data's Dataset.take, or tf.assign_add with a tf.Assert")
 parse_sequence_example = unimplemented("io.parse_sequence_example", "tf.io.parse_example of the context features")
 parse_single_sequence_example = unimplemented("io.parse_single_sequence_example",
