@@ -34,7 +34,6 @@ def unimplemented(name, instead=None, why=None):
     return stand_in
 
 
-_QUANTIZED = "tinyflow has no quantized dtypes (qint8, quint8, ...) in its ops"
 _NO_NATIVE = "tinyflow runs on XLA through JAX and cannot load TF's compiled kernels"
 ConditionalAccumulator = unimplemented("ConditionalAccumulator", "an optimizer's own gradient averaging, or "
                                        "tf.contrib.opt.DropStaleGradientOptimizer-free synchronous training")
@@ -46,10 +45,6 @@ LMDBReader = unimplemented("LMDBReader", "tf.data with a Python generator over t
 delete_session_tensor = unimplemented("delete_session_tensor", why="no session handles")
 get_session_handle = unimplemented("get_session_handle", "a tf.Variable to keep a value between runs")
 get_session_tensor = unimplemented("get_session_tensor", "a tf.Variable to keep a value between runs")
-dequantize = unimplemented("quantization.dequantize", why=_QUANTIZED)
-quantize = unimplemented("quantization.quantize", why=_QUANTIZED)
-quantize_v2 = unimplemented("quantize_v2", why=_QUANTIZED)
-quantized_concat = unimplemented("quantization.quantized_concat", why=_QUANTIZED)
 load_file_system_library = unimplemented("load_file_system_library", why=_NO_NATIVE)
 load_library = unimplemented("load_library", why=_NO_NATIVE)
 load_op_library = unimplemented("load_op_library", "tf.py_func or a graph of TF ops", why=_NO_NATIVE)

@@ -1,7 +1,8 @@
 """More of tf.nn (issue 37): CTC (ops/ctc_ops.py), the other candidate samplers (ops/candidate_more_ops.py),
 dilation2d / erosion2d, the filter gradient of conv3d and the transposed convolutions built as the
 gradients of the forward ones (both are linear: the transposed op is the forward op's adjoint), and the
-names tinyflow declares without implementing (quantized ops, fractional pooling, beam search)."""
+quantized ops (ops/quantize_ops.py), and the names tinyflow declares without implementing (fractional
+pooling, beam search)."""
 from tinyflow.api.framework import unimplemented
 
 from tinyflow.graph.core import get_default_graph
@@ -12,12 +13,9 @@ from tinyflow.ops.core import array_ops as A
 from tinyflow.ops.core import math_ops as M
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.ctc_ops import collapse_repeated, ctc_greedy_decoder, ctc_loss, ctc_loss_v2  # noqa: F401
+from tinyflow.ops.quantize_ops import (quantized_avg_pool, quantized_conv2d, quantized_max_pool,  # noqa: F401
+                                       quantized_relu_x)
 
-_QUANTIZED = "tinyflow has no quantized dtypes in its ops"
-quantized_avg_pool = unimplemented("nn.quantized_avg_pool", "tf.nn.avg_pool on float tensors", _QUANTIZED)
-quantized_conv2d = unimplemented("nn.quantized_conv2d", "tf.nn.conv2d on float tensors", _QUANTIZED)
-quantized_max_pool = unimplemented("nn.quantized_max_pool", "tf.nn.max_pool on float tensors", _QUANTIZED)
-quantized_relu_x = unimplemented("nn.quantized_relu_x", "tf.nn.relu6 / tf.minimum on float tensors", _QUANTIZED)
 fractional_max_pool = unimplemented("nn.fractional_max_pool", "tf.nn.max_pool",
                                     "its random pooling regions follow TF's generator")
 fractional_avg_pool = unimplemented("nn.fractional_avg_pool", "tf.nn.avg_pool",
