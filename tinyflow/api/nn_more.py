@@ -1,8 +1,8 @@
 """More of tf.nn (issue 37): CTC (ops/ctc_ops.py), the other candidate samplers (ops/candidate_more_ops.py),
 dilation2d / erosion2d, the filter gradient of conv3d and the transposed convolutions built as the
 gradients of the forward ones (both are linear: the transposed op is the forward op's adjoint), and the
-quantized ops (ops/quantize_ops.py), and the names tinyflow declares without implementing (fractional
-pooling, beam search)."""
+quantized ops (ops/quantize_ops.py), fractional pooling (ops/fractional_pool_ops.py), and the names tinyflow
+declares without implementing (beam search)."""
 from tinyflow.api.framework import unimplemented
 
 from tinyflow.graph.core import get_default_graph
@@ -13,13 +13,10 @@ from tinyflow.ops.core import array_ops as A
 from tinyflow.ops.core import math_ops as M
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.ctc_ops import collapse_repeated, ctc_greedy_decoder, ctc_loss, ctc_loss_v2  # noqa: F401
+from tinyflow.ops.fractional_pool_ops import fractional_avg_pool, fractional_max_pool  # noqa: F401
 from tinyflow.ops.quantize_ops import (quantized_avg_pool, quantized_conv2d, quantized_max_pool,  # noqa: F401
                                        quantized_relu_x)
 
-fractional_max_pool = unimplemented("nn.fractional_max_pool", "tf.nn.max_pool",
-                                    "its random pooling regions follow TF's generator")
-fractional_avg_pool = unimplemented("nn.fractional_avg_pool", "tf.nn.avg_pool",
-                                    "its random pooling regions follow TF's generator")
 ctc_beam_search_decoder = unimplemented("nn.ctc_beam_search_decoder", "tf.nn.ctc_greedy_decoder")
 ctc_beam_search_decoder_v2 = unimplemented("nn.ctc_beam_search_decoder_v2", "tf.nn.ctc_greedy_decoder")
 ctc_unique_labels = unimplemented("nn.ctc_unique_labels", "tf.unique per row")
