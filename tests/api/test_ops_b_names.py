@@ -13,6 +13,7 @@ def test_against_tf115(fn_name):
     recorded_cases.check(cases, VALUES, fn_name, tol=0 if fn_name.startswith("quantiz") else 1e-4)
 
 
+@pytest.mark.slow   # ~2.5 CPU-s: the pools, their gradients and two Session runs
 def test_fractional_pools_given_tf115_sequences():
     """TF's values and gradients of fractional_max/avg_pool, given the pooling sequences TF drew (tinyflow's
     generator is not TF's), and tinyflow's own sequences: from 0 to the size in steps floor or ceil of
