@@ -1,6 +1,6 @@
-"""More of tf.linalg: the matrix exponential, square root and logarithm, the LU decomposition, tridiagonal matmul and solve (gradients
-by JAX's VJP of the same lowering, as linalg_decomp.py's), and pinv, matrix_rank, normalize built from svd
-and norms as TF builds them."""
+"""More of tf.linalg: the matrix exponential, square root and logarithm, the LU decomposition, tridiagonal
+matmul and solve (gradients by JAX's VJP of the same lowering, as linalg_decomp.py's), and pinv,
+matrix_rank, normalize built from svd and norms as TF builds them."""
 import jax
 import jax.numpy as jnp
 import numpy as np
