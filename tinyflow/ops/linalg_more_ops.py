@@ -46,14 +46,16 @@ def _eye_like(x):
 
 def _db_sqrt(x, steps=40):
     """The principal square root by the product form of the Denman-Beavers iteration (M -> I, Y -> sqrt(x)),
-    converged (a fixed point) long before `steps` for matrices without eigenvalues on the negative axis."""
+    converged (a fixed point) long before `steps` for matrices without eigenvalues on the negative axis.
+    Iterated in double precision (the rounding of forty float32 steps would show), rounded once."""
+    dtype, x = x.dtype, x.astype(jnp.promote_types(x.dtype, jnp.float64))
     eye = _eye_like(x)
 
     def step(_, c):
         m, y = c
         mi = jnp.linalg.inv(m)
         return (eye + (m + mi) / 2) / 2, y @ (eye + mi) / 2
-    return jax.lax.fori_loop(0, steps, step, (x, x))[1]
+    return jax.lax.fori_loop(0, steps, step, (x, x))[1].astype(dtype)
 
 
 @jax.custom_jvp
@@ -76,13 +78,14 @@ def _logm(x):
     """log(x) by inverse scaling and squaring: square roots until |x - I| < 1/4, then log(I + E) as the
     8-point Gauss-Legendre rule of its integral E (I + tE)^-1 over [0, 1] (the [8/8] Pade approximant),
     times 2^roots."""
+    dtype, x = x.dtype, x.astype(jnp.complex128)
     eye = _eye_like(x)
     far = lambda c: (jnp.max(jnp.sum(jnp.abs(c[0] - eye), -2)) >= 0.25) & (c[1] < 60)   # noqa: E731
     root, k = jax.lax.while_loop(far, lambda c: (_db_sqrt(c[0]), c[1] + 1), (x, 0))
     e = root - eye
     t, w = np.polynomial.legendre.leggauss(8)
     log = sum(wi / 2 * e @ jnp.linalg.inv(eye + (ti + 1) / 2 * e) for ti, wi in zip(t, w))
-    return (log * 2.0 ** k).astype(x.dtype)
+    return (log * 2.0 ** k).astype(dtype)
 
 
 register_op("MatrixSquareRoot", shape=_square("MatrixSquareRoot"), dtype=M.dtype_rule("MatrixSquareRoot", _FLOATS),
