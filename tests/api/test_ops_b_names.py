@@ -53,3 +53,16 @@ def test_fractional_pools_given_tf115_sequences():
         np.testing.assert_allclose(y, jax.jit(pool_values, static_argnums=(0, 4))(pool, x, rows, cols, overlap),
                                    rtol=1e-6)
     assert again[-1].shape == x.shape and np.isfinite(again[-1]).all()
+
+
+def test_quantize_refuses_what_tf_refuses():
+    import tinyflow as tf
+    with tf.Graph().as_default():
+        q = tf.quantize([1.0], 3.0, 1.0, tf.quint8)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match="input_max_range must be larger than input_min_range"):
+            sess.run(q)
+        with pytest.raises(ValueError, match="'HALF_TO_EVEN' is only supported for mode 'SCALED'"):
+            tf.quantize([1.0], 0.0, 1.0, tf.quint8, round_mode="HALF_TO_EVEN")
+        with pytest.raises(TypeError, match="not in list of allowed values"):
+            tf.quantize([1.0], 0.0, 1.0, tf.int8)

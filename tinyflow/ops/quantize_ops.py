@@ -132,7 +132,9 @@ def _scalars(n):
 
 
 register_op("QuantizeV2", shape=lambda s, a, v: [s[0], TensorShape([]), TensorShape([])],
-            dtype=lambda d, a: [a["T"], dt.float32, dt.float32], grad=None, lower=_quantize_lower)
+            dtype=lambda d, a: [a["T"], dt.float32, dt.float32], grad=None, lower=_quantize_lower,
+            check=lambda a, x, lo, hi: (~(_scalar(hi) < _scalar(lo)),),
+            check_message=lambda op: "input_max_range must be larger than input_min_range.")
 
 
 def _quantized_type(t, op, allowed=None):
