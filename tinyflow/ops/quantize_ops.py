@@ -127,10 +127,6 @@ def _quantize_lower(a, x, lo_in, hi_in):
     return _cast(rounded, t), lo, hi
 
 
-def _scalars(n):
-    return lambda shapes, attrs, values: [TensorShape([])] * n
-
-
 register_op("QuantizeV2", shape=lambda s, a, v: [s[0], TensorShape([]), TensorShape([])],
             dtype=lambda d, a: [a["T"], dt.float32, dt.float32], grad=None, lower=_quantize_lower,
             check=lambda a, x, lo, hi: (~(_scalar(hi) < _scalar(lo)),),
