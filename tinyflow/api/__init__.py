@@ -73,6 +73,8 @@ from tinyflow.runtime.session import InteractiveSession, Session, get_default_se
 from tinyflow.api.tinyflow_api import *  # noqa: E402,F403 (TinyFlow's API: infer_variable_shapes, normal, pad)
 from tinyflow.api.aliases import *  # noqa: E402,F403 (tf.arg_max, tf.device, ... TF1's other names)
 from tinyflow.ops.misc_ops import *  # noqa: E402,F403 (bitcast, ensure_shape, histogram_fixed_width, ...)
+from tinyflow.ops.linalg_more_ops import sqrtm as matrix_square_root  # noqa: E402,F401
+from tinyflow.ops.quantize_ops import dequantize, quantize, quantize_v2, quantized_concat  # noqa: E402,F401
 from tinyflow.api.composite_ops import *  # noqa: E402,F403 (batch_gather, partitioners, py_function, ...)
 from tinyflow.api.sparse_ops import *  # noqa: E402,F403 (sparse_placeholder, sparse_concat, ...)
 from tinyflow.api.sparse_more import *  # noqa: E402,F403 (sparse_add, sparse_slice, serialize_sparse, ...)

@@ -34,18 +34,11 @@ def unimplemented(name, instead=None, why=None):
     return stand_in
 
 
-_QUANTIZED = "tinyflow has no quantized dtypes (qint8, quint8, ...) in its ops"
 _NO_NATIVE = "tinyflow runs on XLA through JAX and cannot load TF's compiled kernels"
 LMDBReader = unimplemented("LMDBReader", "tf.data with a Python generator over the LMDB file")
-dequantize = unimplemented("quantization.dequantize", why=_QUANTIZED)
-quantize = unimplemented("quantization.quantize", why=_QUANTIZED)
-quantize_v2 = unimplemented("quantize_v2", why=_QUANTIZED)
-quantized_concat = unimplemented("quantization.quantized_concat", why=_QUANTIZED)
 load_file_system_library = unimplemented("load_file_system_library", why=_NO_NATIVE)
 load_library = unimplemented("load_library", why=_NO_NATIVE)
 load_op_library = unimplemented("load_op_library", "tf.py_func or a graph of TF ops", why=_NO_NATIVE)
-extract_volume_patches = unimplemented("extract_volume_patches", "tf.extract_image_patches per depth slice")
-matrix_square_root = unimplemented("linalg.sqrtm", why="XLA has no matrix square root")
 decode_proto = unimplemented("io.decode_proto", "the message's Python class and ParseFromString in tf.py_func")
 encode_proto = unimplemented("io.encode_proto", "the message's Python class and SerializeToString in tf.py_func")
 

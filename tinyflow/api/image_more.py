@@ -1,18 +1,16 @@
 """More of tf.image (issue 37): sobel_edges, extract_patches, is_jpeg, non_max_suppression_with_scores (soft-NMS)
-and non_max_suppression_overlaps (on the host), and extract_glimpse, declared only. (resize_image_with_pad,
+and non_max_suppression_overlaps (on the host), and extract_glimpse (ops/image_ops.py). (resize_image_with_pad,
 adjust / random_jpeg_quality and TF 1.15's newer spellings build on api/image.py and live there.)"""
 import numpy as np
 
-from tinyflow.api.framework import unimplemented
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import array_ops as A
 from tinyflow.ops.core.base import constant, convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op
+from tinyflow.ops.image_ops import extract_glimpse  # noqa: F401
 
-extract_glimpse = unimplemented("image.extract_glimpse", "tf.image.crop_and_resize",
-                                "its default fills outside the image with TF's random noise")
 
 
 def sobel_edges(image):

@@ -12,23 +12,21 @@ from tinyflow.ops.linalg_decomp import (cholesky, cholesky_solve, log_matrix_det
                                         self_adjoint_eigvals as eigvalsh, svd)
 from tinyflow.api.linear_operator import *  # noqa: F401,F403 (LinearOperator and its family)
 from tinyflow.api.linear_operator import __all__ as _operators
-from tinyflow.ops.linalg_more_ops import (expm, lu, matrix_rank, normalize, pinv, tridiagonal_matmul,  # noqa: F401
-                                          tridiagonal_solve)
+from tinyflow.ops.linalg_more_ops import (expm, logm, lu, matrix_rank, normalize, pinv, tridiagonal_matmul,  # noqa: F401
+                                          sqrtm, tridiagonal_solve)
 from tinyflow.ops.matrix_ops import diag as tensor_diag, diag_part as tensor_diag_part  # noqa: F401
-from tinyflow.api.framework import matrix_square_root as sqrtm, unimplemented as _unimplemented  # noqa: F401
 from tinyflow.ops.core import array_ops
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.graph.core import get_default_graph
 
 __all__ = list(_operators) + [
-    "expm", "lu", "matrix_rank", "normalize", "pinv", "tridiagonal_matmul", "tridiagonal_solve", "tensor_diag",
+    "expm", "logm", "lu", "matrix_rank", "normalize", "pinv", "tridiagonal_matmul", "tridiagonal_solve", "tensor_diag",
     "tensor_diag_part", "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "eigh", "eigvalsh",
     "inv", "logdet", "lstsq", "matmul", "matvec", "matrix_transpose", "norm",
-    "qr", "set_diag", "slogdet", "solve", "svd", "trace", "transpose", "triangular_solve"]
+    "qr", "set_diag", "slogdet", "solve", "sqrtm", "svd", "trace", "transpose", "triangular_solve"]
 
 
 transpose = matrix_transpose
-logm = _unimplemented("linalg.logm", why="XLA has no matrix logarithm")
 
 
 def adjoint(matrix, name=None):

@@ -1,9 +1,7 @@
 """More of tf.nn (issue 37): CTC (ops/ctc_ops.py), the other candidate samplers (ops/candidate_more_ops.py),
 dilation2d / erosion2d, the filter gradient of conv3d and the transposed convolutions built as the
 gradients of the forward ones (both are linear: the transposed op is the forward op's adjoint), and the
-names tinyflow declares without implementing (quantized ops, fractional pooling, beam search)."""
-from tinyflow.api.framework import unimplemented
-
+quantized ops (ops/quantize_ops.py) and fractional pooling (ops/fractional_pool_ops.py)."""
 from tinyflow.graph.core import get_default_graph
 from tinyflow.ops.array_more_ops import space_to_batch  # noqa: F401
 from tinyflow.ops.candidate_more_ops import (all_candidate_sampler, compute_accidental_hits,  # noqa: F401
@@ -13,16 +11,9 @@ from tinyflow.ops.core import math_ops as M
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.ctc_ops import (collapse_repeated, ctc_beam_search_decoder, ctc_beam_search_decoder_v2,  # noqa: F401
                                   ctc_greedy_decoder, ctc_loss, ctc_loss_v2, ctc_unique_labels)
-
-_QUANTIZED = "tinyflow has no quantized dtypes in its ops"
-quantized_avg_pool = unimplemented("nn.quantized_avg_pool", "tf.nn.avg_pool on float tensors", _QUANTIZED)
-quantized_conv2d = unimplemented("nn.quantized_conv2d", "tf.nn.conv2d on float tensors", _QUANTIZED)
-quantized_max_pool = unimplemented("nn.quantized_max_pool", "tf.nn.max_pool on float tensors", _QUANTIZED)
-quantized_relu_x = unimplemented("nn.quantized_relu_x", "tf.nn.relu6 / tf.minimum on float tensors", _QUANTIZED)
-fractional_max_pool = unimplemented("nn.fractional_max_pool", "tf.nn.max_pool",
-                                    "its random pooling regions follow TF's generator")
-fractional_avg_pool = unimplemented("nn.fractional_avg_pool", "tf.nn.avg_pool",
-                                    "its random pooling regions follow TF's generator")
+from tinyflow.ops.fractional_pool_ops import fractional_avg_pool, fractional_max_pool  # noqa: F401
+from tinyflow.ops.quantize_ops import (quantized_avg_pool, quantized_conv2d, quantized_max_pool,  # noqa: F401
+                                       quantized_relu_x)
 from tinyflow.ops.pool_argmax_ops import max_pool_with_argmax  # noqa: E402,F401
 
 
@@ -188,5 +179,5 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
 
 
 __all__ = sorted(n for n in dict(globals()) if not n.startswith('_') and n not in (
-    'A', 'M', 'convert_to_tensor', 'get_default_graph', 'unimplemented'))
+    'A', 'M', 'convert_to_tensor', 'get_default_graph'))
 

@@ -44,7 +44,14 @@ from tinyflow.api.sparse_ops import sparse_tensor_dense_matmul as matmul  # noqa
 from tinyflow.api.accumulators import SparseConditionalAccumulator  # noqa: F401,E402
 from tinyflow.api.framework import unimplemented as _unimplemented  # noqa: F401,E402
 
-cross = _unimplemented("sparse.cross", "tf.strings.join over the features, then tf.strings.to_hash_bucket_fast",
-                       why="needs TF's feature-cross kernel")
-cross_hashed = _unimplemented("sparse.cross_hashed", "tf.strings.join then tf.strings.to_hash_bucket_fast",
-                              why="needs TF's FarmHash feature-cross kernel")
+
+def cross(inputs, name=None):
+    """tf.sparse.cross: every combination of one feature per input in each row, joined by "_X_"."""
+    from tinyflow.ops.string_more_ops import sparse_cross
+    return sparse_cross(inputs, name=name)
+
+
+def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """tf.sparse.cross_hashed: tf.sparse.cross's combinations as FarmHash fingerprints, modulo num_buckets."""
+    from tinyflow.ops.string_more_ops import sparse_cross
+    return sparse_cross(inputs, hashed_output=True, num_buckets=num_buckets, hash_key=hash_key, name=name)

@@ -7,9 +7,7 @@ from tinyflow.ops.string_ops import string_to_hash_bucket_fast as to_hash_bucket
 
 
 from tinyflow.ops.string_more_ops import (string_format as format, string_to_hash_bucket as to_hash_bucket,  # noqa: F401,E402
-                                          string_to_hash_bucket_strong as to_hash_bucket_strong, unicode_transcode,
+                                          string_to_hash_bucket_strong as to_hash_bucket_strong, unicode_script,
+                                          unicode_transcode,
                                           unsorted_segment_join)
 from tinyflow.api.strings_unicode import *  # noqa: F401,F403,E402 (unicode_decode, unicode_split, ngrams, ...)
-from tinyflow.api.framework import unimplemented as _unimplemented  # noqa: E402
-
-unicode_script = _unimplemented("strings.unicode_script", why="it needs ICU's script table")

@@ -104,10 +104,11 @@ string = DType("string", np.dtype(object), 7)
 complex64 = DType("complex64", np.dtype(np.complex64), 8)
 complex128 = DType("complex128", np.dtype(np.complex128), 18)
 _REAL_OF = {"complex64": float32, "complex128": float64}
-# TF's quantized, resource and variant dtypes: declared (names, enums, tf.as_dtype) so code that
-# compares or lists dtypes works; no op of tinyflow produces them.
-qint8, quint8, qint32 = DType("qint8", None, 11), DType("quint8", None, 12), DType("qint32", None, 13)
-qint16, quint16 = DType("qint16", None, 15), DType("quint16", None, 16)
+# TF's quantized dtypes hold their integers in numpy's (a fetched quint8 is a uint8 array, as TF's);
+# the ops of ops/quantize_ops.py produce them. resource and variant are declared only (names, enums).
+qint8, quint8 = DType("qint8", np.dtype(np.int8), 11), DType("quint8", np.dtype(np.uint8), 12)
+qint16, quint16 = DType("qint16", np.dtype(np.int16), 15), DType("quint16", np.dtype(np.uint16), 16)
+qint32 = DType("qint32", np.dtype(np.int32), 13)
 resource, variant = DType("resource", None, 20), DType("variant", None, 21)
 QUANTIZED_DTYPES = frozenset([qint8, quint8, qint16, quint16, qint32])
 

@@ -1,5 +1,5 @@
 """Image kernels: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic and their gradients, ResizeArea;
-SampleDistortedBoundingBoxV2.
+SampleDistortedBoundingBoxV2, ExtractGlimpse.
 Everything else in tf.image (tinyflow/image.py) is built from existing graph ops.
 
 Each resize samples the input at TF's source coordinates: TF 1.x's legacy `in = out * scale`
@@ -512,3 +512,59 @@ def draw_bounding_boxes(images, boxes, name=None, colors=None):
         colors = convert_to_tensor(np.zeros((0, 4), np.float32) if colors is None else colors, dt.float32,
                                    name="colors")
         return make_op("DrawBoundingBoxesV2", [images, boxes, colors], name="DrawBoundingBoxesV2")
+
+
+# ---- ExtractGlimpse: a [height, width] window of each image at its offset, noise where it leaves the image ----
+def _glimpse_lower(a, key, images, offsets):
+    """Eigen's ExtractGlimpses as TF 1.15 calls it: offsets (y, x) un-normalized (times the image size),
+    un-centered (halved, plus half the image), then half the window taken off, truncated toward zero to
+    the window's first pixel. A window partly outside the image gets the image where they overlap and
+    noise elsewhere: uniform over [min, max] of that image, or (uniform_noise=False) normal with each
+    channel's mean and standard deviation."""
+    gh, gw = a["size"]
+    _, h, w, c = images.shape
+    corner = []
+    for axis, (size, window) in enumerate(((h, gh), (w, gw))):
+        v = offsets[:, axis].astype(np.float32)
+        if a["normalized"]:
+            v = v * np.float32(size)
+        if a["centered"]:
+            v = v / np.float32(2) + np.float32(size / 2)
+        corner.append(jnp.trunc(v - np.float32(window / 2)).astype(np.int32))
+    rows = corner[0][:, None] + jnp.arange(gh)   # [batch, gh]
+    cols = corner[1][:, None] + jnp.arange(gw)
+    inside = ((rows >= 0) & (rows < h))[:, :, None] & ((cols >= 0) & (cols < w))[:, None, :]
+    picked = jax.vmap(lambda im, r, q: im[jnp.clip(r, 0, h - 1)][:, jnp.clip(q, 0, w - 1)])(images, rows, cols)
+    noise_shape = (images.shape[0], gh, gw, c)
+    if a["uniform_noise"]:
+        lo, hi = images.min(axis=(1, 2, 3), keepdims=True), images.max(axis=(1, 2, 3), keepdims=True)
+        noise = lo + jax.random.uniform(_key(a, key), noise_shape, images.dtype) * (hi - lo)
+    else:
+        mean, std = images.mean(axis=(1, 2), keepdims=True), images.std(axis=(1, 2), keepdims=True)
+        noise = mean + std * jax.random.normal(_key(a, key), noise_shape, images.dtype)
+    return jnp.where(inside[..., None], picked, noise)
+
+
+register_op("ExtractGlimpse", grad=None, needs_key=True, dtype=lambda d, a: [dt.float32], lower=_glimpse_lower,
+            shape=lambda s, a, v: [TensorShape([s[0][0].value if s[0].ndims else None] + list(a["size"]) +
+                                               [s[0][3].value if s[0].ndims else None])])
+
+
+def extract_glimpse(input, size, offsets, centered=True, normalized=True, uniform_noise=True, name=None):
+    """[batch, size[0], size[1], channels]: the window of each float32 image at offsets [batch, (y, x)]:
+    centered (relative to the image centre, in [-1, 1] when normalized) or from the top-left corner,
+    normalized (fractions of the image) or in pixels. Where the window leaves the image it holds
+    noise; its values are random and not TF's (docs/differences.md)."""
+    images = convert_to_tensor(input, name="input")
+    if images.dtype != dt.float32:
+        raise TypeError("Input 'input' of 'ExtractGlimpse' Op has type %s that does not match expected type of "
+                        "float32." % images.dtype.name)
+    if images.shape.ndims not in (None, 4):
+        raise ValueError("Shape must be rank 4 but is rank %d for 'ExtractGlimpse'" % images.shape.ndims)
+    dims = constant_value_of(size)
+    if dims is None or np.size(dims) != 2:
+        raise ValueError("extract_glimpse needs a constant size [height, width], got %s" % (size,))
+    attrs = dict(_seed_attrs(None), size=[int(d) for d in np.reshape(dims, -1)], centered=bool(centered),
+                 normalized=bool(normalized), uniform_noise=bool(uniform_noise))
+    return make_op("ExtractGlimpse", [images, convert_to_tensor(offsets, dt.float32, name="offsets")], attrs,
+                   name=name or "ExtractGlimpse")

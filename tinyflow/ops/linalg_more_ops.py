@@ -1,6 +1,6 @@
-"""More of tf.linalg: the matrix exponential, the LU decomposition, tridiagonal matmul and solve (gradients
-by JAX's VJP of the same lowering, as linalg_decomp.py's), and pinv, matrix_rank, normalize built from svd
-and norms as TF builds them."""
+"""More of tf.linalg: the matrix exponential, square root and logarithm, the LU decomposition, tridiagonal
+matmul and solve (gradients by JAX's VJP of the same lowering, as linalg_decomp.py's), and pinv,
+matrix_rank, normalize built from svd and norms as TF builds them."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -15,7 +15,7 @@ from tinyflow.ops.core.base import convert_to_tensor, make_op
 from tinyflow.ops.linalg_decomp import svd, vjp_grad
 from tinyflow.ops.matrix_ops import matrix_transpose
 
-__all__ = ["expm", "lu", "matrix_rank", "normalize", "pinv", "tridiagonal_matmul", "tridiagonal_solve"]
+__all__ = ["expm", "logm", "lu", "sqrtm", "matrix_rank", "normalize", "pinv", "tridiagonal_matmul", "tridiagonal_solve"]
 
 _FLOATS = (dt.float32, dt.float64, dt.complex64, dt.complex128)
 
@@ -38,9 +38,78 @@ def expm(input, name=None):
     return make_op("MatrixExponential", [convert_to_tensor(input, name="input")], name=name or "matrix_exponential")
 
 
+# ---- MatrixSquareRoot and MatrixLogarithm: iterations of matrix products and inverses, so they run on
+# every XLA backend (JAX's Schur-based sqrtm is CPU-only) -----------------------------------------------
+def _eye_like(x):
+    return jnp.broadcast_to(jnp.eye(x.shape[-1], dtype=x.dtype), x.shape)
+
+
+def _db_sqrt(x, steps=40):
+    """The principal square root by the product form of the Denman-Beavers iteration (M -> I, Y -> sqrt(x)),
+    converged (a fixed point) long before `steps` for matrices without eigenvalues on the negative axis.
+    Iterated in double precision (the rounding of forty float32 steps would show), rounded once."""
+    dtype, x = x.dtype, x.astype(jnp.promote_types(x.dtype, jnp.float64))
+    eye = _eye_like(x)
+
+    def step(_, c):
+        m, y = c
+        mi = jnp.linalg.inv(m)
+        return (eye + (m + mi) / 2) / 2, y @ (eye + mi) / 2
+    return jax.lax.fori_loop(0, steps, step, (x, x))[1].astype(dtype)
+
+
+@jax.custom_jvp
+def _sqrtm(x):
+    return _db_sqrt(x)
+
+
+@_sqrtm.defjvp
+def _sqrtm_jvp(primals, tangents):
+    """d sqrt(A): the solution X of S X + X S = dA (TF's gradient solves the same Sylvester equation)."""
+    s = _sqrtm(primals[0])
+    n, eye = s.shape[-1], jnp.eye(s.shape[-1], dtype=s.dtype)
+    kron = jnp.einsum("...ik,jl->...ijkl", s, eye) + jnp.einsum("ik,...lj->...ijkl", eye, s)
+    kron = kron.reshape(s.shape[:-2] + (n * n, n * n))
+    dx = jnp.linalg.solve(kron, tangents[0].reshape(s.shape[:-2] + (n * n, 1)))
+    return s, dx.reshape(s.shape)
+
+
+def _logm(x):
+    """log(x) by inverse scaling and squaring: square roots until |x - I| < 1/4, then log(I + E) as the
+    8-point Gauss-Legendre rule of its integral E (I + tE)^-1 over [0, 1] (the [8/8] Pade approximant),
+    times 2^roots."""
+    dtype, x = x.dtype, x.astype(jnp.complex128)
+    eye = _eye_like(x)
+    far = lambda c: (jnp.max(jnp.sum(jnp.abs(c[0] - eye), -2)) >= 0.25) & (c[1] < 60)   # noqa: E731
+    root, k = jax.lax.while_loop(far, lambda c: (_db_sqrt(c[0]), c[1] + 1), (x, 0))
+    e = root - eye
+    t, w = np.polynomial.legendre.leggauss(8)
+    log = sum(wi / 2 * e @ jnp.linalg.inv(eye + (ti + 1) / 2 * e) for ti, wi in zip(t, w))
+    return (log * 2.0 ** k).astype(dtype)
+
+
+register_op("MatrixSquareRoot", shape=_square("MatrixSquareRoot"), dtype=M.dtype_rule("MatrixSquareRoot", _FLOATS),
+            grad=vjp_grad, lower=lambda a, x: _sqrtm(x))
+register_op("MatrixLogarithm", shape=_square("MatrixLogarithm"),
+            dtype=M.dtype_rule("MatrixLogarithm", (dt.complex64, dt.complex128)), grad=None,
+            lower=lambda a, x: _logm(x) if x.ndim == 2 else jax.vmap(_logm)(x.reshape((-1,) + x.shape[-2:])
+                                                                               ).reshape(x.shape))
+
+
+def sqrtm(input, name=None):
+    """The principal square root of each square matrix (tf.linalg.sqrtm, tf.matrix_square_root)."""
+    return make_op("MatrixSquareRoot", [convert_to_tensor(input, name="input")], name=name or "MatrixSquareRoot")
+
+
+def logm(input, name=None):
+    """The principal logarithm of each complex square matrix (TF 1.15's logm takes complex64/128 only)."""
+    return make_op("MatrixLogarithm", [convert_to_tensor(input, name="input")], name=name or "MatrixLogarithm")
+
+
 def _lu_lower(a, x):
     lu_, piv, perm = jax.lax.linalg.lu(x)
     return lu_.astype(x.dtype), perm.astype(a["output_idx_type"].np)
+
 
 
 register_op("Lu", shape=lambda s, a, v: [_square("Lu")(s, a, v)[0], s[0][:-1] if s[0].ndims else TensorShape(None)],

@@ -1,5 +1,5 @@
 """Core ops of TF 1.15's long tail: histogram_fixed_width, bitcast, ensure_shape, extract_image_patches,
-serialize_tensor / parse_tensor (TF's TensorProto bytes, on the host)."""
+extract_volume_patches, serialize_tensor / parse_tensor (TF's TensorProto bytes, on the host)."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -13,8 +13,8 @@ from tinyflow.ops.core.math_ops import NUMERIC, dtype_rule
 from tinyflow.ops.host_ops import make_host_op, register_host_op
 from tinyflow.ops.linalg_decomp import vjp_grad
 
-__all__ = ["bitcast", "ensure_shape", "extract_image_patches", "histogram_fixed_width", "parse_tensor",
-           "serialize_tensor"]
+__all__ = ["bitcast", "ensure_shape", "extract_image_patches", "extract_volume_patches",
+           "histogram_fixed_width", "parse_tensor", "serialize_tensor"]
 
 
 # ---- HistogramFixedWidth: TF's kernel (values clamped into the range, bins in double) ---------------------------
@@ -105,51 +105,70 @@ def ensure_shape(x, shape, name=None):
     return make_op("EnsureShape", [x], {"shape": shape.as_list()}, name=name or "EnsureShape")
 
 
-# ---- ExtractImagePatches: each patch's pixels, in TF's (row, column, channel) order --------------------------
+# ---- ExtractImagePatches / ExtractVolumePatches: each patch's values, in TF's (row, column, channel) order ----
 def _patches_lower(a, x):
-    kh, kw = a["ksizes"][1:3]
-    p = jax.lax.conv_general_dilated_patches(x, (kh, kw), a["strides"][1:3], a["padding"],
-                                             rhs_dilation=a["rates"][1:3], dimension_numbers=("NHWC", "HWIO", "NHWC"),
+    spatial = x.ndim - 2
+    k = tuple(a["ksizes"][1:-1])
+    layout = "NHWC" if spatial == 2 else "NDHWC"
+    p = jax.lax.conv_general_dilated_patches(x, k, a["strides"][1:-1], a["padding"],
+                                             rhs_dilation=a.get("rates", [1] * x.ndim)[1:-1],
+                                             dimension_numbers=(layout, layout[1:-1] + "IO", layout),
                                              precision=jax.lax.Precision.HIGHEST)
-    n, h, w, _ = p.shape   # JAX orders the features (channel, row, column); TF (row, column, channel)
-    return jnp.swapaxes(p.reshape(n, h, w, x.shape[3], kh * kw), 3, 4).reshape(n, h, w, -1)
+    lead = p.shape[:-1]   # JAX orders the features (channel, window...); TF (window..., channel)
+    return jnp.swapaxes(p.reshape(lead + (x.shape[-1], int(np.prod(k)))), -1, -2).reshape(lead + (-1,))
 
 
-def _patches_shape(shapes, attrs, values):
-    s = shapes[0]
-    if s.ndims is None:
-        return [TensorShape(None)]
-    if s.ndims != 4:
-        raise ShapeError("Shape must be rank 4 but is rank %d for 'ExtractImagePatches'" % s.ndims)
-    n, h, w, c = s.as_list()
-    out = []
-    for size, k, st, r in zip((h, w), attrs["ksizes"][1:3], attrs["strides"][1:3], attrs["rates"][1:3]):
-        eff = (k - 1) * r + 1
-        out.append(None if size is None else (-(-size // st) if attrs["padding"] == "SAME" else
-                                              max(0, (size - eff) // st + 1)))
-    return [TensorShape([n] + out + [None if c is None else c * attrs["ksizes"][1] * attrs["ksizes"][2]])]
+def _patches_shape(op_type, rank):
+    def rule(shapes, attrs, values):
+        s = shapes[0]
+        if s.ndims is None:
+            return [TensorShape(None)]
+        if s.ndims != rank:
+            raise ShapeError("Shape must be rank %d but is rank %d for '%s'" % (rank, s.ndims, op_type))
+        dims = s.as_list()
+        out = []
+        for size, k, st, r in zip(dims[1:-1], attrs["ksizes"][1:-1], attrs["strides"][1:-1],
+                                  attrs.get("rates", [1] * rank)[1:-1]):
+            eff = (k - 1) * r + 1
+            out.append(None if size is None else (-(-size // st) if attrs["padding"] == "SAME" else
+                                                  max(0, (size - eff) // st + 1)))
+        c = dims[-1]
+        return [TensorShape([dims[0]] + out + [None if c is None else c * int(np.prod(attrs["ksizes"]))])]
+    return rule
 
 
-register_op("ExtractImagePatches", shape=_patches_shape, dtype=dtype_rule("ExtractImagePatches", NUMERIC,
-                                                                          names=("images",)),
-            grad=vjp_grad, lower=_patches_lower)
+for _type, _rank, _arg in (("ExtractImagePatches", 4, "images"), ("ExtractVolumePatches", 5, "input")):
+    register_op(_type, shape=_patches_shape(_type, _rank), dtype=dtype_rule(_type, NUMERIC, names=(_arg,)),
+                grad=vjp_grad, lower=_patches_lower)
+
+
+def _patch_attrs(rank, padding, **lists):
+    attrs = {}
+    for key, v in lists.items():
+        v = [int(i) for i in v]
+        if len(v) != rank or v[0] != 1 or v[-1] != 1:
+            raise ValueError("%s must be [1, %s, 1], got %s" % (key, ", ".join(["..."] * (rank - 2)), v))
+        attrs[key] = v
+    if padding not in ("SAME", "VALID"):
+        raise ValueError("padding must be 'SAME' or 'VALID', got %r" % (padding,))
+    attrs["padding"] = padding
+    return attrs
 
 
 def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding=None, name=None, sizes=None):
     """The [ksize_rows, ksize_cols] patches of images [batch, rows, cols, depth] flattened into the depth of
     the output, every strides apart, with pixels `rates` apart inside a patch ("SAME" or "VALID")."""
-    ksizes = ksizes if ksizes is not None else sizes
-    attrs = {}
-    for key, v in (("ksizes", ksizes), ("strides", strides), ("rates", rates)):
-        v = [int(i) for i in v]
-        if len(v) != 4 or v[0] != 1 or v[3] != 1:
-            raise ValueError("%s must be [1, rows, cols, 1], got %s" % (key, v))
-        attrs[key] = v
-    if padding not in ("SAME", "VALID"):
-        raise ValueError("padding must be 'SAME' or 'VALID', got %r" % (padding,))
-    attrs["padding"] = padding
+    attrs = _patch_attrs(4, padding, ksizes=ksizes if ksizes is not None else sizes, strides=strides, rates=rates)
     return make_op("ExtractImagePatches", [convert_to_tensor(images, name="images")], attrs,
                    name=name or "ExtractImagePatches")
+
+
+def extract_volume_patches(input, ksizes, strides, padding, name=None):
+    """The [planes, rows, cols] patches of input [batch, planes, rows, cols, depth] flattened into the depth
+    of the output in (plane, row, column, channel) order, every strides apart ("SAME" or "VALID")."""
+    attrs = _patch_attrs(5, padding, ksizes=ksizes, strides=strides)
+    return make_op("ExtractVolumePatches", [convert_to_tensor(input, name="input")], attrs,
+                   name=name or "ExtractVolumePatches")
 
 
 # ---- SerializeTensor / ParseTensor: TF's TensorProto bytes ---------------------------------------------------

@@ -1,18 +1,21 @@
 """More of tf.strings, on the host: TF's string hashes (to_hash_bucket: TF's Hash64, a MurmurHash64A with
 seed 0xDECAFCAFFE; to_hash_bucket_strong: SipHash-2-4 keyed; tf.fingerprint: FarmHash Fingerprint64), unicode
-decoding / encoding / transcoding / splitting of 1-D string tensors, bytes_split, ngrams and
-unsorted_segment_join. The builders of the ragged results (RaggedTensors) are api/strings_unicode.py's."""
+decoding / encoding / transcoding / splitting of 1-D string tensors, bytes_split, ngrams, unsorted_segment_join,
+sparse_cross (TF's SparseCrossOp) and unicode_script (on the device: TF's recorded ICU table).
+The builders of the ragged results (RaggedTensors) are api/strings_unicode.py's."""
 import numpy as np
 
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph import errors
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.graph.registry import register_op
+from tinyflow.ops.core.base import convert_to_tensor, make_op
 from tinyflow.ops.host_ops import make_host_op, register_host_op, string_array
 from tinyflow.ops.string_ops import as_strings
 
 __all__ = ["fingerprint", "string_format", "string_to_hash_bucket", "string_to_hash_bucket_strong",
-           "unicode_transcode", "unsorted_segment_join"]   # (the ragged results' builders: api/strings_unicode.py)
+           "sparse_cross", "unicode_script", "unicode_transcode",
+           "unsorted_segment_join"]   # (the ragged results' builders: api/strings_unicode.py)
 
 _M64 = (1 << 64) - 1
 
@@ -364,3 +367,103 @@ def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
     tensors = [convert_to_tensor(x) for x in inputs]
     return make_host_op("StringFormat", tensors, {"template": template, "placeholder": placeholder,
                                                   "summarize": int(summarize)}, name=name or "StringFormat").outputs[0]
+
+
+# ---- UnicodeScript: ICU's script code (UScriptCode) of each code point, from TF 1.15's own table -------------
+def _script_table():
+    """(run starts, their scripts): unicode_scripts.json, recorded from TF 1.15 by
+    tests/data/make_unicode_scripts.py (every code point of Unicode as TF's ICU classifies it)."""
+    import json
+    import os
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "unicode_scripts.json")) as f:
+        table = json.load(f)
+    return np.asarray(table["starts"], np.int32), np.asarray(table["codes"], np.int32)
+
+
+def _script_lower(attrs, x):
+    import jax.numpy as jnp
+    starts, codes = _script_table()
+    run = jnp.searchsorted(jnp.asarray(starts), x, side="right") - 1
+    return jnp.where((x < 0) | (x > 0x10FFFF), -1, jnp.asarray(codes)[jnp.clip(run, 0)]).astype(np.int32)
+
+
+register_op("UnicodeScript", shape=lambda s, a, v: [s[0]], dtype=lambda d, a: [dt.int32], grad=None,
+            lower=_script_lower)
+
+
+def unicode_script(input, name=None):
+    """ICU's script code (UScriptCode: 0 Common, 1 Inherited, 3 Arabic, 8 Cyrillic, 17 Han, 25 Latin, ...)
+    of each int32 code point; -1 for a value that is no code point."""
+    x = convert_to_tensor(input, name="input")
+    if x.dtype != dt.int32:
+        raise TypeError("Input 'input' of 'UnicodeScript' Op has type %s that does not match expected type of "
+                        "int32." % x.dtype.name)
+    return make_op("UnicodeScript", [x], name=name or "UnicodeScript")
+
+
+# ---- SparseCross: every combination of one feature per input in each row (TF's SparseCrossOp) ----------------
+def _fingerprint_cat64(fp1, fp2):
+    """TF's FingerprintCat64 (tensorflow/core/platform/fingerprint.h)."""
+    mul = 0xc6a4a7935bd1e995
+    shift_mix = lambda v: v ^ (v >> 47)   # noqa: E731
+    result = fp1 ^ mul
+    result ^= (shift_mix((fp2 * mul) & _M64) * mul) & _M64
+    result = (result * mul) & _M64
+    return shift_mix((shift_mix(result) * mul) & _M64)
+
+
+def _cross(session, op, inputs):
+    import itertools
+    from tinyflow.ops.string_ops import _fingerprint64
+    n_sparse, hashed = op.attrs["n_sparse"], op.attrs["hashed_output"]
+    rows = []   # per input: the features (bytes) of each row
+    for k in range(n_sparse):
+        indices, values, shape = inputs[k], inputs[n_sparse + k], inputs[2 * n_sparse + k]
+        feats = [[] for _ in range(int(shape[0]))]
+        for (b, _), v in zip(indices, values):
+            feats[b].append(v)
+        rows.append(feats)
+    rows += [list(dense) for dense in inputs[3 * n_sparse:]]
+    batch = len(rows[0]) if rows else 0
+    as_bytes = lambda v: v if isinstance(v, bytes) else str(int(v)).encode()   # noqa: E731
+    fp = _fingerprint64() if hashed else None
+    indices, values = [], []
+    for b in range(batch):
+        for j, combo in enumerate(itertools.product(*[r[b] for r in rows])):
+            indices.append((b, j))
+            if not hashed:
+                values.append(b"_X_".join(as_bytes(v) for v in combo))
+                continue
+            h = op.attrs["hash_key"]
+            for v in combo:
+                h = _fingerprint_cat64(h, fp(v) if isinstance(v, bytes) else int(v) & _M64)
+            n = op.attrs["num_buckets"]
+            values.append(h % n if n > 0 else h % (2 ** 63 - 1))
+    width = max([j + 1 for _, j in indices] or [0])
+    indices = np.array(indices, np.int64).reshape(-1, 2)
+    values = np.array(values, np.int64) if hashed else string_array((len(values),), values)
+    return [indices, values, np.array([batch, width], np.int64)]
+
+
+register_host_op("SparseCross", lambda s, a, v: [TensorShape([None, 2]), TensorShape([None]), TensorShape([2])],
+                 lambda d, a: [dt.int64, dt.int64 if a["hashed_output"] else dt.string, dt.int64], _cross)
+
+
+def sparse_cross(inputs, hashed_output=False, num_buckets=0, hash_key=None, name=None):
+    """The SparseTensor [batch, crosses] of every combination of one feature of each input per row (the
+    last input's feature varying fastest): their strings joined by "_X_" (integers in decimal), or, hashed,
+    FingerprintCat64 chained from hash_key over each feature's Fingerprint64 (strings; an integer is its
+    own hash) modulo num_buckets. The inputs: SparseTensors and dense [batch, k] Tensors, int64 or string."""
+    from tinyflow.ops.sparse import SparseTensor
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("Inputs must be a list")
+    sparse = [t for t in inputs if isinstance(t, SparseTensor)]
+    dense = [convert_to_tensor(t, name="dense_inputs") for t in inputs if not isinstance(t, SparseTensor)]
+    for t in [s.values for s in sparse] + dense:
+        if t.dtype not in (dt.int64, dt.string):
+            raise TypeError("SparseCross takes int64 or string features, got %s (%s)" % (t.dtype.name, t.name))
+    attrs = {"n_sparse": len(sparse), "hashed_output": bool(hashed_output), "num_buckets": int(num_buckets),
+             "hash_key": int(0xDECAFCAFFE if hash_key is None else hash_key)}
+    op = make_host_op("SparseCross", [s.indices for s in sparse] + [s.values for s in sparse] +
+                      [s.dense_shape for s in sparse] + dense, attrs, name=name or "SparseCross")
+    return SparseTensor(*op.outputs)
