@@ -182,7 +182,7 @@ PUBLIC = {
     "keras.wrappers": "tinyflow.api.keras.wrappers",
     "keras.wrappers.scikit_learn": "tinyflow.api.keras.scikit_learn",
     "layers": "tinyflow.api.layers",
-    "layers.experimental": None,
+    "layers.experimental": "tinyflow.api.layers:experimental",
     "linalg": "tinyflow.api.linalg",
     "lite": "tinyflow.api.lite",
     "lite.constants": "tinyflow.api.lite:constants",
