@@ -51,3 +51,19 @@ def test_conv_lstm_says_what_it_lacks():
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="expected ndim=5"):
             tf.keras.layers.ConvLSTM2D(2, 3)(tf.zeros([2, 3, 4, 1]))
+
+
+def test_sequence_features_match_tf():
+    """SequenceFeatures of embedding / indicator columns over sequence ids and of a numeric sequence:
+    tests/fixtures/keras_experimental/make_sequence_features.py's `record` (TF given SparseTensors, tinyflow
+    the same steps dense with -1 for a missing id)."""
+    spec = importlib.util.spec_from_file_location("make_sequence_features",
+                                                  os.path.join(HERE, "make_sequence_features.py"))
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    with open(os.path.join(HERE, "sequence_features.json")) as f:
+        want = json.load(f)
+    got = maker.record(tf, sparse=False)
+    assert got["weights"] == want["weights"] and got["lengths"] == want["lengths"] and got["depth"] == want["depth"]
+    for g, w in zip(got["values"], want["values"]):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
