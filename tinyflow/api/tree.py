@@ -190,7 +190,7 @@ PUBLIC = {
     "lite.experimental.nn": None,
     "logging": "tinyflow.api.logging",
     "lookup": "tinyflow.api.lookup",
-    "lookup.experimental": None,
+    "lookup.experimental": "tinyflow.api.lookup:experimental",
     "losses": "tinyflow.api.losses",
     "manip": "tinyflow.api.manip",
     "math": "tinyflow.api.math",
