@@ -65,8 +65,19 @@ def _vector_dists():
             tfd.DirichletMultinomial(total_count=4.0, concentration=[[1.5, 2.0, 3.0], [0.5, 1.0, 2.0]]))
 
 
+def test_gamma_student_t_dirichlet_multinomial_shapes_as_tf():
+    """The shapes of samples, batches and events (built only: no run)."""
+    with tf.Graph().as_default():
+        g, t, d, mu, dm = _vector_dists()
+        assert [s.shape.as_list() for s in [g.sample(), g.sample(5), t.sample([3, 4]), d.sample(7), mu.sample(2),
+                                            dm.sample([2, 3])]] == TF["vector_sample_shapes"]
+        assert [[x.batch_shape.as_list(), x.event_shape.as_list()] for x in (g, t, d, mu, dm)] == \
+            TF["batch_event_shapes"]
+
+
+@pytest.mark.slow   # (~2 s of CPU: lgamma, igamma, betainc, digamma compiled)
 def test_gamma_student_t_dirichlet_multinomial_match_tf():
-    """Values (NaN and inf where TF gives them) and the shapes of samples, batches and events."""
+    """Values (NaN and inf where TF gives them) in one run."""
     tfd = tf.distributions
     with tf.Graph().as_default():
         g, t, d, mu, dm = _vector_dists()
