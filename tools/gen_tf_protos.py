@@ -44,6 +44,12 @@ MODULES = [
     "tensorflow.contrib.tensorboard.plugins.projector.projector_config_pb2",
     "tensorflow.core.protobuf.cluster_pb2",
     "tensorflow.core.protobuf.tensorflow_server_pb2",
+    # tfprof's (tf.profiler's OpLogProto, MultiGraphNodeProto, AdviceProto; package tensorflow.tfprof)
+    "tensorflow.core.framework.allocation_description_pb2",
+    "tensorflow.core.framework.tensor_description_pb2",
+    "tensorflow.core.framework.step_stats_pb2",
+    "tensorflow.core.profiler.tfprof_log_pb2",
+    "tensorflow.core.profiler.tfprof_output_pb2",
 ]
 # SavedModel's object graph (TF 2's tracked objects) pulls in 20 more messages that tinyflow never reads
 # and ServerDef's session config the whole of config.proto (tf.train.Server takes a ConfigProto object instead)
@@ -144,7 +150,8 @@ def emit_file(fdp):
     for m in fdp.message_type:
         lines += emit_message(m, "", fdp.package, maps, "        ")
         lines[-1] += ","
-    lines[-1] = lines[-1].rstrip(",") + "),"
+    package = "" if fdp.package == "tensorflow" else ', package="%s"' % fdp.package
+    lines[-1] = lines[-1].rstrip(",") + package + "),"
     return lines
 
 

@@ -23,7 +23,7 @@ ROOT_MODULES = {"tinyflow", "tinyflow.__main__"}
 API_ORDER = [
     ("basics", ["tf_stack", "tf_decorator", "aliases", "tinyflow_api", "flags", "app", "logging", "gfile",
                 "template", "dtypes", "sparse", "image_adjust", "image_quality", "composite_ops", "sparse_ops",
-                "signal", "test", "cluster_resolver", "nest", "device_lib", "debugging", "linear_operator", "linalg",
+                "signal", "cluster_resolver", "nest", "device_lib", "debugging", "linear_operator", "linalg",
                 "math",
                 "image", "distribute", "examples", "gradient_registry",
                 "tensor_util", "internals", "lookup", "function", "config", "lite", "profiler", "distributions",
@@ -33,7 +33,7 @@ API_ORDER = [
                 "audio", "quantization", "image_more", "raw_ops", "strings_unicode", "strings"]),
     ("nn", ["nn_more", "nn", "losses", "layers", "rnn", "rnn_cell", "contrib.rnn", "contrib.crf", "contrib.seq2seq",
             "contrib.legacy_seq2seq"]),
-    ("files", ["tf_files", "train", "summary", "graph_util", "io", "saved_model", "pywrap_tensorflow"]),
+    ("files", ["tf_files", "train", "test", "summary", "graph_util", "io", "saved_model", "pywrap_tensorflow"]),
     ("input", ["data", "functional"]),
     ("eager", ["eager"]),
     ("models", ["metrics", "metrics_curves", "metrics_per_class", "farmhash", "feature_column",

@@ -72,3 +72,32 @@ def test_lite_names_exist_and_converting_says_what_is_missing():
         tf.lite.TFLiteConverter.from_session(None, [], [])
     with pytest.raises(errors.UnimplementedError, match="TensorFlow Lite"):
         tf.lite.TFLiteConverter.from_saved_model("/tmp/none")
+
+
+def _chain(node):
+    """The op view's chain as (type, own parameters, own float ops, graph nodes) per type, ties in a fixed
+    order (TF's order among op types of equal counts is its sort's, not stable across graphs)."""
+    out = []
+    while node[6]:
+        node = node[6][0]
+        out.append((node[0], node[1], node[3], node[5]))
+    return sorted(out, key=lambda t: (-t[2], -t[1], t[0]))
+
+
+def test_profiler_views_op_log_and_advice_as_tf():
+    """tests/fixtures/profiler/make_profiler_views.py's `record` run with tinyflow gives TF 1.15's views."""
+    import importlib.util
+    here = os.path.join(os.path.dirname(__file__), "..", "fixtures", "profiler")
+    spec = importlib.util.spec_from_file_location("make_profiler_views", os.path.join(here, "make_profiler_views.py"))
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    with open(os.path.join(here, "profiler_views.json")) as f:
+        want = json.load(f)
+    got = maker.record(tf)
+    for key in ("scope_flops", "scope_params", "graph_flops", "advice", "op_log"):
+        assert got[key] == want[key], key
+    for key in ("operations_flops", "operations_params"):
+        assert got[key][:6] == want[key][:6], key   # the root's totals
+        assert _chain(got[key]) == _chain(want[key]), key
+    assert isinstance(tf.profiler.advise(), tf.profiler.AdviceProto)
+    assert tf.profiler.MultiGraphNodeProto.DESCRIPTOR.full_name == "tensorflow.tfprof.MultiGraphNodeProto"

@@ -129,3 +129,17 @@ def test_monitored_session_initializes_tables_as_tf():
         ids = table.lookup(tf.constant(["b", "q"]))
         with tf.train.MonitoredTrainingSession() as sess:
             assert sess.run(ids).tolist() == [1, -1]
+
+
+def test_dense_hash_table_as_tf():
+    """tests/fixtures/lookup/make_dense_hash_table.py's `record` run with tinyflow gives TF 1.15's recording."""
+    import importlib.util
+    import json
+    import os
+    here = os.path.join(os.path.dirname(__file__), "..", "fixtures", "lookup")
+    spec = importlib.util.spec_from_file_location("make_dense_hash_table",
+                                                  os.path.join(here, "make_dense_hash_table.py"))
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    with open(os.path.join(here, "dense_hash_table.json")) as f:
+        assert maker.record(tf) == json.load(f)

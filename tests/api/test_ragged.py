@@ -50,3 +50,29 @@ def test_run_time_partitions_work_where_shapes_allow_and_say_so_where_not():
             rt.to_tensor()
         with pytest.raises(errors.InvalidArgumentError, match="row_splits"):
             tf.RaggedTensor.from_row_splits([1, 2], [1, 2])
+
+
+def test_stack_boolean_mask_partitions_constant_value_placeholder_as_tf():
+    """tests/fixtures/ragged/make_ragged_ops.py's `record` run with tinyflow gives TF 1.15's recording
+    (values, ragged ranks, dtypes, a ragged placeholder fed, partitions known only at run time)."""
+    import importlib.util
+    here = os.path.join(os.path.dirname(__file__), "..", "fixtures", "ragged")
+    spec = importlib.util.spec_from_file_location("make_ragged_ops", os.path.join(here, "make_ragged_ops.py"))
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    with open(os.path.join(here, "ragged_ops.json")) as f:
+        want = json.load(f)
+    with tf.Graph().as_default():
+        got = json.loads(json.dumps(maker.record(tf)))
+    assert got == want
+
+
+def test_ragged_ops_need_a_partition_known_while_building():
+    with tf.Graph().as_default():
+        rows = tf.ragged.placeholder(tf.float32, 1)
+        with pytest.raises(errors.UnimplementedError, match="boolean_mask"):
+            tf.ragged.boolean_mask(tf.constant([[1, 2]]), tf.placeholder(tf.bool, [1, 2]))
+        with pytest.raises(errors.UnimplementedError, match="stack"):
+            tf.ragged.stack([rows, rows])
+        with pytest.raises(ValueError, match="equal rank"):
+            tf.ragged.stack([tf.ragged.constant([[1]]), tf.constant([1])])

@@ -102,6 +102,17 @@ def experimental_connect_to_host(remote_host=None, job_name="worker"):
                                                 "server (remote eager); tinyflow has none")
 
 
+def experimental_run_functions_eagerly(run_eagerly):
+    """TF 1.15: tf.function bodies run as Python, untraced, when executing eagerly (for debugging). A
+    tinyflow tf.function always runs its Python body at each call (into the graph being built, or op by op
+    eagerly), so the switch is recorded (experimental_functions_run_eagerly) and changes no result."""
+    _STATE["run_functions_eagerly"] = bool(run_eagerly)
+
+
+def experimental_functions_run_eagerly():
+    return _STATE.get("run_functions_eagerly", False)
+
+
 def _setter(key):
     def set_(value):
         _STATE[key] = value

@@ -1,17 +1,22 @@
 """tf.distributions (TF 1.15's deprecated distributions): Normal, Uniform, Bernoulli, Beta, Categorical,
-with sample / log_prob / prob / cdf / entropy / mean / stddev / variance / mode, and kl_divergence of two
-Normals. Beta has no sampler here (tinyflow has no gamma sampler): Beta.sample raises UnimplementedError.
+Exponential, Laplace, Gamma, StudentT, and the vector-valued Dirichlet, Multinomial and DirichletMultinomial,
+with sample / log_prob / prob / cdf / entropy / mean / stddev / variance / mode (covariance for the vector
+ones) as TF 1.15 defines them, and kl_divergence of two Normals. Samples are drawn by tinyflow's random ops
+(TF's distributions, not TF's numbers); the gamma-based ones (Beta, Gamma, StudentT, Dirichlet,
+DirichletMultinomial) by tf.random.gamma as TF draws them.
 """
+import hashlib
 import math
 
 import numpy as np
 
 from tinyflow.graph import dtypes, errors, shapes
 from tinyflow.graph.core import name_scope
-from tinyflow.ops import nn_ops, random_ops
-from tinyflow.ops.core import array_ops
+from tinyflow.ops import matrix_ops, nn_ops, random_ops, special_ops
+from tinyflow.ops.core import array_ops, sequence_ops
 from tinyflow.ops.core import math_ops as m
-from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.ops.core.base import constant_value_of, convert_to_tensor
+from tinyflow.ops.random_more_ops import random_gamma
 
 
 class ReparameterizationType:
@@ -98,6 +103,11 @@ class Distribution:
     def mode(self, name="mode"):
         with name_scope(self._name + "/" + name):
             return self._mode()
+
+    def covariance(self, name="covariance"):
+        """The variance of a scalar distribution; the [k, k] matrix of a vector one."""
+        with name_scope(self._name + "/" + name):
+            return self._covariance() if hasattr(self, "_covariance") else self._variance()
 
     def _value(self, value):
         return _float(value, self._dtype)
@@ -235,9 +245,12 @@ class Beta(Distribution):
     def _lbeta(self):
         return m.lgamma(self.concentration1) + m.lgamma(self.concentration0) - m.lgamma(self.total_concentration)
 
-    def _sample(self, shape, seed):
-        raise errors.UnimplementedError(None, None, "tf.distributions.Beta.sample needs gamma sampling, which "
-                                                    "tinyflow does not have (log_prob, entropy, mean, ... work)")
+    def _sample(self, shape, seed):   # TF's: g1 / (g1 + g0), two gammas of the concentrations
+        ones = array_ops.ones_like(self.total_concentration)
+        g1 = random_gamma(shape[:len(shape) - self.batch_shape.ndims], self.concentration1 * ones, seed=seed)
+        g0 = random_gamma(shape[:len(shape) - self.batch_shape.ndims], self.concentration0 * ones,
+                          seed=_new_seed(seed, "beta"))
+        return g1 / (g1 + g0)
 
     def _log_prob(self, x):
         return ((self.concentration1 - 1.) * m.log(x) + (self.concentration0 - 1.) * m.log1p(-x)) - self._lbeta()
@@ -376,3 +389,266 @@ class RegisterKL:
     def __call__(self, fn):
         return fn
 
+
+
+def _new_seed(seed, salt):
+    """TF's distribution_util.gen_new_seed: a second op's seed derived from the first (None stays None)."""
+    if seed is None:
+        return None
+    return int(hashlib.md5((str(seed) + salt).encode("utf-8")).hexdigest()[:8], 16) & 0x7FFFFFFF
+
+
+def _nan_unless(defined, value):
+    """value where `defined`, NaN elsewhere (TF's allow_nan_stats=True statistics)."""
+    return m.where_v2(defined, value, value * float("nan"))
+
+
+def _log_combinations(n, counts):
+    """log(n! / prod_i counts_i!) over the last axis (TF's distribution_util.log_combinations)."""
+    return m.lgamma(n + 1.) - m.reduce_sum(m.lgamma(counts + 1.), axis=-1)
+
+
+class Gamma(Distribution):
+    """Gamma(concentration, rate): density rate^c x^(c-1) exp(-rate x) / Gamma(c) on (0, inf)."""
+    reparameterization_type = FULLY_REPARAMETERIZED
+
+    def __init__(self, concentration, rate, validate_args=False, allow_nan_stats=True, name="Gamma"):
+        super().__init__(name, dict(concentration=concentration, rate=rate), validate_args=validate_args,
+                         allow_nan_stats=allow_nan_stats)
+        self.concentration, self.rate = _float(concentration), _float(rate)
+        self._batch = self.concentration + self.rate * 0.
+
+    def _sample(self, shape, seed):
+        return random_gamma(shape[:len(shape) - self.batch_shape.ndims], self.concentration, beta=self.rate,
+                            seed=seed) + self._batch * 0.
+
+    def _log_prob(self, x):
+        return (m.xlogy(self.concentration - 1., x) - self.rate * x
+                - (m.lgamma(self.concentration) - self.concentration * m.log(self.rate)))
+
+    def _cdf(self, x):
+        return special_ops.igamma(self.concentration, self.rate * x)
+
+    def _entropy(self):
+        c = self.concentration
+        return c - m.log(self.rate) + m.lgamma(c) + (1. - c) * m.digamma(c)
+
+    def _mean(self):
+        return self.concentration / self.rate
+
+    def _variance(self):
+        return self.concentration / m.square(self.rate)
+
+    def stddev(self, name="stddev"):
+        with name_scope(self._name + "/" + name):
+            return m.sqrt(self.concentration) / self.rate
+
+    def _mode(self):   # (c - 1) / rate, defined for concentration > 1
+        return _nan_unless(m.greater(self._batch * 0. + self.concentration, 1.), (self.concentration - 1.) / self.rate)
+
+
+class StudentT(Distribution):
+    """Student's t with `df` degrees of freedom, location `loc` and scale `scale`."""
+    reparameterization_type = FULLY_REPARAMETERIZED
+
+    def __init__(self, df, loc, scale, validate_args=False, allow_nan_stats=True, name="StudentT"):
+        super().__init__(name, dict(df=df, loc=loc, scale=scale), validate_args=validate_args,
+                         allow_nan_stats=allow_nan_stats)
+        self.df, self.loc, self.scale = _float(df), _float(loc), _float(scale)
+        self._batch = self.df + self.loc * 0. + self.scale * 0.
+
+    def _sample(self, shape, seed):   # TF's: normal * rsqrt(gamma(df / 2, 1 / 2) / df)
+        normal = random_ops.random_normal(shape, seed=seed)
+        df = self.df * array_ops.ones_like(self._batch)
+        gamma = random_gamma(shape[:len(shape) - self.batch_shape.ndims], 0.5 * df, beta=0.5,
+                             seed=_new_seed(seed, "student_t"))
+        return normal * m.rsqrt(gamma / df) * self.scale + self.loc
+
+    def _log_prob(self, x):
+        y = (x - self.loc) / self.scale
+        return (-0.5 * (self.df + 1.) * m.log1p(m.square(y) / self.df)
+                - (m.log(m.abs(self.scale)) + 0.5 * m.log(self.df) + 0.5 * math.log(math.pi)
+                   + m.lgamma(0.5 * self.df) - m.lgamma(0.5 * (self.df + 1.))))
+
+    def _cdf(self, x):
+        y = (x - self.loc) / m.abs(self.scale)
+        neg_cdf = 0.5 * special_ops.betainc(0.5 * self.df + y * 0., 0.5 + y * 0., self.df / (m.square(y) + self.df))
+        return m.where_v2(m.less(y, 0.), neg_cdf, 1. - neg_cdf)
+
+    def _entropy(self):
+        df = self.df * array_ops.ones_like(self._batch)
+        lbeta = special_ops.lbeta(array_ops.stack([df, array_ops.ones_like(df)], axis=-1) / 2.)
+        return (m.log(m.abs(self.scale)) + 0.5 * m.log(self.df) + lbeta
+                + 0.5 * (self.df + 1.) * (m.digamma(0.5 * (self.df + 1.)) - m.digamma(0.5 * self.df)))
+
+    def _mean(self):   # loc, defined for df > 1
+        return _nan_unless(m.greater(self._batch, 1.), self.loc + self._batch * 0.)
+
+    def _variance(self):   # scale^2 df / (df - 2) for df > 2, inf for 1 < df <= 2, NaN for df <= 1
+        df = self._batch
+        var = m.square(self.scale) * self.df / m.where_v2(m.greater(df, 2.), df - 2., array_ops.ones_like(df))
+        var = m.where_v2(m.greater(df, 2.), var, var * 0. + float("inf"))
+        return _nan_unless(m.greater(df, 1.), var)
+
+    def _mode(self):
+        return self.loc + self._batch * 0.
+
+
+class _Vector(Distribution):
+    """A distribution over vectors: the last axis of its parameter is the event (event_shape [k])."""
+
+    @property
+    def event_shape(self):
+        return shapes.TensorShape(self._event_size)
+
+    def event_shape_tensor(self):
+        return array_ops.shape(self._param)[-1:]
+
+    def _sample_dims(self, shape):
+        return shape[:len(shape) - self.batch_shape.ndims]
+
+    def _covariance(self):
+        x = self._scaled_mean()
+        outer = -m.matmul(array_ops.expand_dims(x, -1), array_ops.expand_dims(x, -2))
+        return matrix_ops.matrix_set_diag(outer, self._variance())
+
+    def _counts(self, logits, n_draws, sample_dims, seed):
+        """Per row of `logits` ([..., k], one row per sample and batch member) the class counts of
+        n_draws categorical draws (TF draws tf.multinomial and sums one-hots; n_draws must be known
+        when the graph is built: the number of draws is the op's static num_samples)."""
+        counts = constant_value_of(n_draws)
+        if counts is None:
+            raise errors.UnimplementedError(None, None, "%s.sample needs total_count known when the graph is "
+                                                        "built (a constant)" % type(self).__name__)
+        counts = np.broadcast_to(np.asarray(counts, np.int64), self.batch_shape.as_list())
+        k, most = self._event_size[0], int(counts.max()) if counts.size else 0
+        n = int(np.prod(sample_dims, dtype=np.int64))
+        rows = array_ops.reshape(logits, [-1, k])
+        draws = random_ops.multinomial(rows, max(most, 1), seed=seed, output_dtype=dtypes.int64)
+        hot = sequence_ops.one_hot(draws, k, dtype=self._dtype)          # [rows, most, k]
+        # draws past a batch member's own total_count are masked out
+        per_row = np.broadcast_to(counts.reshape(-1), (n, counts.size)).reshape(-1, 1)
+        mask = (np.arange(max(most, 1))[None, :] < per_row).astype(self._dtype.as_numpy_dtype)
+        x = m.reduce_sum(hot * array_ops.expand_dims(mask, -1), axis=-2)
+        return array_ops.reshape(x, list(sample_dims) + self.batch_shape.as_list() + [k])
+
+
+class Dirichlet(_Vector):
+    """Dirichlet(concentration [..., k]) on the (k-1)-simplex."""
+    reparameterization_type = FULLY_REPARAMETERIZED
+
+    def __init__(self, concentration, validate_args=False, allow_nan_stats=True, name="Dirichlet"):
+        super().__init__(name, dict(concentration=concentration), validate_args=validate_args,
+                         allow_nan_stats=allow_nan_stats)
+        self.concentration = self._param = _float(concentration)
+        self.total_concentration = self._batch = m.reduce_sum(self.concentration, -1)
+        self._event_size = self.concentration.shape.as_list()[-1:]
+
+    def _sample(self, shape, seed):
+        gamma = random_gamma(self._sample_dims(shape), self.concentration, seed=seed)
+        return gamma / m.reduce_sum(gamma, -1, keepdims=True)
+
+    def _log_prob(self, x):
+        return m.reduce_sum(m.xlogy(self.concentration - 1., x), -1) - special_ops.lbeta(self.concentration)
+
+    def _entropy(self):
+        k, c0 = float(self._event_size[0]), self.total_concentration
+        return (special_ops.lbeta(self.concentration) + (c0 - k) * m.digamma(c0)
+                - m.reduce_sum((self.concentration - 1.) * m.digamma(self.concentration), axis=-1))
+
+    def _mean(self):
+        return self.concentration / array_ops.expand_dims(self.total_concentration, -1)
+
+    def _scaled_mean(self):
+        return m.rsqrt(1. + array_ops.expand_dims(self.total_concentration, -1)) * self._mean()
+
+    def _variance(self):
+        scale = m.rsqrt(1. + array_ops.expand_dims(self.total_concentration, -1))
+        x = scale * self._mean()
+        return x * (scale - x)
+
+    def _mode(self):   # defined when every concentration > 1
+        k = float(self._event_size[0])
+        mode = (self.concentration - 1.) / (array_ops.expand_dims(self.total_concentration, -1) - k)
+        return _nan_unless(array_ops.expand_dims(m.reduce_all(m.greater(self.concentration, 1.), -1), -1), mode)
+
+
+class Multinomial(_Vector):
+    """Multinomial(total_count, logits= or probs= [..., k]): class counts of total_count draws."""
+
+    def __init__(self, total_count, logits=None, probs=None, validate_args=False, allow_nan_stats=True,
+                 name="Multinomial"):
+        if (logits is None) == (probs is None):
+            raise ValueError("Must pass probs or logits, but not both.")
+        super().__init__(name, dict(total_count=total_count, logits=logits, probs=probs),
+                         validate_args=validate_args, allow_nan_stats=allow_nan_stats)
+        self.total_count = _float(total_count)
+        if logits is not None:
+            self.logits = _float(logits)
+            self.probs = nn_ops.softmax(self.logits)
+        else:
+            self.probs = _float(probs)
+            self.logits = m.log(self.probs)
+        self._param = self._mean_val = array_ops.expand_dims(self.total_count, -1) * self.probs
+        self._batch = self._mean_val[..., 0]
+        self._event_size = self._mean_val.shape.as_list()[-1:]
+
+    def _sample(self, shape, seed):
+        logits = self.logits * array_ops.expand_dims(array_ops.ones_like(self._batch), -1)
+        n = int(np.prod(self._sample_dims(shape), dtype=np.int64))
+        tiled = array_ops.tile(array_ops.expand_dims(logits, 0), [n] + [1] * (self.batch_shape.ndims + 1))
+        return self._counts(tiled, self.total_count, self._sample_dims(shape), seed)
+
+    def _log_prob(self, counts):
+        return (m.reduce_sum(counts * nn_ops.log_softmax(self.logits), -1)
+                + _log_combinations(self.total_count, counts))
+
+    def _mean(self):
+        return array_ops.identity(self._mean_val)
+
+    def _p(self):
+        return self.probs * array_ops.expand_dims(array_ops.ones_like(self.total_count), -1)
+
+    def _covariance(self):
+        outer = -m.matmul(array_ops.expand_dims(self._mean_val, -1), array_ops.expand_dims(self._p(), -2))
+        return matrix_ops.matrix_set_diag(outer, self._variance())
+
+    def _variance(self):
+        return self._mean_val - self._mean_val * self._p()
+
+
+class DirichletMultinomial(_Vector):
+    """DirichletMultinomial(total_count, concentration [..., k]): Multinomial counts whose class
+    probabilities are Dirichlet(concentration)."""
+
+    def __init__(self, total_count, concentration, validate_args=False, allow_nan_stats=True,
+                 name="DirichletMultinomial"):
+        super().__init__(name, dict(total_count=total_count, concentration=concentration),
+                         validate_args=validate_args, allow_nan_stats=allow_nan_stats)
+        self.total_count = _float(total_count)
+        self.concentration = self._param = _float(concentration)
+        self.total_concentration = self._batch = m.reduce_sum(self.concentration, -1)
+        self._event_size = self.concentration.shape.as_list()[-1:]
+
+    def _sample(self, shape, seed):   # TF's: multinomial draws with the logs of gamma draws as logits
+        logits = m.log(random_gamma(self._sample_dims(shape), self.concentration, seed=seed))
+        return self._counts(logits, self.total_count, self._sample_dims(shape),
+                            _new_seed(seed, "dirichlet_multinomial"))
+
+    def _log_prob(self, counts):
+        return (special_ops.lbeta(self.concentration + counts) - special_ops.lbeta(self.concentration)
+                + _log_combinations(self.total_count, counts))
+
+    def _mean(self):
+        return self.total_count * (self.concentration / array_ops.expand_dims(self.total_concentration, -1))
+
+    def _scale(self):
+        c0 = array_ops.expand_dims(self.total_concentration, -1)
+        return m.sqrt((1. + c0 / self.total_count) / (1. + c0))
+
+    def _scaled_mean(self):
+        return self._scale() * self._mean()
+
+    def _variance(self):
+        x = self._scaled_mean()
+        return x * (self.total_count * self._scale() - x)

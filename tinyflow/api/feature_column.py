@@ -634,6 +634,55 @@ def sequence_categorical_column_with_vocabulary_file(key, vocabulary_file, vocab
         key, vocabulary_file, vocabulary_size, num_oov_buckets, default_value, dtype))
 
 
+def _steps_present(ids):
+    """Per example the sequence length: the last step holding an id (>= 0), plus one."""
+    from tinyflow.ops.core.math_ops import reduce_max
+    steps = _tf.cast(_tf.range(1, _tf.shape(ids)[1] + 1), _tf.int64)
+    return reduce_max(_tf.where_v2(_tf.greater_equal(ids, 0), steps * _tf.ones_like(ids),
+                                       _tf.zeros_like(ids)), axis=1)
+
+
+def _sequence_dense(column, cache):
+    """(values [batch, steps, d], sequence length [batch]) of a sequence column, or of an embedding /
+    indicator column over a sequence categorical column (per step, no combining: TF's
+    get_sequence_dense_tensor). A numeric sequence's rows are full (dense features: every step)."""
+    if isinstance(column, SequenceNumericColumn):
+        x = _tf.cast(cache.raw(column.key), _tf.float32)
+        n = int(np.prod(column.shape))
+        values = _tf.reshape(x, [-1, x.shape.as_list()[1] // n, n]) if x.shape.ndims == 2 else x
+        if column.normalizer_fn is not None:
+            values = column.normalizer_fn(values)
+        return values, _tf.cast(_tf.ones_like(values[:, 0, 0]), _tf.int64) * _tf.cast(_tf.shape(values)[1],
+                                                                                        _tf.int64)
+    inner = getattr(column, "categorical_column", None)
+    if not isinstance(inner, SequenceCategoricalColumn):
+        raise ValueError("In embedding_column: {}. categorical_column must be of type SequenceCategoricalColumn "
+                         "to use SequenceFeatures. Suggested fix: Use one of sequence_categorical_column_with_*. "
+                         "Given (type {}): {}".format(column.name, type(inner), inner))
+    ids = inner.ids(cache)                                                        # [batch, steps]
+    present = _tf.expand_dims(_tf.cast(_tf.greater_equal(ids, 0), _tf.float32), -1)
+    if isinstance(column, IndicatorColumn):
+        values = _tf.one_hot(ids, inner.num_buckets, dtype=_tf.float32)           # (-1: zeros)
+    else:
+        table = _tf.get_variable("embedding_weights", [inner.num_buckets, column.dimension], _tf.float32,
+                                 initializer=column.initializer, trainable=column.trainable)
+        values = _tf.nn.embedding_lookup(table, _tf.maximum(ids, 0)) * present
+    return values, _steps_present(ids)
+
+
+def sequence_input(features, feature_columns):
+    """keras.experimental.SequenceFeatures' output: the columns' per-step values side by side [batch, steps,
+    sum d] (columns sorted by name, each in a variable scope of its name), and the sequence lengths."""
+    cache = _Cache(features)
+    values, lengths = [], []
+    for c in sorted(feature_columns, key=lambda c: c.name):
+        with _tf.variable_scope(None, default_name=c._var_scope_name):
+            v, n = _sequence_dense(c, cache)
+        values.append(v)
+        lengths.append(n)
+    return _tf.concat(values, -1), lengths[0]
+
+
 __all__ += ["sequence_numeric_column", "sequence_categorical_column_with_identity",
             "sequence_categorical_column_with_hash_bucket", "sequence_categorical_column_with_vocabulary_list",
             "sequence_categorical_column_with_vocabulary_file"]

@@ -8,7 +8,9 @@ it twice without reuse=True raises "Variable fc/kernel already exists". Ops go i
 original name scope ("dense/MatMul", then "dense/MatMul_1" when the layer is called again).
 Update ops (batch norm's moving averages) are added to tf.GraphKeys.UPDATE_OPS.
 """
+import contextlib
 import re
+import types
 import weakref
 
 import numpy as np
@@ -30,11 +32,32 @@ __all__ = ["Layer", "Dense", "Conv2D", "MaxPooling2D", "AveragePooling2D", "Drop
 _NAME_UIDS = weakref.WeakKeyDictionary()  # graph -> {base name: count}: Keras' unique layer names
 
 
-def _unique_layer_name(base):
+def _unique_layer_name(base, zero_based=True):
+    """base, base_1, ... per graph (a Keras-style layer's count from 1: dense_1, dense_2, as TF's)."""
     uids = _NAME_UIDS.setdefault(get_default_graph(), {})
     n = uids.get(base, 0)
     uids[base] = n + 1
-    return base if n == 0 else "%s_%d" % (base, n)
+    return base if n == 0 and zero_based else "%s_%d" % (base, n if zero_based else n + 1)
+
+
+_KERAS_STYLE = [False]
+
+
+@contextlib.contextmanager
+def keras_style_scope():
+    """tf.layers.experimental.keras_style_scope: tf.layers made inside behave as Keras layers: each one's
+    variables live under its own unique name (no `scope=` / `_reuse=` sharing), so two models built from
+    the same code get distinct weights."""
+    previous, _KERAS_STYLE[0] = _KERAS_STYLE[0], True
+    try:
+        yield
+    finally:
+        _KERAS_STYLE[0] = previous
+
+
+def set_keras_style():
+    """tf.layers.experimental.set_keras_style: keras_style_scope from now on, for every tf.layers layer."""
+    _KERAS_STYLE[0] = True
 
 
 def _snake_case(name):
@@ -50,6 +73,11 @@ class Layer:
         unknown = set(kwargs) - {"input_shape", "batch_input_shape", "batch_size", "autocast"}
         if unknown:
             raise TypeError("Keyword argument not understood:", sorted(unknown)[0])
+        self._keras_style = _KERAS_STYLE[0]
+        if self._keras_style and _scope is not None:
+            raise ValueError("scope argument not allowed when keras style layers are enabled, but saw: %s" % _scope)
+        if self._keras_style and _reuse is not None:
+            raise ValueError("reuse argument not allowed when keras style layers are enabled, but saw: %s" % _reuse)
         self.trainable = trainable
         self.built = False
         self._dtype = dt.as_dtype(dtype) if dtype is not None else None
@@ -61,7 +89,7 @@ class Layer:
             self._name, self._base_name = name, name
         else:
             self._base_name = _snake_case(type(self).__name__)
-            self._name = _unique_layer_name(self._base_name)
+            self._name = _unique_layer_name(self._base_name, zero_based=not self._keras_style)
         self._scope = None
         if _scope:  # the function API: the scope is opened now, exactly as named
             with vs.variable_scope(_scope) as captured:
@@ -118,6 +146,12 @@ class Layer:
 
     # ---- calling --------------------------------------------------------------------------------
     def _set_scope(self, scope=None):
+        if self._scope is None and getattr(self, "_keras_style", False):
+            if scope is not None:
+                raise ValueError("scope argument not allowed when keras style layers are enabled, but saw: %s"
+                                 % scope)
+            with vs.variable_scope(self._name) as captured:   # its unique name, as a Keras layer
+                self._scope = captured
         if self._scope is None:
             if self._reuse:
                 with vs.variable_scope(scope if scope is not None else self._base_name) as captured:
@@ -945,4 +979,7 @@ class InputSpec:
         return "InputSpec(%s)" % ", ".join(x for x in spec if x)
 
 
-__all__ += ["InputSpec"]
+__all__ += ["InputSpec", "experimental"]
+
+
+experimental = types.SimpleNamespace(keras_style_scope=keras_style_scope, set_keras_style=set_keras_style)

@@ -6,10 +6,12 @@ host (ops/lookup_ops.py). Out-of-vocabulary buckets hash as TF (Fingerprint64:
 tf.strings.to_hash_bucket_fast), so ids match TF's.
 """
 import collections
+import types
 
 import numpy as np
 
 from tinyflow.graph import dtypes as dt
+from tinyflow.graph import errors
 from tinyflow.graph.core import GraphKeys, add_to_collection, get_default_graph, name_scope
 from tinyflow.ops import lookup_ops as _ops
 from tinyflow.ops import string_ops
@@ -324,3 +326,57 @@ def index_to_string(tensor, mapping, default_value="UNK", name=None):
 
 string_to_index_table_from_file = index_table_from_file
 string_to_index_table_from_tensor = index_table_from_tensor
+
+
+class DenseHashTable(LookupInterface):
+    """tf.lookup.experimental.DenseHashTable: a mutable table (insert / insert_or_assign, erase / remove,
+    lookup, size) of scalar keys and values of default_value's shape, kept per Session as tinyflow's other
+    tables. Its keys may be neither `empty_key` nor `deleted_key` (InvalidArgumentError, as TF's). TF's
+    export() gives its open-addressing buckets (their order is its hash's): tinyflow does not lay them out."""
+
+    def __init__(self, key_dtype, value_dtype, default_value, empty_key, deleted_key, initial_num_buckets=None,
+                 name="MutableDenseHashTable", checkpoint=True):
+        super().__init__(key_dtype, value_dtype, name)
+        self._table_name = get_default_graph().unique_name(name)
+        self._default_value = convert_to_tensor(default_value, self._value_dtype, name="default_value")
+        self._value_shape = self._default_value.shape
+        self._empty_key, self._deleted_key = (self._key_dtype.as_numpy_dtype(empty_key),
+                                              self._key_dtype.as_numpy_dtype(deleted_key))
+        if self._empty_key == self._deleted_key:
+            raise errors.InvalidArgumentError(None, None, "Empty and deleted keys cannot be equal")
+
+    name = property(lambda self: self._table_name)
+    resource_handle = property(lambda self: self._table_name)
+
+    def _op(self, op_type, inputs, name, **attrs):
+        attrs.update(table=self._table_name, empty_key=self._empty_key, deleted_key=self._deleted_key)
+        return make_host_op(op_type, inputs, attrs, name=name or "%s_%s" % (self._table_name, op_type))
+
+    def size(self, name=None):
+        return self._op("LookupTableSizeV2", [], name).outputs[0]
+
+    def lookup(self, keys, name=None):
+        """The value of each key (default_value for missing ones): keys.shape + default_value's shape."""
+        keys, rebuild = self._keys(keys)
+        return rebuild(self._op("LookupTableFindV2", [keys, self._default_value], name,
+                                value_dtype=self._value_dtype).outputs[0])
+
+    def insert_or_assign(self, keys, values, name=None):
+        keys, _ = self._keys(keys)
+        values = convert_to_tensor(values, self._value_dtype, name="values")
+        return self._op("LookupTableInsertV2", [keys, values], name)
+
+    insert = insert_or_assign
+
+    def erase(self, keys, name=None):
+        keys, _ = self._keys(keys)
+        return self._op("LookupTableRemoveV2", [keys], name)
+
+    remove = erase
+
+    def export(self, name=None):
+        raise errors.UnimplementedError(None, None, "DenseHashTable.export gives TF's hash buckets, which tinyflow's "
+                                                    "table does not lay out (lookup, insert, erase, size work)")
+
+
+experimental = types.SimpleNamespace(DenseHashTable=DenseHashTable)

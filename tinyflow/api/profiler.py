@@ -186,3 +186,174 @@ def _report(root, select):
     lines += ["  %s (%d/%d %s)" % (c.name, value(c), value(c), key) for c in root.children]
     sys.stdout.write("\n".join(lines) + "\n")
 
+
+
+# ---- tf.profiler.Profiler, advise, write_op_log: tfprof's views as its protos (tensorflow.tfprof) ----------
+def _protos():
+    from tinyflow.formats import tf_protos
+    return tf_protos
+
+
+def __getattr__(name):
+    """AdviceProto, MultiGraphNodeProto, OpLogProto: tfprof's messages, built on first use."""
+    if name in ("AdviceProto", "MultiGraphNodeProto", "OpLogProto"):
+        return getattr(_protos(), name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+def _accounted(graph, options):
+    """{op name: (op type, parameters, float_ops)} of the ops the options account (the trainable
+    variables only for `_trainable_variables`): what every view adds up."""
+    trainable_only = "_trainable_variables" in options.get("account_type_regexes", [".*"])
+    variables = {v.op.name: _size(v) or 0 for v in graph.get_collection(
+        GraphKeys.TRAINABLE_VARIABLES if trainable_only else GraphKeys.GLOBAL_VARIABLES)}
+    out = {}
+    for op in graph.get_operations():
+        if op.name in variables:
+            out[op.name] = (op.type, variables[op.name], 0)
+        elif not trainable_only:
+            out[op.name] = (op.type, 0, _flops(op) or 0)
+    return out
+
+
+def _shown(options, params, flops):
+    return params >= options.get("min_params", 0) and flops >= options.get("min_float_ops", 0)
+
+
+def _fill(node, name, params, flops, children):
+    node.name, node.parameters, node.float_ops = name, params, flops
+    node.total_parameters = params + sum(c.total_parameters for c in children)
+    node.total_float_ops = flops + sum(c.total_float_ops for c in children)
+    for c in children:
+        node.children.add().CopyFrom(c)
+    return node
+
+
+def _tree(names, parents, values, options):
+    """GraphNodeProto roots of the nodes `names` (parents[n]: its parents' list; values[n]: (params,
+    flops) of an accounted node, absent otherwise): a hidden node's shown descendants move up to the
+    nearest shown ancestor, as tfprof displays a tree; children in the `order_by` order."""
+    order = {"float_ops": lambda g: (-g.total_float_ops, g.name),
+             "params": lambda g: (-g.total_parameters, g.name)}.get(options.get("order_by"), lambda g: g.name)
+    kids = {}
+    for n in names:
+        for p in parents.get(n, ()):
+            kids.setdefault(p, []).append(n)
+    seen = set()
+
+    def build(n):
+        seen.add(n)
+        below = sorted([c for k in sorted(kids.get(n, ())) if k not in seen for c in build(k)], key=order)
+        params, flops = values.get(n, (0, 0))
+        if (n in values or below) and _shown(options, params, flops):   # accounted, or above accounted ones
+            return [_fill(_protos().GraphNodeProto(), n, params, flops, below)]
+        return below
+    roots = [n for n in names if not any(p in names for p in parents.get(n, ()))]
+    return sorted([c for r in sorted(roots) if r not in seen for c in build(r)], key=order)
+
+
+class Profiler:
+    """tfprof's profiler over a graph (TF 1.15's tf.profiler.Profiler): the scope, graph and op views of
+    parameters and float operations, as TF's `profile_*` return them. Times and memory need TF's step
+    stats (RunMetadata) of a traced run, which tinyflow has not: add_step keeps them, the views count 0."""
+
+    def __init__(self, graph=None, op_log=None):
+        self._graph = graph or get_default_graph()
+        self._op_log, self._steps = op_log, {}
+
+    def add_step(self, step, run_meta):
+        self._steps[step] = run_meta
+
+    def _root(self, options, proto, children):
+        root = _fill(proto, "_TFProfRoot", 0, 0, children)
+        if options.get("output", "stdout").startswith("stdout"):
+            _report(root, set(options.get("select", [])))
+        return root
+
+    def profile_name_scope(self, options):
+        """The scope view: a node per name scope and op, nested by name."""
+        options = dict(_options(), **options)
+        values = {n: (p, f) for n, (_, p, f) in _accounted(self._graph, options).items()}
+        names = set(values)
+        for n in list(values):
+            parts = n.split("/")
+            names.update("/".join(parts[:i]) for i in range(1, len(parts)))
+        parents = {n: ["/".join(n.split("/")[:-1])] for n in names if "/" in n}
+        return self._root(options, _protos().GraphNodeProto(), _tree(sorted(names), parents, values, options))
+
+    def profile_graph(self, options):
+        """The graph view: a node per op, its inputs below it, from the graph's outputs."""
+        options = dict(_options(), **options)
+        values = {n: (p, f) for n, (_, p, f) in _accounted(self._graph, options).items()}
+        ops = self._graph.get_operations()
+        names = [op.name for op in ops]
+        # an op's "parents" in the view are the ops reading it (its consumers)
+        parents = {}
+        for op in ops:
+            for t in op.inputs:
+                parents.setdefault(t.op.name, []).append(op.name)
+        return self._root(options, _protos().GraphNodeProto(), _tree(set(names), parents, values, options))
+
+    def profile_operations(self, options):
+        """The op view: a node per op type (its ops as graph_nodes), each the child of the one before in
+        the `order_by` order, so a node's totals count it and the types after it."""
+        options = dict(_options(), **options)
+        by_type = {}
+        for name, (kind, params, flops) in _accounted(self._graph, options).items():
+            group = by_type.setdefault(kind, [0, 0, []])
+            group[0] += params
+            group[1] += flops
+            group[2].append(_fill(_protos().GraphNodeProto(), name, params, flops, []))
+        key = {"float_ops": lambda k: (-by_type[k][1], k), "params": lambda k: (-by_type[k][0], k)}.get(
+            options.get("order_by"), lambda k: k)
+        kinds = [k for k in sorted(by_type, key=key) if _shown(options, *by_type[k][:2])]
+        below = []
+        for kind in reversed(kinds):
+            params, flops, nodes = by_type[kind]
+            node = _fill(_protos().MultiGraphNodeProto(), kind, params, flops, below)
+            node.graph_nodes.extend(sorted(nodes, key=lambda g: g.name))
+            below = [node]
+        return self._root(options, _protos().MultiGraphNodeProto(), below)
+
+    def advise(self, options):
+        """An AdviceProto with a (here empty) report per requested checker: TF's checkers read the step
+        stats of traced runs, which tinyflow does not record."""
+        advice = _protos().AdviceProto()
+        for checker in options:
+            advice.checkers[checker].CopyFrom(_protos().AdviceProto.Checker())
+        return advice
+
+
+
+_ALL_ADVICE = {"ExpensiveOperationChecker": {}, "AcceleratorUtilizationChecker": {}, "JobChecker": {},
+              "OperationChecker": {}}
+
+
+def advise(graph=None, run_meta=None, options=0):
+    """tf.profiler.advise: TF 1.15's default checkers' AdviceProto (empty reports: see Profiler.advise)."""
+    return Profiler(graph).advise({k: {} for k in _ALL_ADVICE if k != "JobChecker"} if options == 0 else options)
+
+
+def write_op_log(graph, log_dir, op_log=None, run_meta=None, add_trace=True):
+    """Writes log_dir/tfprof_log: an OpLogProto with each op's float operations and the trainable
+    variables' type, merged into `op_log` (TF's; add_trace's Python tracebacks are not recorded)."""
+    import os
+    from tinyflow.api import gfile
+    log = _protos().OpLogProto()
+    if op_log is not None:
+        log.CopyFrom(op_log)
+    entries = {e.name: e for e in log.log_entries}
+    trainable = [v.op.name for v in graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)]
+    for op in graph.get_operations():
+        flops = _flops(op)
+        if flops and op.name not in trainable:
+            entry = entries.get(op.name) or log.log_entries.add(name=op.name)
+            entry.float_ops = flops
+    for name in trainable:
+        entry = entries.get(name) or log.log_entries.add(name=name)
+        if "_trainable_variables" not in entry.types:
+            entry.types.append("_trainable_variables")
+    log.id_to_string[0] = "none"
+    gfile.MakeDirs(log_dir)
+    with gfile.GFile(os.path.join(log_dir, "tfprof_log"), "wb") as f:
+        f.write(log.SerializeToString())

@@ -209,24 +209,217 @@ def _nvals(values):
     return n if n is not None else array_ops.shape(values)[0]
 
 
-def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=dtypes.int64):
-    """A RaggedTensor from a nested Python list (its row partitions known while building)."""
+def _levels(pylist, ragged_rank, inner_shape):
+    """The row splits of each ragged level of a nested list, and the items below them (TF's default
+    ragged_rank: the nesting depth - 1 - len(inner_shape))."""
     def depth(x):
         return 1 + max([depth(v) for v in x] or [0]) if isinstance(x, (list, tuple)) else 0
 
-    rank = depth(pylist) - 1 if ragged_rank is None else ragged_rank
+    if ragged_rank is None:
+        ragged_rank = max(0, depth(pylist) - 1 - (len(inner_shape) if inner_shape is not None else 0))
     levels, items = [], list(pylist)
-    for _ in builtins.range(rank):   # (this module's range is tf.ragged.range)
+    for _ in builtins.range(ragged_rank):   # (this module's range is tf.ragged.range)
         levels.append(np.concatenate([[0], np.cumsum([len(r) for r in items])]).astype(np.int64))
         items = [v for r in items for v in r]
+    return levels, items
+
+
+def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=dtypes.int64):
+    """A RaggedTensor from a nested Python list (its row partitions known while building)."""
+    levels, items = _levels(pylist, ragged_rank, inner_shape)
     values = _constant(items, dtype)
     for splits in reversed(levels):
         values = RaggedTensor._make(values, splits)
     return values
 
 
-def _constant(items, dtype):
-    return _dense(np.asarray(items) if items else np.zeros([0], np.float32), dtype=dtype)
+def _constant(items, dtype):   # (Python ints are int32, floats float32: tf.constant's rule, as TF's)
+    return _dense(items if items else np.zeros([0], np.float32), dtype=dtype)
+
+
+def constant_value(pylist, dtype=None, ragged_rank=None, inner_shape=None, row_splits_dtype="int64"):
+    """tf.ragged.constant_value: the same nested list as a RaggedTensorValue of numpy arrays (a numpy
+    array when ragged_rank is 0); values take numpy's dtype unless `dtype` is given, as TF's."""
+    levels, items = _levels(pylist, ragged_rank, inner_shape)
+    dtype = dtypes.as_dtype(dtype).as_numpy_dtype if dtype is not None else None
+    values = np.array(items, dtype=dtype) if items or dtype else np.zeros([0], np.float64)
+    if inner_shape is not None:
+        values = values.reshape((-1,) + tuple(inner_shape))
+    for splits in reversed(levels):
+        values = RaggedTensorValue(values, splits.astype(dtypes.as_dtype(row_splits_dtype).as_numpy_dtype))
+    return values
+
+
+def placeholder(dtype, ragged_rank, value_shape=None, name=None):
+    """A RaggedTensor of placeholders: flat values [None] + value_shape and ragged_rank int64 row splits
+    (feed a RaggedTensorValue, e.g. from tf.ragged.constant_value). Its partition is known only at run
+    time, so what needs it while building (to_tensor, ...) says so."""
+    from tinyflow.graph.core import name_scope
+    with name_scope(name or "RaggedPlaceholder"):
+        values = array_ops.placeholder(dtype, [None] + list(value_shape or []), name="flat_values")
+        for i in reversed(builtins.range(ragged_rank)):
+            values = RaggedTensor(values, array_ops.placeholder(dtypes.int64, [None], name="row_splits_%d" % i))
+        return values
+
+
+# ---- operations on a partition known while building: the value as a nested list of indices into its
+# flat values (one scalar each), rearranged in Python, then gathered back into a RaggedTensor ----------
+def _index_tree(value, what):
+    """(nested list of flat indices, its flat scalars as a 1-D tensor) of a RaggedTensor or Tensor."""
+    if isinstance(value, RaggedTensor):
+        splits = []
+        for rt in _chain(value):
+            if rt._static_splits is None:
+                _needs_static(what)
+            splits.append(rt._static_splits)
+        flat = value.flat_values
+        inner = flat.shape.as_list()[1:]
+        if None in inner:
+            _needs_static(what)
+        tree = np.arange(int(splits[-1][-1]) * int(np.prod(inner, dtype=np.int64))).reshape([-1] + inner).tolist()
+        for level in reversed(splits):
+            tree = [tree[a:b] for a, b in zip(level[:-1], level[1:])]
+        return tree, array_ops.reshape(flat, [-1])
+    value = convert_to_tensor(value)
+    dims = value.shape.as_list() if value.shape.dims is not None else [None]
+    if None in dims:
+        _needs_static(what)
+    return np.arange(int(np.prod(dims, dtype=np.int64))).reshape(dims).tolist(), array_ops.reshape(value, [-1])
+
+
+def _chain(rt):
+    while isinstance(rt, RaggedTensor):
+        yield rt
+        rt = rt.values
+
+
+def _from_tree(tree, flat, ragged_rank):
+    """A RaggedTensor with `ragged_rank` ragged levels whose scalars are flat[index] at each leaf of
+    `tree` (the levels below are uniform: dense values)."""
+    levels, items = _levels(tree, ragged_rank, None)
+    index = np.array(items, dtype=np.int64)
+    if index.size == 0:
+        index = index.reshape(-1)
+    values = gather(flat, _dense(index))
+    for splits in reversed(levels):
+        values = RaggedTensor._make(values, splits)
+    return values
+
+
+def _rank(value):
+    return value.ragged_rank + value.flat_values.shape.ndims if isinstance(value, RaggedTensor) else \
+        convert_to_tensor(value).shape.ndims
+
+
+def stack(values, axis=0, name=None):
+    """Stacks rank-R tensors or RaggedTensors (any sizes) into one rank-(R+1) RaggedTensor:
+    result[i0...iaxis] is [value[i0...iaxis] for value in values]. Dense inputs stacked along their
+    last axis give a Tensor (tf.stack), as TF's. Needs the inputs' partitions known while building."""
+    values = list(values) if isinstance(values, (list, tuple)) else [values]
+    if not values:
+        raise ValueError("rt_inputs may not be empty.")
+    ranks = {_rank(v) for v in values}
+    if len(ranks) != 1:
+        raise ValueError("Shapes must be equal rank, but are %s" % sorted(ranks))
+    ndims = ranks.pop()
+    if not -(ndims + 1) <= axis <= ndims:
+        raise ValueError("axis=%d out of bounds: expected %d<=axis<%d" % (axis, -(ndims + 1), ndims + 1))
+    axis = axis % (ndims + 1)
+    if not any(isinstance(v, RaggedTensor) for v in values) and axis >= ndims - 1:
+        return array_ops.stack([convert_to_tensor(v) for v in values], axis)
+    trees, flats, offset = [], [], 0
+    for v in values:
+        tree, flat = _index_tree(v, "stack")
+        trees.append(_shift(tree, offset))
+        flats.append(flat)
+        offset += int(flat.shape.as_list()[0])
+
+    def zip_at(lists, depth):
+        if depth == 0:
+            return list(lists)
+        if len({len(t) for t in lists}) != 1:
+            raise errors.InvalidArgumentError(None, None, "Input tensors have incompatible shapes (ragged.stack "
+                                                          "along axis %d)" % axis)
+        return [zip_at([t[i] for t in lists], depth - 1) for i in builtins.range(len(lists[0]))]
+
+    rr = _stacked_ragged_rank([v.ragged_rank if isinstance(v, RaggedTensor) else 0 for v in values], ndims, axis)
+    return _from_tree(zip_at(trees, axis), array_ops.concat(flats, 0), rr)
+
+
+def _stacked_ragged_rank(ranks, ndims, axis):
+    """The ragged_rank of TF's stacked result: inputs raised to one ragged rank R >= 1; axis 0 or 1 adds a
+    ragged level; a deeper axis stacks the values one level down (dense ones along their last axis stay
+    dense)."""
+    if not any(ranks) and axis >= ndims - 1:
+        return 0
+    common = max(max(ranks), 1)
+    if axis <= 1:
+        return common + 1
+    return 1 + _stacked_ragged_rank([common - 1] * len(ranks), ndims - 1, axis - 1)
+
+
+def _shift(tree, offset):
+    return [_shift(t, offset) for t in tree] if isinstance(tree, list) else tree + offset
+
+
+def boolean_mask(data, mask, name=None):
+    """The elements of `data` (Tensor or RaggedTensor) where `mask` (bool, rank k, its shape a prefix of
+    data's) is True: the k-th dimension shrinks, the outer ones become ragged. The mask must be known
+    while building (the result's partition depends on its values)."""
+    if isinstance(mask, RaggedTensor):
+        known = get_static_value(mask.flat_values)
+        if known is None or any(rt._static_splits is None for rt in _chain(mask)):
+            _needs_static("boolean_mask")
+        for rt in reversed(list(_chain(mask))):
+            known = RaggedTensorValue(known, rt._static_splits)
+        mask_tree, mask_rank = known.to_list(), _rank(mask)
+    else:
+        known = get_static_value(convert_to_tensor(mask))
+        if known is None:
+            _needs_static("boolean_mask")
+        mask_tree, mask_rank = np.asarray(known).tolist(), np.ndim(known)
+    if mask_rank == 0:
+        raise ValueError("mask.shape.ndims must be greater than 0.")
+    if mask_rank == 1 and not isinstance(data, RaggedTensor) and not isinstance(mask, RaggedTensor):
+        from tinyflow.ops.core.indexing_ops import boolean_mask as dense_mask
+        return dense_mask(data, mask)
+    tree, flat = _index_tree(data, "boolean_mask")
+
+    def select(d, m):
+        if len(d) != len(m):
+            raise errors.InvalidArgumentError(None, None, "ragged.boolean_mask: mask and data have incompatible "
+                                                          "shapes (%d and %d)" % (len(m), len(d)))
+        if m and isinstance(m[0], list):
+            return [select(a, b) for a, b in zip(d, m)]
+        return [a for a, b in zip(d, m) if b]
+
+    rr = max(data.ragged_rank if isinstance(data, RaggedTensor) else 0, mask_rank - 1)
+    return _from_tree(select(tree, mask_tree), flat, max(rr, 1) if mask_rank > 1 or rr else rr)
+
+
+def stack_dynamic_partitions(data, partitions, num_partitions, name=None):
+    """A RaggedTensor whose row i holds the items of `data` with partitions == i, in order (TF's stacked
+    tf.dynamic_partition). Works on run-time partitions: the values are `data` reordered, only the row
+    splits depend on the partition values."""
+    from tinyflow.ops.core.sequence_ops import argsort
+    from tinyflow.ops.segment_ops import bincount
+    data, partitions = convert_to_tensor(data), convert_to_tensor(partitions)
+    known = get_static_value(partitions)
+    if known is not None:
+        known = np.asarray(known, np.int64).reshape(-1)
+        if np.any(known < 0) or np.any(known >= num_partitions):
+            raise errors.InvalidArgumentError(None, None, "partitions must be in [0, %d): %s" % (
+                num_partitions, known.tolist()))
+        order = np.argsort(known, kind="stable")
+        counts = np.bincount(known, minlength=num_partitions)
+        values = gather(array_ops.reshape(data, [-1] + data.shape.as_list()[partitions.shape.ndims:]), _dense(order))
+        return RaggedTensor._make(values, np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
+    flat_parts = array_ops.reshape(partitions, [-1])
+    order = argsort(flat_parts, stable=True)
+    counts = bincount(math_ops.cast(flat_parts, dtypes.int32), minlength=num_partitions, maxlength=num_partitions,
+                      dtype=dtypes.int64)
+    values = gather(array_ops.reshape(data, [-1] + data.shape.as_list()[partitions.shape.ndims:]), order)
+    return RaggedTensor(values, array_ops.concat([_dense([0], dtypes.int64), cumsum(counts)], 0))
 
 
 def map_flat_values(op, *args, **kwargs):

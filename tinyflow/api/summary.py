@@ -21,8 +21,8 @@ from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor, make_op
 from tinyflow.ops.summary_ops import LIMITS, bucket_index
 
-__all__ = ["FileWriter", "FileWriterCache", "all_v2_summary_ops", "audio", "histogram", "image", "merge",
-           "merge_all", "scalar", "tensor_summary", "text"]
+__all__ = ["FileWriter", "FileWriterCache", "all_v2_summary_ops", "audio", "get_summary_description", "histogram",
+           "image", "initialize", "merge", "merge_all", "scalar", "tensor_summary", "text"]
 _MESSAGES = ("Summary", "Event", "SessionLog", "SummaryDescription", "TaggedRunMetadata", "HistogramProto",
              "SummaryMetadata")
 
@@ -33,6 +33,40 @@ def __getattr__(name):
         from tinyflow.formats import tf_protos
         return getattr(tf_protos, name)
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+# the default v2 summary writer (tf.contrib.summary's, whose module keeps it here) and its recording context
+V2_DEFAULT = {"writer": None, "record": None}
+
+
+def get_summary_description(node_def):
+    """The SummaryDescription a TensorSummary node carries (its `description` attribute: the message as
+    JSON); ValueError for any other op, as TF's."""
+    import json
+    if node_def.op != "TensorSummary":
+        raise ValueError("Can't get_summary_description on %s" % node_def.op)
+    text = node_def.attr["description"].s
+    fields = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text or "{}")
+    hint = fields.get("typeHint", fields.get("type_hint", ""))
+    from tinyflow.formats import tf_protos
+    return tf_protos.SummaryDescription(type_hint=hint)
+
+
+def initialize(graph=None, session=None):
+    """tf.summary.initialize (TF 1.15's summary_ops_v2.initialize): runs the default v2 summary writer's
+    initializer in `session` (the default one) and, given `graph`, writes it to that writer at step 0."""
+    from tinyflow.runtime.session import get_default_session
+    writer, init_ops = V2_DEFAULT["writer"], get_default_graph().get_collection("_SUMMARY_WRITER_INIT_OP")
+    if writer is None and not init_ops:   # (a writer made but not the default now: its initializer runs)
+        raise RuntimeError("No default tf.contrib.summary.SummaryWriter found")
+    session = session or get_default_session()
+    if session is None:
+        raise ValueError("session must be passed if no default session exists")
+    session.run(init_ops)
+    if graph is not None and writer is not None:
+        from tinyflow.formats.tf_protos import Event
+        graph_def = graph.as_graph_def() if hasattr(graph, "as_graph_def") else graph
+        writer._events().add_event(Event(wall_time=time.time(), step=0, graph_def=graph_def.SerializeToString()))
 
 
 def all_v2_summary_ops():

@@ -298,3 +298,28 @@ def test_src_dir_path(relative_path):
 
 
 __all__ += ["mock", "StubOutForTesting", "benchmark_config", "test_src_dir_path"]
+
+
+def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None, ps_config=None):
+    """(workers, ps_servers): in-process tf.train.Servers of a cluster {"worker": num_workers tasks, "ps":
+    num_ps tasks} on free localhost ports. As tinyflow's Servers run a Session in process, a
+    tf.Session(workers[i].target) runs the graph here (its /job:ps device strings place nothing); the
+    servers do not join a multi-process job (that is one Server per process: tf.train.Server)."""
+    import socket
+    from tinyflow.api.train.distributed import Server
+    ports = []
+    for _ in range(num_workers + num_ps):
+        with socket.socket() as s:
+            s.bind(("localhost", 0))
+            ports.append(s.getsockname()[1])
+    cluster = {"worker": ["localhost:%d" % p for p in ports[:num_workers]]}
+    if num_ps > 0:
+        cluster["ps"] = ["localhost:%d" % p for p in ports[num_workers:]]
+    workers = [Server(cluster, job_name="worker", protocol=protocol, task_index=i, config=worker_config,
+                      start=False) for i in range(num_workers)]
+    ps_servers = [Server(cluster, job_name="ps", protocol=protocol, task_index=i, config=ps_config, start=False)
+                  for i in range(num_ps)]
+    return workers, ps_servers
+
+
+__all__ += ["create_local_cluster"]

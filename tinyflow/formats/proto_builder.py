@@ -77,7 +77,9 @@ class _Builder:
         if type_name in SCALARS:
             fd.type = SCALARS[type_name]
             return
-        full = type_name if type_name.startswith("google.protobuf.") else self.package + "." + type_name
+        # (a name in another package is written in full: tfprof's "tensorflow.AttrValue")
+        full = type_name if type_name.startswith(("google.protobuf.", "tensorflow.")) else \
+            self.package + "." + type_name
         fd.type_name = "." + full
         fd.type = _F.TYPE_ENUM if full in self.enums else _F.TYPE_MESSAGE
 

@@ -101,15 +101,28 @@ def _from_file(session, op, inputs):
 
 
 def _table(session, op):
+    if op.attrs.get("empty_key") is not None:   # a mutable (dense hash) table: empty until inserted into
+        return _tables(session).setdefault(op.attrs["table"], {})
     table = _tables(session).get(op.attrs["table"])
     if table is None:
         raise errors.FailedPreconditionError(op.node_def, op, "Table not initialized.")
     return table
 
 
+def _check_keys(op, keys):
+    """A dense hash table's keys may be neither its empty_key nor its deleted_key (TF's)."""
+    for attr, what in (("empty_key", "empty_key"), ("deleted_key", "deleted_key")):
+        if op.attrs.get(attr) is not None and np.any(keys == op.attrs[attr]):
+            raise errors.InvalidArgumentError(op.node_def, op, "Using the %s as a table key is not allowed" % what)
+
+
 def _find(session, op, inputs):
     table, (keys, default) = _table(session, op), inputs
+    _check_keys(op, keys)
     d = default[()] if np.ndim(default) == 0 else default
+    if np.ndim(default) > 0:   # vector values: one row per key
+        rows = [table.get(_key(k), d) for k in keys.reshape(-1)]
+        return [np.array(rows, op.attrs["value_dtype"].np).reshape(keys.shape + np.shape(default))]
     flat = [table.get(_key(k), d) for k in keys.reshape(-1)]
     if op.attrs["value_dtype"] is dt.string:
         return [string_array(keys.shape, flat)]
@@ -119,6 +132,28 @@ def _find(session, op, inputs):
 _NONE = (lambda s, a, v: [], lambda d, a: [])
 register_host_op("InitializeTableV2", *_NONE, _import, stateful=True)
 register_host_op("InitializeTableFromTextFileV2", *_NONE, _from_file, stateful=True)
-register_host_op("LookupTableFindV2", lambda s, a, v: [s[0]], lambda d, a: [a["value_dtype"]], _find, stateful=True)
+register_host_op("LookupTableFindV2", lambda s, a, v: [s[0].concatenate(s[1])], lambda d, a: [a["value_dtype"]], _find,
+                 stateful=True)
+
+
+def _insert(session, op, inputs):
+    table, (keys, values) = _table(session, op), inputs
+    _check_keys(op, keys)
+    rows = values.reshape((keys.size,) + values.shape[keys.ndim:])
+    for k, v in zip(keys.reshape(-1), rows):
+        table[_key(k)] = v[()] if v.ndim == 0 else v.copy()
+    return []
+
+
+def _remove(session, op, inputs):
+    table, (keys,) = _table(session, op), inputs
+    _check_keys(op, keys)
+    for k in keys.reshape(-1):
+        table.pop(_key(k), None)
+    return []
+
+
+register_host_op("LookupTableInsertV2", *_NONE, _insert, stateful=True)
+register_host_op("LookupTableRemoveV2", *_NONE, _remove, stateful=True)
 register_host_op("LookupTableSizeV2", lambda s, a, v: [TensorShape([])], lambda d, a: [dt.int64],
                  lambda session, op, inputs: [np.int64(len(_table(session, op)))], stateful=True)

@@ -163,11 +163,11 @@ def _flatten_dict_items(dictionary):
     for key, value in dictionary.items():
         keys, values = (flatten(key), flatten(value)) if isinstance(key, tuple) else ([key], [value])
         if getattr(key, "_fetched_type", None) is not None:   # a SparseTensor: its 3 tensors, as TF's _feed_fn
-            keys, values = list(key), list(value)
+            keys, values = list(key), list(value)             # (a RaggedTensor's values may be one again)
         if len(keys) != len(values):
             raise ValueError("Could not flatten dictionary. Key had %d elements, but value had %d elements. Key: %s, "
                              "value: %s." % (len(keys), len(values), keys, values))
-        out.update(zip(keys, values))
+        out.update(_flatten_dict_items(dict(zip(keys, values))) if key is not keys[0] else zip(keys, values))
     return out
 
 

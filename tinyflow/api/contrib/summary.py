@@ -25,7 +25,7 @@ from tinyflow.ops.state_ops import no_op
 
 _SUMMARY_COLLECTION = "_SUMMARY_V2"
 _INIT_COLLECTION = "_SUMMARY_WRITER_INIT_OP"
-_DEFAULT = {"writer": None, "record": None}   # record None: no recording context (v2 records, contrib not)
+_DEFAULT = _v1.V2_DEFAULT   # record None: no recording context (v2 records, contrib not)
 
 
 class SummaryWriter:
@@ -184,10 +184,7 @@ def summary_writer_initializer_op():
     return get_collection(_INIT_COLLECTION)
 
 
-def initialize(graph=None, session=None):
-    """Runs the writers' initializers in `session` (the default one)."""
-    from tinyflow.runtime.session import get_default_session
-    (session or get_default_session()).run(summary_writer_initializer_op())
+initialize = _v1.initialize   # (tf.summary.initialize: the default writer's initializer, and the graph)
 
 
 def flush(writer=None, name=None):

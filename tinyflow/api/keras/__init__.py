@@ -21,11 +21,11 @@ wrappers.scikit_learn = scikit_learn
 __version__ = "2.2.4-tf"
 
 _LAZY = {"applications": "tinyflow.api.keras.applications", "estimator": "tinyflow.api.keras.estimator",
-         "experimental": "tinyflow.api.keras.experimental"}
+         "experimental": "tinyflow.api.keras.experimental", "mixed_precision": "tinyflow.api.keras.mixed_precision"}
 
 
 def __getattr__(name):
-    """tf.keras.applications, tf.keras.estimator and tf.keras.experimental load on first use."""
+    """tf.keras.applications, estimator, experimental and mixed_precision load on first use."""
     if name in _LAZY:
         import importlib
         return importlib.import_module(_LAZY[name])

@@ -63,6 +63,9 @@ class Layer(tf_layers.Layer):
         return obj
 
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+        if hasattr(dtype, "compute_dtype"):   # a mixed precision Policy: variables in its variable dtype
+            self._mixed_precision_policy = dtype
+            dtype = dtype.variable_dtype
         batch_input_shape = kwargs.pop("batch_input_shape", None)
         input_shape = kwargs.pop("input_shape", None)
         input_dim = kwargs.pop("input_dim", None)
@@ -127,13 +130,25 @@ class Layer(tf_layers.Layer):
                     self.build(shapes if isinstance(inputs, (list, tuple)) else shapes)
                     self.built = True
                 assert_input_compatibility(self.input_spec, inputs, self.name)   # (build may set it)
-                outputs = self.call(inputs, *args, **kwargs)
+                policy = _policy(self, inputs)
+                if policy is None:
+                    outputs = self.call(inputs, *args, **kwargs)
+                else:   # floating inputs and weights in the compute dtype (keras/mixed_precision.py)
+                    from tinyflow.api.keras.mixed_precision import cast_weights
+                    cast = _map(lambda t: math_ops.cast(t, policy.compute_dtype) if t.dtype.is_floating else t,
+                                inputs)
+                    with cast_weights(self, policy.compute_dtype):
+                        outputs = self.call(cast, *args, **kwargs)
                 if self.activity_regularizer is not None:
                     with graph.name_scope("ActivityRegularizer"):
                         for out in nest.flatten(outputs):
                             # TF 1.15: the penalty per sample (divided by the batch size)
                             loss = self.activity_regularizer(out)
                             self._losses.append(loss / math_ops.cast(array_ops.shape(out)[0], loss.dtype))
+                # an output that is an input, unmodified (a linear Activation): a copy, as TF 1.15 makes,
+                # so that the input keeps its own Keras history
+                given = {id(t) for t in nest.flatten(inputs)}
+                outputs = _map(lambda t: array_ops.identity(t) if id(t) in given else t, outputs)
                 _set_output_masks(self, inputs, outputs, masks)
         node_kwargs = {k: v for k, v in kwargs.items()
                        if (k != "training" or v is not K.learning_phase()) and (k != "mask" or mask_given)}
@@ -287,6 +302,16 @@ def _map(fn, x):
     if isinstance(x, dict):
         return {k: _map(fn, v) for k, v in x.items()}
     return fn(x)
+
+
+def _policy(layer, inputs):
+    """The layer's mixed precision policy when it casts (None for plain Keras, the common case)."""
+    if getattr(layer, "_mixed_precision_policy", None) is None:
+        from sys import modules
+        if "tinyflow.api.keras.mixed_precision" not in modules:   # no policy can have been set
+            return None
+    from tinyflow.api.keras.mixed_precision import layer_policy
+    return layer_policy(layer, nest.flatten(inputs)[0].dtype.base_dtype)
 
 
 def _to_tensor(x):

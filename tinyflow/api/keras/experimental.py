@@ -1,5 +1,9 @@
-"""tf.keras.experimental (TF 1.15): the cosine learning-rate decays (as schedules) and the multiprocessing
-pools' shutdown (tinyflow's Keras runs its data in threads: there are no pools to end)."""
+"""tf.keras.experimental (TF 1.15): the cosine learning-rate decays (as schedules), the premade LinearModel and
+WideDeepModel, PeepholeLSTMCell, SequenceFeatures, SavedModel export, and the multiprocessing pools' shutdown
+(tinyflow's Keras runs its data in threads: there are no pools to end)."""
+from tinyflow.api.keras.layers_local import SequenceFeatures  # noqa: F401
+from tinyflow.api.keras.premade import LinearModel, WideDeepModel  # noqa: F401
+from tinyflow.api.keras.recurrent import PeepholeLSTMCell  # noqa: F401
 from tinyflow.api.keras.schedules import (CosineDecay, CosineDecayRestarts, LinearCosineDecay,  # noqa: F401
                                           NoisyLinearCosineDecay)
 

@@ -21,6 +21,7 @@ from tinyflow.api.keras.layers_extra import (  # noqa: F401
 from tinyflow.api.keras.recurrent import (GRU, LSTM, RNN, CuDNNGRU, CuDNNLSTM, GRUCell, LSTMCell, Masking,  # noqa: F401
                                           AbstractRNNCell, SimpleRNN, SimpleRNNCell, StackedRNNCells)
 from tinyflow.api.keras.wrappers import Bidirectional, TimeDistributed, Wrapper  # noqa: F401
+from tinyflow.api.keras.conv_recurrent import ConvLSTM2D  # noqa: F401
 from tinyflow.api.keras.layers_local import (AdditiveAttention, Attention, DenseFeatures,  # noqa: F401
                                              LocallyConnected1D, LocallyConnected2D)
 from tinyflow.graph.shapes import TensorShape

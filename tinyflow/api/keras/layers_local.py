@@ -190,13 +190,17 @@ class DenseFeatures(Layer):
 
     def call(self, features, cols_to_output_tensors=None):
         from tinyflow.api import feature_column
+        if not isinstance(features, dict):
+            raise ValueError("We expected a dictionary here. Instead we got: {}".format(features))
+        return self._tracking(lambda: feature_column._dense_columns(
+            features, self._feature_columns, self.trainable, cols_to_output_tensors=cols_to_output_tensors))
+
+    def _tracking(self, build):
+        """build()'s result; the variables it made (embeddings, ...) become the layer's weights."""
         from tinyflow.graph.core import GraphKeys, get_default_graph
         graph = get_default_graph()
         before = list(graph.get_collection(GraphKeys.GLOBAL_VARIABLES))
-        if not isinstance(features, dict):
-            raise ValueError("We expected a dictionary here. Instead we got: {}".format(features))
-        out = feature_column._dense_columns(features, self._feature_columns, self.trainable,
-                                            cols_to_output_tensors=cols_to_output_tensors)
+        out = build()
         trainables = graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)
         for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES):
             if any(v is b for b in before):
@@ -208,3 +212,15 @@ class DenseFeatures(Layer):
 
     def compute_output_shape(self, input_shape):
         return TensorShape([None, None])
+
+
+class SequenceFeatures(DenseFeatures):
+    """tf.keras.experimental.SequenceFeatures: (the sequence columns' per-step values [batch, steps, d],
+    the sequence lengths [batch]) of a dict of dense features (ids -1 where a step is missing), for an
+    RNN; embedding tables are the layer's weights."""
+
+    def call(self, features, training=None):
+        from tinyflow.api import feature_column
+        if not isinstance(features, dict):
+            raise ValueError("We expected a dictionary here. Instead we got: {}".format(features))
+        return self._tracking(lambda: feature_column.sequence_input(features, self._feature_columns))

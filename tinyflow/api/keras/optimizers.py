@@ -442,6 +442,8 @@ def get(identifier):
     """'adam' -> Adam() with Keras' defaults; a Keras optimizer as is; a tf.train optimizer wrapped."""
     if isinstance(identifier, Optimizer) or isinstance(identifier, TFOptimizer):
         return identifier
+    if hasattr(identifier, "get_updates") and hasattr(identifier, "get_scaled_loss"):   # a LossScaleOptimizer
+        return identifier
     if isinstance(identifier, dict):
         return deserialize(identifier)
     if isinstance(identifier, str):

@@ -238,16 +238,40 @@ class LSTMCell(_Cell):
 
     def call(self, inputs, states, training=None):
         h, c = states[0], states[1]
-        u, act, rec = self.units, self.activation, self.recurrent_activation
         proj, hs = self._project(inputs, h, training)
         z = proj + self._matmul(hs, self.recurrent_kernel)
         recurrent_bias = self._biases()[1]
         if recurrent_bias is not None:
             z = z + recurrent_bias
-        i, f, o = rec(z[:, :u]), rec(z[:, u:2 * u]), rec(z[:, 3 * u:])
-        c = f * c + i * act(z[:, 2 * u:3 * u])
-        h = o * act(c)
+        c, o = self._carry_and_output(z, c)
+        h = o * self.activation(c)
         return h, [h, c]
+
+    def _carry_and_output(self, z, c):
+        u, act, rec = self.units, self.activation, self.recurrent_activation
+        i, f, o = rec(z[:, :u]), rec(z[:, u:2 * u]), rec(z[:, 3 * u:])
+        return f * c + i * act(z[:, 2 * u:3 * u]), o
+
+
+class PeepholeLSTMCell(LSTMCell):
+    """tf.keras.experimental.PeepholeLSTMCell: an LSTMCell whose gates also see the cell state through
+    three diagonal weights (Gers & Schmidhuber): i and f the previous c, o the new one."""
+
+    def build(self, input_shape):
+        super().build(input_shape)
+        self.built = False   # (a built layer's add_weight reuses: these are new)
+        for gate in ("input", "forget", "output"):
+            setattr(self, gate + "_gate_peephole_weights",
+                    self.add_weight(gate + "_gate_peephole_weights", shape=[self.units],
+                                    initializer=self.kernel_initializer))
+        self.built = True
+
+    def _carry_and_output(self, z, c):
+        u, act, rec = self.units, self.activation, self.recurrent_activation
+        i = rec(z[:, :u] + self.input_gate_peephole_weights * c)
+        f = rec(z[:, u:2 * u] + self.forget_gate_peephole_weights * c)
+        c = f * c + i * act(z[:, 2 * u:3 * u])
+        return c, rec(z[:, 3 * u:] + self.output_gate_peephole_weights * c)
 
 
 class GRUCell(_Cell):
