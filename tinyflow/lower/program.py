@@ -35,6 +35,7 @@ class Step:
     static: bool      # computed while tracing (depends only on shapes and constants)
     check: bool = False  # this line is the op's run-time check (OpDef.check), giving (ok, *data)
     dynamic: bool = False  # its output shape depends on run-time values: it runs between jitted segments
+    with_check: bool = False  # its last name is what its check reads (OpDef.check_of_run; rule: attrs `_check`)
 
     @property
     def opdef(self):
@@ -171,8 +172,11 @@ def plan(sub, analysis, checks=True, segments=True, split_steps=0):
                                      and not any(t in fed for t in op.inputs) and not (op.inputs and
                                      any((t.shape.num_elements() or 0) > STATIC_MAX for t in op.outputs)))
         args = tuple(value_of(op, i, t) for i, t in enumerate(op.inputs))
-        if op in checked:
-            prog.steps.append(Step(op, args, (names.new(op.name + "_check"),), is_static, check=True))
+        check = Step(op, args, (names.new(op.name + "_check"),), is_static, check=True) if op in checked else None
+        if check and opdef.check_of_run:   # it checks what the op's own step hands it, after that step
+            check = replace(check, args=(names.new(op.name + "_flag"),))
+        elif check:
+            prog.steps.append(check)
             prog.checks.append(op)
         if op not in sub.rule_ops:
             continue
@@ -192,6 +196,10 @@ def plan(sub, analysis, checks=True, segments=True, split_steps=0):
         if is_static:
             static.update(op.outputs)
         dynamic = segments and not is_static and is_dynamic(op, [t in static and t not in fed for t in op.inputs])
+        if check and opdef.check_of_run:
+            prog.steps += [Step(op, args, tuple(outs) + check.args, is_static, dynamic=dynamic, with_check=True), check]
+            prog.checks.append(op)
+            continue
         prog.steps.append(Step(op, args, tuple(outs), is_static, dynamic=dynamic))
     for t in sub.fetches:
         prog.fetch_names.append(values[t] if t in values else prog.arg_names[variable_of(t)])
