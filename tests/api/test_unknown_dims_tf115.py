@@ -23,7 +23,7 @@ with open(os.path.join(HERE, "names.json")) as f:
 
 
 # the others compile seconds of loops and gradients
-FAST = {"cond_squeeze", "sequence_loss_none_dims", "conv3d_transpose_none_dims", "while_grows_from_unknown"}
+FAST = {"cond_squeeze", "sequence_loss_none_dims", "conv3d_transpose_none_dims"}
 
 
 @pytest.mark.parametrize("name", [n if n in FAST else pytest.param(n, marks=pytest.mark.slow) for n in sorted(NAMES)])
@@ -32,10 +32,11 @@ def test_case_matches_tf115(name):
         runs, fetches = cases.CASES[name](tf)
         variables = tf.global_variables()
         assert sorted([v.op.name, v.shape.as_list()] for v in variables) == NAMES[name]
+        got = {"%s/static/%s" % (name, k): np.array(str(v.shape)) for k, v in fetches.items()
+               if hasattr(v, "shape") and not hasattr(v, "type")}   # shape inference as TF's
         with tf.Session() as sess:
             for v, x in cases.values(variables).items():
                 v.load(x, sess)
-            got = {}
             for i, feeds in enumerate(runs):
                 try:
                     out = sess.run(fetches, feeds)
@@ -47,7 +48,7 @@ def test_case_matches_tf115(name):
     expected = {k: EXPECTED[k] for k in EXPECTED.files if k.split("/", 1)[0] == name}
     assert sorted(got) == sorted(expected)
     for k, v in expected.items():
-        if k.endswith("/error"):
+        if k.endswith("/error") or "/static/" in k:
             assert str(got[k]) == str(v), k
             continue
         assert got[k].dtype == v.dtype, k

@@ -222,7 +222,7 @@ def _branches_op(kind, scope, selector, fns, labels, strict):
                 raise ValueError("Outputs of %s and %s must have compatible shapes: %s, %s (output %d of '%s'); "
                                  "XLA needs both branches to give the same shape"
                                  % (labels[0], lab, t0.shape, t.shape, k, opname))
-            shape = shape.merge_with(t.shape)
+            shape = shape.most_specific_compatible_shape(t.shape)   # TF: what both branches agree on
         shapes.append(shape)
     captured, inputs = _align([g for g, _, _, _ in traced], [[] for _ in traced])
     branches = [SubFn(g, ins, lv) for (g, _, _, _), ins, lv in zip(traced, inputs, leaves)]
