@@ -173,9 +173,7 @@ def plan(sub, analysis, checks=True, segments=True, split_steps=0):
                                      any((t.shape.num_elements() or 0) > STATIC_MAX for t in op.outputs)))
         args = tuple(value_of(op, i, t) for i, t in enumerate(op.inputs))
         check = Step(op, args, (names.new(op.name + "_check"),), is_static, check=True) if op in checked else None
-        if check and opdef.check_of_run:   # it checks what the op's own step hands it, after that step
-            check = replace(check, args=(names.new(op.name + "_flag"),))
-        elif check:
+        if check and not opdef.check_of_run:
             prog.steps.append(check)
             prog.checks.append(op)
         if op not in sub.rule_ops:
@@ -196,11 +194,13 @@ def plan(sub, analysis, checks=True, segments=True, split_steps=0):
         if is_static:
             static.update(op.outputs)
         dynamic = segments and not is_static and is_dynamic(op, [t in static and t not in fed for t in op.inputs])
-        if check and opdef.check_of_run:
-            prog.steps += [Step(op, args, tuple(outs) + check.args, is_static, dynamic=dynamic, with_check=True), check]
+        step = Step(op, args, tuple(outs), is_static, dynamic=dynamic)
+        if check and opdef.check_of_run:   # its check reads what this step hands on after the outputs
+            flag = names.new(op.name + "_flag")
+            prog.steps += [replace(step, outs=step.outs + (flag,), with_check=True), replace(check, args=(flag,))]
             prog.checks.append(op)
-            continue
-        prog.steps.append(Step(op, args, tuple(outs), is_static, dynamic=dynamic))
+        else:
+            prog.steps.append(step)
     for t in sub.fetches:
         prog.fetch_names.append(values[t] if t in values else prog.arg_names[variable_of(t)])
     prog.final_names = [after[(analysis.final[v], v)] for v in prog.updated]

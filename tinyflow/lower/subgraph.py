@@ -41,36 +41,35 @@ def as_function(subfn, flags=False):
     dtypes = [t.dtype.np for t in subfn.outputs]
 
     def f(key, *args):
-        _bodies().append([] if flags else None)
+        _TRACING.bodies.append([] if flags else None)
         try:
             _, outs = low.fn((), (), tuple(args), key if low.needs_key else None)
         finally:
-            found = _bodies().pop()
+            found = _TRACING.bodies.pop()
         # lax control flow wants every branch to give exactly the declared dtypes
         outs = tuple(jnp.asarray(o, d) for o, d in zip(outs, dtypes))
         return outs + (functools.reduce(jnp.maximum, found, jnp.int64(-1)),) if flags else outs
     return f
 
 
-_TRACING = threading.local()   # .bodies: per body being traced now, the error flags it carries out (or None)
+class _Tracing(threading.local):
+    def __init__(self):
+        self.bodies = []   # per body being traced now: the error flags it carries out (None: it cannot)
 
 
-def _bodies():
-    if not hasattr(_TRACING, "bodies"):
-        _TRACING.bodies = []
-    return _TRACING.bodies
+_TRACING = _Tracing()
 
 
 def carries():
     """Whether the body being traced hands an error flag out (as_function(flags=True)): then a tf.cond
     in it whose branch cannot be traced gives zeros and `report`s the error's id when that branch is
     taken. Elsewhere in a body no run-time check runs: such a branch fails the trace (never zeros)."""
-    return bool(_bodies()) and _bodies()[-1] is not None
+    return bool(_TRACING.bodies) and _TRACING.bodies[-1] is not None
 
 
 def report(flag):
     """Adds an error flag (see as_function) to the body being traced (where `carries()`)."""
-    _bodies()[-1].append(flag)
+    _TRACING.bodies[-1].append(flag)
 
 
 def iteration_key(key, i):

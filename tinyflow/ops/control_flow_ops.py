@@ -356,7 +356,7 @@ def _may_fail(op):
 
 
 def _bodies(op):
-    return list(op.attrs.get("branches") or ()) + [op.attrs[k] for k in ("body",) if op.attrs.get(k) is not None]
+    return list(op.attrs.get("branches") or ()) + ([op.attrs["body"]] if op.attrs.get("body") is not None else [])
 
 
 def _unknown_shapes(op_or_inputs):
