@@ -198,6 +198,9 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
 def _branches_op(kind, scope, selector, fns, labels, strict):
     """Traces each fn, checks they agree, and makes one If/Case op (stateful if a body is random)."""
     graph = get_default_graph()
+    if getattr(graph, "_eager", False):   # eager: the selected fn alone runs (TF's eager cond; the others
+        result = fns[int(_index(constant_value_of(selector), len(fns)))]()   # may not fit these shapes)
+        return _unpack(result, strict)
     traced = [_trace(graph, scope[:-1], fn) for fn in fns]
     results = [r for _, _, r, _ in traced]
     leaves = [lv for _, _, _, lv in traced]
@@ -232,8 +235,10 @@ def _branches_op(kind, scope, selector, fns, labels, strict):
                          {"branches": branches, "Tout": [t.dtype for t in leaves[0]], "output_shapes": shapes},
                          name=scope)
     add_outer_controls(op, [g for g, _, _, _ in traced])
-    outs = op.outputs
-    result = pack_as(results[0], outs)
+    return _unpack(pack_as(results[0], op.outputs), strict)
+
+
+def _unpack(result, strict):
     if not strict and isinstance(result, (list, tuple)) and len(result) == 1 and not hasattr(result, "_fields"):
         result = result[0]  # TF1's non-strict mode unpacks singleton lists
     return result
@@ -488,6 +493,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise ValueError("No loop variables provided")
     comps = [v if _is_composite(v) else None for v in flat_in]  # TensorArrays: their flow is the loop var
     graph = graph_of(*[v for v in flat_in if isinstance(v, Tensor) or hasattr(v, "_as_graph_element")])
+    if getattr(graph, "_eager", False):   # eager: a Python loop, as TF's (a tf.cond in it runs one branch)
+        return _eager_loop(cond, body, structure, maximum_iterations,
+                           single or (not return_same_structure and len(flat_in) == 1))
     with graph.as_default(), graph.name_scope(name or "while") as scope:
         # a TensorArray entering unwritten gets its placeholder (and shape) at the body's first write
         lazy = [c is not None and c._flow is None for c in comps]
@@ -569,6 +577,15 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if single or (not return_same_structure and len(op.outputs) == 1):
         return result[0]  # TF1 unpacks a single loop variable
     return result
+
+
+def _eager_loop(cond, body, structure, maximum_iterations, unpack):
+    values, i = structure, 0
+    while (maximum_iterations is None or i < int(maximum_iterations)) and bool(cond(*values)):
+        out = body(*values)
+        values = out if isinstance(out, (list, tuple)) else [out]
+        i += 1
+    return values[0] if unpack else values
 
 
 def _trip_count(cg, cphs, pred, bphs, bleaves, flat_in):
