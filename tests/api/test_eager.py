@@ -424,3 +424,26 @@ def test_gradient_penalty_double_backprop_matches_finite_differences(eager):
         p = penalty(None, record=w)
     g = outer.gradient(p, w).numpy()
     np.testing.assert_allclose(g, _fd(lambda a: penalty(a).numpy(), w0), rtol=1e-5, atol=1e-8)
+
+
+def test_cond_case_switch_case_and_while_loop_run_only_the_selected_fn(eager):
+    """As TF 1.15's eager cond: the other fn is never called, so one that cannot run at these shapes
+    (squeezing an axis of length 2) raises only when selected. Values and error class from TF 1.15."""
+    x = tf.constant([[1.0, 2.0]])
+
+    def squeeze():
+        return tf.squeeze(x, 1)
+    assert tf.cond(tf.constant(False), squeeze, lambda: tf.reduce_sum(x, 1)).numpy().tolist() == [3.0]
+    assert tf.case([(tf.constant(False), squeeze)], default=lambda: x[:, 0]).numpy().tolist() == [1.0]
+    assert tf.switch_case(tf.constant(1), [squeeze, lambda: x[:, 1]]).numpy().tolist() == [2.0]
+    assert tf.cond(tf.constant(True), lambda: [x * 2], lambda: [x]).numpy().tolist() == [[2.0, 4.0]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Can not squeeze dim\[1\], expected a dimension"):
+        tf.cond(tf.constant(True), squeeze, lambda: tf.reduce_sum(x, 1))
+    # tf.while_loop is a Python loop (TF's eager one): the cond in its body runs one branch too
+    i, acc = tf.while_loop(lambda i, acc: i < 3, lambda i, acc: (i + 1, acc + tf.reduce_sum(tf.cond(
+        tf.constant(False), squeeze, lambda: tf.reduce_sum(x, 1)))), [tf.constant(0), tf.constant(0.0)])
+    assert (int(i), float(acc)) == (3, 9.0)
+    assert int(tf.while_loop(lambda i: i < 10, lambda i: i + 2, [tf.constant(0)], maximum_iterations=3)) == 6
+    _, ta = tf.while_loop(lambda i, t: i < 3, lambda i, t: (i + 1, t.write(i, tf.cast(i, tf.float32) * 2.0)),
+                          [0, tf.TensorArray(tf.float32, size=3)])
+    assert ta.stack().numpy().tolist() == [0.0, 2.0, 4.0]

@@ -339,18 +339,3 @@ def test_loops_whose_count_is_not_known_keep_the_while_loop():
     with tf.Session() as sess:
         assert sess.run([out, cond_on_value, by_two], {n: 5}) == [6, 16.0, 8]
 
-
-def test_a_cond_in_a_loop_body_whose_branch_cannot_be_built_fails_rather_than_giving_zeros():
-    """At the top level such a branch raises TF's error when taken (the step's check); inside a loop body
-    no check runs, so the trace fails (as TF fails when it runs that branch): never zeros."""
-    x = tf.placeholder(tf.float32, [None, None])
-    p = tf.placeholder(tf.bool, [])
-
-    def body(i, acc):
-        picked = tf.cond(p, lambda: tf.squeeze(x, 1), lambda: tf.reduce_sum(x, 1))
-        return i + 1, acc + tf.reduce_sum(picked)
-    _, total = tf.while_loop(lambda i, acc: i < 2, body, [tf.constant(0), tf.constant(0.0)])
-    with tf.Session() as sess:
-        assert sess.run(total, {x: [[1.0], [2.0]], p: True}) == 6.0   # squeeze is fine at width 1
-        with pytest.raises((ValueError, tf.errors.InvalidArgumentError)):
-            sess.run(total, {x: [[1.0, 2.0]], p: True})   # TF: "Can not squeeze dim[1]"; never zeros

@@ -818,16 +818,14 @@ class Conv3DTranspose(_KernelBiasLayer):
     def call(self, inputs):
         from tinyflow.ops.conv3d_ops import conv3d_transpose
         first = 1 if self.data_format == "NDHWC" else 2
-        shape = inputs.shape.as_list()
-        if None in shape[1:]:
-            raise ValueError("tinyflow: Conv3DTranspose needs the input shape known but for the batch, got %s"
-                             % inputs.shape)
-        shape[0] = shape[0] if shape[0] is not None else array_ops.shape(inputs)[0]
+        # unknown dimensions from tf.shape at run time, as TF's layer does
+        shape = [d if d is not None else array_ops.shape(inputs)[i] for i, d in enumerate(inputs.shape.as_list())]
         dims = [_deconv_length(shape[first + i], k, s, self.padding, self.output_padding and self.output_padding[i])
                 for i, (k, s) in enumerate(zip(self.kernel_size, self.strides))]
         out = [shape[0]] + dims + [self.filters] if first == 1 else [shape[0], self.filters] + dims
         outputs = conv3d_transpose(inputs, self.kernel, out, _window3d(self.strides, self.data_format), self.padding,
                                    self.data_format)
+        outputs.set_shape([d if isinstance(d, int) else None for d in out])
         return self._bias_and_activation(outputs, "NHWC" if self.data_format == "NDHWC" else "NCHW")
 
 

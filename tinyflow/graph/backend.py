@@ -7,7 +7,9 @@ computations while a graph is built) and turning a branch or loop body into a fu
 lowering rules of tf.cond and tf.while_loop). lower/ calls `install` when it is imported.
 
     backend().fold(op, values)       -> one numpy value per output, or raises NotFoldable
-    backend().function(subfn)        -> f(key, *inputs) -> tuple of outputs (a lowered body)
+    backend().function(subfn, flags=False) -> f(key, *inputs) -> tuple of outputs (a lowered body;
+                                        flags: and its error flag, see lower/subgraph.py)
+    backend().carries(), report(flag) -> whether the body being traced hands error flags out; hand one
     backend().iteration_key(key, i)  -> the run key of loop iteration i
 """
 

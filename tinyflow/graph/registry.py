@@ -100,6 +100,10 @@ class OpDef:
                    InvalidArgumentError (CountUpTo: OutOfRangeError)
       check_when   None: the check runs wherever the op does; else        passes/prune
                    check_when(op) -> bool, whether this op needs it
+      check_of_run the check reads what the op's run found: `lower` gets   lower/, runtime/eager
+                   attrs["_check"] True and returns one more value after
+                   its outputs, and `check(attrs, that value)` (control
+                   flow: a branch taken that could not be traced)
       callback     the lowering calls back into Python on the host        runtime/ (such a step never
                    (py_func, Print): it can fail after dispatch          donates its variables)
       host         None: XLA runs the op; else a HostRule (SessionValue,   runtime/session.py, passes/prune,
@@ -115,12 +119,12 @@ class OpDef:
 
     _FIELDS = ("name", "shape", "dtype", "grad", "lower", "inplace", "ref_inputs", "overwrites", "needs_key",
                "static", "stateful", "host", "infer_back", "check", "check_message", "fold", "callback",
-               "dynamic_shape", "infer_shape", "numpy", "check_when", "check_error")
+               "dynamic_shape", "infer_shape", "numpy", "check_when", "check_error", "check_of_run")
 
     def __init__(self, name, shape, dtype, grad=NOT_SET, lower=None, inplace=(), ref_inputs=(),
                  overwrites=False, needs_key=False, static=False, stateful=False, host=None,
                  infer_back=None, check=None, check_message=None, fold=None, callback=False, dynamic_shape=False,
-                 infer_shape=None, numpy=None, check_when=None, check_error=None):
+                 infer_shape=None, numpy=None, check_when=None, check_error=None, check_of_run=False):
         if host is not None and not isinstance(host, HostRule):
             raise TypeError("OpDef(%s): host= takes a HostRule (SessionValue, FromFetched, Fed or Staged), got %r"
                             % (name, host))
@@ -129,7 +133,8 @@ class OpDef:
                       stateful=stateful or bool(ref_inputs) or needs_key or callback, host=host,
                       infer_back=infer_back, check=check, check_message=check_message, fold=fold,
                       callback=callback, dynamic_shape=dynamic_shape, infer_shape=infer_shape, numpy=numpy,
-                      check_when=check_when, check_error=check_error or errors.InvalidArgumentError)
+                      check_when=check_when, check_error=check_error or errors.InvalidArgumentError,
+                      check_of_run=check_of_run)
         for k, v in values.items():
             object.__setattr__(self, k, v)
 

@@ -46,6 +46,8 @@ def apply(step, attrs, args):
     """Runs one Step's rule (its check rule for a check step) on traced or concrete values."""
     op, opdef = step.op, step.opdef
     rule = opdef.check if step.check else opdef.lower
+    if step.with_check:   # the rule hands its check's value on after its outputs
+        attrs = {**attrs, "_check": True}
     with jax.named_scope(op.name):
         try:
             if step.static:

@@ -35,6 +35,7 @@ class Step:
     static: bool      # computed while tracing (depends only on shapes and constants)
     check: bool = False  # this line is the op's run-time check (OpDef.check), giving (ok, *data)
     dynamic: bool = False  # its output shape depends on run-time values: it runs between jitted segments
+    with_check: bool = False  # its last name is what its check reads (OpDef.check_of_run; rule: attrs `_check`)
 
     @property
     def opdef(self):
@@ -171,8 +172,9 @@ def plan(sub, analysis, checks=True, segments=True, split_steps=0):
                                      and not any(t in fed for t in op.inputs) and not (op.inputs and
                                      any((t.shape.num_elements() or 0) > STATIC_MAX for t in op.outputs)))
         args = tuple(value_of(op, i, t) for i, t in enumerate(op.inputs))
-        if op in checked:
-            prog.steps.append(Step(op, args, (names.new(op.name + "_check"),), is_static, check=True))
+        check = Step(op, args, (names.new(op.name + "_check"),), is_static, check=True) if op in checked else None
+        if check and not opdef.check_of_run:
+            prog.steps.append(check)
             prog.checks.append(op)
         if op not in sub.rule_ops:
             continue
@@ -192,7 +194,13 @@ def plan(sub, analysis, checks=True, segments=True, split_steps=0):
         if is_static:
             static.update(op.outputs)
         dynamic = segments and not is_static and is_dynamic(op, [t in static and t not in fed for t in op.inputs])
-        prog.steps.append(Step(op, args, tuple(outs), is_static, dynamic=dynamic))
+        step = Step(op, args, tuple(outs), is_static, dynamic=dynamic)
+        if check and opdef.check_of_run:   # its check reads what this step hands on after the outputs
+            flag = names.new(op.name + "_flag")
+            prog.steps += [replace(step, outs=step.outs + (flag,), with_check=True), replace(check, args=(flag,))]
+            prog.checks.append(op)
+        else:
+            prog.steps.append(step)
     for t in sub.fetches:
         prog.fetch_names.append(values[t] if t in values else prog.arg_names[variable_of(t)])
     prog.final_names = [after[(analysis.final[v], v)] for v in prog.updated]

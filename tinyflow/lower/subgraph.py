@@ -8,6 +8,7 @@ outputs as its fetches, through the same pipeline (pipeline.compile_fetch_set); 
 variables (outer variables are captured as inputs), so its rw/ro arguments are empty. The lowering
 rules reach this module through graph/backend.py, so ops/ never imports lower/.
 """
+import functools
 import threading
 import weakref
 
@@ -32,30 +33,43 @@ def lowered(subfn):
     return low
 
 
-def as_function(subfn):
-    """`f(key, *inputs) -> tuple of outputs` for lax control flow; key is None or a uint32 run counter."""
+def as_function(subfn, flags=False):
+    """`f(key, *inputs) -> tuple of outputs` for lax control flow; key is None or a uint32 run counter.
+    flags=True: one more output, the body's error flag: -1, or the id of the error of a tf.cond branch
+    in it that could not be traced at these shapes and was taken (ops/control_flow_ops.py)."""
     low = lowered(subfn)
     dtypes = [t.dtype.np for t in subfn.outputs]
 
     def f(key, *args):
-        depth = getattr(_TRACING, "bodies", 0)
-        _TRACING.bodies = depth + 1
+        _TRACING.bodies.append([] if flags else None)
         try:
             _, outs = low.fn((), (), tuple(args), key if low.needs_key else None)
         finally:
-            _TRACING.bodies = depth
+            found = _TRACING.bodies.pop()
         # lax control flow wants every branch to give exactly the declared dtypes
-        return tuple(jnp.asarray(o, d) for o, d in zip(outs, dtypes))
+        outs = tuple(jnp.asarray(o, d) for o, d in zip(outs, dtypes))
+        return outs + (functools.reduce(jnp.maximum, found, jnp.int64(-1)),) if flags else outs
     return f
 
 
-_TRACING = threading.local()   # .bodies: how many bodies (branches, loop bodies) are being traced now
+class _Tracing(threading.local):
+    def __init__(self):
+        self.bodies = []   # per body being traced now: the error flags it carries out (None: it cannot)
 
 
-def in_body():
-    """Whether what is being traced is inside a tf.cond branch or a loop body (where no run-time
-    check runs: a branch that cannot be traced there must fail the trace, not give zeros)."""
-    return getattr(_TRACING, "bodies", 0) > 0
+_TRACING = _Tracing()
+
+
+def carries():
+    """Whether the body being traced hands an error flag out (as_function(flags=True)): then a tf.cond
+    in it whose branch cannot be traced gives zeros and `report`s the error's id when that branch is
+    taken. Elsewhere in a body no run-time check runs: such a branch fails the trace (never zeros)."""
+    return bool(_TRACING.bodies) and _TRACING.bodies[-1] is not None
+
+
+def report(flag):
+    """Adds an error flag (see as_function) to the body being traced (where `carries()`)."""
+    _TRACING.bodies[-1].append(flag)
 
 
 def iteration_key(key, i):
@@ -109,7 +123,8 @@ class Backend:
         return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
 
     function = staticmethod(as_function)
-    in_body = staticmethod(in_body)
+    carries = staticmethod(carries)
+    report = staticmethod(report)
     jitted = staticmethod(jitted)
     iteration_key = staticmethod(iteration_key)
 

@@ -198,6 +198,9 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
 def _branches_op(kind, scope, selector, fns, labels, strict):
     """Traces each fn, checks they agree, and makes one If/Case op (stateful if a body is random)."""
     graph = get_default_graph()
+    if getattr(graph, "_eager", False):   # eager: the selected fn alone runs (TF's eager cond; the others
+        result = fns[int(_index(constant_value_of(selector), len(fns)))]()   # may not fit these shapes)
+        return _unpack(result, strict)
     traced = [_trace(graph, scope[:-1], fn) for fn in fns]
     results = [r for _, _, r, _ in traced]
     leaves = [lv for _, _, _, lv in traced]
@@ -222,7 +225,7 @@ def _branches_op(kind, scope, selector, fns, labels, strict):
                 raise ValueError("Outputs of %s and %s must have compatible shapes: %s, %s (output %d of '%s'); "
                                  "XLA needs both branches to give the same shape"
                                  % (labels[0], lab, t0.shape, t.shape, k, opname))
-            shape = shape.merge_with(t.shape)
+            shape = shape.most_specific_compatible_shape(t.shape)   # TF: what both branches agree on
         shapes.append(shape)
     captured, inputs = _align([g for g, _, _, _ in traced], [[] for _ in traced])
     branches = [SubFn(g, ins, lv) for (g, _, _, _), ins, lv in zip(traced, inputs, leaves)]
@@ -232,8 +235,10 @@ def _branches_op(kind, scope, selector, fns, labels, strict):
                          {"branches": branches, "Tout": [t.dtype for t in leaves[0]], "output_shapes": shapes},
                          name=scope)
     add_outer_controls(op, [g for g, _, _, _ in traced])
-    outs = op.outputs
-    result = pack_as(results[0], outs)
+    return _unpack(pack_as(results[0], op.outputs), strict)
+
+
+def _unpack(result, strict):
     if not strict and isinstance(result, (list, tuple)) and len(result) == 1 and not hasattr(result, "_fields"):
         result = result[0]  # TF1's non-strict mode unpacks singleton lists
     return result
@@ -242,10 +247,12 @@ def _branches_op(kind, scope, selector, fns, labels, strict):
 # A branch is traced at the run's shapes only when it can be taken. TF runs only the taken branch, so
 # a branch valid only when taken (contrib.crf squeezes axis 1 when the length is 1) is fine there;
 # lax.cond traces both. So: a selector known while tracing (from shapes and constants) takes its
-# branch alone; otherwise a branch that cannot be traced at these shapes becomes zeros, and the op's
-# run-time check (the step's, which keeps every variable as it was) raises the branch's own error
-# when it is selected. In a loop body or another branch no check runs: there the trace fails, as before
-# (never zeros where TF would raise).
+# branch alone; otherwise a branch that cannot be traced at these shapes gives zeros and an error
+# flag (the error's id; -1: none), which the op hands on: at the top level to its run-time check (the
+# step's, which keeps every variable as it was and raises the branch's own error), in a loop body or
+# another branch out of that body (a while loop carries it and stops at the first one) up to the
+# top-level op's check. Where no flag can leave (a loop run from the host, a gradient's loop) the trace
+# fails instead: never zeros where TF would raise.
 _TRACE_ERRORS = weakref.WeakKeyDictionary()   # branch SubFn -> {argument shapes: its error, or None}
 
 
@@ -261,17 +268,17 @@ def _index(selector, n):
     return xp.where((selector < 0) | (selector >= n - 1), n - 1, selector)
 
 
-def _trace_error(branch, args, key):
+def _trace_error(branch, args, key, flags):
     """The error tracing `branch` on arguments shaped like `args` raises, or None (memoized)."""
     import jax
     specs = [jax.ShapeDtypeStruct(np.shape(a), a.dtype) for a in args]
-    sig = tuple((s.shape, str(s.dtype)) for s in specs)
+    sig = (tuple((s.shape, str(s.dtype)) for s in specs), flags)
     memo = _TRACE_ERRORS.setdefault(branch, {})
     if sig not in memo:
         if key is None and branch.graph.needs_key():
             from tinyflow.ops.random_ops import run_key
             key = run_key(0)
-        f = backend().function(branch)
+        f = backend().function(branch, flags)
         try:
             jax.eval_shape(lambda *a: f(key, *a), *specs)
             memo[sig] = None
@@ -281,45 +288,55 @@ def _trace_error(branch, args, key):
     return memo[sig]
 
 
+def _flags_leave(attrs):
+    """Whether an error flag can leave this op: its step's check reads it (`_check`, set by lower/ for an
+    op whose check runs) or the body being traced carries it out."""
+    return bool(attrs.get("_check")) or backend().carries()
+
+
+def _hand_on(attrs, outs, flag):
+    """The op's results, its error flag (None: nothing can fail) handed on: after the outputs for the
+    step's check, or to the body being traced."""
+    if attrs.get("_check"):
+        return tuple(outs) + (np.int64(-1) if flag is None else flag,)
+    if flag is not None:
+        backend().report(flag)
+    return tuple(outs)
+
+
 def _branch_lower(stateful):
     import jax
     import jax.numpy as jnp
 
     def run(attrs, key, selector, args):
-        branches = attrs["branches"]
-        fns = [(lambda f: (lambda *a: f(key, *a)))(backend().function(b)) for b in branches]
+        branches, flags = attrs["branches"], _flags_leave(attrs)
+        fns = [(lambda f: (lambda *a: f(key, *a)))(backend().function(b, flags)) for b in branches]
         if not isinstance(selector, jax.core.Tracer):   # known while tracing: the taken branch alone
-            return fns[int(_index(selector, len(fns)))](*args)
-        failed = [_trace_error(b, args, key) for b in branches]
-        good = [f for f, e in zip(fns, failed) if e is None]
-        if not good or (len(good) < len(fns) and (not _unknown_shapes(branches[0].inputs)
-                                                  or backend().in_body())):
-            raise next(e for e in failed if e is not None)   # no check runs for it (_unknown_shapes): fail now
-        if len(good) < len(fns):   # the check raises if one that failed is selected
-            outs = jax.eval_shape(good[0], *args)
-            zeros = lambda *a: tuple(jnp.zeros(o.shape, o.dtype) for o in outs)
-            fns = [zeros if e is not None else f for f, e in zip(fns, failed)]
-        if len(fns) == 2 and selector.dtype == jnp.bool_:
-            return jax.lax.cond(selector, fns[0], fns[1], *args)
-        return jax.lax.switch(_index(selector, len(fns)), fns, *args)
+            outs = fns[int(_index(selector, len(fns)))](*args)
+        else:
+            failed = [_trace_error(b, args, key, flags) for b in branches]
+            good = [f for f, e in zip(fns, failed) if e is None]
+            if not good or (len(good) < len(fns) and not flags):
+                raise next(e for e in failed if e is not None)   # no check could raise it when taken: fail now
+            if len(good) < len(fns):   # zeros and the error's id, raised by the check if selected
+                shapes = jax.eval_shape(good[0], *args)[:len(attrs["Tout"])]
+                zeros = lambda i: lambda *a: tuple(jnp.zeros(o.shape, o.dtype) for o in shapes) + (jnp.int64(i),)
+                fns = [zeros(_error_id(e)) if e is not None else f for f, e in zip(fns, failed)]
+            if len(fns) == 2 and selector.dtype == jnp.bool_:
+                outs = jax.lax.cond(selector, fns[0], fns[1], *args)
+            else:
+                outs = jax.lax.switch(_index(selector, len(fns)), fns, *args)
+        return _hand_on(attrs, outs[:-1], outs[-1]) if flags else _hand_on(attrs, outs, None)
 
     if stateful:
         return lambda attrs, key, selector, *args: run(attrs, key, selector, args)
     return lambda attrs, selector, *args: run(attrs, None, selector, args)
 
 
-def _branch_check(attrs, selector, *args):
-    """(ok, error id): ok is False when the selected branch could not be traced at these shapes; the
-    id names that error (the message of this run's shapes, whichever shapes were traced last)."""
-    import jax
-    import jax.numpy as jnp
-    branches = attrs["branches"]
-    index = _index(selector, len(branches))
-    ids = [_error_id(_trace_error(b, args, None)) for b in branches]
-    if not isinstance(index, jax.core.Tracer):
-        return ids[int(index)] < 0, np.int64(ids[int(index)])
-    picked = jnp.asarray(ids, jnp.int64)[index]
-    return picked < 0, picked
+def _run_check(attrs, flag):
+    """(ok, error id): the flag the op's lowering gave (-1, or the id of the error of a branch that could
+    not be traced at this run's shapes and was taken, in it or in its bodies)."""
+    return flag < 0, flag
 
 
 _ERRORS = {}   # the messages a check can report -> their ids
@@ -332,6 +349,19 @@ def _error_id(e):
 def _branch_message(op, error_id):
     """The error tracing the selected branch raised at the run's shapes (TF's error when it runs)."""
     return next(m for m, i in _ERRORS.items() if i == int(error_id))
+
+
+def _may_fail(op):
+    """Whether a branch of `op` or of a tf.cond in its bodies may meet shapes it was not built for (some
+    input's shape is not fully known): then its run-time check runs."""
+    if op.type in _BRANCH_OPS and _unknown_shapes(op):
+        return True
+    return any(_may_fail(inner) for body in _bodies(op) for inner in body.graph.ops
+               if inner.type in _BRANCH_OPS or inner.type in _LOOP_OPS)
+
+
+def _bodies(op):
+    return list(op.attrs.get("branches") or ()) + ([op.attrs["body"]] if op.attrs.get("body") is not None else [])
 
 
 def _unknown_shapes(op_or_inputs):
@@ -421,12 +451,13 @@ def _while_grad_shapes(shapes, attrs, values):
     return _refined(list(grads[:nfv]) + [caps[j] for j in attrs["fc"]], attrs["output_shapes"])
 
 
+_BRANCH_OPS, _LOOP_OPS = ("If", "StatelessIf", "Case", "StatelessCase"), ("While", "StatelessWhile")
+_CHECKS = dict(check=_run_check, check_of_run=True, check_message=_branch_message, check_when=_may_fail)
 for _kind in ("If", "Case"):
-    checks = dict(check=_branch_check, check_message=_branch_message, check_when=_unknown_shapes)
     register_op("Stateless" + _kind, shape=_attr_shapes, dtype=_attr_dtypes, grad=_branch_grad,
-                lower=_branch_lower(False), **checks)
+                lower=_branch_lower(False), **_CHECKS)
     register_op(_kind, shape=_attr_shapes, dtype=_attr_dtypes, grad=_branch_grad, lower=_branch_lower(True),
-                needs_key=True, **checks)
+                needs_key=True, **_CHECKS)
 
 
 # ---- tf.while_loop --------------------------------------------------------------------------------
@@ -462,6 +493,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise ValueError("No loop variables provided")
     comps = [v if _is_composite(v) else None for v in flat_in]  # TensorArrays: their flow is the loop var
     graph = graph_of(*[v for v in flat_in if isinstance(v, Tensor) or hasattr(v, "_as_graph_element")])
+    if getattr(graph, "_eager", False):   # eager: a Python loop, as TF's (a tf.cond in it runs one branch)
+        return _eager_loop(cond, body, structure, maximum_iterations,
+                           single or (not return_same_structure and len(flat_in) == 1))
     with graph.as_default(), graph.name_scope(name or "while") as scope:
         # a TensorArray entering unwritten gets its placeholder (and shape) at the body's first write
         lazy = [c is not None and c._flow is None for c in comps]
@@ -534,7 +568,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                  "n_fwd_ops": len(bg._ops),  # the body's own ops; a gradient adds more (ops/while_grad.py)
                  # a shape invariant less specific than the entry shape: the shapes may change per iteration
                  "grows": any(v is not None and s.as_list() != v.shape.as_list() for v, s in zip(flat_in, inv)
-                              if s is not None and s.ndims is not None)}
+                              if s is not None and s.ndims is not None)
+                 or _changes_unknown_dims(SubFn(bg, bins, bleaves), inv, captured)}
         op = graph.create_op("While" if stateful else "StatelessWhile", flat_in + captured + extra, attrs,
                              name=scope)
         add_outer_controls(op, [cg, bg])
@@ -542,6 +577,15 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if single or (not return_same_structure and len(op.outputs) == 1):
         return result[0]  # TF1 unpacks a single loop variable
     return result
+
+
+def _eager_loop(cond, body, structure, maximum_iterations, unpack):
+    values, i = structure, 0
+    while (maximum_iterations is None or i < int(maximum_iterations)) and bool(cond(*values)):
+        out = body(*values)
+        values = out if isinstance(out, (list, tuple)) else [out]
+        i += 1
+    return values[0] if unpack else values
 
 
 def _trip_count(cg, cphs, pred, bphs, bleaves, flat_in):
@@ -563,6 +607,21 @@ def _trip_count(cg, cphs, pred, bphs, bleaves, flat_in):
     if any(v is None or np.ndim(v) != 0 for v in (limit, step, start)) or int(step) <= 0:
         return None
     return max(0, -(-(int(limit) - int(start)) // int(step)))
+
+
+def _changes_unknown_dims(body, inv, captured):
+    """Whether the body changes a dimension a loop variable enters with unknown (a sequence fed at
+    run time that grows): shape inference through the body, each unknown dimension given a size of
+    its own, finds another size for it. (Unknown either way: the loop keeps its shapes, lax's loop.)"""
+    unknown = [s is not None and s.ndims is not None and None in s.as_list() for s in inv]
+    if not any(unknown):
+        return False
+    probes = [TensorShape([d if d is not None else 1000003 + 1009 * k + j for j, d in enumerate(s.as_list())])
+              if u else as_shape(s) for k, (s, u) in enumerate(zip(inv, unknown))]
+    got = _body_shapes(body, probes + [t.shape for t in captured])
+    return any(u and g.ndims is not None and any(a is not None and b is not None and a != b
+                                                 for a, b in zip(p.as_list(), g.as_list()))
+               for p, g, u in zip(probes, got, unknown))
 
 
 def _is_composite(v):
@@ -602,45 +661,58 @@ def _while_lower(stateful):
     def run(attrs, key, args):
         import jax
         import jax.numpy as jnp
-        as_function, iteration_key = backend().function, backend().iteration_key
         vars_, caps, mx, _ = _loop_parts(attrs, args)
         shapes = (_traced_body_shapes(attrs, key, vars_, caps) if attrs.get("grows") and not any(
             isinstance(x, jax.core.Tracer) for x in (*vars_, *caps, mx)) else None)
         if shapes is not None and any(o.shape != tuple(np.shape(v)) for o, v in zip(shapes, vars_)):
             if not attrs.get("count"):
                 try:   # in XLA, padded to capacities that double (O(log n) compiles)
-                    return padded_loop.run(attrs, key, vars_, caps, mx, shapes)
+                    return _hand_on(attrs, padded_loop.run(attrs, key, vars_, caps, mx, shapes), None)
                 except padded_loop.Unsupported:
                     pass
-            return _host_loop(attrs, key, vars_, caps, mx)
+            return _hand_on(attrs, _host_loop(attrs, key, vars_, caps, mx), None)
+        flags = _flags_leave(attrs)   # then the body gives its error flag too; the loop carries the highest
+        vars_ = tuple(jnp.asarray(x) for x in vars_)
         if attrs.get("count"):  # a gradient needs the iteration count and saved values
-            return while_grad.forward(attrs, key, tuple(jnp.asarray(x) for x in vars_), caps, mx)
-        cond_f, body_f = as_function(attrs["cond"]), as_function(attrs["body"])
-        if attrs.get("trip_count") is not None:   # a counted loop (see _trip_count): a scan of known length
-            return jax.lax.fori_loop(0, attrs["trip_count"],
-                                     lambda i, v: tuple(body_f(iteration_key(key, i), *v, *caps)),
-                                     tuple(jnp.asarray(x) for x in vars_))
-
-        def c(carry):
-            i, v = carry
-            ok = cond_f(iteration_key(key, i), *v, *caps)[0]
-            return ok if mx is None else jnp.logical_and(ok, i < mx)
-
-        def b(carry):
-            i, v = carry
-            return i + 1, body_f(iteration_key(key, i), *v, *caps)
-        try:
-            _, out = jax.lax.while_loop(c, b, (jnp.int32(0), tuple(jnp.asarray(x) for x in vars_)))
-        except TypeError as e:
-            if "identical types" not in str(e) and "must have" not in str(e):
-                raise
-            raise ValueError("a loop variable changes shape across iterations: shape_invariants allow that in "
-                             "TensorFlow, but XLA needs each loop variable's shape fixed (%s)" % e) from None
-        return out
+            out = while_grad.forward(attrs, key, vars_, caps, mx, flags)
+            return _hand_on(attrs, out[:-1], out[-1]) if flags else _hand_on(attrs, out, None)
+        out, flag = _xla_loop(attrs, key, vars_, caps, mx, flags)
+        return _hand_on(attrs, out, flag[0] if flags else None)
 
     if stateful:
         return lambda attrs, key, *args: run(attrs, key, args)
     return lambda attrs, *args: run(attrs, None, args)
+
+
+def _xla_loop(attrs, key, vars_, caps, mx, flags):
+    """(loop variables, (error flag,) or ()) after the loop, in XLA: a scan when its trip count is known
+    (see _trip_count), else lax.while_loop, which stops at an error flag (as TF stops at the error)."""
+    import jax
+    import jax.numpy as jnp
+    cond_f, body_f = backend().function(attrs["cond"]), backend().function(attrs["body"], flags)
+    iteration_key, n = backend().iteration_key, len(vars_)
+
+    def step(i, v, flag):   # one iteration: the new loop variables, the highest error id so far
+        out = body_f(iteration_key(key, i), *v, *caps)
+        return tuple(out[:n]), tuple(jnp.maximum(f, out[n]) for f in flag)
+    start = (vars_, (jnp.int64(-1),) if flags else ())
+    if attrs.get("trip_count") is not None:
+        return jax.lax.fori_loop(0, attrs["trip_count"], lambda i, s: step(i, *s), start)
+
+    def c(carry):
+        i, v, flag = carry
+        ok = cond_f(iteration_key(key, i), *v, *caps)[0]
+        ok = ok if mx is None else jnp.logical_and(ok, i < mx)
+        return jnp.logical_and(ok, flag[0] < 0) if flags else ok
+
+    try:
+        _, out, flag = jax.lax.while_loop(c, lambda s: (s[0] + 1,) + step(*s), (jnp.int32(0),) + start)
+    except TypeError as e:
+        if "identical types" not in str(e) and "must have" not in str(e):
+            raise
+        raise ValueError("a loop variable changes shape across iterations: shape_invariants allow that in "
+                         "TensorFlow, but XLA needs each loop variable's shape fixed (%s)" % e) from None
+    return out, flag
 
 
 def _traced_body_shapes(attrs, key, vars_, caps):
@@ -683,9 +755,9 @@ def _grows(op, known):
 
 
 register_op("StatelessWhile", shape=_attr_shapes, infer_shape=_while_shapes, dtype=_attr_dtypes,
-            grad=while_grad.while_grad, lower=_while_lower(False), dynamic_shape=_grows)
+            grad=while_grad.while_grad, lower=_while_lower(False), dynamic_shape=_grows, **_CHECKS)
 register_op("While", shape=_attr_shapes, infer_shape=_while_shapes, dtype=_attr_dtypes, grad=while_grad.while_grad,
-            lower=_while_lower(True), needs_key=True, dynamic_shape=_grows)
+            lower=_while_lower(True), needs_key=True, dynamic_shape=_grows, **_CHECKS)
 register_op("StatelessWhileGrad", shape=_attr_shapes, infer_shape=_while_grad_shapes, dtype=_attr_dtypes,
             grad=_no_second_order, lower=_while_grad_lower(False))
 register_op("WhileGrad", shape=_attr_shapes, infer_shape=_while_grad_shapes, dtype=_attr_dtypes,

@@ -7,10 +7,11 @@ from jax import lax
 from tinyflow.graph.core import ShapeError
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
-from tinyflow.ops.conv_ops import _same_float
+from tinyflow.ops.conv_ops import _partial_shape, _same_float
 from tinyflow.ops.core.array_ops import shape_tensor
-from tinyflow.ops.core.base import constant_value_of, convert_to_tensor, make_op
+from tinyflow.ops.core.base import convert_to_tensor, make_op
 from tinyflow.ops.linalg_decomp import vjp_grad
+from tinyflow.ops.window import int_sizes, sizes_shape
 
 __all__ = ["conv3d", "conv3d_transpose"]
 
@@ -49,15 +50,14 @@ def _conv_shape(shapes, attrs, values):
 
 
 def _backprop_input(a, sizes, w, dy):
-    # input_sizes' batch is -1 where the output_shape's batch is only known at run time (tf.shape(x)[0])
-    zeros = jnp.zeros(tuple(dy.shape[0] if v < 0 else int(v) for v in a["input_sizes"]), dy.dtype)
+    # sizes: a value known while tracing (tf.stack of tf.shape's parts, constants), as in 2-D
+    zeros = jnp.zeros(int_sizes(sizes), dy.dtype)
     return jax.vjp(lambda x: _conv(a, x, w), zeros)[1](dy)[0]
 
 
 register_op("Conv3D", shape=_conv_shape, dtype=_same_float, grad=vjp_grad, lower=_conv)
-register_op("Conv3DBackpropInputV2",
-            shape=lambda s, a, v: [TensorShape([d if d >= 0 else None for d in a["input_sizes"]])],
-            dtype=lambda d, a: [d[1]], grad=vjp_grad, lower=_backprop_input)
+register_op("Conv3DBackpropInputV2", shape=sizes_shape(0), dtype=lambda d, a: [d[1]], grad=vjp_grad,
+            lower=_backprop_input)
 
 
 def _attrs(strides, padding, data_format, dilations):
@@ -91,12 +91,6 @@ def conv3d_transpose(value, filter=None, output_shape=None, strides=None, paddin
     [depth, height, width, output_channels, in_channels]."""
     x = convert_to_tensor(value if value is not None else input, name="value")
     w = convert_to_tensor(filter if filter is not None else filters, dtype=x.dtype, name="filter")
-    sizes_t = shape_tensor(output_shape, name="output_shape")
-    sizes = constant_value_of(sizes_t)
-    if sizes is None:   # tf.stack([tf.shape(x)[0], d, h, w, c]): the batch known at run time only
-        sizes = [-1] + [constant_value_of(t) for t in sizes_t.op.inputs[1:]] if sizes_t.op.type == "Pack" else [None]
-        if len(sizes) != 5 or any(v is None for v in sizes):
-            raise ValueError("tinyflow: conv3d_transpose needs an output_shape constant but for the batch, got %s"
-                             % (output_shape,))
-    attrs = dict(_attrs(strides, padding, data_format, dilations), input_sizes=[int(v) for v in sizes])
-    return make_op("Conv3DBackpropInputV2", [sizes_t, w, x], attrs, name=name or "conv3d_transpose")
+    sizes = shape_tensor(output_shape, name="output_shape")
+    attrs = dict(_attrs(strides, padding, data_format, dilations), _shape=_partial_shape(sizes, 5))
+    return make_op("Conv3DBackpropInputV2", [sizes, w, x], attrs, name=name or "conv3d_transpose")

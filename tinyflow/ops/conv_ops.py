@@ -251,12 +251,12 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
         return make_op("Conv2DBackpropInput", [sizes, w, value], attrs, name=scope)
 
 
-def _partial_shape(sizes):
+def _partial_shape(sizes, rank=4):
     """The static part of a shape tensor: tf.stack([tf.shape(x)[0], 6, 6, 2]) gives [None, 6, 6, 2]."""
     if sizes.op.type == "Pack":
         dims = [constant_value_of(t) for t in sizes.op.inputs]
         return TensorShape([None if d is None else int(d) for d in dims])
-    return TensorShape([None] * 4)
+    return TensorShape([None] * rank)
 
 
 def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC", dilations=[1, 1, 1, 1], name=None):

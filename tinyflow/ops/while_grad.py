@@ -155,8 +155,8 @@ def while_grad(op, *grads):
 
 
 # ---- lowering ------------------------------------------------------------------------------------------
-def _fns(attrs, *names):
-    return [backend().function(attrs[k]) for k in names]   # the one place this module lowers bodies
+def _fns(attrs, *names, flags=False):
+    return [backend().function(attrs[k], flags) for k in names]   # the one place this module lowers bodies
 
 
 def _full(attrs):
@@ -166,63 +166,77 @@ def _full(attrs):
     return attrs["max_static"] is not None and attrs.get("trip_count") == max(attrs["max_static"], 0)
 
 
-def forward(attrs, key, vars_, caps, mx):
+def _may_fail(body):
+    """Whether a tf.cond in the body may take a branch that cannot be traced (its op's check would run)."""
+    return any(get_op_def(op.type).check_of_run and get_op_def(op.type).check_when(op) for op in body.graph.ops)
+
+
+def forward(attrs, key, vars_, caps, mx, flags=False):
     """The forward While once a gradient needs its count (and saved values): final loop vars, the
-    number of iterations, then each saved tensor stacked over iterations."""
+    number of iterations, then each saved tensor stacked over iterations; with `flags`, last the
+    highest error flag of a tf.cond in the body (ops/control_flow_ops.py; a while_loop stops at one)."""
     import jax
     import jax.numpy as jnp
     iteration_key = backend().iteration_key
-    cond_f, body_f = _fns(attrs, "cond", "body_save")
-    n = attrs["n_vars"]
+    (cond_f,), (body_f,) = _fns(attrs, "cond"), _fns(attrs, "body_save", flags=flags)
+    n, flag0 = attrs["n_vars"], ((jnp.int64(-1),) if flags else ())
 
-    def running(i, v):
+    def running(i, v, flag=()):
         ok = cond_f(iteration_key(key, i), *v, *caps)[0]
-        return ok if mx is None else jnp.logical_and(ok, i < mx)
+        ok = ok if mx is None else jnp.logical_and(ok, i < mx)
+        return jnp.logical_and(ok, flag[0] < 0) if flags else ok
+
+    def step(i, v, flag=()):   # ((new loop vars, saved values), the highest error flag so far)
+        outs = body_f(iteration_key(key, i), *v, *caps)
+        if flags:
+            return (tuple(outs[:n]), tuple(outs[n:-1])), (jnp.maximum(flag[0], outs[-1]),)
+        return (tuple(outs[:n]), tuple(outs[n:])), ()
 
     if attrs["max_static"] is None:
         def b(c):
-            return c[0] + 1, body_f(iteration_key(key, c[0]), *c[1], *caps)[:n]
-        count, out = jax.lax.while_loop(lambda c: running(*c), b, (jnp.int32(0), vars_))
-        return tuple(out) + (count,)
-
-    def step(i, v):
-        outs = body_f(iteration_key(key, i), *v, *caps)
-        return tuple(outs[:n]), tuple(outs[n:])
+            (new, _), flag = step(*c)
+            return c[0] + 1, new, flag
+        count, out, flag = jax.lax.while_loop(lambda c: running(*c), b, (jnp.int32(0), vars_, flag0))
+        return tuple(out) + (count,) + flag
 
     if _full(attrs):
-        def full(v, i):
-            return step(i, v)
-        out, saved = jax.lax.scan(full, vars_, jnp.arange(attrs["max_static"], dtype=jnp.int32))
-        return tuple(out) + (jnp.int32(attrs["max_static"]),) + tuple(saved)
+        def full(c, i):
+            (new, saved), flag = step(i, *c)
+            return (new, flag), saved
+        (out, flag), saved = jax.lax.scan(full, (vars_, flag0), jnp.arange(attrs["max_static"], dtype=jnp.int32))
+        return tuple(out) + (jnp.int32(attrs["max_static"]),) + tuple(saved) + flag
 
     def fwd(carry, i):
-        v, count, done = carry
-        act = jnp.logical_and(jnp.logical_not(done), running(i, v))
-        shapes = jax.eval_shape(step, i, v)[1]
-        new, saved = jax.lax.cond(act, lambda v: step(i, v),
-                                  lambda v: (v, tuple(jnp.zeros(s.shape, s.dtype) for s in shapes)), v)
-        return (new, count + act.astype(jnp.int32), jnp.logical_not(act)), saved
+        v, count, done, flag = carry
+        act = jnp.logical_and(jnp.logical_not(done), running(i, v, flag))
+        shapes = jax.eval_shape(step, i, v, flag)[0][1]
+        (new, saved), flag = jax.lax.cond(act, lambda v: step(i, v, flag),
+                                          lambda v: ((v, tuple(jnp.zeros(s.shape, s.dtype) for s in shapes)), flag), v)
+        return (new, count + act.astype(jnp.int32), jnp.logical_not(act), flag), saved
     steps = jnp.arange(max(attrs["max_static"], 0), dtype=jnp.int32)
-    (out, count, _), saved = jax.lax.scan(fwd, (vars_, jnp.int32(0), jnp.bool_(False)), steps)
-    return tuple(out) + (count,) + tuple(saved)
+    (out, count, _, flag), saved = jax.lax.scan(fwd, (vars_, jnp.int32(0), jnp.bool_(False), flag0), steps)
+    return tuple(out) + (count,) + tuple(saved) + flag
 
 
 def backward(attrs, key, args):
-    """WhileGrad: gradients wrt the initial floating loop vars and captured tensors."""
+    """WhileGrad: gradients wrt the initial floating loop vars and captured tensors. A tf.cond in the
+    body whose branch cannot be traced gives zeros here: the forward loop, in the same step, ran the
+    same branches and hands their error to its check (the flag here is left out)."""
     import jax
     import jax.numpy as jnp
     iteration_key = backend().iteration_key
     ns, nc = attrs["n_state"], attrs["n_captured"]
     count, state, caps, gys = args[0], tuple(args[1:1 + ns]), tuple(args[1 + ns:1 + ns + nc]), args[1 + ns + nc:]
     nfv = len(attrs["fv"])
-    grad_f, = _fns(attrs, "body_grad")
+    flags = _may_fail(attrs["body"])
+    grad_f, = _fns(attrs, "body_grad", flags=flags)
     gcaps0 = tuple(jnp.zeros(jnp.shape(caps[j]), attrs["Tout"][nfv + i].np) for i, j in enumerate(attrs["fc"]))
     g0 = (tuple(jnp.asarray(g) for g in gys), gcaps0)
 
     def back(i, ins, g):  # one iteration backwards
         gv, gc = g
         outs = grad_f(iteration_key(key, i), *ins, *caps, *gv)
-        return tuple(outs[:nfv]), tuple(a + b for a, b in zip(gc, outs[nfv:]))
+        return tuple(outs[:nfv]), tuple(a + b for a, b in zip(gc, outs[nfv:len(outs) - flags]))
 
     if attrs["bounded"]:
         def bwd(g, x):
@@ -233,18 +247,18 @@ def backward(attrs, key, args):
         steps = jnp.arange(max(attrs["max_static"], 0), dtype=jnp.int32)
         (gv, gc), _ = jax.lax.scan(bwd, g0, (steps, state), reverse=True)
         return tuple(gv) + tuple(gc)
-    gv, gc = _bisect(attrs, key, count, tuple(jnp.asarray(x) for x in state), caps, g0, back)
+    gv, gc = _bisect(attrs, key, count, tuple(jnp.asarray(x) for x in state), caps, g0, back, flags)
     return tuple(gv) + tuple(gc)
 
 
-def _bisect(attrs, key, count, init, caps, g0, back):
+def _bisect(attrs, key, count, init, caps, g0, back, flags):
     """Reverse iterations count-1 .. 0 from the initial loop state with O(log n) saved states:
     the top checkpoint (index s, state before iteration s) is either the iteration to
     differentiate next (s == end - 1) or is advanced to the middle of [s, end), pushed."""
     import jax
     import jax.numpy as jnp
     iteration_key = backend().iteration_key
-    body_f, = _fns(attrs, "body")
+    body_f, = _fns(attrs, "body", flags=flags)   # its flag left out: see backward
     n = attrs["n_vars"]
     stk = tuple(jnp.zeros((_STACK,) + jnp.shape(x), x.dtype).at[0].set(x) for x in init)
     idx = jnp.zeros(_STACK, jnp.int32)

@@ -13,6 +13,7 @@ import numpy as np
 
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph, get_default_session, reset_default_graph
+from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops import functional_ops, random_ops, state_ops
 from tinyflow.ops.core import array_ops, indexing_ops, math_ops, sequence_ops
 from tinyflow.ops.core.base import convert_to_tensor
@@ -776,13 +777,14 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, co
         input_length=None, time_major=False, zero_output_for_mask=False):
     """Iterates `step_function(input_t, states [+ constants]) -> (output_t, new_states)` over the time axis
     of `inputs`; returns (last_output, outputs stacked on the time axis, new_states). A masked step keeps
-    the previous states and output (zeros when `zero_output_for_mask`). The loop is unrolled: the number
-    of timesteps must be known when building."""
+    the previous states and output (zeros when `zero_output_for_mask`). The loop is unrolled when the
+    number of timesteps is known, else a tf.while_loop (as TF's, whatever `unroll` says)."""
     inputs = convert_to_tensor(inputs)
     time_axis = 0 if time_major else 1
     steps = inputs.shape[time_axis].value
     if steps is None:
-        raise ValueError("Unrolling requires a fixed number of timesteps: got inputs of shape %s" % inputs.shape)
+        return _rnn_loop(step_function, inputs, list(initial_states), go_backwards, mask, list(constants or []),
+                         time_major, zero_output_for_mask)
     xs = array_ops.unstack(inputs, axis=time_axis)
     masks = [None] * steps
     if mask is not None:
@@ -801,6 +803,34 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, co
         prev, states = out, new
         outputs.append(out)
     return outputs[-1], array_ops.stack(outputs, axis=time_axis), states
+
+
+def _rnn_loop(step_function, inputs, states, go_backwards, mask, constants, time_major, zero_output_for_mask):
+    """rnn over a time axis of unknown length: a tf.while_loop writing each step's output (TF's K.rnn:
+    the step function runs once first, on step 0, for the output's shape and dtype)."""
+    from tinyflow.ops.control_flow_ops import while_loop
+    time_first = lambda t: t if time_major else array_ops.transpose(t, [1, 0] + list(range(2, ndim(t))))
+    xs = time_first(inputs)
+    masks = None if mask is None else time_first(_as_bool(mask))
+    if go_backwards:
+        xs, masks = sequence_ops.reverse(xs, [0]), (None if masks is None else sequence_ops.reverse(masks, [0]))
+    n = array_ops.shape(xs)[0]
+    out0, _ = step_function(xs[0], states + constants)
+    outputs = array_ops.zeros(array_ops.concat([[n], array_ops.shape(out0)], 0), out0.dtype)
+
+    def body(t, prev, outputs, states):
+        out, new = step_function(functional_ops.get_item(xs, t), list(states) + constants)
+        new = list(new) if isinstance(new, (list, tuple)) else [new]
+        if masks is not None:
+            m = functional_ops.get_item(masks, t)
+            held = array_ops.zeros_like(out) if zero_output_for_mask else prev
+            out = math_ops.where_v2(_expand_mask(m, out), out, held)
+            new = [math_ops.where_v2(_expand_mask(m, a), a, s) for a, s in zip(new, states)]
+        return t + 1, out, functional_ops.set_item(outputs, t, out), new
+    _, last, outputs, states = while_loop(lambda t, *_: t < n, body, [0, array_ops.zeros_like(out0), outputs, states],
+                                          maximum_iterations=n, return_same_structure=True)
+    outputs.set_shape(TensorShape([None]).concatenate(out0.shape))
+    return last, time_first(outputs), states
 
 
 def _expand_mask(m, like):

@@ -506,14 +506,6 @@ class RNN(_Nested, Layer):
             mask = mask[0]
         if not self._uses_mask:
             mask = None
-        time_axis = 0 if self.time_major else 1
-        if inputs.shape[time_axis].value is None:
-            raise ValueError("%s: the number of timesteps must be known (got input shape %s)" % (self.name,
-                                                                                                 inputs.shape))
-        xs = array_ops.unstack(inputs, axis=time_axis)
-        masks = array_ops.unstack(mask, axis=1) if mask is not None else [None] * len(xs)
-        if self.go_backwards:
-            xs, masks = xs[::-1], masks[::-1]
         sizes = _state_sizes(self.cell)
         if initial_state:
             states = list(initial_state)
@@ -529,20 +521,17 @@ class RNN(_Nested, Layer):
         if hasattr(self.cell, "reset_dropout_mask"):
             self.cell.reset_dropout_mask()
         batch_dim = inputs.shape[1 if self.time_major else 0].value
-        outputs, prev = [], None
-        for x, m in zip(xs, masks):
+
+        def step(x, states):
             out, new = _call_cell(self.cell, x, states, training)
             out.set_shape([batch_dim, _output_size(self.cell)])
-            if m is not None:   # a masked step keeps the previous output (zeros at first) and states
-                keep = array_ops.expand_dims(math_ops.cast(m, "bool"), -1)
-                held = array_ops.zeros_like(out) if prev is None or self.zero_output_for_mask else prev
-                out = math_ops.where_v2(keep, out, held)
-                new = [math_ops.where_v2(keep, n, s) for n, s in zip(new, states)]
-            prev, states = out, new
-            outputs.append(out)
+            return out, new
+        # unrolled when the number of timesteps is known, else a tf.while_loop over time (K.rnn)
+        last, outputs, states = K.rnn(step, inputs, states, self.go_backwards, mask, time_major=self.time_major,
+                                      zero_output_for_mask=self.zero_output_for_mask)
         if self.stateful:
             self.add_update([state_ops.assign(v, s) for v, s in zip(self.states, states)])
-        result = array_ops.stack(outputs, axis=time_axis) if self.return_sequences else outputs[-1]
+        result = outputs if self.return_sequences else last
         if not self.return_state:
             return result
         if isinstance(self.cell, StackedRNNCells):   # TF: one entry per cell (a list for a cell of two states)

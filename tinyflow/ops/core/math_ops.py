@@ -772,8 +772,8 @@ def _axes(axis, rank):
 
 def _reduce_shape(shapes, attrs, values):
     s = shapes[0]
-    if s.ndims is None:
-        return [TensorShape(None)]
+    if s.ndims is None:   # every axis reduced: a scalar whatever the rank (TF's _may_reduce_to_scalar)
+        return [TensorShape([] if attrs["axis"] is None and not attrs["keep_dims"] else None)]
     for a in np.asarray(attrs["axis"] if attrs["axis"] is not None else [], dtype=np.int64).reshape(-1):
         if not -s.ndims <= a < s.ndims:
             raise ShapeError("Invalid reduction dimension %d for input with %d dimensions" % (a, s.ndims))

@@ -105,6 +105,7 @@ def hardmax(logits, name=None):
     """One-hot of the argmax over the last axis, in the logits' dtype."""
     with name_scope(name, "Hardmax", [logits]):
         logits = convert_to_tensor(logits, name="logits")
-        depth = array_ops.shape(logits)[-1]
+        depth = logits.shape[-1].value if logits.shape.ndims else None   # static where known, as TF's
+        depth = depth if depth is not None else array_ops.shape(logits)[-1]
         from tinyflow.ops.core.sequence_ops import one_hot
         return one_hot(math_ops.argmax(logits, -1), depth, dtype=logits.dtype)

@@ -81,7 +81,9 @@ class BeamSearchDecoder(Decoder):
                                                  self._state_template())
         self._start_tokens = array_ops.tile(array_ops.expand_dims(self._start_tokens, 1), [1, beam_width])
         self._start_inputs = self._embedding_fn(self._start_tokens)
-        self._finished = array_ops.tile([[False] + [True] * (beam_width - 1)], array_ops.stack([self._batch_size, 1]))
+        # as TF builds it: its static shape [batch, beam_width] (a tile by a tensor would lose beam_width)
+        self._finished = one_hot(array_ops.zeros(array_ops.stack([self._batch_size]), dtype=dt.int32), depth=beam_width,
+                                 on_value=False, off_value=True, dtype=dt.bool_)
 
     batch_size = property(lambda self: self._batch_size)
 
