@@ -75,7 +75,8 @@ def main():
         for w in names:
             m = {c: float(np.median(table[(w, c)])) * 1e3 if table[(w, c)] else None for c in cols}
             cells = ["%.1f" % m[c] if m[c] else "-" for c in cols]
-            cells += ["%.2fx" % (m["tinyflow"] / m[c]) if m[c] and m["tinyflow"] else "-" for c in cols if c != "tinyflow"]
+            cells += ["%.2fx" % (m["tinyflow"] / m[c]) if m[c] and m["tinyflow"] else "-"
+                      for c in cols if c != "tinyflow"]
             print("| %s | %s |" % (w, " | ".join(cells)))
 
 

@@ -133,8 +133,8 @@ def test_a_sum_of_matmuls_runs_as_one_matmul_of_the_concatenated_operands():
     grad = tf.add_n([tf.matmul(x, y, transpose_a=True) for x, y in zip(at, g)], name="grad")      # x^T g: [4, 6]
     ht = [ph("ht%d" % t, [4, 2]) for t in range(3)]
     both = tf.add_n([tf.matmul(y, x, transpose_a=True, transpose_b=True) for x, y in zip(ht, g)], name="both")
-    mixed = tf.add_n([tf.matmul(at[0], g[0], transpose_a=True), tf.matmul(at[1], ph("m", [6, 2]), transpose_a=True, transpose_b=True)],
-                     name="mixed")
+    mixed = tf.add_n([tf.matmul(at[0], g[0], transpose_a=True),
+                      tf.matmul(at[1], ph("m", [6, 2]), transpose_a=True, transpose_b=True)], name="mixed")
     shared = tf.matmul(at[1], g[1], transpose_a=True, name="shared")
     read = tf.add_n([shared, tf.matmul(at[2], g[2], transpose_a=True)], name="read")
     big = tf.add_n([tf.matmul(ph("r%d" % t, [1, 50]), ph("c%d" % t, [50, 1])) for t in range(2)], name="big")
