@@ -37,7 +37,7 @@ def run(argv, workload, steps, root=os.path.dirname(HERE)):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", TF_USE_LEGACY_KERAS="1")
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     out = subprocess.run(argv + [SCRIPT, workload, str(steps)], capture_output=True, text=True, env=env,
-                         timeout=1800)
+                         timeout=1800, cwd=root)   # `-m tinyflow` imports from the working directory first
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
     if out.returncode != 0 or not lines:
         print("(%s %s failed: %s)" % (argv[0], workload, (out.stderr.strip().splitlines() or ["?"])[-1]))
