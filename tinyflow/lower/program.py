@@ -231,12 +231,10 @@ def _random_block(prog):
 
 
 def fuse_matmul_sums(prog):
-    """The Program the jitted function is rendered from: `prog`, with each AddN of MatMuls whose products
-    nothing else reads (same transposes, float, static shapes, operands no bigger than the products)
-    computed as one MatMul of the concatenated operands (ops/core/math_ops.matmul_sum). An RNN unrolled
-    by hand reads its weight at every step; the weight's gradient is such an AddN (LSTM of issue 40's
-    anchors, measured alone: 13 -> 8 ms of CPU for one [384, 1024] weight with Adam). The reference
-    executor and the memory planner keep the graph's own ops (`prog`). Not in segmented Programs."""
+    """`prog` as the jitted function is rendered from it: each AddN of MatMuls whose products nothing else
+    reads (same transposes, float, static shapes, operands no bigger than the products) is one MatMul of
+    the concatenated operands (math_ops.matmul_sum): an unrolled RNN's weight gradient (docs/speed.md
+    section 8). The reference executor and memory planner keep the graph's ops. Not when segmented."""
     if prog.segmented:
         return prog
     made = {n: i for i, s in enumerate(prog.steps) for n in s.outs}

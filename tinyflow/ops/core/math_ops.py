@@ -722,12 +722,10 @@ def _matmul_lower(attrs, a, b):
 
 
 def matmul_sum(attrs, *xs):
-    """The sum of n MatMuls (attrs: their shared transpose_a / transpose_b) of xs = (a_1..a_n, b_1..b_n),
-    as one MatMul of the concatenated operands: sum_t op(a_t) op(b_t) = [op(a_1) .. op(a_n)] [op(b_1);
-    ..; op(b_n)]. What AddN of a weight's gradients computes when an RNN unrolled by hand reads the weight
-    at every step (lower/program.fuse_matmul_sums): one dot of [384, 640] x [640, 1024] instead of 20 of
-    [384, 32] x [32, 1024] and a sum of 20 outputs, which XLA would fuse into each of Adam's three
-    updates (re-reading them 3 times). Rounding differs from the chain of adds in the last bits."""
+    """sum_t op(a_t) op(b_t) of xs = (a_1..a_n, b_1..b_n) (attrs: the MatMuls' shared transposes) as one
+    MatMul of the concatenations (lower/program.fuse_matmul_sums): an unrolled LSTM's weight gradient is
+    one [384, 640] x [640, 1024] dot, not 20 small ones whose sum XLA fuses into each of Adam's three
+    updates. Rounding differs from the chain of adds in the last bits."""
     n = len(xs) // 2
     a = jnp.concatenate(xs[:n], axis=0 if attrs["transpose_a"] else 1)
     b = jnp.concatenate(xs[n:], axis=1 if attrs["transpose_b"] else 0)
