@@ -3,7 +3,9 @@ tf.get_variable only) run as whole processes under tinyflow (`python -m tinyflow
 or ~/.tf1-oracle) and TF 2.x through tf.compat.v1 ($TF2_PYTHON or ~/.tf2-anchor: what a TF1 user runs
 instead today), in alternating rounds; median over the rounds of each process's median step.
 
-    python benchmarks/anchors.py [--rounds 3] [--steps 50] [--only mlp,cnn]
+    python benchmarks/anchors.py [--rounds 3] [--steps 50] [--only mlp,cnn] [--before /work/main]
+
+--before DIR adds a column of tinyflow run from another checkout (a change's before, in the same rounds).
 
 A column whose interpreter is missing is left out. Neither TF is a dependency of tinyflow or its tests.
 """
@@ -31,11 +33,11 @@ def interpreters():
     return found
 
 
-def run(argv, workload, steps):
+def run(argv, workload, steps, root=os.path.dirname(HERE)):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", TF_USE_LEGACY_KERAS="1")
-    env["PYTHONPATH"] = os.path.dirname(HERE) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     out = subprocess.run(argv + [SCRIPT, workload, str(steps)], capture_output=True, text=True, env=env,
-                         timeout=1800)
+                         timeout=1800, cwd=root)   # `-m tinyflow` imports from the working directory first
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
     if out.returncode != 0 or not lines:
         print("(%s %s failed: %s)" % (argv[0], workload, (out.stderr.strip().splitlines() or ["?"])[-1]))
@@ -48,27 +50,34 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--steps", type=int, default=50)
     p.add_argument("--only", default="")
+    p.add_argument("--before", default="", help="a tinyflow checkout to run as a column of its own")
     args = p.parse_args()
     cols = interpreters()
+    if args.before:
+        cols["tinyflow before"] = cols["tinyflow"]
     names = [w for w in WORKLOADS if not args.only or w in args.only.split(",")]
     meds = {(w, c): [] for w in names for c in cols}
+    cpus = {(w, c): [] for w in names for c in cols}
     versions = {}
     for _ in range(args.rounds):
         for w in names:
             for c, argv in cols.items():
-                res = run(argv, w, args.steps)
+                res = run(argv, w, args.steps, *([args.before] if c == "tinyflow before" else []))
                 if res:
                     meds[(w, c)].append(res["median"])
+                    cpus[(w, c)].append(res.get("cpu", np.nan))
                     versions[c] = res["version"]
     print("median ms per step (%d alternating rounds of whole processes, %d steps each); versions: %s"
           % (args.rounds, args.steps, versions))
     header = ["workload"] + list(cols) + ["tinyflow / %s" % c for c in cols if c != "tinyflow"]
-    print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
-    for w in names:
-        m = {c: float(np.median(meds[(w, c)])) * 1e3 if meds[(w, c)] else None for c in cols}
-        cells = ["%.1f" % m[c] if m[c] else "-" for c in cols]
-        cells += ["%.2fx" % (m["tinyflow"] / m[c]) if m[c] and m["tinyflow"] else "-" for c in cols if c != "tinyflow"]
-        print("| %s | %s |" % (w, " | ".join(cells)))
+    for what, table in (("wall", meds), ("CPU seconds of the process (all threads)", cpus)):
+        print("\n%s, ms per step:\n| %s |\n|%s" % (what, " | ".join(header), "---|" * len(header)))
+        for w in names:
+            m = {c: float(np.median(table[(w, c)])) * 1e3 if table[(w, c)] else None for c in cols}
+            cells = ["%.1f" % m[c] if m[c] else "-" for c in cols]
+            cells += ["%.2fx" % (m["tinyflow"] / m[c]) if m[c] and m["tinyflow"] else "-"
+                      for c in cols if c != "tinyflow"]
+            print("| %s | %s |" % (w, " | ".join(cells)))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 unchanged under TF 1.15, under TF 2.x through `tf.compat.v1` (what a TF1 user runs instead today) and
 under tinyflow (`python -m tinyflow`): issue 40's anchors.
 
-    python anchor_workloads.py WORKLOAD [STEPS]     # prints one JSON line: {"version", "min", "median"}
+    python anchor_workloads.py WORKLOAD [STEPS]     # one JSON line: {"version", "min", "median", "cpu"}
 
 WORKLOAD: mlp (784-512-512-10, Adam, batch 128), cnn (conv32-pool-conv64-pool-fc256, Adam, batch 100,
 28x28x1), lstm (2 layers of 256 unrolled by hand over 20 steps, batch 32, Adam), wideconv (the input
@@ -81,15 +81,17 @@ def main():
     name, n = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 50
     rng = np.random.RandomState(0)
     fetches, feed = build(name, rng)
-    times = []
+    times, cpu = [], []
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         for i in range(n + 5):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             sess.run(fetches, feed)
             if i >= 5:
                 times.append(time.perf_counter() - t0)
-    print(json.dumps({"version": tf.__version__, "min": min(times), "median": float(np.median(times))}))
+                cpu.append(time.process_time() - c0)   # all the process's threads: the work, steadier when loaded
+    print(json.dumps({"version": tf.__version__, "min": min(times), "median": float(np.median(times)),
+                      "cpu": float(np.median(cpu))}))
 
 
 if __name__ == "__main__":

@@ -113,3 +113,44 @@ def test_an_initializer_of_unseeded_random_ops_compiles_without_an_xla_log_line(
             va, vb = sess.run([a, b])
     assert np.abs(va).max() <= 1.0 and np.abs(vb).max() <= 2.0 and va.std() > 0.1
     assert "simplification" not in capfd.readouterr().err
+
+
+def test_a_sum_of_matmuls_runs_as_one_matmul_of_the_concatenated_operands():
+    """fuse_matmul_sums: an AddN of MatMuls that nothing else reads (an unrolled RNN's weight gradient) is one
+    MatMul of the concatenations; mixed transposes, a product read elsewhere, or operands bigger than the
+    products keep the graph's ops. Values: numpy's sums."""
+    rng = np.random.RandomState(0)
+    vals = {}
+
+    def ph(name, shape):
+        vals[name] = rng.randn(*shape).astype(np.float32)
+        return tf.placeholder(tf.float32, shape, name=name)
+    a = [ph("a%d" % t, [8, 2 + t]) for t in range(3)]            # contractions of different lengths
+    b = [ph("b%d" % t, [2 + t, 8]) for t in range(3)]
+    at = [ph("at%d" % t, [2, 4]) for t in range(3)]
+    g = [ph("g%d" % t, [2, 6]) for t in range(3)]
+    plain = tf.add_n([tf.matmul(x, y) for x, y in zip(a, b)], name="plain")
+    grad = tf.add_n([tf.matmul(x, y, transpose_a=True) for x, y in zip(at, g)], name="grad")      # x^T g: [4, 6]
+    ht = [ph("ht%d" % t, [4, 2]) for t in range(3)]
+    both = tf.add_n([tf.matmul(y, x, transpose_a=True, transpose_b=True) for x, y in zip(ht, g)], name="both")
+    mixed = tf.add_n([tf.matmul(at[0], g[0], transpose_a=True),
+                      tf.matmul(at[1], ph("m", [6, 2]), transpose_a=True, transpose_b=True)], name="mixed")
+    shared = tf.matmul(at[1], g[1], transpose_a=True, name="shared")
+    read = tf.add_n([shared, tf.matmul(at[2], g[2], transpose_a=True)], name="read")
+    big = tf.add_n([tf.matmul(ph("r%d" % t, [1, 50]), ph("c%d" % t, [50, 1])) for t in range(2)], name="big")
+    fetches = [plain, grad, both, mixed, read, shared, big]
+    feeds = [t for t in tf.get_default_graph().get_operations() if t.type == "Placeholder"]
+    prog = program.fuse_matmul_sums(_plan(fetches, [op.outputs[0] for op in feeds]))
+    rules = {s.op.name: s.rule for s in prog.steps}
+    assert [rules[n] for n in ("plain", "grad", "both", "mixed", "read", "big")] == ["MatMulSum"] * 3 + [""] * 3
+    assert _step(prog, "grad").args == ("at0", "at1", "at2", "g0", "g1", "g2")
+    assert sum(s.op.type == "MatMul" for s in prog.steps) == 2 + 2 + 2     # mixed's, read's, big's
+    with tf.Session() as sess:
+        got = sess.run(fetches, {op.outputs[0]: vals[op.name] for op in feeds})
+    v = vals
+    want = [sum(v["a%d" % t] @ v["b%d" % t] for t in range(3)), sum(v["at%d" % t].T @ v["g%d" % t] for t in range(3)),
+            sum(v["g%d" % t].T @ v["ht%d" % t].T for t in range(3)), v["at0"].T @ v["g0"] + v["at1"].T @ v["m"].T,
+            v["at1"].T @ v["g1"] + v["at2"].T @ v["g2"], v["at1"].T @ v["g1"],
+            sum(v["r%d" % t] @ v["c%d" % t] for t in range(2))]
+    for x, y in zip(got, want):
+        np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-5)

@@ -33,6 +33,7 @@ from tinyflow.graph.registry import get_op_def
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.lower import render as render_mod
 from tinyflow.lower.compiler_options import YNN_FLAG, YNN_NO_CONV
+from tinyflow.lower.program import FUSED
 from tinyflow.ops.conv_ops import EIGEN_CONVOLUTIONS
 from tinyflow.ops.random_ops import RandomBlock, run_key
 
@@ -45,7 +46,7 @@ _TF = types.SimpleNamespace(TensorShape=TensorShape,
 def apply(step, attrs, args):
     """Runs one Step's rule (its check rule for a check step) on traced or concrete values."""
     op, opdef = step.op, step.opdef
-    rule = opdef.check if step.check else opdef.lower
+    rule = opdef.check if step.check else FUSED[step.rule] if step.rule else opdef.lower
     if step.with_check:   # the rule hands its check's value on after its outputs
         attrs = {**attrs, "_check": True}
     with jax.named_scope(op.name):
@@ -273,7 +274,8 @@ def build(program, source, lines, donate=False, waits=True, options=None):
     and jits it: a Lowered. The functions `segment_k` of a segmented Program are jitted one by one."""
     filename = "<tinyflow %d>" % next(_COUNTER)
     where = {(filename, n): step for n, step in lines.items()}
-    calls = {s.op.type: OpCall(s.op.type, where) for s in program.steps}
+    calls = {t: OpCall(t, where) for t in {s.op.type for s in program.steps} | {s.rule for s in lines.values()}
+             if t}
     ns = {"A": render_mod.attr_table(program.steps), "op": types.SimpleNamespace(**calls),
           "tf": _TF, "np": np, "all_ok": _all_ok, "keep": _keep,
           "random_block": lambda key: RandomBlock(program.random_block, key, program.philox_ops)}

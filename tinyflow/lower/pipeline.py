@@ -73,7 +73,7 @@ def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, p
     check_feeds(sub)                                                      # 2
     analysis = state_pass.analyze(sub)                                    # 3
     program = program_mod.plan(sub, analysis, checks, segments, SPLIT_STEPS if segments else 0)   # 4
-    source, lines = render(program)                                       # 5
+    source, lines = render(program_mod.fuse_matmul_sums(program))        # 5 (an RNN's weight gradients: one dot)
     donates = _donates(program, donate)
     # The Session waits for a step's new values before storing them, so that a failure after
     # dispatch leaves the old ones, except for a donating step: its old buffers are gone at dispatch

@@ -12,10 +12,12 @@ update's result (passes/state.py decides which, DESIGN.md's rule).
 """
 import keyword
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from tinyflow.graph.core import Graph, Operation
 from tinyflow.graph.registry import get_op_def
+from tinyflow.ops.core.math_ops import matmul_sum
 from tinyflow.ops.random_ops import block_spec, philox_op
 
 STATIC_MAX = 1000   # a bigger value of constants alone is XLA's to compute (not a constant made while tracing)
@@ -36,10 +38,16 @@ class Step:
     check: bool = False  # this line is the op's run-time check (OpDef.check), giving (ok, *data)
     dynamic: bool = False  # its output shape depends on run-time values: it runs between jitted segments
     with_check: bool = False  # its last name is what its check reads (OpDef.check_of_run; rule: attrs `_check`)
+    rule: str = ""    # a rule of FUSED computing op's outputs from `args` instead of op's own rule
+    like: Operation = None   # the op whose attrs that rule takes
 
     @property
     def opdef(self):
         return get_op_def(self.op.type)
+
+
+# rules that compute an op's outputs from the inputs of the ops before it (see fuse_matmul_sums)
+FUSED = {"MatMulSum": matmul_sum}
 
 
 @dataclass
@@ -228,3 +236,35 @@ def _random_block(prog):
         prog.steps[i] = replace(prog.steps[i], args=("rand",) + prog.steps[i].args[1:])
     prog.random_block.extend(block_spec(prog.steps[i].op) for i in picked)
     prog.philox_ops.extend(prog.steps[i].op for i in seeded)
+
+
+def fuse_matmul_sums(prog):
+    """`prog` as the jitted function is rendered from it: each AddN of MatMuls whose products nothing else
+    reads (same transposes, float, static shapes, operands no bigger than the products) is one MatMul of
+    the concatenated operands (math_ops.matmul_sum): an unrolled RNN's weight gradient (docs/speed.md
+    section 8). The reference executor and memory planner keep the graph's ops. Not when segmented."""
+    if prog.segmented:
+        return prog
+    made = {n: i for i, s in enumerate(prog.steps) for n in s.outs}
+    reads = Counter(a for s in prog.steps for a in s.args)
+    reads.update(prog.fetch_names + prog.final_names)
+    drop, steps = set(), list(prog.steps)
+    for k, s in enumerate(prog.steps):
+        if s.op.type != "AddN" or s.static or s.check or len(s.args) < 2:
+            continue
+        mms = [prog.steps[made[a]] if a in made else None for a in s.args]
+        if not all(m is not None and m.op.type == "MatMul" and not m.static and reads[a] == 1
+                   for m, a in zip(mms, s.args)):
+            continue
+        flags = {(m.op.attrs["transpose_a"], m.op.attrs["transpose_b"]) for m in mms}
+        shapes = [t.shape for m in mms for t in m.op.inputs]
+        if len(flags) > 1 or not s.op.outputs[0].dtype.is_floating or not all(x.is_fully_defined() for x in shapes):
+            continue
+        if sum(x.num_elements() for x in shapes) > len(mms) * s.op.outputs[0].shape.num_elements():
+            continue   # concatenating would copy more than the products it saves
+        drop.update(made[a] for a in s.args)
+        steps[k] = replace(s, args=tuple(m.args[0] for m in mms) + tuple(m.args[1] for m in mms),
+                           rule="MatMulSum", like=mms[0].op)
+    if not drop:
+        return prog
+    return replace(prog, steps=[s for i, s in enumerate(steps) if i not in drop])

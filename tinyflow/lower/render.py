@@ -115,7 +115,8 @@ def _type_of(t):
 def line(step):
     """The source line of one Step (without indentation)."""
     op = step.op
-    call = "op.%s%s(%s)" % (op.type, ".check" if step.check else "", ", ".join(list(step.args) + _attrs(op)))
+    call = "op.%s%s(%s)" % (step.rule or op.type, ".check" if step.check else "",
+                            ", ".join(list(step.args) + _attrs(step.like or op)))
     lhs = (", ".join(step.outs) + " = ") if step.outs else ""
     types = " ".join(_type_of(t) for t in op.outputs) if not step.check else "check"
     mark = "  static" if step.static else "  dynamic shape: runs between segments" if step.dynamic else ""

@@ -721,6 +721,17 @@ def _matmul_lower(attrs, a, b):
     return jnp.matmul(a, b, preferred_element_type=a.dtype)
 
 
+def matmul_sum(attrs, *xs):
+    """sum_t op(a_t) op(b_t) of xs = (a_1..a_n, b_1..b_n) (attrs: the MatMuls' shared transposes) as one
+    MatMul of the concatenations (lower/program.fuse_matmul_sums): an unrolled LSTM's weight gradient is
+    one [384, 640] x [640, 1024] dot, not 20 small ones whose sum XLA fuses into each of Adam's three
+    updates. Rounding differs from the chain of adds in the last bits."""
+    n = len(xs) // 2
+    a = jnp.concatenate(xs[:n], axis=0 if attrs["transpose_a"] else 1)
+    b = jnp.concatenate(xs[n:], axis=1 if attrs["transpose_b"] else 0)
+    return _matmul_lower(attrs, a, b)
+
+
 def _matmul_grad(op, g):
     a, b = conj(op.inputs[0]), conj(op.inputs[1])
     ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
