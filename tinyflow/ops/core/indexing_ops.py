@@ -451,9 +451,9 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
             b = int(batch_dims)
             if i.shape.ndims is None:
                 raise ValueError("tinyflow: gather with batch_dims needs the rank of indices")
-            if not -i.shape.ndims <= b <= i.shape.ndims:
-                raise ValueError("batch_dims (%d) must be in [-%d, %d] for indices of rank %d"
-                                 % (b, i.shape.ndims, i.shape.ndims, i.shape.ndims))
+            if not -i.shape.ndims <= b < i.shape.ndims:   # (TF's kernel checks it when the op runs)
+                raise ValueError("Expected batch_dims in the range [-%d, %d), but got %d"
+                                 % (i.shape.ndims, i.shape.ndims, b))
             attrs = {"batch_dims": b % i.shape.ndims if b < 0 else b}
         return make_op("GatherV2", [p, i, axis_t], attrs, name=scope)
 
