@@ -26,7 +26,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cases", type=int, default=9536, help="default: 4 more structures of each later op")
     ap.add_argument("--first", type=int, default=26384,
-                    help="first case index (the fixture holds spec.FIXTURE: 0..21599 and 24000..26383; below "
+                    help="first case index (the fixture holds spec.FIXTURE: 0..19199 and 24000..26383; below "
                          "spec.SPLIT cases cycle over the first corpus's ops, from it over the later ones)")
     ap.add_argument("--oracle", default=os.environ.get("TF1_PYTHON", "/root/.tf1-oracle/bin/python"))
     ap.add_argument("--fixture", help="replay this recorded file instead of recording")
