@@ -2,7 +2,7 @@
 committed fixture holds) with the oracle, replays them in tinyflow and prints per-family counts
 (cases, matches, documented differences, ...) and every undocumented difference.
 
-    python tools/difftest.py [--cases 60000] [--first 24000] [--oracle /root/.tf1-oracle/bin/python]
+    python tools/difftest.py [--cases 9536] [--first 26384] [--oracle /root/.tf1-oracle/bin/python]
     python tools/difftest.py --fixture tests/fixtures/diffcorpus/corpus.npz     # replay a recorded file
 
 The case generator, recorder and replay are tests/fixtures/diffcorpus/{spec,record,replay}.py; the CI
@@ -24,8 +24,10 @@ sys.path.insert(0, ROOT)
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cases", type=int, default=60000)
-    ap.add_argument("--first", type=int, default=24000, help="first case index (the fixture holds 0..23999)")
+    ap.add_argument("--cases", type=int, default=9536, help="default: 4 more structures of each later op")
+    ap.add_argument("--first", type=int, default=26384,
+                    help="first case index (the fixture holds spec.FIXTURE: 0..19199 and 24000..26383; below "
+                         "spec.SPLIT cases cycle over the first corpus's ops, from it over the later ones)")
     ap.add_argument("--oracle", default=os.environ.get("TF1_PYTHON", "/root/.tf1-oracle/bin/python"))
     ap.add_argument("--fixture", help="replay this recorded file instead of recording")
     ap.add_argument("--show", type=int, default=40, help="differences to print")

@@ -44,3 +44,19 @@ def test_kept_differences_and_tf_conventions():
     np.testing.assert_array_equal(out["floordiv"], [NAN, 0.0, -0.0, -0.0])   # numpy: 1 // -inf = -1
     np.testing.assert_array_equal(out["pool"], [1.0, 1.0])
     assert out["empty"].shape == (0, 3) and fetches["empty"].shape.as_list() == [0, 3]   # TF's -1 of an empty tensor
+
+
+def test_stateless_random_is_deterministic_with_tf_shapes_and_dtypes():
+    """Kept difference: the stateless ops' values come from JAX's stream (not TF's Philox numbers);
+    what a program relies on holds: TF's shape and dtype, one seed one sample, another seed another."""
+    seed = tf.placeholder(tf.int64, [2])
+    u = tf.random.stateless_uniform([3, 4], seed, dtype=tf.float64)
+    n = tf.random.stateless_normal([500], seed)
+    t = tf.random.stateless_truncated_normal([500], seed)
+    with tf.Session() as s:
+        a = s.run([u, n, t], {seed: [1, 2]})
+        b = s.run([u, n, t], {seed: [1, 2]})
+        c = s.run(u, {seed: [1, 3]})
+    assert a[0].dtype == np.float64 and a[0].shape == (3, 4) and a[1].dtype == np.float32
+    assert all(np.array_equal(x, y) for x, y in zip(a, b)) and not np.array_equal(a[0], c)
+    assert 0 <= a[0].min() and a[0].max() < 1 and abs(a[1].mean()) < 0.2 and np.abs(a[2]).max() <= 2

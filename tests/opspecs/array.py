@@ -56,6 +56,8 @@ SPECS = [
     OpSpec("gather", lambda tf, x, i: tf.square(tf.gather(x, i)), [A, IDX], lambda x, i: x[i] ** 2, grad=True,
            second_order=True),
     OpSpec("gather_axis1", lambda tf, x, i: tf.gather(x, i, axis=1), [C, IDX], lambda x, i: x[:, i], grad=True),
+    OpSpec("gather_batch_dims", lambda tf, x, i: tf.gather(x, i, axis=2, batch_dims=1), [C, np.array([[3, 0], [1, 1]],
+           np.int32)], lambda x, i: np.stack([x[b][:, i[b]] for b in range(2)]), grad=True),
     OpSpec("unsorted_segment_sum", lambda tf, x, i: tf.unsorted_segment_sum(x, i, 4), [A, IDX],
            lambda x, i: np.stack([x[i == k].sum(0) for k in range(4)]), grad=True),
     OpSpec("gather_nd", lambda tf, x: tf.square(tf.gather_nd(x, [[0, 1], [2, 3], [0, 1]])), [A],

@@ -211,8 +211,14 @@ register_op("UnravelIndex", shape=lambda s, a, v: [TensorShape([None]).concatena
                                                    and s[1][0].value is None else
                                                    TensorShape([s[1][0].value]).concatenate(s[0])],
             dtype=same_as_input(0), grad=None,
-            lower=lambda a, i, d: jnp.stack(jnp.unravel_index(i, tuple(int(v) for v in np.asarray(d))))
-            .reshape((len(np.asarray(d)),) + i.shape).astype(i.dtype))
+            lower=lambda a, i, d: _unravel(i, d))
+
+
+def _unravel(i, d):
+    """Coordinate j of flat index i in shape d: (i // the stride of j) % d[j] (d may be a run-time value)."""
+    strides = jnp.concatenate([jnp.cumprod(d[::-1])[::-1][1:], jnp.ones([1], d.dtype)])
+    at = (-1,) + (1,) * i.ndim
+    return (i[None] // strides.reshape(at) % d.reshape(at)).astype(i.dtype)
 
 
 def unravel_index(indices, dims, name=None):

@@ -3,6 +3,7 @@
 Gradients follow TF's convention for complex tensors: the gradient of a real loss L with respect to z
 is dL/dx + i dL/dy (z = x + iy), so a holomorphic f passes g * conj(f'(z)) back (math_ops.conj).
 """
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -48,7 +49,10 @@ register_op("Complex", shape=broadcast_rule, dtype=_complex_dtype, grad=_complex
 
 
 def jax_complex(x, y, dtype):
-    return (x + 1j * y.astype(dtype.np)).astype(dtype.np)
+    """x + iy built from its parts (x + 1j * y would turn an infinite y's real part into 0 * inf = NaN
+    and a -0.0 y into +0.0)."""
+    x, y = jnp.broadcast_arrays(jnp.asarray(x), jnp.asarray(y))
+    return jax.lax.complex(x, y).astype(dtype.np)
 
 
 register_op("Real", shape=shape_of_input(0), dtype=_complex_type("Real"), grad=lambda op, g: [

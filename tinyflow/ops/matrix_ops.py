@@ -346,8 +346,10 @@ def _einsum_grad(op, g):
     for i, x in enumerate(op.inputs):
         sub = ins[i]
         letters = sub.replace(".", "")
-        if len(set(letters)) != len(letters):
-            raise NotImplementedError("tinyflow: no einsum gradient for repeated subscripts in %r" % sub)
+        # a repeated letter ('ii', 'iij') reads a diagonal: the gradient of the diagonal (each letter
+        # once), put back on it below
+        full, sub = sub, "".join(c for k, c in enumerate(sub) if c == "." or c not in sub[:k])
+        letters = sub.replace(".", "")
         others = [s for j, s in enumerate(ins) if j != i]
         avail = set(out) | set("".join(others))
         keep = "".join(c for c in sub if c == "." or c in avail)
@@ -361,10 +363,29 @@ def _einsum_grad(op, g):
             pos.update({c: x.shape.ndims - len(post) + k for k, c in enumerate(post)})
             ones_ = ones(dims_or_shape(x, [pos[c] for c in missing]), dtype=x.dtype)
             gx = einsum("%s,%s->%s" % (keep, "".join(missing), sub), gx, ones_)
+        if full != sub:
+            gx = _onto_diagonal(gx, sub, full, x)
         if "..." in sub:
             gx = math_ops.sum_to(gx, x)
         grads.append(gx)
     return grads
+
+
+def _onto_diagonal(g, sub, full, x):
+    """g (subscripts `sub`, each letter once) placed on the diagonal of x's subscripts `full`, where
+    letters repeat: each repeat renamed to a fresh letter tied to its first by an identity matrix."""
+    fresh = iter(c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in full)
+    pre, _, post = full.partition("...")
+    renamed, eyes, pairs = "", [], []
+    for k, c in enumerate(full):
+        if c != "." and c in full[:k]:
+            f = next(fresh)
+            at = k if k < len(pre) or "..." not in full else x.shape.ndims - (len(full) - k)
+            eyes.append(matrix_diag(ones(dims_or_shape(x, [at]), dtype=x.dtype)))
+            pairs.append(c + f)
+            c = f
+        renamed += c
+    return einsum("%s->%s" % (",".join([sub] + pairs), renamed), g, *eyes)
 
 
 register_op("Einsum", shape=_einsum_shape, dtype=same_as_input(0), grad=_einsum_grad,

@@ -317,21 +317,42 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dt.int32):
 
 def confusion_matrix(labels, predictions, num_classes=None, dtype=dt.int32, name=None, weights=None):
     """out[i, j] = the number (or total weight) of examples with label i predicted as j. Without
-    num_classes it is max(labels, predictions) + 1, which tinyflow needs at compile time."""
+    num_classes it is max(labels, predictions) + 1: known while building for constants, else a
+    run-time value (the scatter then runs between jitted segments, as bincount's)."""
     with name_scope(name or "confusion_matrix"):
         labels = M.cast(convert_to_tensor(labels, name="labels"), dt.int64)
         predictions = M.cast(convert_to_tensor(predictions, name="predictions"), dt.int64)
+        checks = _confusion_checks(labels, predictions, num_classes)
+        with labels.graph.control_dependencies(checks):
+            labels, predictions = M.identity(labels), M.identity(predictions)
         if num_classes is None:
             values = [constant_value_of(labels), constant_value_of(predictions)]
             if any(v is None for v in values):
-                raise errors.UnimplementedError(
-                    None, None, "tinyflow: tf.confusion_matrix without num_classes needs constant labels and "
-                    "predictions (the output shape must be known at compile time); pass num_classes.")
+                # TF's max(reduce_max(predictions), reduce_max(labels)) + 1; of empty inputs the
+                # dtype's lowest + 1, a negative size its kernel refuses (as the scatter does here)
+                n = M.add(M.maximum(M.reduce_max(predictions), M.reduce_max(labels)), constant(1, dt.int64))
+                return scatter_nd(stack([labels, predictions], axis=1), _confusion_updates(labels, weights, dtype),
+                                  stack([n, n]))
             num_classes = max([int(np.max(v)) + 1 if np.size(v) else 0 for v in values])
         n = int(constant_value_of(num_classes))
-        if weights is None:
-            updates = M.cast(ones_like(labels), dtype)
-        else:
-            updates = M.cast(convert_to_tensor(weights, name="weights"), dtype)
-        indices = stack([labels, predictions], axis=1)
-        return scatter_nd(indices, updates, constant([n, n], dt.int64))
+        return scatter_nd(stack([labels, predictions], axis=1), _confusion_updates(labels, weights, dtype),
+                          constant([n, n], dt.int64))
+
+
+def _confusion_checks(labels, predictions, num_classes):
+    """TF's asserts: no negative label or prediction, none past num_classes (InvalidArgumentError)."""
+    from tinyflow.ops.check_ops import assert_less, assert_non_negative
+    checks = [assert_non_negative(labels, message="`labels` contains negative values"),
+              assert_non_negative(predictions, message="`predictions` contains negative values")]
+    if num_classes is not None:
+        n = M.cast(convert_to_tensor(num_classes), dt.int64)
+        checks += [assert_less(labels, n, message="`labels` out of bound"),
+                   assert_less(predictions, n, message="`predictions` out of bound")]
+    return checks
+
+
+def _confusion_updates(labels, weights, dtype):
+    """What each (label, prediction) pair adds: 1, or its weight."""
+    if weights is None:
+        return M.cast(ones_like(labels), dtype)
+    return M.cast(convert_to_tensor(weights, name="weights"), dtype)

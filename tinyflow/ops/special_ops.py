@@ -61,12 +61,15 @@ def _igamma_grad(sign):
     return grad
 
 
-igamma = _binary("Igamma", lambda a, x, y: jax.lax.igamma(x, y), _igamma_grad(1), allowed=_X64, names=("a", "x"))
-igammac = _binary("Igammac", lambda a, x, y: jax.lax.igammac(x, y), _igamma_grad(-1), allowed=_X64, names=("a", "x"))
+igamma = _binary("Igamma", lambda a, x, y: jax.lax.igamma(*jnp.broadcast_arrays(x, y)), _igamma_grad(1),
+                 allowed=_X64, names=("a", "x"))
+# igammac at a <= 0 is NaN in TF (as igamma is); XLA's is 0 at a = 0
+igammac = _binary("Igammac", lambda a, x, y: jnp.where(x > 0, jax.lax.igammac(*jnp.broadcast_arrays(x, y)), jnp.nan),
+                  _igamma_grad(-1), allowed=_X64, names=("a", "x"))
 igamma.__doc__ = "The regularized lower incomplete gamma function P(a, x)."
 igammac.__doc__ = "The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."
 register_op("IgammaGradA", shape=broadcast_rule, dtype=dtype_rule("IgammaGradA", _X64, names=("a", "x")),
-            grad=None, lower=lambda a, x, y: jax.lax.igamma_grad_a(x, y))
+            grad=None, lower=lambda a, x, y: jax.lax.igamma_grad_a(*jnp.broadcast_arrays(x, y)))
 
 
 def _zeta_grad(op, g):

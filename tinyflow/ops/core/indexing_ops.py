@@ -340,14 +340,43 @@ def _strided_slice_of(tensor, slice_spec):
 # ---- gather, gather_nd and their gradients ---------------------------------------------------------
 def _gather_shape(shapes, attrs, values):
     p, i, axis = shapes[0], shapes[1], values[2]
+    b = attrs.get("batch_dims", 0)
     if p.ndims is None or i.ndims is None or axis is None:
         return [TensorShape(None)]
     axis = int(axis)
     if axis >= p.ndims:
         raise ShapeError("Shape must be at least rank %d but is rank %d" % (axis + 1, p.ndims))
     ax = normalize_axis(axis, p.ndims)
+    if b:
+        if ax < b:
+            raise ShapeError("batch_dims (%d) must be less than or equal to axis (%d)" % (b, ax))
+        for k, (dp, di) in enumerate(zip(p.as_list()[:b], i.as_list()[:b])):
+            if None not in (dp, di) and dp != di:
+                raise ShapeError("params.shape[%d]: %d should be equal to indices.shape[%d]: %d" % (k, dp, k, di))
     d = p.as_list()
-    return [TensorShape(d[:ax] + i.as_list() + d[ax + 1:])]
+    return [TensorShape(d[:ax] + i.as_list()[b:] + d[ax + 1:])]
+
+
+def _batched(f, b):
+    """f mapped over b leading dimensions of every argument (gather's batch_dims)."""
+    for _ in pyrange(b):
+        f = jax.vmap(f)
+    return f
+
+
+def _gather_lower(a, p, i, axis):
+    b, ax = a.get("batch_dims", 0), normalize_axis(int(axis), p.ndim)
+    return _batched(lambda p, i: jnp.take(p, i, axis=ax - b), b)(p, i)
+
+
+def _batch_gather_grad_lower(a, g, i, p, axis):
+    """GatherV2's params gradient with batch_dims: g's slices added at the indices, batch by batch."""
+    b, ax = a["batch_dims"], normalize_axis(int(axis), p.ndim)
+    return _batched(lambda g, i, p: jnp.zeros(p.shape, g.dtype).at[(np.s_[:],) * (ax - b) + (i,)].add(g), b)(g, i, p)
+
+
+register_op("BatchGatherGrad", shape=lambda shapes, attrs, values: [shapes[2]], dtype=same_as_input(0),
+            grad=None, lower=_batch_gather_grad_lower)
 
 
 def _gather_grad(op, g):
@@ -356,6 +385,9 @@ def _gather_grad(op, g):
     axis = constant_value(axis_t)
     if p_rank is None or i_rank is None or axis is None:
         raise NotImplementedError("The gradient of GatherV2 needs known ranks and a constant axis")
+    if op.attrs.get("batch_dims", 0):
+        return [make_op("BatchGatherGrad", [g, indices, params, axis_t], {"batch_dims": op.attrs["batch_dims"]}),
+                None, None]
     ax = int(axis) % p_rank
     n = gather(shape(params, out_type=indices.dtype), ax)
     if ax == 0:
@@ -390,6 +422,8 @@ def _gather_check(a, p, i, axis):
 
 def _gather_numpy(a, p, i, axis):   # None for an index out of range (np.take would wrap a negative one)
     axis = normalize_axis(int(axis), p.ndim)
+    if a.get("batch_dims", 0):
+        return None
     return np.take(p, i, axis=axis) if not i.size or 0 <= i.min() <= i.max() < p.shape[axis] else None
 
 
@@ -399,19 +433,29 @@ def _gather_message(op, pos, dims, value, n):
 
 
 register_op("GatherV2", fold=True, shape=_gather_shape, dtype=same_as_input(0), grad=_gather_grad,
-            lower=lambda a, p, i, axis: jnp.take(p, i, axis=normalize_axis(int(axis), p.ndim)),
-            check=_gather_check, check_message=_gather_message, numpy=_gather_numpy)
+            lower=_gather_lower, check=_gather_check, check_message=_gather_message, numpy=_gather_numpy)
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
-    """Slices of `params` along `axis` at `indices`: params.shape[:axis] + indices.shape + params.shape[axis+1:]."""
-    if batch_dims:
-        raise NotImplementedError("tinyflow: gather with batch_dims is not supported")
+    """Slices of `params` along `axis` at `indices`: params.shape[:axis] + indices.shape + params.shape[axis+1:].
+    With batch_dims b, the first b dimensions of params and indices are batch dimensions gathered pairwise:
+    params.shape[:axis] + indices.shape[b:] + params.shape[axis+1:] (axis defaults to b)."""
     with name_scope(name or "GatherV2") as scope:
         p = convert_to_tensor(params, name="params")
         i = int_tensor(indices, "indices")
-        axis_t = int_tensor(0 if axis is None else axis, "axis")
-        return make_op("GatherV2", [p, i, axis_t], name=scope)
+        if axis is None:
+            axis = batch_dims
+        axis_t = int_tensor(axis, "axis")
+        attrs = None
+        if batch_dims and constant_value(axis_t) != 0:   # TF 1.15 ignores batch_dims at a constant axis 0
+            b = int(batch_dims)
+            if i.shape.ndims is None:
+                raise ValueError("tinyflow: gather with batch_dims needs the rank of indices")
+            if not -i.shape.ndims <= b < i.shape.ndims:   # (TF's kernel checks it when the op runs)
+                raise ValueError("Expected batch_dims in the range [-%d, %d), but got %d"
+                                 % (i.shape.ndims, i.shape.ndims, b))
+            attrs = {"batch_dims": b % i.shape.ndims if b < 0 else b}
+        return make_op("GatherV2", [p, i, axis_t], attrs, name=scope)
 
 
 def segment_shape(shapes, attrs, values):

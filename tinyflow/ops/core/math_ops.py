@@ -329,7 +329,7 @@ pow = _binary("Pow", lambda a, x, y: _int_pow(x, y), _grad_pow, NUMBER,
 maximum = _binary("Maximum", lambda a, x, y: _tf_max(jnp)(x, y), _grad_maximum, fold=numpy_fold(_tf_max(np)))
 minimum = _binary("Minimum", lambda a, x, y: _tf_min(jnp)(x, y), lambda op, g: _grad_maximum(op, g, False),
                   fold=numpy_fold(_tf_min(np)))
-squared_difference = _binary("SquaredDifference", lambda a, x, y: jnp.square(x - y), _grad_sqdiff, NUMBER)
+squared_difference = _binary("SquaredDifference", lambda a, x, y: (x - y) * jnp.conj(x - y), _grad_sqdiff, NUMBER)
 floordiv = _binary("FloorDiv", lambda a, x, y: _tf_floordiv(x, y), None, default_name="floordiv",
                    fold=_int_fold(np.floor_divide, _by_zero), **_int_check(_by_zero, "Integer division by zero"))
 floormod = _binary("FloorMod", lambda a, x, y: _tf_floormod(x, y), _grad_floormod,
