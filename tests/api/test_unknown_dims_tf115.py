@@ -22,7 +22,7 @@ with open(os.path.join(HERE, "names.json")) as f:
     NAMES = json.load(f)
 
 
-# the others compile seconds of loops and gradients
+# the others compile seconds of loops and gradients (ported_layers_none_dims: ~2.5 CPU-s)
 FAST = {"cond_squeeze", "sequence_loss_none_dims", "conv3d_transpose_none_dims"}
 
 

@@ -107,16 +107,19 @@ class GRUCell(RNNCell):
 
     state_size = property(lambda self: self._num_units)
     output_size = property(lambda self: self._num_units)
+    # the weights' names (contrib.rnn.GRUBlockCell: w_ru, b_ru, w_c, b_c)
+    _weight_names = ("gates/kernel", "gates/bias", "candidate/kernel", "candidate/bias")
 
     def build(self, inputs_shape):
         depth, n = self._input_depth(inputs_shape), self._num_units
-        self._gate_kernel = self.add_weight("gates/kernel", shape=[depth + n, 2 * n],
+        gate_kernel, gate_bias, candidate_kernel, candidate_bias = self._weight_names
+        self._gate_kernel = self.add_weight(gate_kernel, shape=[depth + n, 2 * n],
                                             initializer=self._kernel_initializer)
-        self._gate_bias = self.add_weight("gates/bias", shape=[2 * n], initializer=self._bias_initializer
+        self._gate_bias = self.add_weight(gate_bias, shape=[2 * n], initializer=self._bias_initializer
                                           or init_ops.constant_initializer(1.0, dtype=self.dtype))
-        self._candidate_kernel = self.add_weight("candidate/kernel", shape=[depth + n, n],
+        self._candidate_kernel = self.add_weight(candidate_kernel, shape=[depth + n, n],
                                                  initializer=self._kernel_initializer)
-        self._candidate_bias = self.add_weight("candidate/bias", shape=[n], initializer=self._bias_initializer
+        self._candidate_bias = self.add_weight(candidate_bias, shape=[n], initializer=self._bias_initializer
                                                or init_ops.zeros_initializer(dtype=self.dtype))
 
     def call(self, inputs, state):

@@ -307,6 +307,19 @@ from tinyflow.api import rnn_cell as _cells  # noqa: E402
 from tinyflow.api.rnn import static_rnn  # noqa: E402,F401
 
 globals().update({_name: getattr(_cells, _name) for _name in _cells.__all__ if _name not in globals()})
-LSTMBlockCell, GRUBlockCell = _cells.LSTMCell, _cells.GRUCell
+LSTMBlockCell = _cells.LSTMCell
+
+
+class GRUBlockCell(_cells.GRUCell):
+    """tf.contrib.rnn.GRUBlockCell: GRUCell's math under the fused kernel's variable names (w_ru, b_ru,
+    w_c, b_c in scope gru_cell), so its checkpoints and variable lists are TF's."""
+    _weight_names = ("w_ru", "b_ru", "w_c", "b_c")
+
+    def __init__(self, num_units=None, cell_size=None, reuse=None, name="gru_cell"):
+        if (num_units is None) == (cell_size is None):
+            raise ValueError("Exactly one of num_units or cell_size must be provided.")
+        super().__init__(num_units if cell_size is None else cell_size, reuse=reuse, name=name)
+
+
 __all__ = sorted(set(__all__) | set(_cells.__all__) | {"static_rnn", "static_bidirectional_rnn", "LSTMBlockCell",
                                                         "GRUBlockCell"})
