@@ -40,6 +40,7 @@ def _suite_xla_flags():
 _suite_xla_flags()
 
 
+@pytest.hookimpl(optionalhook=True)   # a plain pytest without xdist (.ci/numpy1.sh) does not know the hook
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` on a machine of 2-4 cores: one worker more than cores. A worker waits a quarter of its
     time (measured: 76% CPU per worker on the 2-core machine: subprocesses starting, fsyncs of the
