@@ -82,7 +82,19 @@ def _master_url(address, rpc_layer):
     return "%s://%s" % (rpc_layer, address) if rpc_layer else address
 
 
-class SlurmClusterResolver(ClusterResolver):
+class _TaskResolver(ClusterResolver):
+    """A resolver that knows its own task (task_type, task_id, rpc_layer): master() is that task's address
+    in the cluster spec, or another task's when asked (TF's Slurm, GCE and Kubernetes resolvers)."""
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None):
+        task_type = task_type if task_type is not None else self.task_type
+        task_id = task_id if task_id is not None else self.task_id
+        if task_type is None or task_id is None:
+            return ""
+        return _master_url(self.cluster_spec().task_address(task_type, task_id), rpc_layer or self.rpc_layer)
+
+
+class SlurmClusterResolver(_TaskResolver):
     """The cluster of a Slurm job, as TF 1.15's: this task's rank and the task count from SLURM_PROCID and
     SLURM_NTASKS (OMPI_COMM_WORLD_RANK / _SIZE under mpirun), the nodes from `scontrol show hostname`,
     `tasks_per_node` tasks per node on ports port_base, port_base+1, ...; jobs take the tasks in the order
@@ -133,13 +145,6 @@ class SlurmClusterResolver(ClusterResolver):
 
     def get_task_info(self):
         return self.task_type, self.task_id
-
-    def master(self, task_type=None, task_id=None, rpc_layer=None):
-        task_type = task_type if task_type is not None else self.task_type
-        task_id = task_id if task_id is not None else self.task_id
-        if task_type is None or task_id is None:
-            return ""
-        return _master_url(self.cluster_spec().task_address(task_type, task_id), rpc_layer or self.rpc_layer)
 
     def num_accelerators(self, task_type=None, task_id=None, config_proto=None):
         return {"GPU": self._gpus_per_node}
@@ -197,7 +202,7 @@ class UnionResolver(ClusterResolver):
         return self._cluster_resolvers[0].num_accelerators(task_type, task_id, config_proto)
 
 
-class GCEClusterResolver(ClusterResolver):
+class GCEClusterResolver(_TaskResolver):
     """The RUNNING instances of a Compute Engine instance group, as one job (TF's). `service` is the
     googleapiclient compute service; without one it is built from googleapiclient, which must be
     installed (ImportError otherwise, as TF's)."""
@@ -232,13 +237,6 @@ class GCEClusterResolver(ClusterResolver):
                                                                        previous_response=response)
         return _cluster_spec({self._task_type: sorted(workers)})
 
-    def master(self, task_type=None, task_id=None, rpc_layer=None):
-        task_type = task_type if task_type is not None else self._task_type
-        task_id = task_id if task_id is not None else self._task_id
-        if task_type is None or task_id is None:
-            return ""
-        return _master_url(self.cluster_spec().task_address(task_type, task_id), rpc_layer or self.rpc_layer)
-
     @property
     def task_type(self):
         return self._task_type
@@ -250,7 +248,7 @@ class GCEClusterResolver(ClusterResolver):
     task_id = property(lambda self: self._task_id, lambda self, value: setattr(self, "_task_id", value))
 
 
-class KubernetesClusterResolver(ClusterResolver):
+class KubernetesClusterResolver(_TaskResolver):
     """The Running pods of each job's label selectors (TF's): job_to_label_mapping {job: [selector]}
     (default {"worker": ["job-name=tensorflow"]}), each pod at host_ip:tf_server_port. `override_client` is
     a kubernetes CoreV1Api; without one the kubernetes package must be installed (ImportError otherwise)."""
@@ -284,10 +282,3 @@ class KubernetesClusterResolver(ClusterResolver):
                                                                                    pod.status.phase))
                     cluster[job].append("%s:%s" % (pod.status.host_ip, self._tf_server_port))
         return _cluster_spec(cluster)
-
-    def master(self, task_type=None, task_id=None, rpc_layer=None):
-        task_type = task_type if task_type is not None else self.task_type
-        task_id = task_id if task_id is not None else self.task_id
-        if task_type is None or task_id is None:
-            return ""
-        return _master_url(self.cluster_spec().task_address(task_type, task_id), rpc_layer or self.rpc_layer)
