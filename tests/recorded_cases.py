@@ -2,6 +2,7 @@
 whose functions build one graph each, RECORDED and SLOW lists, and values.npz written by make.py under TF
 1.15): each case set is one graph run in one session.run, every fetched value compared with TF's."""
 import importlib.util
+import json
 import os
 
 import numpy as np
@@ -18,6 +19,16 @@ def load(topic, module):
     cases = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(cases)
     return cases, np.load(os.path.join(here, "values.npz"))
+
+
+def maker(folder, name):
+    """(the module of <folder>/make_<name>.py, the JSON it wrote under TF 1.15 as <folder>/<name>.json): the
+    tests whose fixture script's `record(tf)` runs under both TF 1.15 and tinyflow."""
+    spec = importlib.util.spec_from_file_location("make_" + name, os.path.join(folder, "make_%s.py" % name))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with open(os.path.join(folder, name + ".json")) as f:
+        return module, json.load(f)
 
 
 def params(cases):

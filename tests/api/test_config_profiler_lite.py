@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+import recorded_cases
 import tinyflow as tf
 from tinyflow.graph import errors
 
@@ -86,13 +87,8 @@ def _chain(node):
 
 def test_profiler_views_op_log_and_advice_as_tf():
     """tests/fixtures/profiler/make_profiler_views.py's `record` run with tinyflow gives TF 1.15's views."""
-    import importlib.util
     here = os.path.join(os.path.dirname(__file__), "..", "fixtures", "profiler")
-    spec = importlib.util.spec_from_file_location("make_profiler_views", os.path.join(here, "make_profiler_views.py"))
-    maker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(maker)
-    with open(os.path.join(here, "profiler_views.json")) as f:
-        want = json.load(f)
+    maker, want = recorded_cases.maker(here, "profiler_views")
     got = maker.record(tf)
     for key in ("scope_flops", "scope_params", "graph_flops", "advice", "op_log"):
         assert got[key] == want[key], key

@@ -2,23 +2,18 @@
 gives TF 1.15's recording): tf.summary.get_summary_description and initialize, tf.layers.experimental's
 keras_style_scope, tf.config.experimental_run_functions_eagerly; and tf.test.create_local_cluster's in-process
 servers (TF 1.15 needs the portpicker package for it, which the oracle lacks: checked here directly)."""
-import importlib.util
-import json
 import os
 
 import pytest
 
+import recorded_cases
 import tinyflow as tf
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "names_front")
 
 
 def test_summary_keras_style_and_config_names_as_tf():
-    spec = importlib.util.spec_from_file_location("make_names_front", os.path.join(HERE, "make_names_front.py"))
-    maker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(maker)
-    with open(os.path.join(HERE, "names_front.json")) as f:
-        want = json.load(f)
+    maker, want = recorded_cases.maker(HERE, "names_front")
     assert maker.record(tf) == want
     tf.config.experimental_run_functions_eagerly(True)
     assert tf.config.experimental_functions_run_eagerly()

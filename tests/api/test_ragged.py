@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+import recorded_cases
 import tinyflow as tf
 from tinyflow.graph import errors
 
@@ -55,13 +56,8 @@ def test_run_time_partitions_work_where_shapes_allow_and_say_so_where_not():
 def test_stack_boolean_mask_partitions_constant_value_placeholder_as_tf():
     """tests/fixtures/ragged/make_ragged_ops.py's `record` run with tinyflow gives TF 1.15's recording
     (values, ragged ranks, dtypes, a ragged placeholder fed, partitions known only at run time)."""
-    import importlib.util
     here = os.path.join(os.path.dirname(__file__), "..", "fixtures", "ragged")
-    spec = importlib.util.spec_from_file_location("make_ragged_ops", os.path.join(here, "make_ragged_ops.py"))
-    maker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(maker)
-    with open(os.path.join(here, "ragged_ops.json")) as f:
-        want = json.load(f)
+    maker, want = recorded_cases.maker(here, "ragged_ops")
     with tf.Graph().as_default():
         got = json.loads(json.dumps(maker.record(tf)))
     assert got == want

@@ -1,13 +1,12 @@
 """tf.keras.experimental's LinearModel, WideDeepModel (fit with one optimizer per part), PeepholeLSTMCell and
 tf.keras.layers.ConvLSTM2D against TF 1.15: tests/fixtures/keras_experimental/make_keras_experimental.py's
 `record` run with tinyflow gives TF's recording (weight names and order, outputs with the same weights, configs)."""
-import importlib.util
-import json
 import os
 
 import numpy as np
 import pytest
 
+import recorded_cases
 import tinyflow as tf
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "keras_experimental")
@@ -31,12 +30,7 @@ def _close(got, want, path="value"):
 
 @pytest.mark.slow   # (~2 s of CPU: nine layers and a fit step compiled)
 def test_premade_models_peephole_and_conv_lstm_match_tf():
-    spec = importlib.util.spec_from_file_location("make_keras_experimental",
-                                                  os.path.join(HERE, "make_keras_experimental.py"))
-    maker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(maker)
-    with open(os.path.join(HERE, "keras_experimental.json")) as f:
-        want = json.load(f)
+    maker, want = recorded_cases.maker(HERE, "keras_experimental")
     tf.keras.backend.clear_session()
     try:
         got = maker.record(tf)
@@ -57,12 +51,7 @@ def test_sequence_features_match_tf():
     """SequenceFeatures of embedding / indicator columns over sequence ids and of a numeric sequence:
     tests/fixtures/keras_experimental/make_sequence_features.py's `record` (TF given SparseTensors, tinyflow
     the same steps dense with -1 for a missing id)."""
-    spec = importlib.util.spec_from_file_location("make_sequence_features",
-                                                  os.path.join(HERE, "make_sequence_features.py"))
-    maker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(maker)
-    with open(os.path.join(HERE, "sequence_features.json")) as f:
-        want = json.load(f)
+    maker, want = recorded_cases.maker(HERE, "sequence_features")
     got = maker.record(tf, sparse=False)
     assert got["weights"] == want["weights"] and got["lengths"] == want["lengths"] and got["depth"] == want["depth"]
     for g, w in zip(got["values"], want["values"]):

@@ -2,23 +2,18 @@
 `record` run with tinyflow): policies and their errors exactly; a mixed_float16 model's dtypes exactly and its
 float16 values within float16 rounding (TF 1.15's CPU kernel accumulates a float16 matmul in float16, XLA in
 float32: a unit in the last place of float16 apart), and two fit steps under a LossScaleOptimizer."""
-import importlib.util
-import json
 import os
 
 import numpy as np
 
+import recorded_cases
 import tinyflow as tf
 
 HERE = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "mixed_precision")
 
 
 def test_policies_layers_and_loss_scale_optimizer_as_tf():
-    spec = importlib.util.spec_from_file_location("make_mixed_precision", os.path.join(HERE, "make_mixed_precision.py"))
-    maker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(maker)
-    with open(os.path.join(HERE, "mixed_precision.json")) as f:
-        want = json.load(f)
+    maker, want = recorded_cases.maker(HERE, "mixed_precision")
     tf.keras.backend.clear_session()
     try:
         got = maker.record(tf)
