@@ -3,6 +3,8 @@ seed 0xDECAFCAFFE; to_hash_bucket_strong: SipHash-2-4 keyed; tf.fingerprint: Far
 decoding / encoding / transcoding / splitting of 1-D string tensors, bytes_split, ngrams, unsorted_segment_join,
 sparse_cross (TF's SparseCrossOp) and unicode_script (on the device: TF's recorded ICU table).
 The builders of the ragged results (RaggedTensors) are api/strings_unicode.py's."""
+import functools
+
 import numpy as np
 
 from tinyflow.graph import dtypes as dt
@@ -370,6 +372,7 @@ def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
 
 
 # ---- UnicodeScript: ICU's script code (UScriptCode) of each code point, from TF 1.15's own table -------------
+@functools.lru_cache(maxsize=None)   # read once per process, not at every trace of a UnicodeScript op
 def _script_table():
     """(run starts, their scripts): unicode_scripts.json, recorded from TF 1.15 by
     tests/data/make_unicode_scripts.py (every code point of Unicode as TF's ICU classifies it)."""
