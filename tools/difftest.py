@@ -4,6 +4,7 @@ committed fixture holds) with the oracle, replays them in tinyflow and prints pe
 
     python tools/difftest.py [--cases 9536] [--first 26384] [--oracle /root/.tf1-oracle/bin/python]
     python tools/difftest.py --fixture tests/fixtures/diffcorpus/corpus.npz     # replay a recorded file
+    python tools/difftest.py --batch NAME [--cases N]    # fresh cases of spec_NAME.py's ops, past its fixture
 
 The case generator, recorder and replay are tests/fixtures/diffcorpus/{spec,record,replay}.py; the CI
 test tests/ops/test_diffcorpus.py replays the committed fixture. Exit status 1 when a case differs.
@@ -30,8 +31,17 @@ def main():
                          "spec.SPLIT cases cycle over the first corpus's ops, from it over the later ones)")
     ap.add_argument("--oracle", default=os.environ.get("TF1_PYTHON", "/root/.tf1-oracle/bin/python"))
     ap.add_argument("--fixture", help="replay this recorded file instead of recording")
+    ap.add_argument("--batch", help="a later batch (spec_<name>.py): its cases past its fixture's "
+                    "(--cases default: 4 structures of each of its ops)")
     ap.add_argument("--show", type=int, default=40, help="differences to print")
     args = ap.parse_args()
+    import spec
+    if args.batch:
+        first, count = spec.BATCH_FIXTURE[args.batch]
+        ops = [b[2] for b in spec.BATCHES if b[0] == args.batch][0]
+        args.first = first + count
+        if "--cases" not in sys.argv:
+            args.cases = 4 * spec.REPEAT * len(ops)
     path = args.fixture
     if path is None:
         path = os.path.join(tempfile.mkdtemp(prefix="difftest"), "cases.npz")
