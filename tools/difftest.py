@@ -5,6 +5,7 @@ committed fixture holds) with the oracle, replays them in tinyflow and prints pe
     python tools/difftest.py [--cases 9536] [--first 26384] [--oracle /root/.tf1-oracle/bin/python]
     python tools/difftest.py --fixture tests/fixtures/diffcorpus/corpus.npz     # replay a recorded file
     python tools/difftest.py --batch NAME [--cases N]    # fresh cases of spec_NAME.py's ops, past its fixture
+    python tools/difftest.py --committed    # every committed fixture replayed: the README's per-family table
 
 The case generator, recorder and replay are tests/fixtures/diffcorpus/{spec,record,replay}.py; the CI
 test tests/ops/test_diffcorpus.py replays the committed fixture. Exit status 1 when a case differs.
@@ -31,6 +32,8 @@ def main():
                          "spec.SPLIT cases cycle over the first corpus's ops, from it over the later ones)")
     ap.add_argument("--oracle", default=os.environ.get("TF1_PYTHON", "/root/.tf1-oracle/bin/python"))
     ap.add_argument("--fixture", help="replay this recorded file instead of recording")
+    ap.add_argument("--committed", action="store_true", help="replay every committed fixture (corpus.npz and "
+                    "each batch's corpus_<name>.npz) and print one per-family table")
     ap.add_argument("--batch", help="a later batch (spec_<name>.py): its cases past its fixture's "
                     "(--cases default: 4 structures of each of its ops)")
     ap.add_argument("--show", type=int, default=40, help="differences to print")
@@ -42,6 +45,8 @@ def main():
         args.first = first + count
         if "--cases" not in sys.argv:
             args.cases = 4 * spec.REPEAT * len(ops)
+    if args.committed:
+        return committed()
     path = args.fixture
     if path is None:
         path = os.path.join(tempfile.mkdtemp(prefix="difftest"), "cases.npz")
@@ -59,6 +64,24 @@ def main():
         print("%6d  %s %s %s" % (n, op, kind, cls))
     for d in diffs[:args.show]:
         print(replay.describe(d))
+    return 1 if diffs else 0
+
+
+def committed():
+    """Every committed fixture replayed, the counts of all of them in one table (what CI replays)."""
+    import replay
+    import spec
+    total = collections.defaultdict(lambda: collections.defaultdict(int))
+    diffs = []
+    for path in sorted(set(os.path.join(CORPUS, b[3]) for b in spec.BATCHES)):
+        counts, d = replay.replay(path)
+        diffs += d
+        for fam, c in counts.items():
+            for k, v in c.items():
+                total[fam][k] += v
+    print(replay.table(total))
+    ops = sum(len(b[2]) for b in spec.BATCHES)
+    print("%d ops in %d families; %d differences" % (ops, len(total), len(diffs)))
     return 1 if diffs else 0
 
 
