@@ -60,3 +60,23 @@ def test_stateless_random_is_deterministic_with_tf_shapes_and_dtypes():
     assert a[0].dtype == np.float64 and a[0].shape == (3, 4) and a[1].dtype == np.float32
     assert all(np.array_equal(x, y) for x, y in zip(a, b)) and not np.array_equal(a[0], c)
     assert 0 <= a[0].min() and a[0].max() < 1 and abs(a[1].mean()) < 0.2 and np.abs(a[2]).max() <= 2
+
+
+def test_complex_expm1_past_pi_is_exp_minus_one():
+    """Kept difference: TF 1.15's complex expm1 is wrong once |Im z| > pi (e.g. expm1(2 + 5.7i): TF
+    12.59 + 14.33i, the value 5.17 - 4.07i); tinyflow's is exp(z) - 1 everywhere."""
+    z = np.array([2 + 5.7j, 0.5 - 4.0j, -1 + 3.0j, 1e-3 + 1e-3j])
+    with tf.Session() as s:
+        got = s.run(tf.math.expm1(tf.placeholder_with_default(z, [4])))
+    np.testing.assert_allclose(got, np.expm1(z), rtol=1e-12)
+
+
+def test_igamma_gradient_at_a_tiny_a():
+    """Open difference: d/da igamma(a, x) at a below 1e-30 (TF's series: -0.084 at x = 1, tinyflow's 0, the
+    limit -E1(1) = -0.219): tinyflow's value is finite, and ordinary a keep the finite-difference gradient."""
+    a = tf.placeholder_with_default(np.array([1.1754944e-38, 0.7], np.float64), [2])
+    g = tf.gradients(tf.math.igamma(a, tf.ones([2], tf.float64)), a)[0]
+    near = tf.math.igamma(tf.constant([0.7 + 1e-5, 0.7 - 1e-5], tf.float64), tf.ones([2], tf.float64))
+    with tf.Session() as s:
+        got, (up, down) = s.run([g, near])
+    assert np.isfinite(got[0]) and abs(got[1] - (up - down) / 2e-5) < 1e-6

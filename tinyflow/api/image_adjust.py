@@ -63,18 +63,44 @@ def _channels(image):
 
 
 # ---- colour spaces (TF's colorspace_op.h, in graph ops) ------------------------------------------------
-def _hsv(r, g, b):
-    v = M.maximum(M.maximum(r, g), b)
-    rng = M.subtract(v, M.minimum(M.minimum(r, g), b))
+def _hsv(r, g, b, pairwise=False):
+    """TF's RGB -> HSV. Its RGBToHSV kernel takes V and the minimum as reductions over the channels
+    (NaN skipped, as reduce_max); AdjustSaturation's kernel (`pairwise`) as std::max / std::min of the
+    three (TF's maximum and minimum: a NaN first kept) and zeroes the hue where the range is <= 0."""
+    if pairwise:
+        v = M.maximum(r, M.maximum(g, b))
+        rng = M.subtract(v, M.minimum(r, M.minimum(g, b)))
+    else:
+        rgb = stack([r, g, b], axis=-1)
+        v = M.reduce_max(rgb, axis=-1)
+        rng = M.subtract(v, M.reduce_min(rgb, axis=-1))
     zero = zeros_like(v)
-    s = _where(M.greater(v, zero), M.div_no_nan(rng, v), zero)
-    norm = M.div_no_nan(ones_like(rng), M.multiply(rng, 6.0))
+    s = _where(M.greater(v, zero), M.realdiv(rng, v), zero)
+    norm = M.realdiv(ones_like(rng), M.multiply(rng, 6.0))
     h = _where(M.equal(r, v), M.multiply(norm, M.subtract(g, b)),
                _where(M.equal(g, v), M.add(M.multiply(norm, M.subtract(b, r)), 2.0 / 6.0),
                       M.add(M.multiply(norm, M.subtract(r, g)), 4.0 / 6.0)))
-    h = _where(M.greater(rng, zero), h, zero)
+    h = _where(M.less_equal(rng, zero), zero, h) if pairwise else _where(M.greater(rng, zero), h, zero)
     h = _where(M.less(h, zero), M.add(h, 1.0), h)
     return h, s, v
+
+
+def _rgb_sextants(h, s, v):
+    """AdjustSaturation's HSV -> RGB: the hue's sextant int(6h) picks (c, x, 0) in TF's order, plus
+    m = v - c; a hue outside [0, 1) (or NaN) gives (m, m, m), as its switch's default."""
+    c = M.multiply(s, v)
+    m = M.subtract(v, c)
+    dh = M.multiply(h, 6.0)
+    cat = M.floor(dh)
+    x = M.multiply(c, M.subtract(1.0, M.abs(M.subtract(M.floormod(dh, 2.0), 1.0))))
+    zero = zeros_like(c)
+
+    def pick(values):   # values[k]: the channel's value in sextant k
+        out = zero
+        for k, val in enumerate(values):
+            out = _where(M.equal(cat, float(k)), val, out)
+        return M.add(out, m)
+    return [pick([c, x, zero, zero, x, c]), pick([x, c, c, x, zero, zero]), pick([zero, zero, x, c, c, x])]
 
 
 def _rgb(h, s, v):
@@ -173,9 +199,10 @@ def adjust_hue(image, delta, name=None):
 def adjust_saturation(image, saturation_factor, name=None):
     """Multiplies the saturation by `saturation_factor`, clipped to [0, 1]."""
     def fn(x):
-        h, s, v = _hsv(*_channels(M.cast(x, dt.float32)))
-        s = M.minimum(M.maximum(M.multiply(s, M.cast(saturation_factor, dt.float32)), 0.0), 1.0)
-        return M.cast(stack(_rgb(h, s, v), axis=-1), x.dtype)
+        h, s, v = _hsv(*_channels(M.cast(x, dt.float32)), pairwise=True)
+        # std::min(1, std::max(0, s * factor)), in that order: a NaN becomes 0
+        s = M.minimum(1.0, M.maximum(0.0, M.multiply(s, M.cast(saturation_factor, dt.float32))))
+        return M.cast(stack(_rgb_sextants(h, s, v), axis=-1), x.dtype)
     return _in_float(name or "adjust_saturation", image, fn)
 
 

@@ -115,7 +115,8 @@ def _patches_lower(a, x):
                                              dimension_numbers=(layout, layout[1:-1] + "IO", layout),
                                              precision=jax.lax.Precision.HIGHEST)
     lead = p.shape[:-1]   # JAX orders the features (channel, window...); TF (window..., channel)
-    return jnp.swapaxes(p.reshape(lead + (x.shape[-1], int(np.prod(k)))), -1, -2).reshape(lead + (-1,))
+    n = int(np.prod(k))   # the sizes spelled out: a -1 cannot be inferred when a patch dim is 0
+    return jnp.swapaxes(p.reshape(lead + (x.shape[-1], n)), -1, -2).reshape(lead + (n * x.shape[-1],))
 
 
 def _patches_shape(op_type, rank):

@@ -10,6 +10,7 @@ from tinyflow.ops.core import math_ops as M
 from tinyflow.graph import dtypes as dt
 from tinyflow.ops.core.base import broadcast_rule, convert_to_tensor, make_op
 from tinyflow.ops.core.math_ops import FLOAT, _binary, _unary, convert_like, dtype_rule, sum_to
+from tinyflow.ops.core.sequence_ops import cumulative_logsumexp  # noqa: F401  (exported here too)
 
 __all__ = ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "betainc", "cumulative_logsumexp", "igamma",
            "igammac", "lbeta", "multiply_no_nan", "nextafter", "polyval", "zeta"]
@@ -61,15 +62,23 @@ def _igamma_grad(sign):
     return grad
 
 
-igamma = _binary("Igamma", lambda a, x, y: jax.lax.igamma(*jnp.broadcast_arrays(x, y)), _igamma_grad(1),
-                 allowed=_X64, names=("a", "x"))
-# igammac at a <= 0 is NaN in TF (as igamma is); XLA's is 0 at a = 0
-igammac = _binary("Igammac", lambda a, x, y: jnp.where(x > 0, jax.lax.igammac(*jnp.broadcast_arrays(x, y)), jnp.nan),
-                  _igamma_grad(-1), allowed=_X64, names=("a", "x"))
+def _eigen_domain(fn, at_x0=None):
+    """fn(a, x) with Eigen's edges, as TF: P(a, 0) is 0 (checked first: even for a <= 0); a <= 0 or
+    x < 0 give NaN (XLA's P(0, x) is 1, Q(0, x) 0)."""
+    def lower(attrs, a, x):
+        a, x = jnp.broadcast_arrays(a, x)
+        out = jnp.where((x < 0) | (a <= 0), jnp.nan, fn(a, x)).astype(x.dtype)
+        return out if at_x0 is None else jnp.where(x == 0, at_x0, out).astype(x.dtype)
+    return lower
+
+
+igamma = _binary("Igamma", _eigen_domain(jax.lax.igamma, 0), _igamma_grad(1), allowed=_X64, names=("a", "x"))
+igammac = _binary("Igammac", _eigen_domain(jax.lax.igammac), _igamma_grad(-1), allowed=_X64, names=("a", "x"))
 igamma.__doc__ = "The regularized lower incomplete gamma function P(a, x)."
 igammac.__doc__ = "The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."
 register_op("IgammaGradA", shape=broadcast_rule, dtype=dtype_rule("IgammaGradA", _X64, names=("a", "x")),
-            grad=None, lower=lambda a, x, y: jax.lax.igamma_grad_a(*jnp.broadcast_arrays(x, y)))
+            grad=None, lower=_eigen_domain(lambda a, x: jnp.where(   # P(a, inf) is 1 for every a: 0, as TF
+                jnp.isposinf(x), 0, jax.lax.igamma_grad_a(a, x)), 0))
 
 
 def _zeta_grad(op, g):
@@ -107,7 +116,8 @@ def _betainc_grad(op, g):
 
 
 register_op("Betainc", shape=broadcast_rule, dtype=dtype_rule("Betainc", _X64, names=("a", "b", "x")),
-            grad=_betainc_grad, lower=lambda at, a, b, x: jax.scipy.special.betainc(a, b, x).astype(x.dtype))
+            grad=_betainc_grad, lower=lambda at, a, b, x: jnp.where(   # Eigen's domain checks come first, as TF's
+                (a <= 0) | (b <= 0) | (x < 0) | (x > 1), jnp.nan, jax.scipy.special.betainc(a, b, x)).astype(x.dtype))
 
 
 def betainc(a, b, x, name=None):
@@ -139,15 +149,4 @@ def polyval(coeffs, x, name=None):
         return p
 
 
-def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
-    """log(cumsum(exp(x))) along `axis`, computed stably (shifted by the maximum along the axis)."""
-    from tinyflow.ops.core.sequence_ops import cumsum
-    with get_default_graph().name_scope(name or "CumulativeLogsumexp"):
-        x = convert_to_tensor(x, name="x")
-        m = M.stop_gradient(M.reduce_max(x, axis=axis, keepdims=True))
-        m = M.where_v2(M.is_finite(m), m, M.zeros_like(m))
-        total = cumsum(M.exp(M.subtract(x, m)), axis=axis, exclusive=exclusive, reverse=reverse)
-        out = M.add(M.log(total), m)
-        # TF's exclusive sums start from the dtype's lowest value, not -inf
-        return M.maximum(out, M.scalar_like(x.dtype.min, out)) if exclusive else out
 

@@ -187,7 +187,9 @@ def _grad_mul(op, g):
 
 def _grad_div(op, g):
     x, y = conj(op.inputs[0]), conj(op.inputs[1])
-    return [sum_to(realdiv(g, y), x), sum_to(multiply(g, realdiv(realdiv(negative(x), y), y)), y)]
+    # -(x / y) / y, TF's order: the negation between the divisions keeps XLA from rewriting (a / y) / y
+    # as a / (y * y), whose y * y underflows to 0 for tiny y (an infinite gradient where TF's is finite)
+    return [sum_to(realdiv(g, y), x), sum_to(multiply(g, realdiv(negative(realdiv(x, y)), y)), y)]
 
 
 def _grad_div_no_nan(op, g):
@@ -441,12 +443,26 @@ exp = _unary("Exp", jnp.exp, lambda op, g: [multiply(g, _y(op))], FLOAT_C)
 expm1 = _unary("Expm1", jnp.expm1, lambda op, g: [multiply(g, exp(_x(op)))], FLOAT_C)
 log = _unary("Log", jnp.log, lambda op, g: [realdiv(g, _x(op))], FLOAT_C)
 log1p = _unary("Log1p", jnp.log1p, lambda op, g: [realdiv(g, add(_x(op), ones_like_scalar(g)))], FLOAT_C)
-sqrt = _unary("Sqrt", jnp.sqrt, lambda op, g: [realdiv(multiply(g, scalar_like(0.5, g)), _y(op))], FLOAT_C)
-rsqrt = _unary("Rsqrt", jax.lax.rsqrt, lambda op, g: [multiply(multiply(g, scalar_like(-0.5, g)),
-                                                               multiply(_y(op), square(_y(op))))], FLOAT_C)
+def _sqrt(x):
+    r = jnp.sqrt(x)
+    if jnp.iscomplexobj(x):   # the branch cut's side from the sign of a zero imaginary part, as TF (C99)
+        r = jax.lax.complex(jnp.real(r), jnp.copysign(jnp.imag(r), jnp.imag(x)))
+    return r
+
+
+def _zero_for_zero(g, grad):
+    """TF's SqrtGrad, RsqrtGrad and ReciprocalGrad kernels: 0 where the incoming gradient is 0, even where
+    the output is 0 or inf (no 0 / 0 or 0 * inf NaN: a dead branch of a maximum stays dead)."""
+    return [where_v2(equal(g, zeros_like_scalar(g)), zeros_like(g), grad)]
+
+
+sqrt = _unary("Sqrt", _sqrt, lambda op, g: _zero_for_zero(g, realdiv(multiply(g, scalar_like(0.5, g)), _y(op))),
+              FLOAT_C)
+rsqrt = _unary("Rsqrt", jax.lax.rsqrt, lambda op, g: _zero_for_zero(g, multiply(
+    multiply(g, scalar_like(-0.5, g)), multiply(_y(op), square(_y(op))))), FLOAT_C)
 square = _unary("Square", jnp.square, lambda op, g: [multiply(g, multiply(_x(op), scalar_like(2, g)))], NUMBER)
 reciprocal = _unary("Reciprocal", lambda x: (1 / x).astype(x.dtype),
-                    lambda op, g: [negative(multiply(g, square(_y(op))))], NUMBER)
+                    lambda op, g: _zero_for_zero(g, negative(multiply(g, square(_y(op))))), NUMBER)
 tanh = _unary("Tanh", jnp.tanh, lambda op, g: [multiply(g, subtract(ones_like_scalar(g), square(_y(op))))], FLOAT_C)
 sigmoid = _unary("Sigmoid", jax.nn.sigmoid,
                  lambda op, g: [multiply(g, multiply(_y(op), subtract(ones_like_scalar(g), _y(op))))], FLOAT_C)

@@ -216,20 +216,51 @@ def _cumsum_shape(shapes, attrs, values):
     return [shapes[0]]
 
 
-def _cumsum_lower(a, x, axis):
-    ax = normalize_axis(int(axis), x.ndim)
-    if a["reverse"]:
-        x = jnp.flip(x, ax)
-    out = jnp.cumsum(x, axis=ax, dtype=x.dtype)
-    if a["exclusive"]:  # shift by one: exact, unlike out - x
-        out = jnp.concatenate([jnp.zeros_like(lax.slice_in_dim(out, 0, 1, axis=ax)),
-                               lax.slice_in_dim(out, 0, x.shape[ax] - 1, axis=ax)], axis=ax)
-    return jnp.flip(out, ax) if a["reverse"] else out
+def _scan_lower(scan, first):
+    """The lowering of a cumulative op: scan(x, axis) from the start (or the end: reverse); exclusive
+    shifts the inclusive result by one with `first(dtype)` ahead (exact, unlike out - x)."""
+    def lower(a, x, axis):
+        ax = normalize_axis(int(axis), x.ndim)
+        if a["reverse"]:
+            x = jnp.flip(x, ax)
+        out = scan(x, ax)
+        if a["exclusive"]:
+            out = jnp.concatenate([jnp.full_like(lax.slice_in_dim(out, 0, 1, axis=ax), first(x.dtype)),
+                                   lax.slice_in_dim(out, 0, x.shape[ax] - 1, axis=ax)], axis=ax)
+        return jnp.flip(out, ax) if a["reverse"] else out
+    return lower
 
 
-register_op("Cumsum", shape=_cumsum_shape, dtype=same_as_input(0), lower=_cumsum_lower,
+register_op("Cumsum", shape=_cumsum_shape, dtype=same_as_input(0),
+            lower=_scan_lower(lambda x, ax: jnp.cumsum(x, axis=ax, dtype=x.dtype), lambda d: 0),
             grad=lambda op, g: [cumsum(g, op.inputs[1], exclusive=op.attrs["exclusive"],
                                        reverse=not op.attrs["reverse"]), None])
+
+
+def _cumulative_logsumexp_grad(op, g):
+    """TF's rule: the incoming gradient split by sign, each part's log carried by a reversed scan."""
+    M = math_ops
+    x, axis = op.inputs
+    out, ex, rev = op.outputs[0], op.attrs["exclusive"], op.attrs["reverse"]
+    lowest = M.scalar_like(g.dtype.min, g)
+    parts = []
+    for sign in (M.greater, M.less):
+        logg = M.where_v2(sign(g, M.zeros_like_scalar(g)), M.log(M.abs(g)), lowest)
+        parts.append(M.exp(M.add(cumulative_logsumexp(M.subtract(logg, out), axis, ex, not rev), x)))
+    return [M.subtract(*parts), None]
+
+
+# TF's kernel: a scan of log(exp(a) + exp(b)) from the dtype's lowest value (an exclusive scan's first)
+register_op("CumulativeLogsumexp", shape=_cumsum_shape, dtype=same_as_input(0),
+            lower=_scan_lower(lambda x, ax: lax.cumlogsumexp(x, axis=ax), lambda d: jnp.finfo(d).min),
+            grad=_cumulative_logsumexp_grad)
+
+
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    """log(cumsum(exp(x))) along `axis`, as a scan of pairwise log-sum-exps (TF's CumulativeLogsumexp)."""
+    with name_scope(name or "CumulativeLogsumexp") as scope:
+        return make_op("CumulativeLogsumexp", [convert_to_tensor(x, name="x"), int_tensor(axis, "axis")],
+                       {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name=scope)
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
