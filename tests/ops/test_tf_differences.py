@@ -60,3 +60,18 @@ def test_stateless_random_is_deterministic_with_tf_shapes_and_dtypes():
     assert a[0].dtype == np.float64 and a[0].shape == (3, 4) and a[1].dtype == np.float32
     assert all(np.array_equal(x, y) for x, y in zip(a, b)) and not np.array_equal(a[0], c)
     assert 0 <= a[0].min() and a[0].max() < 1 and abs(a[1].mean()) < 0.2 and np.abs(a[2]).max() <= 2
+
+
+def test_sparse_kept_differences():
+    """Kept (spec_sparse.py): sparse.add of inputs out of row-major order adds them as dense tensors
+    (TF's kernel merges lists it assumes sorted); SparseTensor * scalar has a gradient (TF 1.15's fails)."""
+    a = tf.SparseTensor(np.array([[2], [0]], np.int64), tf.constant([1.0, 2.0]), np.array([3], np.int64))
+    b = tf.SparseTensor(np.array([[0]], np.int64), tf.constant([5.0]), np.array([3], np.int64))
+    k = tf.constant(3.0)
+    prod = a * k
+    with tf.Session() as s:
+        added, g = s.run([tf.sparse.add(a, b), tf.gradients(prod.values, [a.values, k])])
+    np.testing.assert_array_equal(added.indices, [[0], [2]])
+    np.testing.assert_array_equal(added.values, [7.0, 1.0])
+    np.testing.assert_array_equal(g[0], [3.0, 3.0])
+    assert g[1] == 3.0

@@ -11,7 +11,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import array_ops as A
 from tinyflow.ops.core import math_ops as M
-from tinyflow.ops.core.base import constant, constant_value_of, convert_to_tensor
+from tinyflow.ops.core.base import constant, convert_to_tensor
 from tinyflow.ops.core.indexing_ops import gather, gather_nd, scatter_nd, where
 from tinyflow.ops.host_ops import make_host_op, register_host_op
 from tinyflow.ops.sparse import SparseTensor, SparseTensorValue
@@ -108,6 +108,10 @@ def _reduce_max(sp, axis, keep):
     top = unsorted_segment_max(values, cell, n)
     hit = M.greater(unsorted_segment_sum(A.ones_like(sp.values, dt.int32), cell, n), 0)
     shape = cells if keep else A.reshape(gather(sp.dense_shape, where(M.equal(kept, 1))), [-1])
+    if values.dtype.is_floating:   # (a segment max starts at the lowest finite value, TF's reducer at -inf)
+        some = M.greater(unsorted_segment_sum(M.cast(M.greater(values, M.scalar_like(-np.inf, values)), dt.int32),
+                                              cell, n), 0)
+        top = M.where_v2(some, top, M.add(M.zeros_like(top), M.scalar_like(-np.inf, top)))
     top = M.where_v2(hit, top, M.zeros_like(top))
     return A.reshape(top, shape), A.reshape(hit, shape), shape
 

@@ -6,7 +6,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph
 from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.base import constant_value_of, convert_to_tensor
-from tinyflow.ops.core.indexing_ops import boolean_mask, gather, gather_nd, scatter_nd, where
+from tinyflow.ops.core.indexing_ops import boolean_mask, gather, scatter_nd, where
 from tinyflow.ops.core.sequence_ops import argsort, cumprod, cumsum, one_hot, reverse
 from tinyflow.ops.nn_ops import embedding_lookup
 from tinyflow.ops.core.util import keep_arg
