@@ -65,7 +65,6 @@ Conv3DBackpropInputV2 ExtractVolumePatches MaxPool3D MaxPool3DGrad MaxPool3DGrad
 QuantizedAvgPool QuantizedConv2D QuantizedMaxPool QuantizedReluX
 
 # spec_sparse.py
-SparseToDense SerializeSparse DeserializeManySparse SparseCross
 
 # spec_vision.py
 CTCBeamSearchDecoder CTCGreedyDecoder CTCLossDense DrawBoundingBoxesV2 ExtractGlimpse NonMaxSuppressionHost

@@ -80,3 +80,18 @@ def test_igamma_gradient_at_a_tiny_a():
     with tf.Session() as s:
         got, (up, down) = s.run([g, near])
     assert np.isfinite(got[0]) and abs(got[1] - (up - down) / 2e-5) < 1e-6
+
+
+def test_sparse_kept_differences():
+    """Kept (spec_sparse.py): sparse.add of inputs out of row-major order adds them as dense tensors
+    (TF's kernel merges lists it assumes sorted); SparseTensor * scalar has a gradient (TF 1.15's fails)."""
+    a = tf.SparseTensor(np.array([[2], [0]], np.int64), tf.constant([1.0, 2.0]), np.array([3], np.int64))
+    b = tf.SparseTensor(np.array([[0]], np.int64), tf.constant([5.0]), np.array([3], np.int64))
+    k = tf.constant(3.0)
+    prod = a * k
+    with tf.Session() as s:
+        added, g = s.run([tf.sparse.add(a, b), tf.gradients(prod.values, [a.values, k])])
+    np.testing.assert_array_equal(added.indices, [[0], [2]])
+    np.testing.assert_array_equal(added.values, [7.0, 1.0])
+    np.testing.assert_array_equal(g[0], [3.0, 3.0])
+    assert g[1] == 3.0

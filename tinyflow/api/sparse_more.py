@@ -11,7 +11,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import array_ops as A
 from tinyflow.ops.core import math_ops as M
-from tinyflow.ops.core.base import constant, constant_value_of, convert_to_tensor
+from tinyflow.ops.core.base import constant, convert_to_tensor
 from tinyflow.ops.core.indexing_ops import gather, gather_nd, scatter_nd, where
 from tinyflow.ops.host_ops import make_host_op, register_host_op
 from tinyflow.ops.sparse import SparseTensor, SparseTensorValue
@@ -40,8 +40,9 @@ def _filled(sp, fill):
 
 
 def _from_mask(dense, mask, shape):
-    indices = where(mask)
-    return SparseTensor(indices, gather_nd(dense, indices), shape)
+    """The SparseTensor of dense's elements where mask is True (row-major order; a scalar dense too)."""
+    from tinyflow.ops.core.indexing_ops import boolean_mask
+    return SparseTensor(where(mask), boolean_mask(A.reshape(dense, [-1]), A.reshape(mask, [-1])), shape)
 
 
 def sparse_reorder(sp_input, name=None):
@@ -52,8 +53,8 @@ def sparse_reorder(sp_input, name=None):
 
 
 def sparse_add(a, b, thresh=0, threshold=None):
-    """a + b: a SparseTensor when both are (entries where either has one, kept when |sum| >= thresh), else
-    a dense tensor."""
+    """a + b: a SparseTensor when both are (entries where either has one; where both have one, kept when
+    |sum| >= thresh: TF's kernel compares only sums to it), else a dense tensor."""
     thresh = threshold if threshold is not None else thresh
     with _scope("SparseAdd"):
         a_sp, b_sp = isinstance(a, (SparseTensor, SparseTensorValue)), isinstance(b, (SparseTensor, SparseTensorValue))
@@ -62,8 +63,9 @@ def sparse_add(a, b, thresh=0, threshold=None):
         if a_sp and b_sp:
             a, b = _sp(a, "sparse_add"), _sp(b, "sparse_add")
             total = M.add(_to_dense(a), _to_dense(b))
-            hit = M.greater(M.add(_hits(a), _hits(b)), 0)
-            keep = M.logical_and(hit, M.greater_equal(M.abs(total), M.scalar_like(thresh, M.abs(total))))
+            hit_a, hit_b = M.greater(_hits(a), 0), M.greater(_hits(b), 0)
+            big = M.greater_equal(M.abs(total), M.scalar_like(thresh, M.abs(total)))
+            keep = M.logical_or(M.logical_xor(hit_a, hit_b), M.logical_and(M.logical_and(hit_a, hit_b), big))
             return _from_mask(total, keep, a.dense_shape)
         sp, dense = (_sp(a, "sparse_add"), b) if a_sp else (_sp(b, "sparse_add"), a)
         return M.add(_to_dense(sp), convert_to_tensor(dense, dtype=sp.dtype))
@@ -86,8 +88,32 @@ def sparse_minimum(sp_a, sp_b, name=None):
     return _sparse_extreme(M.minimum, sp_a, sp_b, name or "SparseSparseMinimum")
 
 
-def _lowest(dtype):
-    return -np.inf if dtype.is_floating else dtype.min
+def _reduce_max(sp, axis, keep):
+    """(max, hit): the maximum of the entries of each cell of the reduced shape (each entry on its own, a
+    repeated index included; NaN skipped; 0 where none is: TF's) and whether some entry is there."""
+    from tinyflow.ops.core.sequence_ops import cumprod, reverse
+    from tinyflow.ops.segment_ops import unsorted_segment_max, unsorted_segment_sum
+    rank = sp.indices.shape[1].value
+    if rank is None:
+        raise ValueError("sparse_reduce_max needs the rank of %s known" % sp.indices.name)
+    axes = range(rank) if axis is None else [int(a) % rank for a in np.atleast_1d(axis)]
+    kept = constant(np.array([0 if d in axes else 1 for d in range(rank)], np.int64))
+    cells = M.add(M.multiply(sp.dense_shape, kept), 1 - kept)            # the reduced shape, keepdims
+    strides = reverse(cumprod(reverse(cells, [0]), exclusive=True), [0])
+    cell = M.reduce_sum(M.multiply(M.multiply(sp.indices, kept), strides), axis=1)
+    n = M.reduce_prod(cells)
+    values = sp.values
+    if values.dtype.is_floating:   # TF's max reducer starts at -inf and skips NaN (a NaN never compares greater)
+        values = M.where_v2(M.is_nan(values), M.add(M.zeros_like(values), M.scalar_like(-np.inf, values)), values)
+    top = unsorted_segment_max(values, cell, n)
+    hit = M.greater(unsorted_segment_sum(A.ones_like(sp.values, dt.int32), cell, n), 0)
+    shape = cells if keep else A.reshape(gather(sp.dense_shape, where(M.equal(kept, 1))), [-1])
+    if values.dtype.is_floating:   # (a segment max starts at the lowest finite value, TF's reducer at -inf)
+        some = M.greater(unsorted_segment_sum(M.cast(M.greater(values, M.scalar_like(-np.inf, values)), dt.int32),
+                                              cell, n), 0)
+        top = M.where_v2(some, top, M.add(M.zeros_like(top), M.scalar_like(-np.inf, top)))
+    top = M.where_v2(hit, top, M.zeros_like(top))
+    return A.reshape(top, shape), A.reshape(hit, shape), shape
 
 
 def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
@@ -97,10 +123,7 @@ def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, k
     with _scope("SparseReduceMax"):
         sp = _sp(sp_input, "sparse_reduce_max")
         axis = reduction_axes if axis is None else axis
-        keep = keep_arg(keepdims, keep_dims)
-        out = M.reduce_max(_filled(sp, _lowest(sp.dtype)), axis=axis, keepdims=keep)
-        hits = M.reduce_sum(_hits(sp), axis=axis, keepdims=keep)
-        return M.where_v2(M.greater(hits, 0), out, M.zeros_like(out))   # TF: 0 where nothing is reduced
+        return _reduce_max(sp, axis, keep_arg(keepdims, keep_dims))[0]
 
 
 def sparse_reduce_max_sparse(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
@@ -109,10 +132,8 @@ def sparse_reduce_max_sparse(sp_input, axis=None, keepdims=None, reduction_axes=
     with _scope("SparseReduceMaxSparse"):
         sp = _sp(sp_input, "sparse_reduce_max_sparse")
         axis = reduction_axes if axis is None else axis
-        keep = keep_arg(keepdims, keep_dims)
-        total = M.reduce_max(_filled(sp, _lowest(sp.dtype)), axis=axis, keepdims=keep)
-        hits = M.reduce_sum(_hits(sp), axis=axis, keepdims=keep)
-        return _from_mask(total, M.greater(hits, 0), M.cast(A.shape(total), dt.int64))
+        top, hit, shape = _reduce_max(sp, axis, keep_arg(keepdims, keep_dims))
+        return _from_mask(top, hit, shape)
 
 
 def sparse_softmax(sp_input, name=None):
@@ -150,21 +171,19 @@ def sparse_split(keyword_required=None, sp_input=None, num_split=None, axis=None
     axis = split_dim if axis is None else axis
     with _scope(name or "SparseSplit"):
         sp = _sp(sp_input, "sparse_split")
-        shape = constant_value_of(sp.dense_shape)
-        if shape is None:
-            raise ValueError("tinyflow's sparse_split needs the dense shape of its input known")
-        shape = [int(d) for d in shape]
-        axis = axis % len(shape)
-        n, extra = divmod(shape[axis], int(num_split))
-        out, begin = [], 0
-        for i in range(int(num_split)):
-            length = n + (1 if i < extra else 0)
-            start = [0] * len(shape)
-            start[axis] = begin
-            size = list(shape)
-            size[axis] = length
-            out.append(sparse_slice(sp, start, size))
-            begin += length
+        rank = sp.indices.shape[1].value
+        if rank is None:
+            raise ValueError("sparse_split needs the rank of %s known" % sp.indices.name)
+        axis, num_split = int(axis) % rank, int(num_split)
+        along = constant(np.eye(rank, dtype=np.int64)[axis])
+        size = sp.dense_shape[axis]
+        n, extra = M.floordiv(size, num_split), M.floormod(size, num_split)
+        out = []
+        for i in range(num_split):   # piece i starts at i * n + min(i, extra), one longer while i < extra
+            begin = M.add(M.multiply(n, i), M.minimum(extra, i))
+            length = M.add(n, M.cast(M.less(constant(np.int64(i)), extra), dt.int64))
+            start = M.multiply(along, begin)
+            out.append(sparse_slice(sp, start, M.add(M.multiply(sp.dense_shape, 1 - along), M.multiply(along, length))))
         return out
 
 
@@ -216,25 +235,9 @@ def sparse_mask(a, mask_indices, name=None):
 
 def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0, validate_indices=True, name=None):
     """The dense tensor of output_shape with sparse_values at sparse_indices (a scalar, vector of indices of
-    a 1-D output, or [N, rank] matrix) and default_value elsewhere."""
-    with _scope(name or "SparseToDense"):
-        idx = M.cast(convert_to_tensor(sparse_indices, name="sparse_indices"), dt.int64)
-        shape = M.cast(convert_to_tensor(output_shape, name="output_shape"), dt.int64)
-        if idx.shape.ndims is not None and idx.shape.ndims < 2:
-            idx = A.reshape(idx, [-1, 1])
-        values = convert_to_tensor(sparse_values, name="sparse_values")
-        values = M.add(values, A.zeros(A.shape(idx)[:1], values.dtype)) if values.shape.ndims == 0 else values
-        sp = SparseTensor(idx, values, shape)
-        if _zero(default_value):
-            return _filled(sp, 0)
-        dense = _to_dense(sp)
-        default = convert_to_tensor(default_value, dtype=values.dtype, name="default_value")
-        return M.where_v2(M.greater(_hits(sp), 0), dense, M.add(M.zeros_like(dense), default))
-
-
-def _zero(v):
-    c = constant_value_of(convert_to_tensor(v))
-    return c is not None and np.all(np.asarray(c) == 0)
+    a 1-D output, or [N, rank] matrix) and default_value elsewhere: TF's SparseToDense op."""
+    from tinyflow.ops.sparse import sparse_to_dense_op
+    return sparse_to_dense_op(sparse_indices, output_shape, sparse_values, default_value, validate_indices, name)
 
 
 def sparse_matmul(a, b, transpose_a=False, transpose_b=False, a_is_sparse=False, b_is_sparse=False, name=None):

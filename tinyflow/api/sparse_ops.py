@@ -6,7 +6,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph
 from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.base import constant_value_of, convert_to_tensor
-from tinyflow.ops.core.indexing_ops import gather, gather_nd, scatter_nd, where
+from tinyflow.ops.core.indexing_ops import boolean_mask, gather, scatter_nd, where
 from tinyflow.ops.core.sequence_ops import argsort, cumprod, cumsum, one_hot, reverse
 from tinyflow.ops.nn_ops import embedding_lookup
 from tinyflow.ops.core.util import keep_arg
@@ -63,8 +63,9 @@ def sparse_reduce_sum_sparse(sp_input, axis=None, keepdims=None, reduction_axes=
         keep = keep_arg(keepdims, keep_dims)
         total = math_ops.reduce_sum(_to_dense(sp), axis=axis, keepdims=keep)
         hits = math_ops.reduce_sum(_to_dense(sp, array_ops.ones_like(sp.values, dt.int32)), axis=axis, keepdims=keep)
-        indices = where(math_ops.greater(hits, 0))
-        return SparseTensor(indices, gather_nd(total, indices), math_ops.cast(array_ops.shape(total), dt.int64))
+        hit = math_ops.greater(hits, 0)   # (a flat mask: the sum may be a scalar)
+        return SparseTensor(where(hit), boolean_mask(array_ops.reshape(total, [-1]), array_ops.reshape(hit, [-1])),
+                            math_ops.cast(array_ops.shape(total), dt.int64))
 
 
 def sparse_reshape(sp_input, shape, name=None):

@@ -1,18 +1,23 @@
-"""tf.SparseTensor (the three tensors indices, values, dense_shape) and tf.sparse.to_dense.
+"""tf.SparseTensor (the three tensors indices, values, dense_shape), TF's SparseToDense op (tf.sparse.to_dense,
+tf.sparse_to_dense) and tf.edit_distance.
 
-Only what string splitting and VarLenFeature parsing return: a SparseTensor is a namedtuple of
-tensors; `Session.run` of one gives a `SparseTensorValue` of numpy arrays, as TF 1.15 does.
-Densifying runs on the host (its shape depends on values).
+A SparseTensor is a namedtuple of tensors; `Session.run` of one gives a `SparseTensorValue` of numpy arrays,
+as TF 1.15 does. SparseToDense runs in the step (its output shape is a value: between segments when fed)
+and checks its indices as TF's kernel does; on strings it runs on the host, on the strings' codes.
 """
 import collections
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import Tensor, constant_value
+from tinyflow.graph.registry import register_op, same_as_input
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core.base import convert_to_tensor
+from tinyflow.ops.core.util import first_bad
 from tinyflow.ops.host_ops import make_host_op, register_host_op
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
@@ -72,31 +77,102 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
     __div__ = __truediv__
 
 
-def _to_dense(session, op, inputs):
-    indices, shape, values, default = inputs
-    out = np.empty(tuple(int(d) for d in shape), dtype=values.dtype)
-    out[...] = default[()] if values.dtype != object else default[()]
-    for i, (idx, v) in enumerate(zip(indices, values)):
-        if any(k < 0 or k >= d for k, d in zip(idx, shape)):
-            raise errors.InvalidArgumentError(op.node_def, op, "indices[%d] = [%s] is out of bounds: need 0 <= "
-                                              "index < [%s]" % (i, ",".join(map(str, idx)), ",".join(map(str, shape))))
-        out[tuple(idx)] = v
-    return [out]
+def _rows(indices):
+    """SparseToDense's indices as [N, rank]: a scalar is one index of a vector, a vector N of them."""
+    return indices.reshape((1, 1) if indices.ndim == 0 else (-1, 1) if indices.ndim == 1 else indices.shape)
 
 
-register_host_op("SparseToDense", lambda s, a, v: [TensorShape([None] * s[0].as_list()[1])
-                                                   if s[0].ndims == 2 and s[0].as_list()[1] is not None
-                                                   else TensorShape(None)],
-                 lambda d, a: [d[2]], _to_dense)
+def _std_check(a, indices, shape, values, default):
+    """TF's kernel: an index out of bounds is an error; with validate_indices, so is an index not after
+    the one before it in row-major order (out of order, or repeated)."""
+    ix = _rows(indices).astype(np.int64)
+    dims = shape.astype(np.int64).reshape(-1)
+    outside = jnp.any((ix < 0) | (ix >= dims[None, :]), axis=1)
+    diff = ix[1:] - ix[:-1]
+    first = jnp.argmax(diff != 0, axis=1)                  # the first dimension where the two differ
+    lead = jnp.take_along_axis(diff, first[:, None], 1)[:, 0] if ix.shape[0] > 1 else jnp.zeros(0, np.int64)
+    order = jnp.concatenate([jnp.zeros(1, np.int32), jnp.where(lead < 0, 1, jnp.where(lead == 0, 2, 0))])[:ix.shape[0]]
+    kind = jnp.where(outside, 0, order if a.get("validate_indices", True) else 0)
+    ok, pos, _, row = first_bad(outside | (kind > 0), ix)
+    return ok, pos, row, kind[pos] if ix.shape[0] else jnp.int32(0), dims
+
+
+def _std_message(op, pos, row, kind, dims):
+    at = "indices[%d] = [%s]" % (int(pos), ",".join(str(int(v)) for v in np.atleast_1d(row)))
+    shape = ",".join(str(int(d)) for d in dims)
+    if not op.attrs.get("validate_indices", True):
+        return "Indices are not valid (out of bounds).  Shape: [%s]" % shape
+    return at + [" is out of bounds: need 0 <= index < [%s]" % shape, " is out of order. Many sparse ops require "
+                 "sorted indices.\n    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n",
+                 " is repeated"][int(kind)]
+
+
+def _std_lower(a, indices, shape, values, default):
+    """The dense tensor: default_value, then each value written at its index in order (a repeated index
+    keeps its last value, as TF's kernel does; an index out of bounds is left out: the check raises)."""
+    from tinyflow.ops.core.util import ints, is_concrete
+    ix = _rows(indices).astype(np.int64)
+    dims = ints(shape)
+    if all(is_concrete(x) and not isinstance(x, jax.Array) for x in (indices, values)):   # strings' codes
+        ok, *data = _std_check(a, np.asarray(indices), np.asarray(shape), values, default)
+        if not bool(ok):
+            raise errors.InvalidArgumentError(None, None, _std_message(_Attrs(a), *map(np.asarray, data)))
+    n = ix.shape[0]
+    vals = jnp.broadcast_to(values, (n,))
+    inside = jnp.all((ix >= 0) & (ix < np.array(dims, np.int64)), axis=1)
+    linear = jnp.sum(jnp.where(inside[:, None], ix, 0) * np.array(_strides(dims), np.int64), axis=1)
+    order = jnp.argsort(linear, stable=True)
+    later = jnp.zeros(n, bool).at[order[:-1]].set(linear[order[1:]] == linear[order[:-1]]) if n else inside
+    keep = inside & ~later                                  # drop out-of-bounds and overwritten entries
+    size = int(np.prod(dims))
+    out = jnp.full((size,), default, vals.dtype).at[jnp.where(keep, linear, size)].set(vals, mode="drop")
+    return out.reshape(dims)
+
+
+class _Attrs:
+    def __init__(self, attrs):
+        self.attrs = attrs
+
+
+def _strides(dims):
+    return [int(np.prod(dims[k + 1:])) for k in range(len(dims))]
+
+
+def _std_grad(op, g):
+    """TF's _SparseToDenseGrad: the values get the gradient at their indices, the default the rest."""
+    from tinyflow.ops.core import math_ops
+    from tinyflow.ops.core.indexing_ops import gather_nd
+    values_grad = gather_nd(g, op.inputs[0])
+    return [None, None, values_grad, math_ops.reduce_sum(g) - math_ops.reduce_sum(values_grad)]
+
+
+def _std_shape(shapes, attrs, values):
+    from tinyflow.ops.core.array_ops import fill_shape
+    return fill_shape(shapes[1:2], attrs, values[1:2])
+
+
+register_op("SparseToDense", shape=_std_shape, dtype=same_as_input(2), lower=_std_lower, grad=_std_grad,
+            check=_std_check, check_message=_std_message, dynamic_shape=lambda op, known: not known[1])
+
+
+def sparse_to_dense_op(indices, output_shape, values, default_value, validate_indices=True, name=None):
+    """TF's SparseToDense op: output_shape filled with default_value, values written at indices."""
+    from tinyflow.ops.core.base import make_op
+    indices = convert_to_tensor(indices, name="sparse_indices")
+    shape = convert_to_tensor(output_shape, indices.dtype, name="output_shape")
+    values = convert_to_tensor(values, name="sparse_values")
+    default = convert_to_tensor(default_value, values.dtype, name="default_value")
+    return make_op("SparseToDense", [indices, shape, values, default], {"validate_indices": bool(validate_indices)},
+                   name=name or "SparseToDense")
 
 
 def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, name=None):
-    """tf.sparse.to_dense: the dense tensor, `default_value` (0 or b'') where no index is given."""
+    """tf.sparse.to_dense: the dense tensor, `default_value` (0 or b'') where no index is given; with
+    validate_indices, indices out of row-major order or repeated are an error (TF's kernel's)."""
     if default_value is None:
         default_value = b"" if sp_input.dtype is dt.string else 0
-    default = convert_to_tensor(default_value, sp_input.dtype)
-    return make_host_op("SparseToDense", [sp_input.indices, sp_input.dense_shape, sp_input.values, default],
-                        name=name or "SparseToDense").outputs[0]
+    return sparse_to_dense_op(sp_input.indices, sp_input.dense_shape, sp_input.values, default_value,
+                              validate_indices, name=name)
 
 
 def _levenshtein(a, b):

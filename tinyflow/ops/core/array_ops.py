@@ -295,7 +295,7 @@ def _reshape_grad(op, g):
 
 register_op("Reshape", shape=_reshape_shape, dtype=same_as_input(0), grad=_reshape_grad, inplace=((0, 0),),
             fold=True, infer_back=back_shapes.reshape,
-            lower=_reshape_lower)
+            lower=_reshape_lower, dynamic_shape=lambda op, known: not known[1])   # a shape of run-time values
 
 
 def reshape(tensor, shape, name=None):
