@@ -10,10 +10,19 @@ these XLA:CPU options mean nothing and none are passed.
   fetch sets: there YNNPACK's convolution is the faster one (1.3-2.6x).
 * A run-once fetch set (an initializer: Assigns of constants and random numbers, no feeds, no
   variable read): compile time is all its cost, so XLA's cheaper backend optimization level 1
-  (random initializers of a CNN: 2.7-3.1 s of compile at the default level, 0.8 s at level 1).
+  (random initializers of a CNN: 2.7-3.1 s of compile at the default level, 0.8 s at level 1) and
+  XLA:CPU's older fusion emitters (`FIRST_TIER`: the tutorial scripts' initializers compile in
+  0.4-1.0 s instead of 0.6-1.3 s and run in 9-60 ms instead of 40-180; the same numbers, bit for bit).
 
 An option the installed jaxlib does not know (YNNPACK's came with jaxlib 0.8; numpy-1 stacks run
 jaxlib 0.7) is left out: XLA would refuse the whole compile ("No such compile option").
+
+* Tiers (runtime/executables.py): a fetch set's first program is compiled with `FIRST_TIER` added,
+  XLA:CPU's older fusion emitters at backend optimization level 1: 25-50% less XLA compile on the
+  tutorial scripts' steps (initializers run 2-4x faster too), values within 1e-7 relative
+  (docs/speed.md section 9). The program with the options above replaces it, compiled in the
+  background, once the fetch set has run for `tier_ratio()` times the first one's compile time.
+  $TINYFLOW_TIERED=0 compiles the fetch set's own options at once; a number sets the ratio (3).
 
 Each decision is re-checked on the installed jaxlib by benchmarks/compiler_options.py, which says
 whether it still helps. $TINYFLOW_COMPILER_OPTIONS=0 turns them all off; an option the user sets
@@ -26,6 +35,7 @@ YNN_FLAG = "xla_cpu_experimental_ynn_fusion_type"
 # with each list: benchmarks/compiler_options.py checks it still is); this is it without convolutions
 YNN_NO_CONV = "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"
 OPT_LEVEL_FLAG = "xla_backend_optimization_level"
+FIRST_TIER = {"xla_cpu_use_fusion_emitters": False, OPT_LEVEL_FLAG: 1, "xla_cpu_parallel_codegen_split_count": 1}
 
 CONV_GRADIENTS = frozenset({"Conv2DBackpropFilter", "Conv3DBackpropFilterV2", "DepthwiseConv2dNativeBackpropFilter"})
 # what a TF1 initializer runs: the variables, their assigns, constant and random values and the
@@ -57,6 +67,26 @@ def enabled():
     return os.environ.get("TINYFLOW_COMPILER_OPTIONS", "1").strip().lower() not in ("0", "off", "false", "no")
 
 
+def tier_ratio():
+    """$TINYFLOW_TIERED: how many times its first tier's compile time a fetch set runs before its
+    optimized program is compiled (0, off: no tiers)."""
+    text = os.environ.get("TINYFLOW_TIERED", "3").strip().lower()
+    if text in ("off", "false", "no"):
+        return 0.0
+    try:
+        return max(float(text or 3), 0.0)
+    except ValueError:
+        raise ValueError("tinyflow: $TINYFLOW_TIERED must be a number (0: off), got %r" % text) from None
+
+
+def first_tier(options, platform="cpu"):
+    """The options added to a fetch set's `options` for its first program: {} for no tiers."""
+    if platform != "cpu" or not tier_ratio():
+        return {}
+    user = os.environ.get("XLA_FLAGS", "")
+    return {k: v for k, v in FIRST_TIER.items() if options.get(k) != v and "--" + k not in user and known(k, v)}
+
+
 def choose(program, platform="cpu"):
     """The compiler options of this Program's jitted function: a dict (empty: XLA's defaults)."""
     if platform != "cpu" or not enabled():
@@ -67,6 +97,6 @@ def choose(program, platform="cpu"):
         options[YNN_FLAG] = YNN_NO_CONV
     elif "Assign" in types and types <= RUN_ONCE and not program.feeds and not program.ro_vars \
             and not program.rw_vars:
-        options[OPT_LEVEL_FLAG] = 1
+        options.update(FIRST_TIER)
     user = os.environ.get("XLA_FLAGS", "")
     return {k: v for k, v in options.items() if "--" + k not in user and known(k, v)}
