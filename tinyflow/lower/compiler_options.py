@@ -49,18 +49,27 @@ _KNOWN = {}   # option -> whether this jaxlib's XLA accepts it (asked once, by c
 
 
 def known(option, value):
-    """Whether the installed XLA knows `option`: an unknown one fails every compile that passes it."""
+    """Whether the installed XLA knows `option`: an unknown one fails every compile that passes it.
+    Every option of this module is asked in one compile first (each costs 20-30 ms of a cold start)."""
     if option not in _KNOWN:
-        import jax
-        import numpy as np
-        try:
-            jax.jit(lambda x: x + 1, compiler_options={option: value}).lower(np.float32(0)).compile()
-            _KNOWN[option] = True
-        except Exception as e:   # XLA's message: "No such compile option: '<name>'"
-            if option not in str(e):
-                raise
-            _KNOWN[option] = False
+        every = {**FIRST_TIER, YNN_FLAG: YNN_NO_CONV}
+        if option in every and not _KNOWN and _compiles(every):
+            _KNOWN.update(dict.fromkeys(every, True))
+        else:
+            _KNOWN[option] = _compiles({option: value})
     return _KNOWN[option]
+
+
+def _compiles(options):
+    import jax
+    import numpy as np
+    try:
+        jax.jit(lambda x: x + 1, compiler_options=options).lower(np.float32(0)).compile()
+        return True
+    except Exception as e:   # XLA's message: "No such compile option: '<name>'"
+        if "No such compile option" not in str(e) and not any(k in str(e) for k in options):
+            raise
+        return False
 
 
 def enabled():
