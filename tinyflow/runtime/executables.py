@@ -83,7 +83,7 @@ class Entry:
         self.compiled, self.call, self.donates, self.need = compiled, self._first, donates, need
         self.waits, self.kept, self.tier = not donates, None, tier
         if tier is not None:
-            self.call = tier.call
+            self.call, tier.entry = tier.call, self
 
     def _first(self, *args):
         """The first call; then JAX's C++ dispatch it made (`_call`, private: else the Compiled), 0.5 us less."""
@@ -119,8 +119,7 @@ class Tier:
         except Exception:   # noqa: BLE001 (the first tier runs on; it was compiled from the same module)
             return
         need = _need(compiled)
-        if need is not None and entry.need is not None and need > entry.need and entry.donates \
-                and not self.table.may_donate(need):
+        if entry.donates and not self.table.may_donate(need):   # (then the first tier, as it did)
             return
         self.lowered, entry.compiled, entry.need = None, compiled, need
         entry.call = getattr(compiled, "_call", None) or compiled
@@ -170,7 +169,7 @@ class Executables:
         if available is None or entry.need is None or entry.need <= DONATE_SHARE * available:
             return entry
         if entry.kept is None:
-            compiled, need = self._compiled(args, False)
+            compiled, need, _ = self._compiled(args, False)
             entry.kept = Entry(compiled, False, need)
         return entry.kept
 
@@ -181,25 +180,22 @@ class Executables:
 
     def _compile(self, args):
         low, donate = self.low, self.low.donate
-        compiled, need, tier = self._compiled(args, donate, True)
+        compiled, need, tier = self._compiled(args, donate, tiers=True)
         available, total = self.memory()
         if need is not None and total is not None and need > total:
             raise out_of_memory(low, "XLA's plan of it allocates %d bytes, more than the %d bytes of memory of this "
                                 "machine" % (need, total))
         if donate and not self.may_donate(need):
             donate = False   # it could fail after dispatch: keep the old buffers until it has finished
-            compiled, need, tier = self._compiled(args, False, True)
-        entry = Entry(compiled, donate, need, tier)
-        if tier is not None:
-            tier.entry = entry
-        return entry
+            compiled, need, tier = self._compiled(args, False, tiers=True)
+        return Entry(compiled, donate, need, tier)
 
     def may_donate(self, need):
         available, _ = self.memory()
         return need is None or available is None or need <= DONATE_SHARE * available
 
     def _compiled(self, args, donate, tiers=False):
-        """(program, its memory need) for `args`; with `tiers`, (program, need, its Tier or None)."""
+        """(program, its memory need, its Tier or None) for `args`: a first tier only with `tiers`."""
         flat = self.low.flat_fn
 
         def step(*a):   # a fresh function per shape: JAX's caches for it die with the entry
@@ -218,8 +214,6 @@ class Executables:
             if not isinstance(e, MemoryError) and "RESOURCE_EXHAUSTED" not in str(e):
                 raise
             raise out_of_memory(self.low, "out of memory while compiling it (%s)" % e) from e
-        if not tiers:
-            return compiled, _need(compiled)
         return compiled, _need(compiled), Tier(self, lowered, compile_s) if first else None
 
 
