@@ -39,7 +39,7 @@ def test_choices_by_what_the_fetch_set_holds(monkeypatch):
     monkeypatch.delenv("TINYFLOW_COMPILER_OPTIONS", raising=False)
     x, y, loss, train, init = _cnn()
     with tf.Session() as sess:
-        assert sess.lowered([init]).function.compiler_options == co.FIRST_TIER   # level 1, older emitters
+        assert sess.lowered([init]).function.compiler_options == co.RUN_ONCE_OPTIONS   # level 1, older emitters
         sess.run(init)
         feed = _feed(x, y)
         assert sess.lowered(loss, feed).function.compiler_options == {}   # forward only: YNNPACK's convs

@@ -13,7 +13,7 @@ from tinyflow.lower import compiler_options
 @pytest.fixture
 def tiers(monkeypatch):
     """Tiers on (the suite pins them off: tests/conftest.py), the whole FIRST_TIER passed (the suite's
-    XLA_FLAGS set two of its options for the process)."""
+    XLA_FLAGS set one of them for the process)."""
     monkeypatch.setenv("TINYFLOW_TIERED", "1e9")   # never upgraded on its own: the test upgrades
     monkeypatch.setenv("XLA_FLAGS", "")
 

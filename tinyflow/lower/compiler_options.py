@@ -10,19 +10,21 @@ these XLA:CPU options mean nothing and none are passed.
   fetch sets: there YNNPACK's convolution is the faster one (1.3-2.6x).
 * A run-once fetch set (an initializer: Assigns of constants and random numbers, no feeds, no
   variable read): compile time is all its cost, so XLA's cheaper backend optimization level 1
-  (random initializers of a CNN: 2.7-3.1 s of compile at the default level, 0.8 s at level 1) and
-  XLA:CPU's older fusion emitters (`FIRST_TIER`: the tutorial scripts' initializers compile in
-  0.4-1.0 s instead of 0.6-1.3 s and run in 9-60 ms instead of 40-180; the same numbers, bit for bit).
+  (random initializers of a CNN: 2.7-3.1 s of compile at the default level, 0.8 s at level 1), one
+  LLVM module, and XLA:CPU's older fusion emitters (`RUN_ONCE_OPTIONS`: the tutorial scripts'
+  initializers compile 25-45% faster and run 1.5-4x faster, 9-50 ms instead of 40-180; the same
+  numbers, bit for bit).
+* Tiers (runtime/executables.py): a fetch set's first program is compiled with `FIRST_TIER` added,
+  backend optimization level 1 and one LLVM module: 5-30% less XLA compile on the tutorial scripts'
+  steps at the same step time, values within float32 rounding (docs/speed.md section 9). The
+  program with the fetch set's own options replaces it, compiled in the background, once the fetch
+  set has run for `tier_ratio()` times the first one's compile time. $TINYFLOW_TIERED=0 compiles the
+  fetch set's own options at once; a number sets the ratio (default 3). Measured and not taken for
+  the first tier: the older fusion emitters (30-60% less compile, but steps up to 35% slower and
+  the seq2seq step's compile 15-25% longer: a short script's warm runs were 1.2x slower).
 
 An option the installed jaxlib does not know (YNNPACK's came with jaxlib 0.8; numpy-1 stacks run
 jaxlib 0.7) is left out: XLA would refuse the whole compile ("No such compile option").
-
-* Tiers (runtime/executables.py): a fetch set's first program is compiled with `FIRST_TIER` added,
-  XLA:CPU's older fusion emitters at backend optimization level 1: 25-50% less XLA compile on the
-  tutorial scripts' steps (initializers run 2-4x faster too), values within 1e-7 relative
-  (docs/speed.md section 9). The program with the options above replaces it, compiled in the
-  background, once the fetch set has run for `tier_ratio()` times the first one's compile time.
-  $TINYFLOW_TIERED=0 compiles the fetch set's own options at once; a number sets the ratio (3).
 
 Each decision is re-checked on the installed jaxlib by benchmarks/compiler_options.py, which says
 whether it still helps. $TINYFLOW_COMPILER_OPTIONS=0 turns them all off; an option the user sets
@@ -35,7 +37,8 @@ YNN_FLAG = "xla_cpu_experimental_ynn_fusion_type"
 # with each list: benchmarks/compiler_options.py checks it still is); this is it without convolutions
 YNN_NO_CONV = "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"
 OPT_LEVEL_FLAG = "xla_backend_optimization_level"
-FIRST_TIER = {"xla_cpu_use_fusion_emitters": False, OPT_LEVEL_FLAG: 1, "xla_cpu_parallel_codegen_split_count": 1}
+FIRST_TIER = {OPT_LEVEL_FLAG: 1, "xla_cpu_parallel_codegen_split_count": 1}
+RUN_ONCE_OPTIONS = {**FIRST_TIER, "xla_cpu_use_fusion_emitters": False}
 
 CONV_GRADIENTS = frozenset({"Conv2DBackpropFilter", "Conv3DBackpropFilterV2", "DepthwiseConv2dNativeBackpropFilter"})
 # what a TF1 initializer runs: the variables, their assigns, constant and random values and the
@@ -52,7 +55,7 @@ def known(option, value):
     """Whether the installed XLA knows `option`: an unknown one fails every compile that passes it.
     Every option of this module is asked in one compile first (each costs 20-30 ms of a cold start)."""
     if option not in _KNOWN:
-        every = {**FIRST_TIER, YNN_FLAG: YNN_NO_CONV}
+        every = {**RUN_ONCE_OPTIONS, YNN_FLAG: YNN_NO_CONV}
         if option in every and not _KNOWN and _compiles(every):
             _KNOWN.update(dict.fromkeys(every, True))
         else:
@@ -106,6 +109,6 @@ def choose(program, platform="cpu"):
         options[YNN_FLAG] = YNN_NO_CONV
     elif "Assign" in types and types <= RUN_ONCE and not program.feeds and not program.ro_vars \
             and not program.rw_vars:
-        options.update(FIRST_TIER)
+        options.update(RUN_ONCE_OPTIONS)
     user = os.environ.get("XLA_FLAGS", "")
     return {k: v for k, v in options.items() if "--" + k not in user and known(k, v)}
