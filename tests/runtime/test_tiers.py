@@ -41,6 +41,7 @@ def _vars(sess):
     return sess.run(tf.trainable_variables())
 
 
+@pytest.mark.slow   # ~3 s of CPU: two Sessions, four programs of the step, the failed check's diagnosis
 def test_both_tiers_agree_a_failed_check_keeps_every_variable_and_a_failed_upgrade_keeps_the_first_tier(
         tiers, monkeypatch):
     x, feed, loss, train = _model()
