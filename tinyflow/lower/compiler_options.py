@@ -12,8 +12,8 @@ these XLA:CPU options mean nothing and none are passed.
   variable read): compile time is all its cost, so XLA's cheaper backend optimization level 1
   (random initializers of a CNN: 2.7-3.1 s of compile at the default level, 0.8 s at level 1), one
   LLVM module, and XLA:CPU's older fusion emitters (`RUN_ONCE_OPTIONS`: the tutorial scripts'
-  initializers compile 25-45% faster and run 1.5-4x faster, 9-50 ms instead of 40-180; the same
-  numbers, bit for bit).
+  initializers compile 25-45% faster and run 1.2-4x faster: the CNN's 39 -> 9 ms, deep MNIST's
+  150-180 -> 50-60 ms; the same numbers, bit for bit).
 * Tiers (runtime/executables.py): a fetch set's first program is compiled with `FIRST_TIER` added,
   backend optimization level 1 and one LLVM module: 5-30% less XLA compile on the tutorial scripts'
   steps at the same step time, values within float32 rounding (docs/speed.md section 9). The
