@@ -1,10 +1,10 @@
 """XLA option sets per fetch set of a tutorial script (docs/speed.md section 9): runs the script of
 benchmarks/scripts/ once, records each fetch set's program and arguments, then compiles each one's
 lowered module under each option set (added to the fetch set's own options; "default": those alone)
-and prints XLA's compile
-CPU seconds, the median step CPU ms of 9 runs and the largest difference of any output from XLA's
-defaults, relative to that output's largest value. The first tier (lower/compiler_options.FIRST_TIER)
-and the initializers' options (RUN_ONCE_OPTIONS) were chosen from these figures.
+and prints XLA's compile CPU seconds, the median step CPU ms of 9 runs and the largest difference of
+any output from the first set's, relative to that output's largest value. The first tier
+(lower/compiler_options.FIRST_TIER) and the initializers' options (RUN_ONCE_OPTIONS) were chosen
+from these figures.
 
     python benchmarks/tier_options.py cnn.py [default,first_tier,run_once,...]
 """
