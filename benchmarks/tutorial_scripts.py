@@ -11,7 +11,10 @@ milliseconds. With --rounds R each cell is the median of R paired runs (the rati
 Both run as installed: Python's bytecode cache on (pip compiles it at install; a
 $PYTHONDONTWRITEBYTECODE of the caller's would make tinyflow compile its source in every process).
 
-    python benchmarks/tutorial_scripts.py [--only NAME] [--rounds R] [--no-tf1]
+--before DIR runs tinyflow from another checkout too, in the same rounds (a change's before: its
+cold and warm runs alternate with this checkout's), printed as rows "cold, before" / "warm, before".
+
+    python benchmarks/tutorial_scripts.py [--only NAME] [--rounds R] [--no-tf1] [--before DIR]
 """
 import argparse
 import json
@@ -63,28 +66,36 @@ def main():
     p.add_argument("--only", default="", help="run only this script (or those whose name holds it)")
     p.add_argument("--rounds", type=int, default=1, help="cold+warm pairs per script; the medians are shown")
     p.add_argument("--no-tf1", action="store_true", help="leave out TF 1.15")
+    p.add_argument("--before", default="", help="a tinyflow checkout to run in the same rounds (rows '..., before')")
     args = p.parse_args()
     tf1 = os.path.exists(ORACLE) and not args.no_tf1
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     tiny_env = dict(env, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
                     TINYFLOW_COMPILATION_CACHE="1")
     tf_env = dict(env, TF_CPP_MIN_LOG_LEVEL="2")
-    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(ROOT, "tinyflow")], env=env, check=True)
+    for root in [ROOT] + ([args.before] if args.before else []):
+        subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(root, "tinyflow")], env=env, check=True)
     print("whole processes, seconds (tinyflow / TF 1.15 = ratio); step: the median step in ms")
-    print("%-22s %-5s %22s %22s %22s %22s" % ("script", "run", "wall s", "CPU s", "step ms", "step CPU ms"))
+    print("%-22s %-12s %22s %22s %22s %22s" % ("script", "run", "wall s", "CPU s", "step ms", "step CPU ms"))
     for name in [args.only] if args.only in SCRIPTS else [s for s in SCRIPTS if args.only in s]:
         script = name + ".py"
         rows = {"cold": [], "warm": []}
-        for _ in range(args.rounds):
-            with tempfile.TemporaryDirectory() as cache:
-                env = dict(tiny_env, TINYFLOW_CACHE_DIR=cache)
-                for kind in ("cold", "warm"):   # paired: tinyflow then TF, twice
-                    tiny = run([sys.executable, "-m", "tinyflow", script], env)
-                    ref = run([ORACLE, script], tf_env) if tf1 else (float("nan"), float("nan"), None)
-                    rows[kind].append((tiny, ref))
+        if args.before:
+            rows.update({"cold, before": [], "warm, before": []})
+        for r in range(args.rounds):
+            roots, ref = [(ROOT, "")] + ([(args.before, ", before")] if args.before else []), {}
+            for root, tag in roots if r % 2 == 0 else roots[::-1]:   # alternating which goes first
+                with tempfile.TemporaryDirectory() as cache:
+                    env = dict(tiny_env, TINYFLOW_CACHE_DIR=cache,
+                               PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+                    for kind in ("cold", "warm"):   # paired: tinyflow then TF, twice (once with --before)
+                        tiny = run([sys.executable, "-m", "tinyflow", script], env)
+                        if kind not in ref:   # TF once per round, paired with whichever runs first
+                            ref[kind] = run([ORACLE, script], tf_env) if tf1 else (float("nan"), float("nan"), None)
+                        rows[kind + tag].append((tiny, ref.get(kind)))
         for kind, pairs in rows.items():
             cells = [tuple(median([column(r[side]) for r in pairs]) for side in (0, 1)) for column in COLUMNS]
-            print("%-22s %-5s %s" % (name, kind, " ".join("%7.2f /%7.2f =%5.2fx" % (a, b, a / b) if b == b and b
+            print("%-22s %-12s %s" % (name, kind, " ".join("%7.2f /%7.2f =%5.2fx" % (a, b, a / b) if b == b and b
                                                            else "%7.2f /    n/a        " % a for a, b in cells)),
                   flush=True)
 

@@ -6,6 +6,9 @@ import pytest
 # the suite (and the example scripts it starts) leaves the user's compilation cache alone;
 # tests/runtime/test_speed_compile_cache.py turns it on in processes of its own
 os.environ.setdefault("TINYFLOW_COMPILATION_CACHE", "0")
+# one program per fetch set, as before tiers (runtime/executables.py): no second compile in a test that
+# runs many steps; tests/runtime/test_tiers.py turns them on
+os.environ.setdefault("TINYFLOW_TIERED", "0")
 # XLA compile time is most of the suite's CPU (each distinct fetch set compiles once: ~0.05-1 s on the
 # CPU). JAX's jax_disable_most_optimizations (XLA backend optimization level 0, LLVM's expensive passes
 # off; XLA's HLO passes all still run) cuts the suite's CPU by 17-22%, measured as

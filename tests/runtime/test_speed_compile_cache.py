@@ -45,15 +45,16 @@ def _entries(path):
 
 
 def test_second_process_loads_the_compiled_steps(tmp_path):
-    cache = str(tmp_path / "cache")
-    first, _ = _run({"TINYFLOW_CACHE_DIR": cache})
+    # with tiers (runtime/executables.py) that upgrade at the second call: both programs of the step
+    cache, tiers = str(tmp_path / "cache"), {"TINYFLOW_TIERED": "1e-9"}
+    first, _ = _run({"TINYFLOW_CACHE_DIR": cache, **tiers})
     assert first["dir"] == cache and first["hits"] == 0
     stored = _entries(cache)
-    assert len(stored) >= 2  # the initializer and the training step at least
+    assert len(stored) >= 3  # the initializer and the training step's two tiers at least
     assert oct(os.stat(cache).st_mode & 0o777) == "0o700"
-    second, _ = _run({"TINYFLOW_CACHE_DIR": cache})
+    second, _ = _run({"TINYFLOW_CACHE_DIR": cache, **tiers})
     assert second["out"] == first["out"]
-    assert second["hits"] >= 2 and second["misses"] == 0
+    assert second["hits"] >= 3 and second["misses"] == 0
     assert _entries(cache) == stored  # nothing compiled again
 
 

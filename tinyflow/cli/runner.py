@@ -27,6 +27,7 @@ SETTINGS = [  # every TINYFLOW_* environment variable the package reads, with wh
     ("TINYFLOW_CACHE_MAX_BYTES", "the compilation cache's size bound; oldest entries go first (default 1 GiB)"),
     ("TINYFLOW_CACHE_SIZE", "compiled fetch sets a Session keeps (default 128)"),
     ("TINYFLOW_COMPILER_OPTIONS=0", "no per-fetch-set XLA options (initializers at level 1, conv backprop)"),
+    ("TINYFLOW_TIERED", "0: no tiers; N: a fetch set's optimized program after N x its first compile (default 3)"),
     ("TINYFLOW_TF32=1", "on a GPU, float32 dots and convolutions in TF32 (default: full float32, as TF 1.15)"),
     ("TINYFLOW_SHAPE_CACHE_SIZE", "feed shapes whose programs a fetch set keeps compiled (default 8)"),
     ("TINYFLOW_DONATE", "auto, always or never: whether a step's input buffers are donated (default auto)"),

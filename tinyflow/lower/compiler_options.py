@@ -10,7 +10,18 @@ these XLA:CPU options mean nothing and none are passed.
   fetch sets: there YNNPACK's convolution is the faster one (1.3-2.6x).
 * A run-once fetch set (an initializer: Assigns of constants and random numbers, no feeds, no
   variable read): compile time is all its cost, so XLA's cheaper backend optimization level 1
-  (random initializers of a CNN: 2.7-3.1 s of compile at the default level, 0.8 s at level 1).
+  (random initializers of a CNN: 2.7-3.1 s of compile at the default level, 0.8 s at level 1), one
+  LLVM module, and XLA:CPU's older fusion emitters (`RUN_ONCE_OPTIONS`: the tutorial scripts'
+  initializers compile 25-45% faster and run 1.2-4x faster: the CNN's 39 -> 9 ms, deep MNIST's
+  150-180 -> 50-60 ms; the same numbers, bit for bit).
+* Tiers (runtime/executables.py): a fetch set's first program is compiled with `FIRST_TIER` added,
+  backend optimization level 1 and one LLVM module: 5-30% less XLA compile on the tutorial scripts'
+  steps at the same step time, values within float32 rounding (docs/speed.md section 9). The
+  program with the fetch set's own options replaces it, compiled in the background, once the fetch
+  set has run for `tier_ratio()` times the first one's compile time. $TINYFLOW_TIERED=0 compiles the
+  fetch set's own options at once; a number sets the ratio (default 3). Measured and not taken for
+  the first tier: the older fusion emitters (30-60% less compile, but steps up to 35% slower and
+  the seq2seq step's compile 15-25% longer: a short script's warm runs were 1.2x slower).
 
 An option the installed jaxlib does not know (YNNPACK's came with jaxlib 0.8; numpy-1 stacks run
 jaxlib 0.7) is left out: XLA would refuse the whole compile ("No such compile option").
@@ -26,6 +37,8 @@ YNN_FLAG = "xla_cpu_experimental_ynn_fusion_type"
 # with each list: benchmarks/compiler_options.py checks it still is); this is it without convolutions
 YNN_NO_CONV = "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"
 OPT_LEVEL_FLAG = "xla_backend_optimization_level"
+FIRST_TIER = {OPT_LEVEL_FLAG: 1, "xla_cpu_parallel_codegen_split_count": 1}
+RUN_ONCE_OPTIONS = {**FIRST_TIER, "xla_cpu_use_fusion_emitters": False}
 
 CONV_GRADIENTS = frozenset({"Conv2DBackpropFilter", "Conv3DBackpropFilterV2", "DepthwiseConv2dNativeBackpropFilter"})
 # what a TF1 initializer runs: the variables, their assigns, constant and random values and the
@@ -39,22 +52,51 @@ _KNOWN = {}   # option -> whether this jaxlib's XLA accepts it (asked once, by c
 
 
 def known(option, value):
-    """Whether the installed XLA knows `option`: an unknown one fails every compile that passes it."""
+    """Whether the installed XLA knows `option`: an unknown one fails every compile that passes it.
+    Every option of this module is asked in one compile first (each costs 20-30 ms of a cold start)."""
     if option not in _KNOWN:
-        import jax
-        import numpy as np
-        try:
-            jax.jit(lambda x: x + 1, compiler_options={option: value}).lower(np.float32(0)).compile()
-            _KNOWN[option] = True
-        except Exception as e:   # XLA's message: "No such compile option: '<name>'"
-            if option not in str(e):
-                raise
-            _KNOWN[option] = False
+        every = {**RUN_ONCE_OPTIONS, YNN_FLAG: YNN_NO_CONV}
+        if option in every and not _KNOWN and _compiles(every):
+            _KNOWN.update(dict.fromkeys(every, True))
+        else:
+            _KNOWN[option] = _compiles({option: value})
     return _KNOWN[option]
+
+
+def _compiles(options):
+    import jax
+    import numpy as np
+    try:
+        jax.jit(lambda x: x + 1, compiler_options=options).lower(np.float32(0)).compile()
+        return True
+    except Exception as e:   # XLA's message: "No such compile option: '<name>'"
+        if "No such compile option" not in str(e) and not any(k in str(e) for k in options):
+            raise
+        return False
 
 
 def enabled():
     return os.environ.get("TINYFLOW_COMPILER_OPTIONS", "1").strip().lower() not in ("0", "off", "false", "no")
+
+
+def tier_ratio():
+    """$TINYFLOW_TIERED: how many times its first tier's compile time a fetch set runs before its
+    optimized program is compiled (0, off: no tiers)."""
+    text = os.environ.get("TINYFLOW_TIERED", "3").strip().lower()
+    if text in ("off", "false", "no"):
+        return 0.0
+    try:
+        return max(float(text or 3), 0.0)
+    except ValueError:
+        raise ValueError("tinyflow: $TINYFLOW_TIERED must be a number (0: off), got %r" % text) from None
+
+
+def first_tier(options, platform="cpu"):
+    """The options added to a fetch set's `options` for its first program: {} for no tiers."""
+    if platform != "cpu" or not tier_ratio():
+        return {}
+    user = os.environ.get("XLA_FLAGS", "")
+    return {k: v for k, v in FIRST_TIER.items() if options.get(k) != v and "--" + k not in user and known(k, v)}
 
 
 def choose(program, platform="cpu"):
@@ -67,6 +109,6 @@ def choose(program, platform="cpu"):
         options[YNN_FLAG] = YNN_NO_CONV
     elif "Assign" in types and types <= RUN_ONCE and not program.feeds and not program.ro_vars \
             and not program.rw_vars:
-        options[OPT_LEVEL_FLAG] = 1
+        options.update(RUN_ONCE_OPTIONS)
     user = os.environ.get("XLA_FLAGS", "")
     return {k: v for k, v in options.items() if "--" + k not in user and known(k, v)}

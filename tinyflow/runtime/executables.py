@@ -9,14 +9,25 @@ donate its variables' buffers, so that an allocation failure after dispatch leav
 as it was (on the CPU too: Linux refuses an allocation larger than the machine, and XLA raises).
 On an accelerator the free memory moves with every array the process keeps, so a donating program
 is checked again before each call, and the program that keeps the old buffers runs when it must.
+
+Tiers (CPU): a short script's cost is mostly XLA's compile, a long run's its steps. So a shape's
+first program is compiled with cheaper XLA options (lower/compiler_options.FIRST_TIER), and once
+the fetch set has run for tier_ratio() times that compile's seconds (the intervals between its
+calls, each counted up to that), the same lowered module is compiled with the fetch set's own
+options in a background thread and replaces it between two calls. Both take the same arguments,
+donate the same buffers and compute the same values within float32 rounding; the new program is
+taken only if its memory plan allows what the first one did, and a failed compile leaves the first.
 """
+import atexit
 import collections
 import threading
+import time
 import warnings
 
 import jax
 
 from tinyflow.graph import errors
+from tinyflow.lower import compiler_options
 
 # A step donates only when XLA's plan of it needs at most this share of the memory available when
 # it is compiled: what is left is margin for the rest of the process and its neighbours.
@@ -66,17 +77,52 @@ class Entry:
     """One shape's program: `call(*flat args)`, whether it donates, and whether the Session waits.
     `kept`: on an accelerator, a donating program's twin that keeps the old buffers, for a call when
     the device's free memory is short (`Executables.for_call`); made on first need."""
-    __slots__ = ("compiled", "call", "donates", "waits", "need", "kept", "__weakref__")
+    __slots__ = ("compiled", "call", "donates", "waits", "need", "kept", "tier", "__weakref__")
 
-    def __init__(self, compiled, donates, need):
+    def __init__(self, compiled, donates, need, tier=None):
         self.compiled, self.call, self.donates, self.need = compiled, self._first, donates, need
-        self.waits, self.kept = not donates, None
+        self.waits, self.kept, self.tier = not donates, None, tier
+        if tier is not None:
+            self.call, tier.entry = tier.call, self
 
     def _first(self, *args):
         """The first call; then JAX's C++ dispatch it made (`_call`, private: else the Compiled), 0.5 us less."""
         out = self.compiled(*args)
         self.call = getattr(self.compiled, "_call", None) or self.compiled
         return out
+
+
+class Tier:
+    """A first-tier program's way to the optimized one (see the module's doc): `call` counts the time
+    the fetch set runs and starts the compile; the Entry's `compiled` and `call` change when it is done."""
+
+    def __init__(self, table, lowered, compile_s):
+        self.table, self.lowered, self.compile_s = table, lowered, max(compile_s, 1e-3)
+        self.entry, self.spent, self.last, self.thread = None, 0.0, None, None
+        self.ratio = compiler_options.tier_ratio()
+
+    def call(self, *args):
+        now = time.perf_counter()
+        if self.last is not None:
+            self.spent += min(now - self.last, self.compile_s)
+        self.last = now
+        if self.thread is None and self.spent >= self.ratio * self.compile_s:
+            self.thread = threading.Thread(target=self.upgrade, name="tinyflow-tier", daemon=True)
+            self.thread.start()
+            atexit.register(self.thread.join)   # never exit while XLA compiles in it
+        return self.entry.compiled(*args)
+
+    def upgrade(self):
+        entry = self.entry
+        try:
+            compiled = self.lowered.compile()   # the fetch set's own options (jax.jit's)
+        except Exception:   # noqa: BLE001 (the first tier runs on; it was compiled from the same module)
+            return
+        need = _need(compiled)
+        if entry.donates and not self.table.may_donate(need):   # (then the first tier, as it did)
+            return
+        self.lowered, entry.compiled, entry.need = None, compiled, need
+        entry.call = getattr(compiled, "_call", None) or compiled
 
 
 class Executables:
@@ -123,7 +169,7 @@ class Executables:
         if available is None or entry.need is None or entry.need <= DONATE_SHARE * available:
             return entry
         if entry.kept is None:
-            compiled, need = self._compiled(args, False)
+            compiled, need, _ = self._compiled(args, False)
             entry.kept = Entry(compiled, False, need)
         return entry.kept
 
@@ -134,17 +180,22 @@ class Executables:
 
     def _compile(self, args):
         low, donate = self.low, self.low.donate
-        compiled, need = self._compiled(args, donate)
+        compiled, need, tier = self._compiled(args, donate, tiers=True)
         available, total = self.memory()
         if need is not None and total is not None and need > total:
             raise out_of_memory(low, "XLA's plan of it allocates %d bytes, more than the %d bytes of memory of this "
                                 "machine" % (need, total))
-        if donate and need is not None and available is not None and need > DONATE_SHARE * available:
+        if donate and not self.may_donate(need):
             donate = False   # it could fail after dispatch: keep the old buffers until it has finished
-            compiled, need = self._compiled(args, False)
-        return Entry(compiled, donate, need)
+            compiled, need, tier = self._compiled(args, False, tiers=True)
+        return Entry(compiled, donate, need, tier)
 
-    def _compiled(self, args, donate):
+    def may_donate(self, need):
+        available, _ = self.memory()
+        return need is None or available is None or need <= DONATE_SHARE * available
+
+    def _compiled(self, args, donate, tiers=False):
+        """(program, its memory need, its Tier or None) for `args`: a first tier only with `tiers`."""
         flat = self.low.flat_fn
 
         def step(*a):   # a fresh function per shape: JAX's caches for it die with the entry
@@ -152,16 +203,39 @@ class Executables:
         try:
             jitted = jax.jit(step, donate_argnums=tuple(range(len(self.low.rw_vars))) if donate else (),
                              compiler_options=self.low.compiler_options or None)   # lower/compiler_options.py
+            first = compiler_options.first_tier(self.low.compiler_options, self.platform) if tiers else {}
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", "Some donated buffers were not usable")   # harmless
-                compiled = jitted.lower(*args).compile()
+                lowered = jitted.lower(*args)
+                t0, _SAVED.s = time.perf_counter(), 0.0
+                compiled = lowered.compile(first or None)
+                compile_s = time.perf_counter() - t0 + _SAVED.s   # a cache hit: what it took to compile
         except (MemoryError, jax.errors.JaxRuntimeError) as e:
             if not isinstance(e, MemoryError) and "RESOURCE_EXHAUSTED" not in str(e):
                 raise
             raise out_of_memory(self.low, "out of memory while compiling it (%s)" % e) from e
-        try:
-            m = compiled.memory_analysis()
-            need = m.temp_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes
-        except Exception:   # noqa: BLE001 (a backend without the analysis: no refusal, no donation decision)
-            need = None
-        return compiled, need
+        return compiled, _need(compiled), Tier(self, lowered, compile_s) if first else None
+
+
+def _need(compiled):
+    """The bytes XLA's plan of the program allocates (None: a backend without the analysis)."""
+    try:
+        m = compiled.memory_analysis()
+        return m.temp_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes
+    except Exception:   # noqa: BLE001 (no refusal, no donation decision)
+        return None
+
+
+class _Saved(threading.local):
+    s = 0.0   # the compile seconds JAX's persistent cache saved in this thread's latest compile
+
+
+_SAVED = _Saved()
+
+
+def _saved(event, duration, **_):
+    if event == "/jax/compilation_cache/compile_time_saved_sec":
+        _SAVED.s = duration
+
+
+jax.monitoring.register_event_duration_secs_listener(_saved)

@@ -1,0 +1,88 @@
+"""Tiered compilation (runtime/executables.py, lower/compiler_options.FIRST_TIER): a fetch set's first
+program is compiled with cheaper XLA options and replaced by the optimized one once it has run long
+enough. Both tiers give the same values within float32 rounding, a failed check in either keeps every
+variable, and a failed second compile leaves the first tier running."""
+import numpy as np
+import pytest
+
+import tinyflow as tf
+from tinyflow.graph import errors
+from tinyflow.lower import compiler_options
+
+
+@pytest.fixture
+def tiers(monkeypatch):
+    """Tiers on (the suite pins them off: tests/conftest.py), the whole FIRST_TIER passed (the suite's
+    XLA_FLAGS set one of them for the process)."""
+    monkeypatch.setenv("TINYFLOW_TIERED", "1e9")   # never upgraded on its own: the test upgrades
+    monkeypatch.setenv("XLA_FLAGS", "")
+
+
+def _model():
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [8, 6])
+    y = tf.placeholder(tf.int64, [8])
+    logits = tf.layers.dense(tf.layers.dense(x, 5, activation=tf.nn.tanh), 3)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    with tf.control_dependencies([tf.debugging.assert_non_negative(x)]):   # a run-time check gating the update
+        train = tf.train.AdamOptimizer(0.05).minimize(loss)
+    rng = np.random.RandomState(0)
+    feed = {x: rng.rand(8, 6).astype(np.float32), y: rng.randint(0, 3, 8)}
+    return x, feed, loss, train
+
+
+def _entry(sess):
+    low, = [v for v in sess._compiled.values() if v.rw_vars and v.checks]
+    entry, = low.executables.entries.values()
+    return low, entry
+
+
+def _vars(sess):
+    return sess.run(tf.trainable_variables())
+
+
+@pytest.mark.slow   # ~3 s of CPU: two Sessions, four programs of the step, the failed check's diagnosis
+def test_both_tiers_agree_a_failed_check_keeps_every_variable_and_a_failed_upgrade_keeps_the_first_tier(
+        tiers, monkeypatch):
+    x, feed, loss, train = _model()
+    bad = dict(feed)
+    bad[x] = -feed[x]
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    losses = [sess.run([train, loss], feed)[1]]
+    low, entry = _entry(sess)
+    tier, cheap = entry.tier, entry.compiled
+    assert tier is not None and entry.call == tier.call   # runs the first tier
+    # a compile that fails in the background: the first tier runs on
+    monkeypatch.setattr(tier, "lowered", type("Fails", (), {"compile": lambda self: 1 / 0})())
+    tier.ratio = 0.0
+    losses.append(sess.run([train, loss], feed)[1])   # starts it
+    tier.thread.join()
+    assert entry.compiled is cheap and entry.call == tier.call
+    losses.append(sess.run([train, loss], feed)[1])
+    monkeypatch.undo()
+    kept = _vars(sess)
+    with pytest.raises(errors.InvalidArgumentError):   # a failed check in the first tier
+        sess.run(train, bad)
+    for a, b in zip(kept, _vars(sess)):
+        np.testing.assert_array_equal(a, b)
+    tier.upgrade()   # what the background thread does
+    assert entry.compiled is not cheap and tier.lowered is None and entry.call != tier.call
+    with pytest.raises(errors.InvalidArgumentError):   # and in the second
+        sess.run(train, bad)
+    for a, b in zip(kept, _vars(sess)):
+        np.testing.assert_array_equal(a, b)
+    losses.append(sess.run([train, loss], feed)[1])
+    # the same steps without tiers: the same losses and variables within TF's float32 tolerance
+    monkeypatch.setenv("TINYFLOW_TIERED", "0")
+    plain = tf.Session()
+    plain.run(tf.global_variables_initializer())
+    expected = [plain.run([train, loss], feed)[1] for _ in range(4)]
+    assert _entry(plain)[1].tier is None
+    np.testing.assert_allclose(losses, expected, rtol=1e-5)
+    for a, b in zip(_vars(sess), _vars(plain)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert compiler_options.tier_ratio() == 0.0 and compiler_options.first_tier({}) == {}
+    monkeypatch.setenv("TINYFLOW_TIERED", "x")
+    with pytest.raises(ValueError, match="TINYFLOW_TIERED"):
+        compiler_options.tier_ratio()
