@@ -174,6 +174,7 @@ def _tri_solve_check(a, d, r):
     """TF's kernel's test for a singular system, on its own elimination's pivots: Gaussian elimination
     with partial pivoting (LAPACK's dgtsv) or, without pivoting, the Thomas algorithm fails where a pivot
     is exactly 0 (a 1x1 system: where its value is). The data: whether the matrix is 1x1."""
+    d = jnp.asarray(d)   # (numpy when folded: indexed below by the scan's traced step)
     sup, main, sub = d[..., 0, :], d[..., 1, :], d[..., 2, :]
     n = main.shape[-1]
     if n <= 1:
