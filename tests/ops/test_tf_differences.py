@@ -60,3 +60,15 @@ def test_stateless_random_is_deterministic_with_tf_shapes_and_dtypes():
     assert a[0].dtype == np.float64 and a[0].shape == (3, 4) and a[1].dtype == np.float32
     assert all(np.array_equal(x, y) for x, y in zip(a, b)) and not np.array_equal(a[0], c)
     assert 0 <= a[0].min() and a[0].max() < 1 and abs(a[1].mean()) < 0.2 and np.abs(a[2]).max() <= 2
+
+
+def test_numeric_batch_kept_differences():
+    """spec_numeric.py's kept differences: tinyflow's sound values where TF's are undefined behaviour."""
+    x = tf.placeholder(tf.float32, [4])
+    i = tf.placeholder(tf.int32, [3])
+    with tf.Session() as s:
+        out = s.run([tf.to_int32(x), tf.to_int64(x), tf.is_strictly_increasing(i), tf.is_non_decreasing(i)],
+                    {x: [NAN, INF, -3e9, 2.7], i: [-1, 3, -2147483648]})
+    np.testing.assert_array_equal(out[0], [0, 2147483647, -2147483648, 2])     # TF: INT_MIN for the first three
+    np.testing.assert_array_equal(out[1], [0, 2 ** 63 - 1, -3000000000, 2])    # TF: INT64_MIN for NaN and inf
+    assert not out[2] and not out[3]                      # TF: True (3 - INT_MIN wraps to a positive difference)
