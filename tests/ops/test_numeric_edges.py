@@ -50,6 +50,9 @@ def test_numeric_values_and_gradients_as_tf():
         "rep": rep, "rep_grad": tf.convert_to_tensor(tf.gradients(tf.reduce_sum(rep * rep), xs)[0]),
         "empty_gather": tf.gather(tf.placeholder_with_default(np.zeros(0, np.float32), [0]),
                                   np.zeros((0, 5), np.int32)),
+        "foldr_empty": tf.foldr(lambda a, e: a * 2 + e, tf.zeros([0], tf.int32), initializer=tf.constant(5)),
+        "splits": tf.ragged.segment_ids_to_row_splits(reps),       # TF: the ids' dtype, int32
+        "max_no_axis": tf.reduce_max(v, axis=[]),                     # a NaN stays (no reduction)
     }
     with tf.Session() as s:
         out = s.run(fetches, {g: [0.83, -5.4, 2.0, -INF, NAN, -0.5], x: [3.6, -3.5, 0.5, 2.0, -0.02, 2.0],
@@ -71,6 +74,9 @@ def test_numeric_values_and_gradients_as_tf():
     np.testing.assert_array_equal(out["rep"], [[1, 2], [1, 2]])
     np.testing.assert_array_equal(out["rep_grad"], [[4, 8], [0, 0]])
     assert out["empty_gather"].shape == (0, 5)
+    assert out["foldr_empty"] == 5 and out["splits"].dtype == np.int32
+    np.testing.assert_array_equal(out["splits"], [0, 1, 1, 2])
+    np.testing.assert_array_equal(out["max_no_axis"], [[NAN, 0.0, 2.0]])
 
 
 def test_data_dependent_errors_as_tf():
@@ -93,7 +99,8 @@ def test_data_dependent_errors_as_tf():
               "Saw invalid parent id 3 at (batch, time, beam) == (0, 0, 1)"),
              (solve, {d: zero_row, r: np.ones((3, 1))}, "The matrix is not invertible."),
              (solve_grad, {d: zero_row, r: np.ones((3, 1))}, "The matrix is not invertible."),
-             (thomas, {d: no_pivot, r: np.ones((3, 1))}, "requires pivoting")]
+             (thomas, {d: no_pivot, r: np.ones((3, 1))}, "requires pivoting"),
+             (tf.linalg.lu(d)[0], {d: zero_row}, "Input is not invertible.")]
     with tf.Session() as s:
         for t, feed, message in cases:
             with pytest.raises(tf.errors.InvalidArgumentError, match=re.escape(message)):

@@ -112,9 +112,17 @@ def _lu_lower(a, x):
 
 
 
+def _lu_check(a, x):
+    """TF's kernel: the smallest |pivot| (U's diagonal) must be > 0 (a NaN pivot fails too)."""
+    if not jnp.size(x):
+        return (jnp.asarray(True),)
+    u = jnp.abs(jnp.diagonal(jax.lax.linalg.lu(jnp.asarray(x))[0], axis1=-2, axis2=-1))
+    return (jnp.all(u > 0),)
+
+
 register_op("Lu", shape=lambda s, a, v: [_square("Lu")(s, a, v)[0], s[0][:-1] if s[0].ndims else TensorShape(None)],
             dtype=lambda d, a: [M.dtype_rule("Lu", _FLOATS, names=("input",))(d, a)[0], a["output_idx_type"]],
-            grad=None, lower=_lu_lower)
+            grad=None, lower=_lu_lower, check=_lu_check, check_message=lambda op: "Input is not invertible.")
 
 
 def lu(input, output_idx_type=dt.int32, name=None):

@@ -885,6 +885,8 @@ def _extreme(fn, x, kwargs):
     """max / min; over nothing TF gives the identity (-inf / +inf, an integer type's lowest / highest).
     TF's CPU kernel ignores NaN (Eigen's MaxReducer compares with <): all NaN gives the identity."""
     low = fn is jnp.max
+    if kwargs.get("axis") == ():   # over no axis: x itself (a NaN stays)
+        return x
     if jnp.issubdtype(x.dtype, jnp.floating):
         x = jnp.where(jnp.isnan(x), jnp.asarray(-np.inf if low else np.inf, x.dtype), x)
     if x.size:
