@@ -22,7 +22,8 @@ def _nudge(lo, hi, num_bits, narrow_range):
     qmin, qmax = (1.0 if narrow_range else 0.0), float(2 ** num_bits - 1)
     scale = (hi - lo) / (qmax - qmin)
     zero = qmin - lo / scale
-    nudged_zero = jnp.where(zero < qmin, qmin, jnp.where(zero > qmax, qmax, jnp.round(zero)))
+    rounded = jnp.sign(zero) * jnp.floor(jnp.abs(zero) + 0.5)   # TF's std::round: halves away from 0
+    nudged_zero = jnp.where(zero < qmin, qmin, jnp.where(zero > qmax, qmax, rounded))
     return (qmin - nudged_zero) * scale, (qmax - nudged_zero) * scale, scale
 
 

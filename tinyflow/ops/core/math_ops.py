@@ -852,6 +852,8 @@ def _grad_prod(op, g):
 
 
 def _prod_grad_lower(attrs, g, x):
+    if not x.size:
+        return jnp.zeros(x.shape, g.dtype)
     axes = _axes(attrs["axis"], x.ndim)
     gfull = _unreduce_lower({"axis": attrs["axis"], "keep_dims": attrs["keep_dims"], "mean": False}, g, x)
     rest = [i for i in range(x.ndim) if i not in axes]
