@@ -95,3 +95,13 @@ def test_sparse_kept_differences():
     np.testing.assert_array_equal(added.values, [7.0, 1.0])
     np.testing.assert_array_equal(g[0], [3.0, 3.0])
     assert g[1] == 3.0
+def test_numeric_batch_kept_differences():
+    """spec_numeric.py's kept differences: tinyflow's sound values where TF's are undefined behaviour."""
+    x = tf.placeholder(tf.float32, [4])
+    i = tf.placeholder(tf.int32, [3])
+    with tf.Session() as s:
+        out = s.run([tf.to_int32(x), tf.to_int64(x), tf.is_strictly_increasing(i), tf.is_non_decreasing(i)],
+                    {x: [NAN, INF, -3e9, 2.7], i: [-1, 3, -2147483648]})
+    np.testing.assert_array_equal(out[0], [0, 2147483647, -2147483648, 2])     # TF: INT_MIN for the first three
+    np.testing.assert_array_equal(out[1], [0, 2 ** 63 - 1, -3000000000, 2])    # TF: INT64_MIN for NaN and inf
+    assert not out[2] and not out[3]                      # TF: True (3 - INT_MIN wraps to a positive difference)

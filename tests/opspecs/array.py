@@ -230,8 +230,8 @@ SPECS += [
            [SEG, SEG_IDS % 3], lambda x, i: _np_segments(x * ZMASK, i, 3, np.prod, 1), grad=True),
     OpSpec("unsorted_segment_mean", lambda tf, x, i: tf.unsorted_segment_mean(x, i, 5), [SEG, USEG_IDS],
            lambda x, i: _np_segments(x, i, 5, np.mean, 0), grad=True),
-    OpSpec("bincount", lambda tf, w: [tf.bincount([3, 1, 1, 0]), tf.bincount([3, 1, 1, 0], weights=w, maxlength=3)],
-           [V], lambda w: [np.array([1, 2, 0, 1]), np.array([w[3], w[1] + w[2], 0])]),
+    OpSpec("bincount", lambda tf, w: [tf.bincount([3, 1, 1, 0]), tf.bincount([3, 1, -1, 0], weights=w, maxlength=4)],
+           [V], lambda w: [np.array([1, 2, 0, 1]), np.array([w[3], w[1], 0, w[0]])]),   # (weights: TF drops -1)
     OpSpec("bincount_min_eq_max", lambda tf, a: tf.bincount(a, minlength=6, maxlength=6, dtype=tf.float32),
            [np.array([5, 1, 1, 9], np.int32)], lambda a: np.bincount(a, minlength=10)[:6]),
     OpSpec("confusion_matrix", lambda tf, l, p: tf.confusion_matrix(l, p, num_classes=4), [IDX, IDX[::-1].copy()],

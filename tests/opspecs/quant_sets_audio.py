@@ -34,6 +34,11 @@ SPECS = [
 # recorded numbers in tests/api/test_core_names.py
 GRAD_EXEMPT = {t: "straight-through gradient (TF's), checked against TF 1.15 in test_core_names.py"
                for t in ("FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsPerChannel")}
+GRAD_EXEMPT["StraightThrough"] = ("quantize_and_dequantize's identity gradient (TF 1.15's), checked against TF "
+                                  "in test_numeric_edges.py and the diff corpus")
+SPECS += [OpSpec("quantize_and_dequantize", lambda tf, x: tf.quantization.quantize_and_dequantize(
+    x, -1.0, 1.0, range_given=True), [np.linspace(-1, 1, 7).astype(np.float32)],
+    lambda x: np.round(x * 127) / 127)]
 
 
 def _sparse_round_trip(tf, v):

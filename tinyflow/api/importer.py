@@ -88,7 +88,11 @@ class Namespace(types.ModuleType):
         raise AttributeError("module %r has no attribute %r" % (self.__name__, name), name=name)
 
     def __dir__(self):
-        return sorted(set(self.__dict__) | {n for s in self._sources() for n in dir(s) if not n.startswith("_")})
+        names = set(self.__dict__) | {n for s in self._sources() for n in dir(s) if not n.startswith("_")}
+        if self._tree_paths:   # TF's names at its paths only (not a source's helpers)
+            declared = set().union(*(tree.tf_names().get(p, ()) for p in self._tree_paths))
+            names = {n for n in names if n.startswith("_") or n in declared}
+        return sorted(names)
 
     @property
     def __all__(self):   # `from <namespace> import *`
@@ -160,6 +164,21 @@ def _install_hook(module, paths):
         raise missing(paths, name)
     __getattr__.tree_paths = tuple(paths)
     module.__getattr__ = __getattr__
+    module.__dir__ = lambda: _declared_dir(module, paths, original)
+
+
+def _declared_dir(module, paths, lazy=None):
+    """dir() of a served module: TF 1.15's names at its paths that it has (its helpers imported from
+    elsewhere stay importable but unlisted, as TF's generated modules list only the exported names)."""
+    declared = set().union(*(tree.tf_names().get(p, ()) for p in paths))
+    names = {n for n in module.__dict__ if n.startswith("_") or n in declared}
+    for name in declared - names if lazy is not None else ():
+        try:
+            lazy(name)
+        except AttributeError:
+            continue
+        names.add(name)
+    return sorted(names)
 
 
 def finish(obj, paths):

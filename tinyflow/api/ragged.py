@@ -469,7 +469,9 @@ def row_splits_to_segment_ids(splits, name=None, out_type=None):
 def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, name=None):
     """Row splits of values whose (sorted) rows are segment_ids: [0, 0, 2, 2, 2] -> [0, 2, 2, 5] (with
     num_segments, that many rows)."""
-    out_type = dtypes.as_dtype(out_type) if out_type is not None else dtypes.int64
+    if out_type is None:   # TF's default: a tensor's own dtype (segment_ids', then num_segments'), else int64
+        out_type = next((t.dtype for t in (segment_ids, num_segments) if isinstance(t, Tensor)), dtypes.int64)
+    out_type = dtypes.as_dtype(out_type)
     ids = convert_to_tensor(segment_ids, name="segment_ids")
     known, n = get_static_value(ids), num_segments
     n_known = get_static_value(n) if isinstance(n, Tensor) else n

@@ -8,7 +8,7 @@ from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import get_default_graph
 from tinyflow.ops.core import array_ops, math_ops
 from tinyflow.ops.core.base import constant, convert_to_tensor
-from tinyflow.ops.core.indexing_ops import gather
+from tinyflow.ops.core.indexing_ops import gather, unsorted_segment_sum
 from tinyflow.ops import complex_ops
 from tinyflow.ops.complex_ops import (fft, fft2d, fft3d, ifft, ifft2d, ifft3d, irfft, irfft2d, irfft3d,  # noqa: F401
                                       rfft, rfft2d, rfft3d)
@@ -83,10 +83,10 @@ def overlap_and_add(signal, frame_step, name=None):
         n, flen = shape[-2:]
         step = int(frame_step)
         out_len = (n - 1) * step + flen
-        place = np.zeros((n * flen, out_len), x.dtype.np)
-        for i in range(n):
-            place[i * flen + np.arange(flen), i * step + np.arange(flen)] = 1
-        out = math_ops.matmul(array_ops.reshape(x, [-1, n * flen]), constant(place))
+        # each sample added to its place (a sum, as TF's: a NaN or inf stays where its frame lands)
+        place = (np.arange(n)[:, None] * step + np.arange(flen)).reshape(-1).astype(np.int32)
+        rows = array_ops.transpose(array_ops.reshape(x, [-1, n * flen]))
+        out = array_ops.transpose(unsorted_segment_sum(rows, constant(place), out_len))
         head = shape[:-2]
         if None in head:
             return array_ops.reshape(out, array_ops.concat([array_ops.shape(x)[:-2], constant([out_len])], 0))
@@ -181,7 +181,9 @@ def _shift(x, axes, sign, name):
         x = convert_to_tensor(x, name="x")
         if axes is None:
             axes = list(range(x.shape.ndims))
-        axes = [axes] if np.ndim(axes) == 0 else list(axes)
+        # one axis: TF shifts by its static size (a negative axis counts from the end); a list: TF gathers
+        # the sizes at run time (a negative one fails there, as in TF)
+        axes = [int(axes) % x.shape.ndims] if np.ndim(axes) == 0 else list(axes)
         sizes = gather(array_ops.shape(x), constant(np.asarray(axes, np.int32)))
         shift = math_ops.floordiv(sizes, constant(2)) if sign > 0 else -math_ops.floordiv(sizes, constant(2))
         from tinyflow.ops.core.sequence_ops import roll

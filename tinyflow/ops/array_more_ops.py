@@ -250,20 +250,25 @@ def setdiff1d(x, y, index_dtype=dt.int32, name=None):
 
 def repeat(input, repeats, axis=None, name=None):
     """Each element (or slice along `axis`) of input repeated `repeats` times (a scalar or one per slice);
-    axis None flattens first. The repeats must be known when the graph is built."""
+    axis None flattens first. Fed repeats size the output at run time."""
+    from tinyflow.ops.core.indexing_ops import gather, where
+    from tinyflow.ops.core.sequence_ops import sequence_mask
     with get_default_graph().name_scope(name or "Repeat"):
         x = convert_to_tensor(input, name="input")
-        reps = constant_value_of(convert_to_tensor(repeats, name="repeats"))
-        if reps is None:
-            raise ValueError("tinyflow's tf.repeat needs `repeats` known when the graph is built")
+        reps_t = convert_to_tensor(repeats, name="repeats")
+        reps = constant_value_of(reps_t)
         if axis is None:
             x, axis = A.reshape(x, [-1]), 0
+        axis = axis % x.shape.ndims if axis < 0 and x.shape.ndims else axis
         n = x.shape[axis].value
-        if n is None:
-            raise ValueError("tinyflow's tf.repeat needs the length of axis %d known" % axis)
-        reps = np.broadcast_to(np.asarray(reps, np.int64), [n])
-        from tinyflow.ops.core.indexing_ops import gather
-        return gather(x, constant(np.repeat(np.arange(n), reps).astype(np.int32)), axis=axis)
+        if reps is not None and n is not None:
+            reps = np.broadcast_to(np.asarray(reps, np.int64), [n])
+            return gather(x, constant(np.repeat(np.arange(n), reps).astype(np.int32)), axis=axis)
+        # the slice indices, each repeated: the rows of the True places of a mask [n, max(repeats)] (TF's way)
+        reps_t = A.broadcast_to(M.cast(A.reshape(reps_t, [-1]), dt.int32), A.shape(x)[axis:axis + 1])
+        top = M.maximum(M.reduce_max(A.concat([reps_t, constant([0])], 0)), constant(0))
+        rows = where(sequence_mask(reps_t, top))[:, 0]
+        return gather(x, rows, axis=axis)
 
 
 def parallel_stack(values, name="parallel_stack"):

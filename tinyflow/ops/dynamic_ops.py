@@ -108,8 +108,20 @@ def _stitch_grad(op, g):
     return [None] * n + [gather(g, i) for i in op.inputs[:n]]
 
 
+def _stitch_check(a, *args):
+    """TF's bounds check: no negative index (the output is max + 1 long). The data: the first bad one's
+    position in its own indices tensor."""
+    flat = [jnp.reshape(i, (-1,)) for i in args[:a["N"]]]
+    if not sum(f.size for f in flat):
+        return jnp.asarray(True), jnp.asarray(0)
+    bad = jnp.concatenate([f < 0 for f in flat])
+    at = jnp.concatenate([jnp.arange(f.size) for f in flat])
+    return ~jnp.any(bad), at[jnp.argmax(bad)]
+
+
 register_op("DynamicStitch", shape=_stitch_shape, dtype=lambda d, a: [d[a["N"]]], grad=_stitch_grad,
-            lower=_stitch_lower, dynamic_shape=lambda op, known: not all(known[:op.attrs["N"]]))
+            lower=_stitch_lower, dynamic_shape=lambda op, known: not all(known[:op.attrs["N"]]),
+            check=_stitch_check, check_message=lambda op, i: "indices[%d] is out of range" % i)
 
 
 def dynamic_stitch(indices, data, name=None):

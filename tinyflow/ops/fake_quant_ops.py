@@ -22,7 +22,8 @@ def _nudge(lo, hi, num_bits, narrow_range):
     qmin, qmax = (1.0 if narrow_range else 0.0), float(2 ** num_bits - 1)
     scale = (hi - lo) / (qmax - qmin)
     zero = qmin - lo / scale
-    nudged_zero = jnp.where(zero < qmin, qmin, jnp.where(zero > qmax, qmax, jnp.round(zero)))
+    rounded = jnp.sign(zero) * jnp.floor(jnp.abs(zero) + 0.5)   # TF's std::round: halves away from 0
+    nudged_zero = jnp.where(zero < qmin, qmin, jnp.where(zero > qmax, qmax, rounded))
     return (qmin - nudged_zero) * scale, (qmax - nudged_zero) * scale, scale
 
 
@@ -34,10 +35,10 @@ def _quantize(x, lo, hi, num_bits, narrow_range):
 
 def _backprop(g, x, lo, hi, num_bits, narrow_range, axes):
     nmin, nmax, _ = _nudge(lo, hi, num_bits, narrow_range)
-    inside = (x >= nmin) & (x <= nmax)
-    zeros = jnp.zeros_like(g)
-    return (jnp.where(inside, g, zeros), jnp.sum(jnp.where(x < nmin, g, zeros), axis=axes),
-            jnp.sum(jnp.where(x > nmax, g, zeros), axis=axes))
+    # TF's kernel multiplies g by 0/1 masks: where the mask is 0, g * 0 (NaN for an inf or NaN g, -0.0 for a
+    # negative one). Written as a select, since XLA turns g * float(mask) into one with plain zeros.
+    mask = lambda m: jnp.where(m, g, g * 0)   # noqa: E731
+    return (mask((x >= nmin) & (x <= nmax)), jnp.sum(mask(x < nmin), axis=axes), jnp.sum(mask(x > nmax), axis=axes))
 
 
 def _bits(a):
@@ -131,7 +132,7 @@ def fake_quant_with_min_max_vars_per_channel_gradient(gradients, inputs, min, ma
 def quantize_and_dequantize(input, input_min, input_max, signed_input=True, num_bits=8, range_given=False,
                             round_mode="HALF_TO_EVEN", name=None, narrow_range=False):
     """input quantized to num_bits levels of its range and back (TF's QuantizeAndDequantizeV2, symmetric
-    scale), the gradient passed straight through inside the range."""
+    scale), the gradient passed straight through (TF 1.15's: everywhere, none to the range)."""
     with get_default_graph().name_scope(name or "quantize_and_dequantize"):
         x = convert_to_tensor(input, name="input")
         if range_given:
@@ -153,5 +154,10 @@ def quantize_and_dequantize(input, input_min, input_max, signed_input=True, num_
         clamped = M.maximum(M.minimum(x, hi_q), lo_q)
         rounded = M.round(M.multiply(clamped, scale)) if round_mode == "HALF_TO_EVEN" else \
             M.floor(M.add(M.multiply(clamped, scale), c(0.5)))
-        out = M.multiply(rounded, inv)
-        return M.add(clamped, M.stop_gradient(M.subtract(out, clamped)))
+        return make_op("StraightThrough", [x, M.stop_gradient(M.multiply(rounded, inv))])
+
+
+# TF 1.15's gradient of QuantizeAndDequantizeV2 is the identity to the input (none to the range), also
+# outside the range: the value of input 1, the gradient of input 0 passed through unchanged.
+register_op("StraightThrough", shape=shape_of_input(1), dtype=same_as_input(1), grad=lambda op, g: [g, None],
+            lower=lambda a, x, y: y)

@@ -155,6 +155,8 @@ def _fold(fn, elems, initializer, reverse, name, back_prop, stacked):
         outs = [_zeros_stacked(n_static, n, a.shape, a.dtype) for a in acc_flat] if stacked else []
         if stacked and initializer is None:
             outs = [set_item(o, first, a) for o, a in zip(outs, acc_flat)]
+        if count_static == 0:   # no step (an empty elems with an initializer): XLA would still trace the body
+            return acc0, acc_flat, outs
         if count_static is not None:
             count = convert_to_tensor(np.int32(count_static))
 

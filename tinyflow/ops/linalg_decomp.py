@@ -115,8 +115,18 @@ def _grad_lower(a, *arrays):
     return got[0] if n == 1 else tuple(got)
 
 
+def _grad_check(a, *arrays):
+    """The forward op's own run-time check on its inputs: TF's gradient reads the forward's outputs,
+    so it fails where the forward does (a singular tridiagonal system, a Cholesky of no PD matrix)."""
+    attrs = {k: v for k, v in a.items() if k not in ("forward", "n_in")}
+    return get_op_def(a["forward"]).check(attrs, *arrays[:a["n_in"]])
+
+
 register_op("VjpGrad", shape=lambda s, a, v: list(s[:a["n_in"]]), dtype=lambda d, a: list(d[:a["n_in"]]),
-            grad=None, lower=_grad_lower)
+            grad=None, lower=_grad_lower, check=_grad_check,
+            check_message=lambda op, *data: get_op_def(op.attrs["forward"]).check_message(op, *data),
+            check_when=lambda op: (get_op_def(op.attrs["forward"]).check is not None
+                                   and get_op_def(op.attrs["forward"]).check_when is None))
 _rule = dtype_rule  # (the dtype rules: real matrices, as TF's kernels on CPU and GPU take them)
 register_op("SelfAdjointEigV2", dtype=lambda d, a: _rule("SelfAdjointEigV2", _REAL, names=("input",))(d, a) * 2,
             shape=_shapes(lambda b, m, n, a: [b + [m], b + [m, n] if a["compute_v"] else [0]],

@@ -112,9 +112,17 @@ def _lu_lower(a, x):
 
 
 
+def _lu_check(a, x):
+    """TF's kernel: the smallest |pivot| (U's diagonal) must be > 0 (a NaN pivot fails too)."""
+    if not jnp.size(x):
+        return (jnp.asarray(True),)
+    u = jnp.abs(jnp.diagonal(jax.lax.linalg.lu(jnp.asarray(x))[0], axis1=-2, axis2=-1))
+    return (jnp.all(u > 0),)
+
+
 register_op("Lu", shape=lambda s, a, v: [_square("Lu")(s, a, v)[0], s[0][:-1] if s[0].ndims else TensorShape(None)],
             dtype=lambda d, a: [M.dtype_rule("Lu", _FLOATS, names=("input",))(d, a)[0], a["output_idx_type"]],
-            grad=None, lower=_lu_lower)
+            grad=None, lower=_lu_lower, check=_lu_check, check_message=lambda op: "Input is not invertible.")
 
 
 def lu(input, output_idx_type=dt.int32, name=None):
@@ -170,9 +178,45 @@ def _tri_dense(sup, main, sub):
     return dense.at[..., i[1:], i[:-1]].set(sub[..., 1:])
 
 
+def _tri_solve_check(a, d, r):
+    """TF's kernel's test for a singular system, on its own elimination's pivots: Gaussian elimination
+    with partial pivoting (LAPACK's dgtsv) or, without pivoting, the Thomas algorithm fails where a pivot
+    is exactly 0 (a 1x1 system: where its value is). The data: whether the matrix is 1x1."""
+    d = jnp.asarray(d)   # (numpy when folded: indexed below by the scan's traced step)
+    sup, main, sub = d[..., 0, :], d[..., 1, :], d[..., 2, :]
+    n = main.shape[-1]
+    if n <= 1:
+        return jnp.all(main != 0), jnp.asarray(n == 1)
+    if not a.get("partial_pivoting", True):
+        def thomas(u, i):
+            denom = main[..., i] - sub[..., i] * u
+            return sup[..., i] / denom, jnp.all(denom != 0)
+        _, oks = jax.lax.scan(thomas, sup[..., 0] / main[..., 0], jnp.arange(1, n))
+        return jnp.all(main[..., 0] != 0) & jnp.all(oks), jnp.asarray(False)
+
+    def pivot(carry, i):   # carry: the pivot row's diagonal and superdiagonal entries of U
+        u0, u1 = carry
+        s = sub[..., i + 1]
+        keep = jnp.abs(u0) >= jnp.abs(s)
+        f_keep, f_swap = s / u0, u0 / s
+        nu0 = jnp.where(keep, main[..., i + 1] - f_keep * u1, u1 - f_swap * main[..., i + 1])
+        nu1 = jnp.where(keep, sup[..., i + 1], -f_swap * sup[..., i + 1])
+        return (nu0, nu1), jnp.all(~keep | (u0 != 0))
+    (last, _), oks = jax.lax.scan(pivot, (main[..., 0], sup[..., 0]), jnp.arange(n - 1))
+    return jnp.all(oks) & jnp.all(last != 0), jnp.asarray(False)
+
+
+def _tri_solve_message(op, scalar):
+    if scalar:
+        return "The matrix is not invertible: it is a scalar with value zero."
+    if not op.attrs.get("partial_pivoting", True):
+        return "The matrix is either not invertible, or requires pivoting. Try setting partial_pivoting = True."
+    return "The matrix is not invertible."
+
+
 register_op("TridiagonalSolve", shape=lambda s, a, v: [s[1]], dtype=same_as_input(1), grad=vjp_grad,
             lower=lambda a, d, r: jnp.linalg.solve(_tri_dense(d[..., 0, :], d[..., 1, :], d[..., 2, :]), r)
-            .astype(r.dtype))
+            .astype(r.dtype), check=_tri_solve_check, check_message=_tri_solve_message)
 
 
 def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=False, conjugate_rhs=False,
@@ -189,7 +233,8 @@ def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=
         vector = rhs.shape.ndims == main.shape.ndims
         if vector:
             rhs = A.expand_dims(rhs, -1)
-        out = make_op("TridiagonalSolve", [A.stack([sup, main, sub], axis=-2), rhs])
+        out = make_op("TridiagonalSolve", [A.stack([sup, main, sub], axis=-2), rhs],
+                      {"partial_pivoting": bool(partial_pivoting)})
         out = A.squeeze(out, axis=[-1]) if vector else out
         return matrix_transpose(out) if transpose_rhs and not vector else out
 

@@ -15,6 +15,8 @@ __all__ = ["searchsorted"]
 def _bound(side):
     def lower(a, seq, vals):
         out = jax.vmap(lambda s, v: jnp.searchsorted(s, v, side=side))(seq, vals)
+        if side == "left" and jnp.issubdtype(vals.dtype, jnp.inexact):   # TF's std::lower_bound: s < NaN is
+            out = jnp.where(jnp.isnan(vals), 0, out)                       # false, so a NaN goes first
         return out.astype(a["out_type"].np)
     return lower
 

@@ -308,11 +308,10 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dt.int32):
         arr = convert_to_tensor(arr, dtype=dt.int32, name="arr")
         n = _static_length(arr, minlength, maxlength)
         size = constant(n, dt.int32, name="size") if n is not None else _run_time_length(arr, minlength, maxlength)
-        if weights is None:
-            weights = constant(np.zeros([0], dt.as_dtype(dtype).np))
-        else:
-            weights = convert_to_tensor(weights, name="weights")
-        return make_op("Bincount", [arr, size, weights])
+        if weights is not None:   # TF 1.15's Python: a segment sum (negative values dropped; a gradient)
+            from tinyflow.ops.core.indexing_ops import unsorted_segment_sum
+            return unsorted_segment_sum(convert_to_tensor(weights, name="weights"), arr, size)
+        return make_op("Bincount", [arr, size, constant(np.zeros([0], dt.as_dtype(dtype).np))])
 
 
 def confusion_matrix(labels, predictions, num_classes=None, dtype=dt.int32, name=None, weights=None):

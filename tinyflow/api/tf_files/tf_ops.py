@@ -4,15 +4,14 @@ static op) and they lower with numpy on those values.
 
   BroadcastGradientArgs(s0, s1) -> (r0, r1): the axes to sum a broadcast result's gradient over
   DynamicReduce(x, axes; reduction, keep_dims): Sum/Mean/Max/Min/Prod over axes given as a tensor
+  DynamicReduceGrad(g, x, axes; reduction, keep_dims): its gradient (TF's rule of each reduction)
   PreventGradient(x; message): the identity; its gradient raises LookupError (TF's rule)
 """
 import numpy as np
 
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
-
-_REDUCERS = {"Sum": "sum", "Mean": "mean", "Max": "max", "Min": "min", "Prod": "prod"}
-
+from tinyflow.ops.core.base import make_op
 
 def _concrete(v, what):
     try:
@@ -78,23 +77,38 @@ def _reduce_shape(shapes, attrs, values):
 
 
 def _reduce_lower(attrs, x, axes):
+    from tinyflow.ops.core import math_ops as M   # the static reductions' rules: TF's NaN conventions
+    return M._reduce_lower(M._REDUCTIONS[attrs["reduction"]][0])(
+        {"axis": _axes(_concrete(axes, "reduction axes"), x.ndim), "keep_dims": attrs["keep_dims"]}, x)
+
+
+def _reduce_grad_lower(attrs, g, x, axes):
+    """The gradient of DynamicReduce (TF's _SumGrad, _MeanGrad, _MinOrMaxGrad, _ProdGrad) on concrete axes."""
     import jax.numpy as jnp
-    axes = _axes(_concrete(axes, "reduction axes"), x.ndim)
-    out = getattr(jnp, _REDUCERS[attrs["reduction"]])(x, axis=axes, keepdims=attrs["keep_dims"])
-    return out.astype(x.dtype)
+    from tinyflow.ops.core import math_ops as M
+    static = {"axis": _axes(_concrete(axes, "reduction axes"), x.ndim), "keep_dims": attrs["keep_dims"]}
+    kind = attrs["reduction"]
+    if kind == "Prod":
+        return M._prod_grad_lower(static, g, x)
+    back = lambda v, mean=False: M._unreduce_lower(dict(static, mean=mean), v.astype(g.dtype), x)   # noqa: E731
+    if kind in ("Sum", "Mean"):
+        return back(g, kind == "Mean")
+    chosen = (x == back(_reduce_lower(attrs, x, axes))).astype(g.dtype)   # the ties share the gradient
+    return chosen / back(jnp.sum(chosen, axis=static["axis"], keepdims=attrs["keep_dims"])) * back(g)
 
 
-register_op("DynamicReduce", shape=_reduce_shape, dtype=lambda d, a: [d[0]], grad=None, lower=_reduce_lower)
+register_op("DynamicReduce", shape=_reduce_shape, dtype=lambda d, a: [d[0]], lower=_reduce_lower,
+            grad=lambda op, g: [make_op("DynamicReduceGrad", [g] + list(op.inputs), dict(op.attrs)), None])
+register_op("DynamicReduceGrad", shape=lambda s, a, v: [s[1]], dtype=lambda d, a: [d[0]], grad=None,
+            lower=_reduce_grad_lower)
 
 
 def dynamic_reduce(x, axes, reduction, keep_dims, name=None):
-    from tinyflow.ops.core.base import make_op
     return make_op("DynamicReduce", [x, axes], {"reduction": reduction, "keep_dims": bool(keep_dims)},
                    name=name)
 
 
 def bga(s0, s1, name=None):
-    from tinyflow.ops.core.base import make_op
     return make_op("BroadcastGradientArgs", [s0, s1], {"T": s0.dtype}, name=name)
 
 
@@ -112,5 +126,4 @@ register_op("PreventGradient", shape=lambda s, a, v: [s[0]], dtype=lambda d, a: 
 def prevent_gradient(x, message="", name=None):
     """TF's PreventGradient: the identity, whose gradient is an error (what the second derivative of a
     sparse softmax cross entropy meets)."""
-    from tinyflow.ops.core.base import make_op
     return make_op("PreventGradient", [x], {"message": str(message)}, name=name)

@@ -366,6 +366,8 @@ def _batched(f, b):
 
 def _gather_lower(a, p, i, axis):
     b, ax = a.get("batch_dims", 0), normalize_axis(int(axis), p.ndim)
+    if not p.size or not i.size:   # nothing to take (jnp.take of empty params drops the indices' dims)
+        return jnp.zeros(p.shape[:ax] + i.shape[b:] + p.shape[ax + 1:], p.dtype)
     return _batched(lambda p, i: jnp.take(p, i, axis=ax - b), b)(p, i)
 
 

@@ -868,6 +868,8 @@ def _grad_prod(op, g):
 
 
 def _prod_grad_lower(attrs, g, x):
+    if not x.size:
+        return jnp.zeros(x.shape, g.dtype)
     axes = _axes(attrs["axis"], x.ndim)
     gfull = _unreduce_lower({"axis": attrs["axis"], "keep_dims": attrs["keep_dims"], "mean": False}, g, x)
     rest = [i for i in range(x.ndim) if i not in axes]
@@ -901,6 +903,8 @@ def _extreme(fn, x, kwargs):
     """max / min; over nothing TF gives the identity (-inf / +inf, an integer type's lowest / highest).
     TF's CPU kernel ignores NaN (Eigen's MaxReducer compares with <): all NaN gives the identity."""
     low = fn is jnp.max
+    if kwargs.get("axis") == ():   # over no axis: x itself (a NaN stays)
+        return x
     if jnp.issubdtype(x.dtype, jnp.floating):
         x = jnp.where(jnp.isnan(x), jnp.asarray(-np.inf if low else np.inf, x.dtype), x)
     if x.size:
