@@ -95,6 +95,8 @@ def test_sparse_kept_differences():
     np.testing.assert_array_equal(added.values, [7.0, 1.0])
     np.testing.assert_array_equal(g[0], [3.0, 3.0])
     assert g[1] == 3.0
+
+
 def test_numeric_batch_kept_differences():
     """spec_numeric.py's kept differences: tinyflow's sound values where TF's are undefined behaviour."""
     x = tf.placeholder(tf.float32, [4])
