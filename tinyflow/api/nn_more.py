@@ -49,9 +49,8 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
 
 
 def scale_regularization_loss(regularization_loss):
-    """The regularization loss divided by the number of replicas (one: tinyflow runs one replica)."""
-    loss = convert_to_tensor(regularization_loss, name="regularization_loss")
-    return M.add_n(loss) if isinstance(regularization_loss, (list, tuple)) else loss
+    """The sum of the regularization loss divided by the number of replicas (one: tinyflow runs one replica)."""
+    return M.reduce_sum(convert_to_tensor(regularization_loss, name="regularization_loss"))
 
 
 # ---- morphology ---------------------------------------------------------------------------------------
@@ -126,6 +125,10 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
         convert_to_tensor(output_shape).shape[0].value - 2
     fn = {1: conv_ops.conv1d_transpose, 2: conv_ops.conv2d_transpose, 3: conv3d_ops.conv3d_transpose}[rank]
     kwargs = {} if data_format is None else {"data_format": data_format}
+    if rank == 3:   # TF's conv3d_transpose_v2 takes 1, 3 or 5 strides and dilations
+        from tinyflow.ops.window import get_sequence
+        ch = 1 if data_format is not None and data_format.startswith("NC") else 4
+        strides, dilations = get_sequence(strides, 3, ch, "strides"), get_sequence(dilations, 3, ch, "dilations")
     if dilations is not None:
         kwargs["dilations"] = dilations
     return fn(input, filters, output_shape, strides, padding=padding, name=name, **kwargs)
@@ -176,6 +179,50 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
         block[d - 1], pads[d - 1], crops[d - 1] = rate[i], [base[i, 0], base[i, 1] + extra_end[i]], [0, extra_end[i]]
     result = op(space_to_batch_nd(x, block, pads), n, "VALID")
     return batch_to_space_nd(result, block, crops)
+
+
+def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None, name=None, data_format=None,
+         dilations=None):
+    """N-D (1-3) max or average pooling, TF's way: a dilated pool is the undilated one on the input moved
+    by with_space_to_batch (VALID only: TF refuses SAME with dilation_rate > 1)."""
+    import numpy as np
+    from tinyflow.ops import pooling_ops as P
+    if dilations is not None:
+        if dilation_rate is not None:
+            raise ValueError("Cannot specify both 'dilations' and 'dilation_rate'")
+        dilation_rate = dilations
+    n = len(window_shape)
+    if not 1 <= n <= 3:
+        raise ValueError("It is required that 1 <= num_spatial_dims <= 3.")
+    rate = np.array([1] * n if dilation_rate is None else list(dilation_rate), np.int64)
+    step = np.array([1] * n if strides is None else list(strides), np.int64)
+    for what, v in (("dilation_rate", rate), ("strides", step)):
+        if len(v) != n:
+            raise ValueError("len(%s)=%d but should be %d" % (what, len(v), n))
+        if np.any(v < 1):
+            raise ValueError("all values of %s must be positive" % what)
+    if np.any(step > 1) and np.any(rate > 1):
+        raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
+    if padding == "SAME" and np.any(rate > 1):
+        raise ValueError("pooling with SAME padding is not implemented for dilation_rate > 1")
+    if np.any(step > np.asarray(window_shape)):
+        raise ValueError("strides > window_shape not supported due to inconsistency between CPU and GPU "
+                         "implementations")
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError("%d-D %s pooling is not supported." % (n, pooling_type))
+    fn = {("MAX", 1): P.max_pool1d, ("MAX", 2): P.max_pool, ("MAX", 3): P.max_pool3d,
+          ("AVG", 1): P.avg_pool1d, ("AVG", 2): P.avg_pool, ("AVG", 3): P.avg_pool3d}[(pooling_type, n)]
+    first = data_format is not None and data_format.startswith("NC")
+    if n == 1 and data_format not in (None, "NWC", "NCW"):
+        raise ValueError("data_format must be either \"NWC\" or \"NCW\".")
+    ksize = [1, 1] + list(window_shape) if first else [1] + list(window_shape) + [1]
+    steps = [1, 1] + list(step) if first else [1] + list(step) + [1]
+    fmt = data_format or ("NWC", "NHWC", "NDHWC")[n - 1]
+    with get_default_graph().name_scope(name or "%s_pool" % pooling_type.lower()):
+        x = convert_to_tensor(input, name="input")
+        x.shape.with_rank(n + 2)
+        return with_space_to_batch(x, rate, padding, lambda v, _, pad: fn(v, ksize, steps, pad, data_format=fmt),
+                                   filter_shape=window_shape, data_format=data_format)
 
 
 __all__ = sorted(n for n in dict(globals()) if not n.startswith('_') and n not in (

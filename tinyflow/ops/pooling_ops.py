@@ -23,7 +23,7 @@ from tinyflow.ops.window import (channel_axis, check_padding, get_sequence, int_
                                  pool_geometry, pool_padding, pooled_shape, sizes_shape, spatial_axes)
 
 __all__ = ["max_pool", "avg_pool", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d", "max_pool_v2",
-           "avg_pool_v2", "max_pool3d", "avg_pool3d", "pool",
+           "avg_pool_v2", "max_pool3d", "avg_pool3d",
            "local_response_normalization", "lrn", "space_to_depth", "depth_to_space"]
 
 
@@ -394,21 +394,32 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return avg_pool(input, ksize, strides, padding, data_format=data_format, name=name)
 
 
-def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None, name=None, data_format=None):
-    """tf.nn.pool for 2-D windows: pooling_type "MAX" or "AVG"."""
-    if dilation_rate is not None and any(r != 1 for r in dilation_rate):
-        raise ValueError("tinyflow's pool supports dilation_rate 1 only")
-    fn = {"MAX": max_pool, "AVG": avg_pool}.get(pooling_type)
-    if fn is None:
-        raise ValueError("Invalid pooling_type: %s" % pooling_type)
-    if len(window_shape) != 2:
-        raise ValueError("tinyflow's pool supports 2-D windows only")
-    return fn(input, list(window_shape), list(strides or [1, 1]), padding, data_format=data_format or "NHWC",
-              name=name)
+def _pool_v2(pools, input, ksize, strides, padding, data_format, name):
+    """TF's max_pool_v2 / avg_pool_v2: the pool of the input's rank (3, 4 or 5: 1-D, 2-D or 3-D)."""
+    x = convert_to_tensor(input, name="input")
+    if x.shape.ndims is not None:
+        n = x.shape.ndims - 2
+    elif data_format is not None:
+        n = len(data_format) - 2
+    else:
+        raise ValueError("The input must have a rank or a data format must be given.")
+    if not 1 <= n <= 3:
+        raise ValueError("Input tensor must be of rank 3, 4 or 5 but was {}.".format(n + 2))
+    channel = 1 if data_format is not None and data_format.startswith("NC") else n + 1
+    ksize, strides = get_sequence(ksize, n, channel, "ksize"), get_sequence(strides, n, channel, "strides")
+    if n == 1:   # [1, k, 1] (NWC) or [1, 1, k] (NCW): the 1-D pool's own lists
+        return pools[0](x, ksize, strides, padding, data_format=data_format or "NWC", name=name)
+    return pools[n - 1](x, ksize, strides, padding, data_format=data_format or ("NHWC", "NDHWC")[n - 2], name=name)
 
 
-max_pool_v2 = max_pool2d
-avg_pool_v2 = avg_pool2d
+def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
+    """tf.nn.max_pool_v2: max_pool1d, max_pool or max_pool3d by the input's rank."""
+    return _pool_v2((max_pool1d, max_pool, max_pool3d), input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
+    """tf.nn.avg_pool_v2: avg_pool1d, avg_pool or avg_pool3d by the input's rank."""
+    return _pool_v2((avg_pool1d, avg_pool, avg_pool3d), input, ksize, strides, padding, data_format, name)
 
 
 # ---- local response normalization ------------------------------------------------------------------
