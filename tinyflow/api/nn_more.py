@@ -95,15 +95,7 @@ def _adjoint(forward, like_shape, dtype, wrt_input, g):
     return gradients(forward(z), z, grad_ys=g)[0]
 
 
-def conv3d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, data_format="NDHWC",
-                           dilations=(1, 1, 1, 1, 1), name=None):
-    """The gradient of conv3d with respect to its filter (of shape filter_sizes)."""
-    from tinyflow.ops.conv3d_ops import conv3d
-    with get_default_graph().name_scope(name or "Conv3DBackpropFilterV2"):
-        x = convert_to_tensor(input, name="input")
-        return _adjoint(lambda f: conv3d(x, f, strides, padding, data_format=data_format, dilations=dilations),
-                        filter_sizes, x.dtype, False, convert_to_tensor(out_backprop, name="out_backprop"))
-
+from tinyflow.ops.conv3d_ops import conv3d_backprop_filter  # noqa: E402
 
 conv3d_backprop_filter_v2 = conv3d_backprop_filter
 
