@@ -296,7 +296,22 @@ def _max_pool_grad_grad_grad(op, g):
 
 
 def _mpgg_lower(attrs, x, y, g):
-    return jax.jvp(_max_pool_fn(attrs), (x,), (g,))[1]
+    """MaxPoolGradGrad / MaxPool3DGradGrad as TF's CPU kernels: each output takes g at the first element
+    (row-major over its window) equal to its max y; none equal (a window of NaN or -inf) gives 0."""
+    fmt = attrs["data_format"]
+    x, y, g = _to_last(x, fmt), _to_last(y, fmt), _to_last(g, fmt)
+    geo = pool_geometry(x.shape, _last_attrs(attrs))
+    xv, gv = _views(_pad_last(x, geo, np.array(0, x.dtype)), geo), _views(_pad_last(g, geo, np.array(0, g.dtype)), geo)
+    rank = len(geo) + 2
+    out, found = jnp.zeros_like(y), jnp.zeros(y.shape, bool)
+    for d in _offsets(geo):
+        inside = np.ones([1] * rank, bool)       # static: outputs whose window holds offset d inside x
+        for j, (dd, (n, _, s, lo, m)) in enumerate(zip(d, geo)):
+            pos = np.arange(m) * s + dd - lo
+            inside = inside & ((pos >= 0) & (pos < n)).reshape([m if a == j + 1 else 1 for a in range(rank)])
+        hit = (xv(d) == y) & inside & ~found
+        out, found = jnp.where(hit, gv(d), out), found | hit
+    return _from_last(out, fmt)
 
 
 def _avg_pool_grad(op, g):
