@@ -60,9 +60,7 @@ HistogramBuckets Lu MatrixLogarithm MatrixSquareRoot PadV2 Qr QuantizeV2 Quantiz
 TinyFlowPad TridiagonalMatMul TridiagonalSolve UpperBound BroadcastGradientArgs DynamicReduce PreventGradient
 ProdGrad
 
-# spec_nn.py
-Conv3DBackpropInputV2 ExtractVolumePatches MaxPool3D MaxPool3DGrad MaxPool3DGradGrad MaxPoolGradGrad AvgPoolGrad
-QuantizedAvgPool QuantizedConv2D QuantizedMaxPool QuantizedReluX
+# spec_nn.py (all reached)
 
 # spec_sparse.py
 SparseToDense SerializeSparse DeserializeManySparse SparseCross
