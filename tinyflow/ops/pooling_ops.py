@@ -49,9 +49,10 @@ def _max_pool_lower(attrs, x):
     """MaxPool as the greatest of its window's strided views (up to 16, channels last): 2-9x faster than
     XLA:CPU's reduce-window, the same values (the jvp keeps it: maxima split a tie's tangent).
     As TF's CPU kernel (Eigen's MaxReducer from the lowest finite value, compared with >), a NaN is
-    skipped and a window of NaN or -inf only gives the lowest finite value."""
+    skipped and a window of NaN or -inf only gives the lowest finite value (MaxPool3D's Eigen reducer starts
+    from -inf: -inf there)."""
     if jnp.issubdtype(x.dtype, jnp.floating):
-        low = jnp.asarray(np.finfo(x.dtype).min, x.dtype)
+        low = jnp.asarray(np.finfo(x.dtype).min if x.ndim == 4 else -np.inf, x.dtype)
         return jnp.maximum(_max_pool_any(attrs, jnp.where(jnp.isnan(x), low, x)), low)
     return _max_pool_any(attrs, x)
 
