@@ -92,8 +92,8 @@ def test_max_pool_grad_grad_takes_the_first_maximum_and_zero_for_nan_windows():
     outs, feed = [], {}
     for pool, xx, gg, k, st, pad in ((tf.nn.max_pool, xt, gt, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"),
                                      (tf.nn.max_pool, xt, gt, [1, 2, 2, 1], [1, 1, 1, 1], "SAME"),
-                                     (tf.nn.max_pool3d, tf.reshape(xt, [1, 1, 4, 4, 1]), tf.reshape(gt, [1, 1, 4, 4, 1]),
-                                      [1, 1, 2, 2, 1], [1, 1, 2, 2, 1], "VALID")):
+                                     (tf.nn.max_pool3d, tf.reshape(xt, [1, 1, 4, 4, 1]),
+                                      tf.reshape(gt, [1, 1, 4, 4, 1]), [1, 1, 2, 2, 1], [1, 1, 2, 2, 1], "VALID")):
         y = pool(xx, k, st, pad)
         upstream = tf.placeholder(tf.float32, y.shape)
         feed[upstream] = np.zeros(y.shape.as_list(), np.float32)

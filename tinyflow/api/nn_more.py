@@ -173,6 +173,22 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
     return batch_to_space_nd(result, block, crops)
 
 
+def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None, data_format=None,
+                filters=None, dilations=None):
+    """tf.nn.convolution of 1-D, 2-D or 3-D inputs (rank 3, 4 or 5)."""
+    from tinyflow.ops import conv_ops
+    from tinyflow.ops.conv3d_ops import conv3d
+    from tinyflow.ops.window import get_sequence
+    x = convert_to_tensor(input, name="input")
+    if x.shape.ndims != 5:
+        return conv_ops.convolution(x, filter, padding, strides, dilation_rate, name, data_format, filters, dilations)
+    dilations = dilation_rate if dilations is None else dilations
+    ch = 1 if data_format is not None and data_format.startswith("NC") else 4
+    return conv3d(x, filters if filter is None else filter, get_sequence(strides, 3, ch, "strides"), padding,
+                  data_format=data_format or "NDHWC", dilations=get_sequence(dilations, 3, ch, "dilations"),
+                  name=name or "convolution")
+
+
 def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None, name=None, data_format=None,
          dilations=None):
     """N-D (1-3) max or average pooling, TF's way: a dilated pool is the undilated one on the input moved

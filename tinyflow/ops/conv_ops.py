@@ -390,18 +390,13 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
 
 def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None, data_format=None,
                 filters=None, dilations=None):
-    """tf.nn.convolution of 1-D, 2-D or 3-D inputs (rank 3, 4 or 5)."""
+    """tf.nn.convolution of 1-D and 2-D inputs (rank 3 and 4; rank 5: api/nn_more.py's convolution)."""
     filter = filters if filter is None else filter
     dilations = dilation_rate if dilations is None else dilations
     x = convert_to_tensor(input, name="input")
     if x.shape.ndims == 3:
         return conv1d(x, filter, strides, padding, data_format=data_format, name=name or "convolution",
                       dilations=dilations)
-    if x.shape.ndims == 5:
-        from tinyflow.ops.conv3d_ops import conv3d
-        ch = 1 if data_format is not None and data_format.startswith("NC") else 4
-        return conv3d(x, filter, get_sequence(strides, 3, ch, "strides"), padding, data_format=data_format or "NDHWC",
-                      dilations=get_sequence(dilations, 3, ch, "dilations"), name=name or "convolution")
     if x.shape.ndims not in (None, 4):
         raise ValueError("Input tensor must be of rank 3, 4 or 5 but was %d." % x.shape.ndims)
     return conv2d(x, filter, strides, padding, data_format=data_format, dilations=dilations,
