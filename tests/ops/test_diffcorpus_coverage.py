@@ -57,9 +57,7 @@ ScatterUpdate BatchGatherGrad
 
 # spec_numeric.py
 
-# spec_nn.py
-Conv3DBackpropInputV2 ExtractVolumePatches MaxPool3D MaxPool3DGrad MaxPool3DGradGrad MaxPoolGradGrad AvgPoolGrad
-QuantizedAvgPool QuantizedConv2D QuantizedMaxPool QuantizedReluX
+# spec_nn.py (all reached)
 
 # spec_sparse.py
 

@@ -107,3 +107,20 @@ def test_numeric_batch_kept_differences():
     np.testing.assert_array_equal(out[0], [0, 2147483647, -2147483648, 2])     # TF: INT_MIN for the first three
     np.testing.assert_array_equal(out[1], [0, 2 ** 63 - 1, -3000000000, 2])    # TF: INT64_MIN for NaN and inf
     assert not out[2] and not out[3]                      # TF: True (3 - INT_MIN wraps to a positive difference)
+
+
+def test_avg_pool3d_of_the_lowest_float_and_dilated_depthwise_keep_sound_values():
+    """Kept differences (spec_nn.py): TF 1.15's AvgPool3D skips elements equal to the lowest float32
+    (Eigen's padding sentinel; [-max, 1] averages to 1 there), tinyflow averages them; TF's CPU depthwise
+    kernels ignore dilations, tinyflow dilates (as a one-channel dilated conv2d)."""
+    m = np.finfo(np.float32).max
+    x = tf.constant(np.array([-m, 1.0, 2.0, 4.0], np.float32).reshape(1, 1, 1, 4, 1))
+    img = np.random.RandomState(3).randn(1, 5, 5, 1).astype(np.float32)
+    w = np.random.RandomState(4).randn(2, 2, 1, 1).astype(np.float32)
+    dw = tf.nn.depthwise_conv2d_native(img, w, [1, 1, 1, 1], "VALID", dilations=[1, 2, 2, 1])
+    conv = tf.nn.conv2d(img, w, [1, 1, 1, 1], "VALID", dilations=[1, 2, 2, 1])
+    with tf.Session() as s:
+        avg, a, b = s.run([tf.nn.avg_pool3d(x, [1, 1, 1, 2, 1], [1, 1, 1, 2, 1], "VALID"), dw, conv])
+    np.testing.assert_allclose(avg.ravel(), [-m / 2, 3.0])   # TF: [1, 3]
+    assert a.shape == (1, 3, 3, 1)
+    np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -49,9 +49,8 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
 
 
 def scale_regularization_loss(regularization_loss):
-    """The regularization loss divided by the number of replicas (one: tinyflow runs one replica)."""
-    loss = convert_to_tensor(regularization_loss, name="regularization_loss")
-    return M.add_n(loss) if isinstance(regularization_loss, (list, tuple)) else loss
+    """The sum of the regularization loss divided by the number of replicas (one: tinyflow runs one replica)."""
+    return M.reduce_sum(convert_to_tensor(regularization_loss, name="regularization_loss"))
 
 
 # ---- morphology ---------------------------------------------------------------------------------------
@@ -96,15 +95,7 @@ def _adjoint(forward, like_shape, dtype, wrt_input, g):
     return gradients(forward(z), z, grad_ys=g)[0]
 
 
-def conv3d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, data_format="NDHWC",
-                           dilations=(1, 1, 1, 1, 1), name=None):
-    """The gradient of conv3d with respect to its filter (of shape filter_sizes)."""
-    from tinyflow.ops.conv3d_ops import conv3d
-    with get_default_graph().name_scope(name or "Conv3DBackpropFilterV2"):
-        x = convert_to_tensor(input, name="input")
-        return _adjoint(lambda f: conv3d(x, f, strides, padding, data_format=data_format, dilations=dilations),
-                        filter_sizes, x.dtype, False, convert_to_tensor(out_backprop, name="out_backprop"))
-
+from tinyflow.ops.conv3d_ops import conv3d_backprop_filter  # noqa: E402
 
 conv3d_backprop_filter_v2 = conv3d_backprop_filter
 
@@ -126,6 +117,10 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
         convert_to_tensor(output_shape).shape[0].value - 2
     fn = {1: conv_ops.conv1d_transpose, 2: conv_ops.conv2d_transpose, 3: conv3d_ops.conv3d_transpose}[rank]
     kwargs = {} if data_format is None else {"data_format": data_format}
+    if rank == 3:   # TF's conv3d_transpose_v2 takes 1, 3 or 5 strides and dilations
+        from tinyflow.ops.window import get_sequence
+        ch = 1 if data_format is not None and data_format.startswith("NC") else 4
+        strides, dilations = get_sequence(strides, 3, ch, "strides"), get_sequence(dilations, 3, ch, "dilations")
     if dilations is not None:
         kwargs["dilations"] = dilations
     return fn(input, filters, output_shape, strides, padding=padding, name=name, **kwargs)
@@ -176,6 +171,66 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
         block[d - 1], pads[d - 1], crops[d - 1] = rate[i], [base[i, 0], base[i, 1] + extra_end[i]], [0, extra_end[i]]
     result = op(space_to_batch_nd(x, block, pads), n, "VALID")
     return batch_to_space_nd(result, block, crops)
+
+
+def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None, data_format=None,
+                filters=None, dilations=None):
+    """tf.nn.convolution of 1-D, 2-D or 3-D inputs (rank 3, 4 or 5)."""
+    from tinyflow.ops import conv_ops
+    from tinyflow.ops.conv3d_ops import conv3d
+    from tinyflow.ops.window import get_sequence
+    x = convert_to_tensor(input, name="input")
+    if x.shape.ndims != 5:
+        return conv_ops.convolution(x, filter, padding, strides, dilation_rate, name, data_format, filters, dilations)
+    dilations = dilation_rate if dilations is None else dilations
+    ch = 1 if data_format is not None and data_format.startswith("NC") else 4
+    return conv3d(x, filters if filter is None else filter, get_sequence(strides, 3, ch, "strides"), padding,
+                  data_format=data_format or "NDHWC", dilations=get_sequence(dilations, 3, ch, "dilations"),
+                  name=name or "convolution")
+
+
+def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None, name=None, data_format=None,
+         dilations=None):
+    """N-D (1-3) max or average pooling, TF's way: a dilated pool is the undilated one on the input moved
+    by with_space_to_batch (VALID only: TF refuses SAME with dilation_rate > 1)."""
+    import numpy as np
+    from tinyflow.ops import pooling_ops as P
+    if dilations is not None:
+        if dilation_rate is not None:
+            raise ValueError("Cannot specify both 'dilations' and 'dilation_rate'")
+        dilation_rate = dilations
+    n = len(window_shape)
+    if not 1 <= n <= 3:
+        raise ValueError("It is required that 1 <= num_spatial_dims <= 3.")
+    rate = np.array([1] * n if dilation_rate is None else list(dilation_rate), np.int64)
+    step = np.array([1] * n if strides is None else list(strides), np.int64)
+    for what, v in (("dilation_rate", rate), ("strides", step)):
+        if len(v) != n:
+            raise ValueError("len(%s)=%d but should be %d" % (what, len(v), n))
+        if np.any(v < 1):
+            raise ValueError("all values of %s must be positive" % what)
+    if np.any(step > 1) and np.any(rate > 1):
+        raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
+    if padding == "SAME" and np.any(rate > 1):
+        raise ValueError("pooling with SAME padding is not implemented for dilation_rate > 1")
+    if np.any(step > np.asarray(window_shape)):
+        raise ValueError("strides > window_shape not supported due to inconsistency between CPU and GPU "
+                         "implementations")
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError("%d-D %s pooling is not supported." % (n, pooling_type))
+    fn = {("MAX", 1): P.max_pool1d, ("MAX", 2): P.max_pool, ("MAX", 3): P.max_pool3d,
+          ("AVG", 1): P.avg_pool1d, ("AVG", 2): P.avg_pool, ("AVG", 3): P.avg_pool3d}[(pooling_type, n)]
+    first = data_format is not None and data_format.startswith("NC")
+    if n == 1 and data_format not in (None, "NWC", "NCW"):
+        raise ValueError("data_format must be either \"NWC\" or \"NCW\".")
+    ksize = [1, 1] + list(window_shape) if first else [1] + list(window_shape) + [1]
+    steps = [1, 1] + list(step) if first else [1] + list(step) + [1]
+    fmt = data_format or ("NWC", "NHWC", "NDHWC")[n - 1]
+    with get_default_graph().name_scope(name or "%s_pool" % pooling_type.lower()):
+        x = convert_to_tensor(input, name="input")
+        x.shape.with_rank(n + 2)
+        return with_space_to_batch(x, rate, padding, lambda v, _, pad: fn(v, ksize, steps, pad, data_format=fmt),
+                                   filter_shape=window_shape, data_format=data_format)
 
 
 __all__ = sorted(n for n in dict(globals()) if not n.startswith('_') and n not in (

@@ -1,5 +1,6 @@
-"""Conv3D and Conv3DBackpropInputV2 (tf.nn.conv3d, conv3d_transpose): XLA's convolution over NDHWC or
-NCDHW; both gradients are the shared VjpGrad (the VJP of the lowering)."""
+"""Conv3D, Conv3DBackpropInputV2 and Conv3DBackpropFilterV2 (tf.nn.conv3d, conv3d_transpose,
+conv3d_backprop_filter): XLA's convolution over NDHWC or NCDHW and its VJPs; as in TF each one's gradient
+is built of the others, so gradients of gradients exist."""
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -8,12 +9,11 @@ from tinyflow.graph.core import ShapeError
 from tinyflow.graph.registry import register_op
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.conv_ops import _partial_shape, _same_float
-from tinyflow.ops.core.array_ops import shape_tensor
+from tinyflow.ops.core.array_ops import shape, shape_tensor
 from tinyflow.ops.core.base import convert_to_tensor, make_op
-from tinyflow.ops.linalg_decomp import vjp_grad
 from tinyflow.ops.window import int_sizes, sizes_shape
 
-__all__ = ["conv3d", "conv3d_transpose"]
+__all__ = ["conv3d", "conv3d_transpose", "conv3d_backprop_filter"]
 
 
 def _conv(a, x, w):
@@ -55,9 +55,39 @@ def _backprop_input(a, sizes, w, dy):
     return jax.vjp(lambda x: _conv(a, x, w), zeros)[1](dy)[0]
 
 
-register_op("Conv3D", shape=_conv_shape, dtype=_same_float, grad=vjp_grad, lower=_conv)
-register_op("Conv3DBackpropInputV2", shape=sizes_shape(0), dtype=lambda d, a: [d[1]], grad=vjp_grad,
+def _backprop_filter(a, x, sizes, dy):
+    zeros = jnp.zeros(int_sizes(sizes), dy.dtype)
+    return jax.vjp(lambda w: _conv(a, x, w), zeros)[1](dy)[0]
+
+
+# TF's gradients of the family, each the others' op (so that gradients of gradients exist)
+def _op(op_type, inputs, attrs, hint=None):
+    attrs = {k: attrs[k] for k in ("strides", "padding", "data_format", "dilations")}
+    return make_op(op_type, inputs, attrs if hint is None else dict(attrs, _shape=hint), name=op_type)
+
+
+def _conv_grad(op, g):
+    x, w = op.inputs
+    return [_op("Conv3DBackpropInputV2", [shape(x), w, g], op.attrs, x.shape),
+            _op("Conv3DBackpropFilterV2", [x, shape(w), g], op.attrs, w.shape)]
+
+
+def _input_grad(op, g):
+    _, w, dy = op.inputs
+    return [None, _op("Conv3DBackpropFilterV2", [g, shape(w), dy], op.attrs, w.shape),
+            _op("Conv3D", [g, w], op.attrs)]
+
+
+def _filter_grad(op, g):
+    x, _, dy = op.inputs
+    return [_op("Conv3DBackpropInputV2", [shape(x), g, dy], op.attrs, x.shape), None, _op("Conv3D", [x, g], op.attrs)]
+
+
+register_op("Conv3D", shape=_conv_shape, dtype=_same_float, grad=_conv_grad, lower=_conv)
+register_op("Conv3DBackpropInputV2", shape=sizes_shape(0), dtype=lambda d, a: [d[1]], grad=_input_grad,
             lower=_backprop_input)
+register_op("Conv3DBackpropFilterV2", shape=sizes_shape(1), dtype=lambda d, a: [d[0]], grad=_filter_grad,
+            lower=_backprop_filter)
 
 
 def _attrs(strides, padding, data_format, dilations):
@@ -94,3 +124,13 @@ def conv3d_transpose(value, filter=None, output_shape=None, strides=None, paddin
     sizes = shape_tensor(output_shape, name="output_shape")
     attrs = dict(_attrs(strides, padding, data_format, dilations), _shape=_partial_shape(sizes, 5))
     return make_op("Conv3DBackpropInputV2", [sizes, w, x], attrs, name=name or "conv3d_transpose")
+
+
+def conv3d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, data_format="NDHWC",
+                           dilations=(1, 1, 1, 1, 1), name=None):
+    """The gradient of conv3d with respect to its filter (of shape filter_sizes): TF's Conv3DBackpropFilterV2."""
+    x = convert_to_tensor(input, name="input")
+    dy = convert_to_tensor(out_backprop, dtype=x.dtype, name="out_backprop")
+    sizes = shape_tensor(filter_sizes, name="filter_sizes")
+    attrs = dict(_attrs(strides, padding, data_format, dilations), _shape=_partial_shape(sizes, 5))
+    return make_op("Conv3DBackpropFilterV2", [x, sizes, dy], attrs, name=name or "Conv3DBackpropFilterV2")

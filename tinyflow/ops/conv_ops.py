@@ -390,7 +390,7 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
 
 def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None, data_format=None,
                 filters=None, dilations=None):
-    """tf.nn.convolution for 1-D and 2-D inputs (rank 3 and 4)."""
+    """tf.nn.convolution of 1-D and 2-D inputs (rank 3 and 4; rank 5: api/nn_more.py's convolution)."""
     filter = filters if filter is None else filter
     dilations = dilation_rate if dilations is None else dilations
     x = convert_to_tensor(input, name="input")
@@ -398,7 +398,7 @@ def convolution(input, filter=None, padding=None, strides=None, dilation_rate=No
         return conv1d(x, filter, strides, padding, data_format=data_format, name=name or "convolution",
                       dilations=dilations)
     if x.shape.ndims not in (None, 4):
-        raise ValueError("tinyflow's convolution supports 1-D and 2-D inputs, got rank %d" % x.shape.ndims)
+        raise ValueError("Input tensor must be of rank 3, 4 or 5 but was %d." % x.shape.ndims)
     return conv2d(x, filter, strides, padding, data_format=data_format, dilations=dilations,
                   name=name or "convolution")
 

@@ -303,6 +303,8 @@ def ctc_unique_labels(labels, name=None):
     from tinyflow.ops.core.sequence_ops import cumsum, range as seq_range
     with get_default_graph().name_scope(name or "ctc_unique_labels"):
         labels = convert_to_tensor(labels, name="labels")
+        if labels.shape.ndims == 2 and labels.shape[1].value == 0:   # rows of no labels: nothing to find
+            return M.cast(labels, dt.int64), M.cast(labels, dt.int32)
         n = A.shape(labels)[1]
         pos = seq_range(n)
         same = M.equal(A.expand_dims(labels, 2), A.expand_dims(labels, 1))         # [batch, i, j]

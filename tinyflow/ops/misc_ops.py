@@ -1,5 +1,7 @@
 """Core ops of TF 1.15's long tail: histogram_fixed_width, bitcast, ensure_shape, extract_image_patches,
 extract_volume_patches, serialize_tensor / parse_tensor (TF's TensorProto bytes, on the host)."""
+import itertools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -107,16 +109,27 @@ def ensure_shape(x, shape, name=None):
 
 # ---- ExtractImagePatches / ExtractVolumePatches: each patch's values, in TF's (row, column, channel) order ----
 def _patches_lower(a, x):
-    spatial = x.ndim - 2
-    k = tuple(a["ksizes"][1:-1])
-    layout = "NHWC" if spatial == 2 else "NDHWC"
-    p = jax.lax.conv_general_dilated_patches(x, k, a["strides"][1:-1], a["padding"],
-                                             rhs_dilation=a.get("rates", [1] * x.ndim)[1:-1],
-                                             dimension_numbers=(layout, layout[1:-1] + "IO", layout),
-                                             precision=jax.lax.Precision.HIGHEST)
-    lead = p.shape[:-1]   # JAX orders the features (channel, window...); TF (window..., channel)
-    n = int(np.prod(k))   # the sizes spelled out: a -1 cannot be inferred when a patch dim is 0
-    return jnp.swapaxes(p.reshape(lead + (x.shape[-1], n)), -1, -2).reshape(lead + (n * x.shape[-1],))
+    """Each window offset's strided view of x (zero-padded for SAME), stacked before the channels: the
+    values copied as TF's kernel copies them (a convolution with one-hot filters would make 0 * inf NaN)."""
+    k, steps = a["ksizes"][1:-1], a["strides"][1:-1]
+    rates = a.get("rates", [1] * x.ndim)[1:-1]
+    pads, outs = [], []
+    for size, kk, s, r in zip(x.shape[1:-1], k, steps, rates):
+        eff = (kk - 1) * r + 1
+        out = -(-size // s) if a["padding"] == "SAME" else max(0, (size - eff) // s + 1)
+        total = max((out - 1) * s + eff - size, 0) if a["padding"] == "SAME" else 0
+        pads.append((total // 2, total - total // 2))
+        outs.append(out)
+    lead = (x.shape[0],) + tuple(outs)
+    if 0 in lead:
+        return jnp.zeros(lead + (x.shape[-1] * int(np.prod(k)),), x.dtype)
+    xp = jnp.pad(x, [(0, 0)] + pads + [(0, 0)])
+    views = []
+    for off in itertools.product(*(range(kk) for kk in k)):
+        start = [0] + [o * r for o, r in zip(off, rates)] + [0]
+        limit = [x.shape[0]] + [b + s * (m - 1) + 1 for b, s, m in zip(start[1:-1], steps, outs)] + [x.shape[-1]]
+        views.append(jax.lax.slice(xp, start, limit, [1] + list(steps) + [1]))
+    return jnp.stack(views, axis=-2).reshape(lead + (-1,))
 
 
 def _patches_shape(op_type, rank):

@@ -23,7 +23,7 @@ from tinyflow.ops.window import (channel_axis, check_padding, get_sequence, int_
                                  pool_geometry, pool_padding, pooled_shape, sizes_shape, spatial_axes)
 
 __all__ = ["max_pool", "avg_pool", "max_pool1d", "avg_pool1d", "max_pool2d", "avg_pool2d", "max_pool_v2",
-           "avg_pool_v2", "max_pool3d", "avg_pool3d", "pool",
+           "avg_pool_v2", "max_pool3d", "avg_pool3d",
            "local_response_normalization", "lrn", "space_to_depth", "depth_to_space"]
 
 
@@ -49,9 +49,10 @@ def _max_pool_lower(attrs, x):
     """MaxPool as the greatest of its window's strided views (up to 16, channels last): 2-9x faster than
     XLA:CPU's reduce-window, the same values (the jvp keeps it: maxima split a tie's tangent).
     As TF's CPU kernel (Eigen's MaxReducer from the lowest finite value, compared with >), a NaN is
-    skipped and a window of NaN or -inf only gives the lowest finite value."""
+    skipped and a window of NaN or -inf only gives the lowest finite value (MaxPool3D's Eigen reducer starts
+    from -inf: -inf there)."""
     if jnp.issubdtype(x.dtype, jnp.floating):
-        low = jnp.asarray(np.finfo(x.dtype).min, x.dtype)
+        low = jnp.asarray(np.finfo(x.dtype).min if x.ndim == 4 else -np.inf, x.dtype)
         return jnp.maximum(_max_pool_any(attrs, jnp.where(jnp.isnan(x), low, x)), low)
     return _max_pool_any(attrs, x)
 
@@ -296,7 +297,22 @@ def _max_pool_grad_grad_grad(op, g):
 
 
 def _mpgg_lower(attrs, x, y, g):
-    return jax.jvp(_max_pool_fn(attrs), (x,), (g,))[1]
+    """MaxPoolGradGrad / MaxPool3DGradGrad as TF's CPU kernels: each output takes g at the first element
+    (row-major over its window) equal to its max y; none equal (a window of NaN or -inf) gives 0."""
+    fmt = attrs["data_format"]
+    x, y, g = _to_last(x, fmt), _to_last(y, fmt), _to_last(g, fmt)
+    geo = pool_geometry(x.shape, _last_attrs(attrs))
+    xv, gv = _views(_pad_last(x, geo, np.array(0, x.dtype)), geo), _views(_pad_last(g, geo, np.array(0, g.dtype)), geo)
+    rank = len(geo) + 2
+    out, found = jnp.zeros_like(y), jnp.zeros(y.shape, bool)
+    for d in _offsets(geo):
+        inside = np.ones([1] * rank, bool)       # static: outputs whose window holds offset d inside x
+        for j, (dd, (n, _, s, lo, m)) in enumerate(zip(d, geo)):
+            pos = np.arange(m) * s + dd - lo
+            inside = inside & ((pos >= 0) & (pos < n)).reshape([m if a == j + 1 else 1 for a in range(rank)])
+        hit = (xv(d) == y) & inside & ~found
+        out, found = jnp.where(hit, gv(d), out), found | hit
+    return _from_last(out, fmt)
 
 
 def _avg_pool_grad(op, g):
@@ -394,21 +410,32 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return avg_pool(input, ksize, strides, padding, data_format=data_format, name=name)
 
 
-def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None, name=None, data_format=None):
-    """tf.nn.pool for 2-D windows: pooling_type "MAX" or "AVG"."""
-    if dilation_rate is not None and any(r != 1 for r in dilation_rate):
-        raise ValueError("tinyflow's pool supports dilation_rate 1 only")
-    fn = {"MAX": max_pool, "AVG": avg_pool}.get(pooling_type)
-    if fn is None:
-        raise ValueError("Invalid pooling_type: %s" % pooling_type)
-    if len(window_shape) != 2:
-        raise ValueError("tinyflow's pool supports 2-D windows only")
-    return fn(input, list(window_shape), list(strides or [1, 1]), padding, data_format=data_format or "NHWC",
-              name=name)
+def _pool_v2(pools, input, ksize, strides, padding, data_format, name):
+    """TF's max_pool_v2 / avg_pool_v2: the pool of the input's rank (3, 4 or 5: 1-D, 2-D or 3-D)."""
+    x = convert_to_tensor(input, name="input")
+    if x.shape.ndims is not None:
+        n = x.shape.ndims - 2
+    elif data_format is not None:
+        n = len(data_format) - 2
+    else:
+        raise ValueError("The input must have a rank or a data format must be given.")
+    if not 1 <= n <= 3:
+        raise ValueError("Input tensor must be of rank 3, 4 or 5 but was {}.".format(n + 2))
+    channel = 1 if data_format is not None and data_format.startswith("NC") else n + 1
+    ksize, strides = get_sequence(ksize, n, channel, "ksize"), get_sequence(strides, n, channel, "strides")
+    if n == 1:   # [1, k, 1] (NWC) or [1, 1, k] (NCW): the 1-D pool's own lists
+        return pools[0](x, ksize, strides, padding, data_format=data_format or "NWC", name=name)
+    return pools[n - 1](x, ksize, strides, padding, data_format=data_format or ("NHWC", "NDHWC")[n - 2], name=name)
 
 
-max_pool_v2 = max_pool2d
-avg_pool_v2 = avg_pool2d
+def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
+    """tf.nn.max_pool_v2: max_pool1d, max_pool or max_pool3d by the input's rank."""
+    return _pool_v2((max_pool1d, max_pool, max_pool3d), input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
+    """tf.nn.avg_pool_v2: avg_pool1d, avg_pool or avg_pool3d by the input's rank."""
+    return _pool_v2((avg_pool1d, avg_pool, avg_pool3d), input, ksize, strides, padding, data_format, name)
 
 
 # ---- local response normalization ------------------------------------------------------------------
