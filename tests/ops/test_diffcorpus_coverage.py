@@ -58,19 +58,15 @@ ScatterUpdate BatchGatherGrad
 Bincount Bitcast BroadcastLike CheckNumerics Dequantize DynamicStitch EditDistance EnsureShape GatherTree
 HistogramBuckets Lu MatrixLogarithm MatrixSquareRoot PadV2 Qr QuantizeV2 QuantizedConcat Rank Round ShapeN
 TinyFlowPad TridiagonalMatMul TridiagonalSolve UpperBound BroadcastGradientArgs DynamicReduce PreventGradient
-ProdGrad
 
 # spec_nn.py
-Conv3DBackpropInputV2 ExtractVolumePatches MaxPool3D MaxPool3DGrad MaxPool3DGradGrad MaxPoolGradGrad AvgPoolGrad
+Conv3DBackpropInputV2 ExtractVolumePatches MaxPool3D MaxPool3DGrad MaxPool3DGradGrad MaxPoolGradGrad
 QuantizedAvgPool QuantizedConv2D QuantizedMaxPool QuantizedReluX
 
 # spec_sparse.py
 SparseToDense SerializeSparse DeserializeManySparse SparseCross
 
 # spec_vision.py
-CTCBeamSearchDecoder CTCGreedyDecoder CTCLossDense DrawBoundingBoxesV2 ExtractGlimpse NonMaxSuppressionHost
-NonMaxSuppressionPadded DecodeAndCropJpeg DecodeImageByFormat DecodeImageHost EncodeImageHost ExtractJpegShape
-IsJpeg
 
 # spec_strings.py
 AsString BytesSplit DecodeBase64 EncodeBase64 Fingerprint ReduceJoin RegexFullMatch RegexReplace StringFormat
