@@ -60,3 +60,13 @@ def test_stateless_random_is_deterministic_with_tf_shapes_and_dtypes():
     assert a[0].dtype == np.float64 and a[0].shape == (3, 4) and a[1].dtype == np.float32
     assert all(np.array_equal(x, y) for x, y in zip(a, b)) and not np.array_equal(a[0], c)
     assert 0 <= a[0].min() and a[0].max() < 1 and abs(a[1].mean()) < 0.2 and np.abs(a[2]).max() <= 2
+
+
+def test_convert_image_dtype_narrowing_int_min_keeps_the_sound_value():
+    """Kept difference (spec_vision.py): int32 -> int8 of INT_MIN is -128 (TF 1.15: 127, its floordiv
+    overflows on abs(INT_MIN))."""
+    x = tf.constant(np.array([-2 ** 31, 2 ** 31 - 1, 0], np.int32))
+    with tf.Session() as s:
+        out = s.run([tf.image.convert_image_dtype(x, tf.int8, saturate=True), tf.image.convert_image_dtype(x, tf.int8)])
+    for o in out:
+        np.testing.assert_array_equal(o, [-128, 127, 0])
