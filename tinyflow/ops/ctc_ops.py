@@ -138,7 +138,10 @@ def _loss(logits, labels, label_length, logit_length, blank, ignore_longer, name
 def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repeated=False, ctc_merge_repeated=True,
              ignore_longer_outputs_than_inputs=False, time_major=True, logits=None):
     """TF 1's CTC loss [batch]: labels a SparseTensor of class ids, inputs the logits [max_time, batch,
-    num_classes] (batch major if not time_major), the blank the last class."""
+    num_classes] (batch major if not time_major), the blank the last class. As TF's CTCLoss it collapses
+    repeated labels first (preprocess_collapse_repeated), reads a repeat without a blank between as two
+    labels when not ctc_merge_repeated, and raises at run time on an empty label sequence or one longer
+    than its frames (a zero loss and gradient with ignore_longer_outputs_than_inputs)."""
     if not isinstance(labels, SparseTensor):
         raise TypeError("Expected labels (first argument) to be a SparseTensor")
     inputs = logits if inputs is None else inputs
