@@ -42,6 +42,7 @@ def _ctc_lower(a, logits, labels, label_len, logit_len):
     repeats = jnp.sum((labels[:, 1:] == labels[:, :-1]) & (jnp.arange(1, labels.shape[1]) < label_len[:, None]),
                       1) if merge and labels.shape[1] > 1 else 0
     no_path = ~skipped & (label_len + repeats > logit_len)
+    raw = logits
     logits = jnp.where((skipped | no_path)[None, :, None], jnp.zeros_like(logits), logits)
     logp = jax.nn.log_softmax(logits.astype(jnp.float32) if logits.dtype == jnp.float16 else logits, axis=-1)
     steps, batch, _ = logp.shape
@@ -68,7 +69,11 @@ def _ctc_lower(a, logits, labels, label_len, logit_len):
     end = jnp.take_along_axis(alpha, last[:, None], 1)[:, 0]
     before = jnp.where(last > 0, jnp.take_along_axis(alpha, jnp.maximum(last - 1, 0)[:, None], 1)[:, 0], neg)
     loss = -jnp.logaddexp(end, before)
-    loss = jnp.where(skipped, jnp.zeros_like(loss), jnp.where(no_path, jnp.full_like(loss, jnp.inf), loss))
+    # no path: TF's loss is inf and its gradient the softmax of each frame (no alignment to subtract)
+    lse = jax.scipy.special.logsumexp(raw, axis=-1)                                 # [T, B]
+    frames = (jnp.arange(steps)[:, None] < logit_len[None, :]).astype(lse.dtype)
+    softmax_grad = jnp.sum(frames * (lse - jax.lax.stop_gradient(lse)), axis=0)
+    loss = jnp.where(skipped, jnp.zeros_like(loss), jnp.where(no_path, jnp.inf + softmax_grad, loss))
     if a.get("padded_frames_grad"):
         # TF 2's dense CTC gradient is softmax - occupancy at every frame, the padded ones too: a zero of
         # this loss whose gradient is the softmax of each frame past logit_length
