@@ -62,9 +62,6 @@ ScatterUpdate BatchGatherGrad
 # spec_sparse.py
 
 # spec_vision.py
-CTCBeamSearchDecoder CTCGreedyDecoder CTCLossDense DrawBoundingBoxesV2 ExtractGlimpse NonMaxSuppressionHost
-NonMaxSuppressionPadded DecodeAndCropJpeg DecodeImageByFormat DecodeImageHost EncodeImageHost ExtractJpegShape
-IsJpeg
 
 # spec_strings.py
 AsString BytesSplit DecodeBase64 EncodeBase64 Fingerprint ReduceJoin RegexFullMatch RegexReplace StringFormat

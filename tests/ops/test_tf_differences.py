@@ -124,3 +124,13 @@ def test_avg_pool3d_of_the_lowest_float_and_dilated_depthwise_keep_sound_values(
     np.testing.assert_allclose(avg.ravel(), [-m / 2, 3.0])   # TF: [1, 3]
     assert a.shape == (1, 3, 3, 1)
     np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_convert_image_dtype_narrowing_int_min_keeps_the_sound_value():
+    """Kept difference (spec_vision.py): int32 -> int8 of INT_MIN is -128 (TF 1.15: 127, its floordiv
+    overflows on abs(INT_MIN))."""
+    x = tf.constant(np.array([-2 ** 31, 2 ** 31 - 1, 0], np.int32))
+    with tf.Session() as s:
+        out = s.run([tf.image.convert_image_dtype(x, tf.int8, saturate=True), tf.image.convert_image_dtype(x, tf.int8)])
+    for o in out:
+        np.testing.assert_array_equal(o, [-128, 127, 0])

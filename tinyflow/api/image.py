@@ -100,7 +100,8 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
             scale = min(f32(new[0]) / f32(height), f32(new[1]) / f32(width))
             new = [int(np.round(scale * f32(height))), int(np.round(scale * f32(width)))]  # tf.round: half to even
             size = convert_to_tensor(new, dt.int32, name="size")
-        if new is not None and [height, width] == [int(v) for v in new]:
+        # (TF's size of preserve_aspect_ratio is a computed tensor: no shortcut, the resizer's dtype)
+        if not preserve_aspect_ratio and new is not None and [height, width] == [int(v) for v in new]:
             return images
         out = _RESIZERS[method](x, size, align_corners=align_corners)
         return out if rank == 4 else squeeze(out, axis=[0])

@@ -32,14 +32,26 @@ _NEG = -1e30
 def _ctc_lower(a, logits, labels, label_len, logit_len):
     """Per-sequence -log p; logits [T, B, C] (time major), labels [B, L] (padded), lengths [B]."""
     blank = a["blank"]
+    merge = a.get("merge_repeated", True)
+    labels = labels.astype(jnp.int32)
+    raw_len = label_len.astype(jnp.int32)
+    labels, label_len = _v1_labels(a, labels, raw_len)
+    # sequences TF skips (ignore_longer: more labels than frames) or finds no path for (TF: an infinite
+    # loss, a zero gradient): their logits are zeroed so that no NaN reaches the gradient through them
+    skipped = (raw_len > logit_len) if a["ignore_longer"] else jnp.zeros_like(raw_len, bool)
+    repeats = jnp.sum((labels[:, 1:] == labels[:, :-1]) & (jnp.arange(1, labels.shape[1]) < label_len[:, None]),
+                      1) if merge and labels.shape[1] > 1 else 0
+    no_path = ~skipped & (label_len + repeats > logit_len)
+    raw = logits
+    logits = jnp.where((skipped | no_path)[None, :, None], jnp.zeros_like(logits), logits)
     logp = jax.nn.log_softmax(logits.astype(jnp.float32) if logits.dtype == jnp.float16 else logits, axis=-1)
     steps, batch, _ = logp.shape
-    labels = labels.astype(jnp.int32)
     n = labels.shape[1]
     s = 2 * n + 1
     ext = jnp.full((batch, s), blank, jnp.int32).at[:, 1::2].set(labels)          # blank l1 blank l2 ... blank
     prev2 = jnp.concatenate([jnp.full((batch, 2), blank, jnp.int32), ext[:, :-2]], 1)
-    skip = (ext != blank) & (ext != prev2)                                          # alpha(s-2) may feed alpha(s)
+    skip = (ext != blank) & ((ext != prev2) if merge else True)                     # alpha(s-2) may feed alpha(s)
+    stay = (ext == blank) | merge                                                   # alpha(s) may feed alpha(s)
     neg = jnp.asarray(_NEG, logp.dtype)
 
     def emit(t):
@@ -50,15 +62,18 @@ def _ctc_lower(a, logits, labels, label_len, logit_len):
     def step(alpha, t):
         a1 = jnp.concatenate([jnp.full((batch, 1), neg), alpha[:, :-1]], 1)
         a2 = jnp.where(skip, jnp.concatenate([jnp.full((batch, 2), neg), alpha[:, :-2]], 1), neg)
-        new = jnp.logaddexp(jnp.logaddexp(alpha, a1), a2) + emit(t)
+        new = jnp.logaddexp(jnp.logaddexp(jnp.where(stay, alpha, neg), a1), a2) + emit(t)
         return jnp.where((t < logit_len)[:, None], new, alpha), None
     alpha, _ = jax.lax.scan(step, alpha0, jnp.arange(1, steps))
     last = 2 * label_len.astype(jnp.int32)
     end = jnp.take_along_axis(alpha, last[:, None], 1)[:, 0]
     before = jnp.where(last > 0, jnp.take_along_axis(alpha, jnp.maximum(last - 1, 0)[:, None], 1)[:, 0], neg)
     loss = -jnp.logaddexp(end, before)
-    if a["ignore_longer"]:
-        loss = jnp.where(label_len > logit_len, jnp.zeros_like(loss), loss)
+    # no path: TF's loss is inf and its gradient the softmax of each frame (no alignment to subtract)
+    lse = jax.scipy.special.logsumexp(raw, axis=-1)                                 # [T, B]
+    frames = (jnp.arange(steps)[:, None] < logit_len[None, :]).astype(lse.dtype)
+    softmax_grad = jnp.sum(frames * (lse - jax.lax.stop_gradient(lse)), axis=0)
+    loss = jnp.where(skipped, jnp.zeros_like(loss), jnp.where(no_path, jnp.inf + softmax_grad, loss))
     if a.get("padded_frames_grad"):
         # TF 2's dense CTC gradient is softmax - occupancy at every frame, the padded ones too: a zero of
         # this loss whose gradient is the softmax of each frame past logit_length
@@ -68,8 +83,45 @@ def _ctc_lower(a, logits, labels, label_len, logit_len):
     return loss.astype(logits.dtype)
 
 
+def _v1_labels(a, labels, length):
+    """TF 1's CTCLoss labels: repeats collapsed (preprocess_collapse_repeated), the sequence ended at its
+    first label >= the blank; (labels [B, L], lengths [B])."""
+    pos = jnp.arange(labels.shape[1])
+    if not a.get("v1") or not labels.shape[1]:
+        return labels, length
+    keep = pos < length[:, None]
+    if a.get("collapse"):
+        keep = keep & jnp.concatenate([jnp.ones_like(keep[:, :1]), labels[:, 1:] != labels[:, :-1]], 1)
+    where = jnp.where(keep, jnp.cumsum(keep, 1) - 1, labels.shape[1])                # compacted positions
+    out = jnp.zeros_like(labels).at[jnp.arange(labels.shape[0])[:, None], where].set(labels, mode="drop")
+    n = jnp.sum(keep, 1)
+    ended = (out >= a["blank"]) & (pos < n[:, None])
+    return out, jnp.where(jnp.any(ended, 1), jnp.argmax(ended, 1), n).astype(jnp.int32)
+
+
+def _v1_check(a, logits, labels, label_len, logit_len):
+    """TF 1's CTCLoss refuses at run time: a sequence_length past the frames, an empty label sequence, a
+    negative label, more labels than frames (unless ignore_longer_outputs_than_inputs)."""
+    if not a.get("v1"):
+        return (np.True_, jnp.zeros((), jnp.int32), jnp.zeros((), jnp.int32))
+    frames = logits.shape[0]
+    inside = jnp.arange(labels.shape[1]) < label_len[:, None]
+    kinds = [logit_len > frames, label_len == 0, jnp.any(inside & (labels < 0), 1),
+             (label_len > logit_len) & (not a["ignore_longer"])]
+    bad = jnp.stack(kinds)                                                          # [4, B]
+    first = jnp.argmax(bad.reshape(-1))
+    return (~jnp.any(bad), (first // bad.shape[1]).astype(jnp.int32), (first % bad.shape[1]).astype(jnp.int32))
+
+
+def _v1_message(op, kind, b):
+    return ["sequence_length(%d) > max_time" % b, "Labels length is zero in batch %d" % b,
+            "All labels must be nonnegative integers, batch: %d" % b,
+            "Not enough time for target transition sequence in batch %d: set ignore_longer_outputs_than_inputs "
+            "to skip it" % b][int(kind)]
+
+
 register_op("CTCLossDense", shape=lambda s, a, v: [TensorShape([s[0][1].value if s[0].ndims == 3 else None])],
-            dtype=lambda d, a: [d[0]], grad=vjp_grad, lower=_ctc_lower)
+            dtype=lambda d, a: [d[0]], grad=vjp_grad, lower=_ctc_lower, check=_v1_check, check_message=_v1_message)
 
 
 def _dense_labels(labels, batch):
@@ -80,23 +132,23 @@ def _dense_labels(labels, batch):
     return dense, length
 
 
-def _loss(logits, labels, label_length, logit_length, blank, ignore_longer, name, padded_frames_grad=False):
+def _loss(logits, labels, label_length, logit_length, blank, ignore_longer, name, padded_frames_grad=False, v1=None):
     logits = convert_to_tensor(logits, name="logits")
     return make_op("CTCLossDense", [logits, M.cast(labels, dt.int32), M.cast(label_length, dt.int32),
                                     M.cast(convert_to_tensor(logit_length, name="logit_length"), dt.int32)],
-                   {"blank": int(blank), "ignore_longer": bool(ignore_longer),
-                    "padded_frames_grad": padded_frames_grad}, name=name)
+                   dict({"blank": int(blank), "ignore_longer": bool(ignore_longer),
+                         "padded_frames_grad": padded_frames_grad}, **(v1 or {})), name=name)
 
 
 def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repeated=False, ctc_merge_repeated=True,
              ignore_longer_outputs_than_inputs=False, time_major=True, logits=None):
     """TF 1's CTC loss [batch]: labels a SparseTensor of class ids, inputs the logits [max_time, batch,
-    num_classes] (batch major if not time_major), the blank the last class."""
+    num_classes] (batch major if not time_major), the blank the last class. As TF's CTCLoss it collapses
+    repeated labels first (preprocess_collapse_repeated), reads a repeat without a blank between as two
+    labels when not ctc_merge_repeated, and raises at run time on an empty label sequence or one longer
+    than its frames (a zero loss and gradient with ignore_longer_outputs_than_inputs)."""
     if not isinstance(labels, SparseTensor):
         raise TypeError("Expected labels (first argument) to be a SparseTensor")
-    if preprocess_collapse_repeated or not ctc_merge_repeated:
-        raise NotImplementedError("tinyflow's ctc_loss supports preprocess_collapse_repeated=False and "
-                                  "ctc_merge_repeated=True (TF's defaults) only")
     inputs = logits if inputs is None else inputs
     with get_default_graph().name_scope("CTCLoss"):
         x = convert_to_tensor(inputs, name="inputs")
@@ -106,7 +158,9 @@ def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repe
         if classes is None:
             raise ValueError("tinyflow's ctc_loss needs the number of classes (the last dimension) known")
         dense, length = _dense_labels(labels, A.shape(x)[1])
-        return _loss(x, dense, length, sequence_length, classes - 1, ignore_longer_outputs_than_inputs, "CTCLoss")
+        return _loss(x, dense, length, sequence_length, classes - 1, ignore_longer_outputs_than_inputs, "CTCLoss",
+                     v1={"v1": True, "collapse": bool(preprocess_collapse_repeated),
+                         "merge_repeated": bool(ctc_merge_repeated)})
 
 
 def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=True, unique=None, blank_index=None,
@@ -121,12 +175,14 @@ def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=Tr
         if sparse:
             labels, label_length = _dense_labels(labels, A.shape(x)[1])
             blank = x.shape[-1].value - 1 if blank_index is None else blank_index
+            v1 = {"v1": True}
         else:
+            v1 = None
             blank = 0 if blank_index is None else blank_index
         if blank < 0:
             blank += x.shape[-1].value
         return _loss(x, convert_to_tensor(labels, name="labels"), convert_to_tensor(label_length, name="label_length"),
-                     logit_length, blank, False, "CTCLossDense", padded_frames_grad=not sparse)
+                     logit_length, blank, False, "CTCLossDense", padded_frames_grad=not sparse, v1=v1)
 
 
 def _greedy_lower(a, logits, seq_len):

@@ -10,6 +10,7 @@ import numpy as np
 from tinyflow.graph import errors
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.shapes import TensorShape
+from tinyflow.ops.core import math_ops as M
 from tinyflow.ops.core.base import convert_to_tensor
 from tinyflow.ops.host_ops import make_host_op, register_host_op
 from tinyflow.ops.string_ops import as_strings
@@ -139,6 +140,10 @@ def decode_image(contents, channels=None, dtype=dt.uint8, name=None, expand_anim
     """tf.image.decode_image: PNG, JPEG or BMP bytes as [height, width, channels], a GIF's frames as
     [frames, height, width, 3] (TF's rank is unknown until it runs), or its first frame alone when
     not expand_animations (then always 3-D)."""
+    dtype = dt.as_dtype(dtype)
+    if dtype not in (dt.uint8, dt.uint16):   # TF: decoded as uint8, then convert_image_dtype's scaling
+        img = _decode_op("any" if expand_animations else "still", contents, channels or 0, dt.uint8, name)
+        return M.multiply(M.cast(img, dtype), 1.0 / 255)
     return _decode_op("any" if expand_animations else "still", contents, channels or 0, dtype, name)
 
 

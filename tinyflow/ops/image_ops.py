@@ -399,6 +399,8 @@ def _nms_lower(a, boxes, scores, max_output_size, iou_threshold, score_threshold
     keeps one box), until max_output_size or no box scores above score_threshold (ties: the lower
     index first, as TF's queue gives them)."""
     n, k = boxes.shape[0], int(np.asarray(max_output_size))
+    if not k or not n:   # nothing to select (the loop's body would index an empty array)
+        return jnp.zeros([k], jnp.int32), jnp.int32(0)
     b = boxes.astype(jnp.float32)
     y0, x0 = jnp.minimum(b[:, 0], b[:, 2]), jnp.minimum(b[:, 1], b[:, 3])
     y1, x1 = jnp.maximum(b[:, 0], b[:, 2]), jnp.maximum(b[:, 1], b[:, 3])
@@ -468,6 +470,8 @@ _BOX_COLORS = np.array([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1], 
 
 def _draw_boxes_lower(a, images, boxes, colors):
     h, w, depth = images.shape[1:]
+    if boxes.shape[1] == 0:   # no boxes: the images as they are
+        return images
     if colors.shape[0] == 0:
         colors = jnp.asarray(_BOX_COLORS)
     if depth == 1:   # TF paints grey images' boxes white
