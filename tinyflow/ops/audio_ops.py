@@ -50,7 +50,8 @@ def decode_wav(contents, desired_channels=-1, desired_samples=-1, name=None):
 
 def _encode(session, op, inputs):
     audio, rate = inputs
-    pcm = np.clip(np.round(np.asarray(audio, np.float64) * 32768.0), -32768, 32767).astype("<i2")
+    scaled = np.asarray(audio, np.float32) * np.float32(32768.0)   # TF: roundf (halves away from zero), clamped
+    pcm = np.clip(np.sign(scaled) * np.floor(np.abs(scaled) + 0.5), -32768, 32767).astype("<i2")
     buf = io.BytesIO()
     with wave.open(buf, "wb") as w:
         w.setnchannels(pcm.shape[1])

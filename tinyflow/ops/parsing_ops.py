@@ -168,8 +168,8 @@ def _feature_values(op, ex, key, dtype, index, single):
         return None
     f = feats[key]
     kind = f.WhichOneof("kind")
-    if kind is None:
-        return []
+    if kind is None:     # a Feature with no list set: TF reads it as missing
+        return None
     if kind != _KIND[dtype]:
         where = "Key: %s." % key if single else "Name: <unknown>, Key: %s, Index: %d." % (key, index)
         raise _bad(op, "%s  Data types don't match. Data type: %s but expected type: %s"
