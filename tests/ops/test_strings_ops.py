@@ -229,3 +229,92 @@ def test_py_func_on_strings(sess):
     up = tf.py_func(lambda a: np.array([x.upper() for x in a], object), [p], tf.string)
     got_n, got_up = sess.run([n * 2, up], {p: ["ab", "c"]})
     assert got_n.tolist() == [4, 2] and got_up.tolist() == [b"AB", b"C"]
+
+
+def test_string_ops_edges_as_tf115(sess):
+    """The differential corpus's findings (tests/fixtures/diffcorpus/spec_strings.py), TF 1.15's values: UTF8_CHAR
+    units start at every non-continuation byte; substr's negative len; RE2's regexes (UTF-8 runes, ASCII
+    classes, no empty match where the last one ended); decoding errors as maximal bad sequences; C0 controls
+    only; surrogates in unicode_encode; printf's "-nan"; Python's str.split for tf.strings.split."""
+    bad = [b"\xed\xa0\x80x", b"\xc0\xafx", b"\xe4\xb8a", b"\xf4\x90\x80\x80"]
+    f = {
+        "len": tf.strings.length([b"\xc0\xaf", b"\x80\x80a"], unit="UTF8_CHAR"),
+        "sub_neg_len": tf.strings.substr([b"hello", b"ab", b"hello"], [1, 0, -2], [-1, -2, -1]),
+        "sub_utf8": tf.strings.substr([b"\x0b\x0c\r\x80", b"ab", b"\xc0\xafa,b"], [-1, -1, 0], [3, 3, 3],
+                                      unit="UTF8_CHAR"),
+        "star": tf.strings.regex_replace([b"baaac", b"abc", b"\xff\xfeab"], "a*", "-"),
+        "dot": tf.strings.regex_replace([b"\xff\xfeab", b"\xc3\xa9"], ".", "<\\0>"),
+        "empty": tf.strings.regex_replace(b"\xed\xa0\x80a", "", "|"),
+        "swap": tf.strings.regex_replace([b"abcd"], "(\\w)(\\w)", "\\2\\1", replace_global=False),
+        "full_dot": tf.strings.regex_full_match([b"\xff", b"\xc3\xa9", b"\xed\xa0\x80", b"\xc3", b"\xc0\xaf"], "."),
+        "classes": tf.strings.regex_full_match([b"\xd9\xa3", b"3", b"\xc3\xa9", b"\xc2\xa0", b"_", b"\x0b"],
+                                               "\\d|\\s|\\w"),
+        "end": tf.strings.regex_full_match([b"a\n"], "a$"),
+        "decode": tf.strings.unicode_decode(bad, "UTF-8", replacement_char=63).values,
+        "decode16": tf.strings.unicode_decode([b"\xd8\x00\x00a", b"\x00"], "UTF-16-BE", replacement_char=63).values,
+        "control": tf.strings.unicode_transcode([b"a\x01\x7f\x85\t\x00b"], "UTF-8", "UTF-8", replacement_char=63,
+                                                replace_control_characters=True),
+        "enc8": tf.strings.unicode_encode([[0xD800, 65], [0xDFFF, 0x10FFFF], [-5, 66]], "UTF-8", replacement_char=63),
+        "enc16": tf.strings.unicode_encode([[0xD800, 65], [0xDFFF, 0x10FFFF], [-5, 66]], "UTF-16-BE",
+                                           replacement_char=63),
+        "lower": tf.strings.lower([b"\xc3\x89A", u"\u03a3\u0391\u03a3".encode()], encoding="utf-8"),
+        "upper": tf.strings.upper([b"\xc3\x9f", b"\xef\xac\x80", b"\xffa"], encoding="utf-8"),
+        "nan": tf.as_string(np.array([np.nan, -np.nan, np.inf], np.float32), width=7, fill="0"),
+        "complex": tf.as_string(np.array([1 + 2j], np.complex64), shortest=True),
+        "ws": tf.strings.split([b"  a b  c  ", b"", b"a\x1cb\x0bc\xc2\xa0d"], maxsplit=1, result_type="RaggedTensor"),
+        "sep": tf.strings.split([b"a,b,,c", b""], sep=",", maxsplit=2, result_type="RaggedTensor"),
+        "sparse2d": tf.strings.split([[b"a b"], [b"c"]]),
+        "bytes2d": tf.strings.bytes_split([[b"ab"], [b""]]),
+        "v1_ragged": tf.string_split([b"a,b", b""], ",", result_type="RaggedTensor"),
+    }
+    out = sess.run(f)
+    assert out["len"].tolist() == [1, 1]
+    assert out["sub_neg_len"].tolist() == [b"ello", b"ab", b"lo"]
+    assert out["sub_utf8"].tolist() == [b"\r\x80", b"b", b"\xc0\xafa,"]
+    assert out["star"].tolist() == [b"-b-c-", b"-b-c-", b"-\xff-\xfe-b-"]
+    assert out["dot"].tolist() == [b"\xff\xfe<a><b>", b"<\xc3\xa9>"] and out["empty"] == b"|\xed\xa0\x80|a|"
+    assert out["swap"].tolist() == [b"bacd"]
+    assert out["full_dot"].tolist() == [False, True, True, False, False]
+    assert out["classes"].tolist() == [False, True, False, False, True, False] and out["end"].tolist() == [False]
+    assert out["decode"].tolist() == [63, 63, 63, 120, 63, 63, 120, 63, 97, 63, 63, 63, 63]
+    assert out["decode16"].tolist() == [63, 97, 63]
+    assert out["control"].tolist() == [b"a?\x7f???b"]
+    assert out["enc8"].tolist() == [b"\xef\xbf\xbdA", b"\xef\xbf\xbd\xf4\x8f\xbf\xbf", b"?B"]
+    assert out["enc16"].tolist() == [b"\xd8\x00\x00A", b"\xdf\xff\xdb\xff\xdf\xff", b"\x00?\x00B"]
+    assert out["lower"].tolist() == [b"\xc3\xa9a", u"\u03c3\u03b1\u03c2".encode()]
+    assert out["upper"].tolist() == [b"SS", b"FF", b"\xef\xbf\xbdA"]
+    assert out["nan"].tolist() == [b"    nan", b"   -nan", b"    inf"] and out["complex"].tolist() == [b"(1,2)"]
+    assert out["ws"].to_list() == [[b"a", b"b  c  "], [], [b"a\x1cb", b"c\xc2\xa0d"]]
+    assert out["sep"].to_list() == [[b"a", b"b", b",c"], [b""]]
+    assert out["sparse2d"].indices.tolist() == [[0, 0, 0], [0, 0, 1], [1, 0, 0]]
+    assert out["sparse2d"].dense_shape.tolist() == [2, 1, 2]
+    assert out["bytes2d"].to_list() == [[[b"a", b"b"]], [[]]]
+    assert out["v1_ragged"].to_list() == [[b"a", b"b"], []]
+
+
+def test_string_ops_raise_where_tf_raises(sess):
+    """Data-dependent refusals TF 1.15 makes (InvalidArgumentError), each a value tinyflow once returned."""
+    runs = [lambda: tf.strings.substr([b"hello"], [-2], [-1], unit="UTF8_CHAR"),
+            lambda: tf.strings.unsorted_segment_join([b"a", b"b"], [0, 3], 2),
+            lambda: tf.strings.unsorted_segment_join([b"a", b"b"], [0, -1], 2),
+            lambda: tf.strings.unicode_encode([[0x110000]], "UTF-8", errors="strict"),
+            lambda: tf.strings.regex_replace([b"a"], "(a)", "\\2")]
+    for make in runs:
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(make())
+    for kw in ({"fill": "x"}, {"precision": 2}, {"scientific": True}):   # TF's kernel refuses them
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(tf.as_string([3], **kw))
+
+
+def test_parsing_and_wav_edges_as_tf115(sess):
+    """An Example's Feature with no list set is a missing feature (its default); encode_wav rounds halves
+    away from zero (C's roundf: 0.5 / 32768 is the sample 1)."""
+    ex = tf.train.Example(features=tf.train.Features(feature={"f": tf.train.Feature()})).SerializeToString()
+    parsed = tf.parse_single_example(ex, {"f": tf.FixedLenFeature([1], tf.string, default_value=[b"d"]),
+                                          "g": tf.VarLenFeature(tf.int64)})
+    audio = np.array([[0.5 / 32768], [-0.5 / 32768], [1.5 / 32768], [2.0]], np.float32)
+    wav = tf.audio.encode_wav(audio, 8000)
+    got = sess.run([parsed["f"], tf.audio.decode_wav(wav)[0]])
+    assert got[0].tolist() == [b"d"]
+    np.testing.assert_array_equal(got[1][:, 0] * 32768, [1, -1, 2, 32767])

@@ -22,7 +22,10 @@ def _decode(session, op, inputs):
                 raise errors.InvalidArgumentError(op.node_def, op, "Can only read 16-bit WAV files, but received %d"
                                                   % (8 * w.getsampwidth()))
             rate, channels = w.getframerate(), w.getnchannels()
-            frames = np.frombuffer(w.readframes(w.getnframes()), "<i2").reshape(-1, channels)
+            data = w.readframes(w.getnframes())
+            if len(data) < w.getnframes() * 2 * channels:
+                raise errors.InvalidArgumentError(op.node_def, op, "Data too short when trying to read string")
+            frames = np.frombuffer(data, "<i2").reshape(-1, channels)
     except (wave.Error, EOFError) as e:
         raise errors.InvalidArgumentError(op.node_def, op, "Bad WAV data: %s" % e)
     audio = frames.astype(np.float32) / 32768.0

@@ -117,9 +117,9 @@ def _fingerprint(session, op, inputs):
     from tinyflow.ops.string_ops import _fingerprint64
     fingerprint64 = _fingerprint64()
     a = inputs[0]
-    if a.dtype == object:
-        rows = [bytes(s) for s in a.reshape(len(a), -1)[:, 0]] if a.ndim == 1 else \
-            [b"".join(bytes(x) for x in row) for row in a.reshape(len(a), -1)]
+    if a.dtype == object:   # TF: a row of one string, its Fingerprint64; of several, that of their fingerprints
+        rows = [bytes(row[0]) if len(row) == 1 else b"".join(fingerprint64(bytes(x)).to_bytes(8, "little") for x in row)
+                for row in a.reshape(len(a), -1)] if len(a) else []
     else:
         rows = [row.astype(row.dtype.newbyteorder("<")).tobytes() for row in a.reshape(len(a), -1)] if len(a) else []
     out = np.zeros((len(rows), 8), np.uint8)
@@ -178,8 +178,11 @@ def _decode_chars(op, s):
                 offsets.append(pos)
             pos += cp - 0xDC00
             continue
-        points.append(sub if control and cp < 0x20 else cp)
-        offsets.append(pos)
+        if control and cp < 0x20:     # a C0 control: replaced as a bad sequence is (dropped with "ignore")
+            cp = None if err == "ignore" else sub
+        if cp is not None:
+            points.append(cp)
+            offsets.append(pos)
         pos += len(ch.encode(codec))
     return points, offsets
 
@@ -305,7 +308,10 @@ def _segment_join(session, op, inputs):
     out = np.empty((n,) + inner, dtype=object)
     for i in range(n):
         for idx in np.ndindex(*inner):
-            out[(i,) + idx] = sep.join(bytes(r[idx] if inner else r) for r in rows[i])
+            joined = b""
+            for r in rows[i]:   # TF's kernel: the separator only after a non-empty result so far
+                joined = joined + sep + bytes(r[idx] if inner else r) if joined else bytes(r[idx] if inner else r)
+            out[(i,) + idx] = joined
     return [out]
 
 

@@ -92,11 +92,22 @@ def length(input, name=None, unit="BYTE"):
     return _length_op(input, name=name, unit=unit)
 
 
+_B64_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
 def _b64_decode(op, s):
-    try:
-        return base64.urlsafe_b64decode(s + b"=" * (-len(s) % 4))
-    except Exception:
-        raise _bad(op, "Invalid character found in base64.") from None
+    """TF's Base64Decode: web-safe characters only; "=" padding only in a last group of four."""
+    s = bytes(s)
+    body, tail = s[:(len(s) - 1) // 4 * 4], s[(len(s) - 1) // 4 * 4:]
+    if len(tail) == 4:
+        tail = tail[:2] if tail[2:] == b"==" else tail[:3] if tail[3:] == b"=" else tail
+    if not set(body) <= _B64_CHARS:
+        raise _bad(op, "Invalid character found in base64.")
+    if len(tail) == 1:
+        raise _bad(op, "Base64 string length cannot be 1 modulo 4.")
+    if not set(tail) <= _B64_CHARS:
+        raise _bad(op, "Invalid character found in base64.")
+    return base64.urlsafe_b64decode(body + tail + b"=" * (-len(tail) % 4))
 
 
 _encode_b64 = _elementwise("EncodeBase64", lambda op, s: base64.urlsafe_b64encode(s).rstrip(
@@ -386,14 +397,30 @@ register_host_op("Substr", lambda s, a, v: [s[0]], _STRING, _substr)
 
 def substr(input, pos, len, name=None, unit="BYTE"):
     """tf.strings.substr: `len` bytes (unit='UTF8_CHAR': characters) from `pos` (negative: from the end)."""
-    pos_t, len_t = convert_to_tensor(pos, dt.int32), convert_to_tensor(len, dt.int32)
+    pos_t = pos if getattr(pos, "dtype", None) is dt.int64 else convert_to_tensor(pos, dt.int32)
+    len_t = convert_to_tensor(len, pos_t.dtype)     # TF's T: int32 or int64, the same for both
     return make_host_op("Substr", [as_strings(input), pos_t, len_t], {"unit": unit}, name=name or "Substr").outputs[0]
 
 
 # ---- numbers <-> strings --------------------------------------------------------------------------
-_NUMBER = re.compile(rb"\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf|infinity|nan|0[xX][0-9a-fA-F]+)\s*",
+# TF's safe_strto* (whitespace around; an integer takes no "+"; floats: "inf" and "nan" but not "infinity")
+_NUMBER = re.compile(rb"\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf|nan|0[xX][0-9a-fA-F]+)\s*",
                      re.IGNORECASE)
-_INT = re.compile(rb"\s*[-+]?\d+\s*")
+_INT = re.compile(rb"\s*-?\d+\s*")
+
+
+def parse_number(s, out):
+    """The number of dtype `out` string s holds as TF's safe_strto32/64/strtof/strtod read it, or None."""
+    v = None
+    if out.is_integer and _INT.fullmatch(s):
+        v = int(s)
+        if not out.min <= v <= out.max:
+            v = None
+    elif out.is_floating and _NUMBER.fullmatch(s):
+        t = s.strip()
+        hexa = t.lower().lstrip(b"+-").startswith(b"0x")
+        v = (-1 if t.startswith(b"-") else 1) * float(int(t.lstrip(b"+-"), 16)) if hexa else float(t)
+    return v
 
 
 def _to_number(session, op, inputs):
@@ -401,14 +428,7 @@ def _to_number(session, op, inputs):
     a = inputs[0]
     vals = []
     for s in a.reshape(-1):
-        v = None
-        if out.is_integer and _INT.fullmatch(s):
-            v = int(s)
-            if not out.min <= v <= out.max:
-                v = None
-        elif out.is_floating and _NUMBER.fullmatch(s):
-            t = s.strip()
-            v = float(int(t, 16)) if t.lower().lstrip(b"+-").startswith(b"0x") else float(t)
+        v = parse_number(bytes(s), out)
         if v is None:
             raise _bad(op, "StringToNumberOp could not correctly convert string: %s" % s.decode("utf-8", "replace"))
         vals.append(v)
@@ -441,10 +461,13 @@ def _as_string(session, op, inputs):
         kind = "e" if at["scientific"] else ("g" if at["shortest"] else "f")
         prec = ".%d" % at["precision"] if at["precision"] > -1 else ""
         fmt = "%" + at["fill"] + width + prec + kind
+        spaced = "%" + at["fill"].replace("0", "") + width + prec + kind
 
-        def text(v):   # C's printf: a NaN with its sign bit set is "-nan" (padded like "-inf")
+        def text(v):   # C's printf: nan and inf are never zero-padded, a NaN with its sign bit is "-nan"
             v = float(v)
-            return (fmt % -np.inf).replace("inf", "nan") if np.isnan(v) and np.signbit(v) else fmt % v
+            if np.isfinite(v):
+                return fmt % v
+            return (spaced % -np.inf).replace("inf", "nan") if np.isnan(v) and np.signbit(v) else spaced % v
         if a.dtype.kind == "c":
             flat = ["(%s,%s)" % (text(v.real), text(v.imag)) for v in a.reshape(-1)]
         else:
@@ -482,9 +505,24 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
 
 
 # ---- split ----------------------------------------------------------------------------------------
+def _split_whitespace(s, maxsplit):
+    """TF's SplitV2 without sep: runs of whitespace; maxsplit 0 keeps the string whole, and past maxsplit
+    the rest (its leading whitespace removed, empty or not) is the last piece."""
+    if maxsplit == 0:
+        return [s]
+    parts, rest = [], s.lstrip()
+    while rest:
+        token = rest.split(None, 1)[0]
+        parts.append(token)
+        rest = rest[len(token):].lstrip()
+        if len(parts) == maxsplit:
+            return parts + [rest]
+    return parts
+
+
 def _split_one(s, d, attrs):
-    if attrs.get("whitespace"):   # TF's StringSplitV2 is Python's str.split (maxsplit included)
-        return s.split(None, attrs.get("maxsplit", -1))
+    if attrs.get("whitespace"):
+        return _split_whitespace(s, attrs.get("maxsplit", -1))
     if d == b"":
         return [bytes([c]) for c in s]
     if attrs["any_char"]:
