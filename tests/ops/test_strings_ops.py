@@ -318,3 +318,53 @@ def test_parsing_and_wav_edges_as_tf115(sess):
     got = sess.run([parsed["f"], tf.audio.decode_wav(wav)[0]])
     assert got[0].tolist() == [b"d"]
     np.testing.assert_array_equal(got[1][:, 0] * 32768, [1, -1, 2, 32767])
+
+
+def test_parsers_and_codecs_as_tf115(sess):
+    """More of the corpus's findings, TF 1.15's values: base64's strict alphabet and padding; safe_strto*'s
+    number syntax (to_number and decode_csv); an empty CSV record has no field; SplitV2 past maxsplit; C0
+    controls dropped under errors="ignore"; unsorted_segment_join's separator only after a non-empty result;
+    a string row's fingerprint is that of its strings' fingerprints; a cut zlib/gzip stream inflates to what
+    precedes the cut."""
+    import struct
+    import zlib
+    data = b"hello world data"     # a zlib stream of one stored block (the same bytes in every zlib)
+    stream = b"\x78\x01\x01" + struct.pack("<HH", len(data), 0xffff ^ len(data)) + data + struct.pack(
+        ">I", zlib.adler32(data))
+    f = {
+        "b64": tf.io.decode_base64([b"QR", b"QUJDQQ", b"QQ==", b""]),
+        "num_f": tf.strings.to_number([b"INF", b"-nan", b"0x1F", b" 4 ", b"1e39", b"3."], tf.float32),
+        "num_i": tf.strings.to_number([b"007", b"-0", b"\t5\n"], tf.int32),
+        "csv": tf.io.decode_csv([b"1,2.5", b",\xff"], [[0], [b"d"]]),
+        "split": tf.strings.split([b" ", b"", b"a ", b" a  b c"], maxsplit=0, result_type="RaggedTensor"),
+        "split1": tf.strings.split([b"a ", b" a  b c"], maxsplit=1, result_type="RaggedTensor"),
+        "ignore": tf.strings.unicode_decode([b"\x01a\x80\t"], "UTF-8", errors="ignore",
+                                            replace_control_characters=True).values,
+        "join": tf.strings.unsorted_segment_join([b"", b"x", b"", b"y"], [0, 0, 1, 1], 2, separator="|"),
+        "fp": tf.fingerprint(tf.constant([[b"a", b"b"]])),
+        "cut": tf.io.decode_compressed([stream[:-4], stream[:-6], b""], "ZLIB"),
+    }
+    out = sess.run(f)
+    assert out["b64"].tolist() == [b"A", b"ABCA", b"A", b""]
+    np.testing.assert_array_equal(out["num_f"], np.array([np.inf, np.nan, 31, 4, np.inf, 3], np.float32))
+    assert out["num_i"].tolist() == [7, 0, 5]
+    assert out["csv"][0].tolist() == [1, 0] and out["csv"][1].tolist() == [b"2.5", b"\xff"]
+    assert out["split"].to_list() == [[b" "], [b""], [b"a "], [b" a  b c"]]
+    assert out["split1"].to_list() == [[b"a", b""], [b"a", b"b c"]]
+    assert out["ignore"].tolist() == [97]
+    assert out["join"].tolist() == [b"x", b"y"]
+    import farmhash
+    inner = farmhash.fingerprint64(b"a").to_bytes(8, "little") + farmhash.fingerprint64(b"b").to_bytes(8, "little")
+    assert bytes(out["fp"][0]) == farmhash.fingerprint64(inner).to_bytes(8, "little")
+    assert out["cut"].tolist() == [b"hello world data", b"hello world da", b""]
+    bad = [lambda: tf.io.decode_base64([b"QQ="]), lambda: tf.io.decode_base64([b"QUJD="]),
+           lambda: tf.io.decode_base64([b"a+b/"]), lambda: tf.strings.to_number([b"Infinity"]),
+           lambda: tf.strings.to_number([b"+7"], tf.int32), lambda: tf.strings.to_number([b"1_000"]),
+           lambda: tf.io.decode_csv([b""], [[0]]), lambda: tf.io.decode_csv([b"+12"], [[0]]),
+           lambda: tf.io.decode_compressed([stream[:-1] + b"\x00"], "ZLIB"),
+           lambda: tf.io.parse_sequence_example(tf.constant([], tf.string), {"f": tf.io.FixedLenFeature([], tf.int64)},
+                                                {"s": tf.io.VarLenFeature(tf.int64)})[0]["f"],
+           lambda: tf.audio.decode_wav(sess.run(tf.audio.encode_wav(np.zeros([4, 1], np.float32), 8000))[:-2])[0]]
+    for make in bad:
+        with pytest.raises((tf.errors.InvalidArgumentError, tf.errors.DataLossError)):
+            sess.run(make())

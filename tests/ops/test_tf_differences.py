@@ -60,3 +60,12 @@ def test_stateless_random_is_deterministic_with_tf_shapes_and_dtypes():
     assert a[0].dtype == np.float64 and a[0].shape == (3, 4) and a[1].dtype == np.float32
     assert all(np.array_equal(x, y) for x, y in zip(a, b)) and not np.array_equal(a[0], c)
     assert 0 <= a[0].min() and a[0].max() < 1 and abs(a[1].mean()) < 0.2 and np.abs(a[2]).max() <= 2
+
+
+def test_utf8_case_mapping_keeps_what_follows_a_nul():
+    """Kept difference (docs/differences.md, strings batch): TF 1.15's upper/lower with encoding="utf-8" drop
+    everything from a NUL byte on (b"a\\x00b" -> b"A"); tinyflow maps the whole string."""
+    with tf.Graph().as_default(), tf.Session() as s:
+        out = s.run([tf.strings.upper([b"a\x00b\xff"], encoding="utf-8"),
+                     tf.strings.lower([b"A\x00B"], encoding="utf-8")])
+    assert out[0].tolist() == [b"A\x00B\xef\xbf\xbd"] and out[1].tolist() == [b"a\x00b"]

@@ -73,7 +73,8 @@ def _decode(input, input_encoding, errors_, replacement_char, replace_control_ch
     if errors_ not in ("strict", "replace", "ignore"):
         raise ValueError("errors must be one of 'strict', 'replace' or 'ignore', got %r" % errors_)
     s = as_strings(input)
-    op = make_host_op("UnicodeDecodeWithOffsets", [_flatten(s) if s.shape.ndims != 0 else s], {"input_encoding": input_encoding, "errors": errors_,
+    op = make_host_op("UnicodeDecodeWithOffsets", [_flatten(s) if s.shape.ndims != 0 else s],
+                      {"input_encoding": input_encoding, "errors": errors_,
                                                         "replacement_char": int(replacement_char),
                                                         "replace_control_characters": bool(replace_control_characters),
                                                         "split": split}, name=name)

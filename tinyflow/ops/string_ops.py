@@ -144,6 +144,9 @@ def _re2_errors(e):
 codecs.register_error("tinyflow_re2", _re2_errors)
 _BAD_BYTES = "\udc80-\udcff"
 _CLASSES = {"d": "0-9", "s": "\t\n\f\r ", "w": "0-9A-Za-z_"}
+_POSIX = {"alpha": "A-Za-z", "digit": "0-9", "alnum": "0-9A-Za-z", "upper": "A-Z", "lower": "a-z",
+          "space": "\t\n\v\f\r ", "xdigit": "0-9A-Fa-f", "word": "0-9A-Za-z_", "blank": "\t ",
+          "punct": "!-/:-@\\[-`{-~", "cntrl": "\x00-\x1f\x7f", "print": " -~", "graph": "!-~"}
 
 
 def _re2_pattern(pattern):
@@ -162,6 +165,10 @@ def _re2_pattern(pattern):
             else:
                 out.append(p[i:i + 2])
             i += 2
+            continue
+        if in_class and p.startswith("[:", i) and p.find(":]", i) > 0 and p[i + 2:p.find(":]", i)] in _POSIX:
+            out.append(_POSIX[p[i + 2:p.find(":]", i)]])     # [[:alpha:]]: RE2's ASCII classes
+            i = p.find(":]", i) + 2
             continue
         if in_class:
             out.append(c)
@@ -432,7 +439,8 @@ def _to_number(session, op, inputs):
         if v is None:
             raise _bad(op, "StringToNumberOp could not correctly convert string: %s" % s.decode("utf-8", "replace"))
         vals.append(v)
-    return [np.array(vals, dtype=out.np).reshape(a.shape)]
+    with np.errstate(over="ignore"):    # "1e39" as float32: inf, as TF's strtof
+        return [np.array(vals, dtype=out.np).reshape(a.shape)]
 
 
 register_host_op("StringToNumber", _SAME_SHAPE, lambda d, a: [a["out_type"]], _to_number)
