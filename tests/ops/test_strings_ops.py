@@ -298,7 +298,9 @@ def test_string_ops_raise_where_tf_raises(sess):
             lambda: tf.strings.unsorted_segment_join([b"a", b"b"], [0, 3], 2),
             lambda: tf.strings.unsorted_segment_join([b"a", b"b"], [0, -1], 2),
             lambda: tf.strings.unicode_encode([[0x110000]], "UTF-8", errors="strict"),
-            lambda: tf.strings.regex_replace([b"a"], "(a)", "\\2")]
+            lambda: tf.strings.regex_replace([b"a"], "(a)", "\\2"),
+            lambda: tf.strings.unicode_transcode([b"a\x01"], "UTF-8", "UTF-8", errors="strict",
+                                                 replace_control_characters=True)]
     for make in runs:
         with pytest.raises(tf.errors.InvalidArgumentError):
             sess.run(make())
@@ -315,8 +317,8 @@ def test_parsing_and_wav_edges_as_tf115(sess):
                                           "g": tf.VarLenFeature(tf.int64)})
     audio = np.array([[0.5 / 32768], [-0.5 / 32768], [1.5 / 32768], [2.0]], np.float32)
     wav = tf.audio.encode_wav(audio, 8000)
-    got = sess.run([parsed["f"], tf.audio.decode_wav(wav)[0]])
-    assert got[0].tolist() == [b"d"]
+    got = sess.run([parsed["f"], tf.audio.decode_wav(wav)[0], tf.audio.decode_wav(wav, desired_samples=0)[0]])
+    assert got[0].tolist() == [b"d"] and got[2].shape == (0, 1)     # desired_samples=0: no sample, as TF
     np.testing.assert_array_equal(got[1][:, 0] * 32768, [1, -1, 2, 32767])
 
 

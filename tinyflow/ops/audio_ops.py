@@ -30,15 +30,15 @@ def _decode(session, op, inputs):
         raise errors.InvalidArgumentError(op.node_def, op, "Bad WAV data: %s" % e)
     audio = frames.astype(np.float32) / 32768.0
     want_ch, want_n = op.attrs["desired_channels"], op.attrs["desired_samples"]
-    if want_ch > 0 and want_ch != channels:   # TF: channels cut, or the first one repeated
+    if want_ch >= 0 and want_ch != channels:   # TF: channels cut, or the first one repeated
         audio = audio[:, :want_ch] if want_ch < channels else np.repeat(audio[:, :1], want_ch, axis=1)
-    if want_n > 0:
+    if want_n >= 0:     # -1: all (0 is an empty result)
         audio = audio[:want_n] if want_n <= len(audio) else np.pad(audio, [(0, want_n - len(audio)), (0, 0)])
     return [audio, np.int32(rate)]
 
 
-register_host_op("DecodeWav", lambda s, a, v: [TensorShape([a["desired_samples"] if a["desired_samples"] > 0 else None,
-                                                            a["desired_channels"] if a["desired_channels"] > 0
+register_host_op("DecodeWav", lambda s, a, v: [TensorShape([a["desired_samples"] if a["desired_samples"] >= 0 else None,
+                                                            a["desired_channels"] if a["desired_channels"] >= 0
                                                             else None]), TensorShape([])],
                  lambda d, a: [dt.float32, dt.int32], _decode)
 

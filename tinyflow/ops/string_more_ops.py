@@ -161,7 +161,7 @@ def _mark_error(e):
 codecs.register_error("tinyflow_mark", _mark_error)
 
 
-def _decode_chars(op, s):
+def _decode_chars(op, s, transcode=False):
     """(code points, byte offsets) of one string. A bad sequence (its maximal valid prefix, as ICU's and
     Python's decoders take it) becomes one replacement_char, is dropped (errors="ignore") or raises; with
     replace_control_characters, C0 controls (U+0000..U+001F) are replacement_char too."""
@@ -179,6 +179,8 @@ def _decode_chars(op, s):
             pos += cp - 0xDC00
             continue
         if control and cp < 0x20:     # a C0 control: replaced as a bad sequence is (dropped with "ignore")
+            if err == "strict" and transcode:   # (TF's transcoding then fails; its decoding replaces it)
+                raise errors.InvalidArgumentError(op.node_def, op, "Invalid formatting on input string")
             cp = None if err == "ignore" else sub
         if cp is not None:
             points.append(cp)
@@ -237,7 +239,7 @@ register_host_op("UnicodeEncode", lambda s, a, v: [TensorShape([None])], lambda 
 
 def _transcode(session, op, inputs):
     a = inputs[0]
-    out = [_encode_str(op, _decode_chars(op, s)[0]) for s in a.reshape(-1)]
+    out = [_encode_str(op, _decode_chars(op, s, transcode=True)[0]) for s in a.reshape(-1)]
     return [np.array(out, dtype=object).reshape(a.shape)]
 
 
