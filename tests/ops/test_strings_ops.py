@@ -229,3 +229,144 @@ def test_py_func_on_strings(sess):
     up = tf.py_func(lambda a: np.array([x.upper() for x in a], object), [p], tf.string)
     got_n, got_up = sess.run([n * 2, up], {p: ["ab", "c"]})
     assert got_n.tolist() == [4, 2] and got_up.tolist() == [b"AB", b"C"]
+
+
+def test_string_ops_edges_as_tf115(sess):
+    """The differential corpus's findings (tests/fixtures/diffcorpus/spec_strings.py), TF 1.15's values: UTF8_CHAR
+    units start at every non-continuation byte; substr's negative len; RE2's regexes (UTF-8 runes, ASCII
+    classes, no empty match where the last one ended); decoding errors as maximal bad sequences; C0 controls
+    only; surrogates in unicode_encode; printf's "-nan"; Python's str.split for tf.strings.split."""
+    bad = [b"\xed\xa0\x80x", b"\xc0\xafx", b"\xe4\xb8a", b"\xf4\x90\x80\x80"]
+    f = {
+        "len": tf.strings.length([b"\xc0\xaf", b"\x80\x80a"], unit="UTF8_CHAR"),
+        "sub_neg_len": tf.strings.substr([b"hello", b"ab", b"hello"], [1, 0, -2], [-1, -2, -1]),
+        "sub_utf8": tf.strings.substr([b"\x0b\x0c\r\x80", b"ab", b"\xc0\xafa,b"], [-1, -1, 0], [3, 3, 3],
+                                      unit="UTF8_CHAR"),
+        "star": tf.strings.regex_replace([b"baaac", b"abc", b"\xff\xfeab"], "a*", "-"),
+        "dot": tf.strings.regex_replace([b"\xff\xfeab", b"\xc3\xa9"], ".", "<\\0>"),
+        "empty": tf.strings.regex_replace(b"\xed\xa0\x80a", "", "|"),
+        "swap": tf.strings.regex_replace([b"abcd"], "(\\w)(\\w)", "\\2\\1", replace_global=False),
+        "full_dot": tf.strings.regex_full_match([b"\xff", b"\xc3\xa9", b"\xed\xa0\x80", b"\xc3", b"\xc0\xaf"], "."),
+        "classes": tf.strings.regex_full_match([b"\xd9\xa3", b"3", b"\xc3\xa9", b"\xc2\xa0", b"_", b"\x0b"],
+                                               "\\d|\\s|\\w"),
+        "end": tf.strings.regex_full_match([b"a\n"], "a$"),
+        "decode": tf.strings.unicode_decode(bad, "UTF-8", replacement_char=63).values,
+        "decode16": tf.strings.unicode_decode([b"\xd8\x00\x00a", b"\x00"], "UTF-16-BE", replacement_char=63).values,
+        "control": tf.strings.unicode_transcode([b"a\x01\x7f\x85\t\x00b"], "UTF-8", "UTF-8", replacement_char=63,
+                                                replace_control_characters=True),
+        "enc8": tf.strings.unicode_encode([[0xD800, 65], [0xDFFF, 0x10FFFF], [-5, 66]], "UTF-8", replacement_char=63),
+        "enc16": tf.strings.unicode_encode([[0xD800, 65], [0xDFFF, 0x10FFFF], [-5, 66]], "UTF-16-BE",
+                                           replacement_char=63),
+        "lower": tf.strings.lower([b"\xc3\x89A", u"\u03a3\u0391\u03a3".encode()], encoding="utf-8"),
+        "upper": tf.strings.upper([b"\xc3\x9f", b"\xef\xac\x80", b"\xffa"], encoding="utf-8"),
+        "nan": tf.as_string(np.array([np.nan, -np.nan, np.inf], np.float32), width=7, fill="0"),
+        "complex": tf.as_string(np.array([1 + 2j], np.complex64), shortest=True),
+        "ws": tf.strings.split([b"  a b  c  ", b"", b"a\x1cb\x0bc\xc2\xa0d"], maxsplit=1, result_type="RaggedTensor"),
+        "sep": tf.strings.split([b"a,b,,c", b""], sep=",", maxsplit=2, result_type="RaggedTensor"),
+        "sparse2d": tf.strings.split([[b"a b"], [b"c"]]),
+        "bytes2d": tf.strings.bytes_split([[b"ab"], [b""]]),
+        "v1_ragged": tf.string_split([b"a,b", b""], ",", result_type="RaggedTensor"),
+    }
+    out = sess.run(f)
+    assert out["len"].tolist() == [1, 1]
+    assert out["sub_neg_len"].tolist() == [b"ello", b"ab", b"lo"]
+    assert out["sub_utf8"].tolist() == [b"\r\x80", b"b", b"\xc0\xafa,"]
+    assert out["star"].tolist() == [b"-b-c-", b"-b-c-", b"-\xff-\xfe-b-"]
+    assert out["dot"].tolist() == [b"\xff\xfe<a><b>", b"<\xc3\xa9>"] and out["empty"] == b"|\xed\xa0\x80|a|"
+    assert out["swap"].tolist() == [b"bacd"]
+    assert out["full_dot"].tolist() == [False, True, True, False, False]
+    assert out["classes"].tolist() == [False, True, False, False, True, False] and out["end"].tolist() == [False]
+    assert out["decode"].tolist() == [63, 63, 63, 120, 63, 63, 120, 63, 97, 63, 63, 63, 63]
+    assert out["decode16"].tolist() == [63, 97, 63]
+    assert out["control"].tolist() == [b"a?\x7f???b"]
+    assert out["enc8"].tolist() == [b"\xef\xbf\xbdA", b"\xef\xbf\xbd\xf4\x8f\xbf\xbf", b"?B"]
+    assert out["enc16"].tolist() == [b"\xd8\x00\x00A", b"\xdf\xff\xdb\xff\xdf\xff", b"\x00?\x00B"]
+    assert out["lower"].tolist() == [b"\xc3\xa9a", u"\u03c3\u03b1\u03c2".encode()]
+    assert out["upper"].tolist() == [b"SS", b"FF", b"\xef\xbf\xbdA"]
+    assert out["nan"].tolist() == [b"    nan", b"   -nan", b"    inf"] and out["complex"].tolist() == [b"(1,2)"]
+    assert out["ws"].to_list() == [[b"a", b"b  c  "], [], [b"a\x1cb", b"c\xc2\xa0d"]]
+    assert out["sep"].to_list() == [[b"a", b"b", b",c"], [b""]]
+    assert out["sparse2d"].indices.tolist() == [[0, 0, 0], [0, 0, 1], [1, 0, 0]]
+    assert out["sparse2d"].dense_shape.tolist() == [2, 1, 2]
+    assert out["bytes2d"].to_list() == [[[b"a", b"b"]], [[]]]
+    assert out["v1_ragged"].to_list() == [[b"a", b"b"], []]
+
+
+def test_string_ops_raise_where_tf_raises(sess):
+    """Data-dependent refusals TF 1.15 makes (InvalidArgumentError), each a value tinyflow once returned."""
+    runs = [lambda: tf.strings.substr([b"hello"], [-2], [-1], unit="UTF8_CHAR"),
+            lambda: tf.strings.unsorted_segment_join([b"a", b"b"], [0, 3], 2),
+            lambda: tf.strings.unsorted_segment_join([b"a", b"b"], [0, -1], 2),
+            lambda: tf.strings.unicode_encode([[0x110000]], "UTF-8", errors="strict"),
+            lambda: tf.strings.regex_replace([b"a"], "(a)", "\\2"),
+            lambda: tf.strings.unicode_transcode([b"a\x01"], "UTF-8", "UTF-8", errors="strict",
+                                                 replace_control_characters=True)]
+    for make in runs:
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(make())
+    for kw in ({"fill": "x"}, {"precision": 2}, {"scientific": True}):   # TF's kernel refuses them
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(tf.as_string([3], **kw))
+
+
+def test_parsing_and_wav_edges_as_tf115(sess):
+    """An Example's Feature with no list set is a missing feature (its default); encode_wav rounds halves
+    away from zero (C's roundf: 0.5 / 32768 is the sample 1)."""
+    ex = tf.train.Example(features=tf.train.Features(feature={"f": tf.train.Feature()})).SerializeToString()
+    parsed = tf.parse_single_example(ex, {"f": tf.FixedLenFeature([1], tf.string, default_value=[b"d"]),
+                                          "g": tf.VarLenFeature(tf.int64)})
+    audio = np.array([[0.5 / 32768], [-0.5 / 32768], [1.5 / 32768], [2.0]], np.float32)
+    wav = tf.audio.encode_wav(audio, 8000)
+    got = sess.run([parsed["f"], tf.audio.decode_wav(wav)[0], tf.audio.decode_wav(wav, desired_samples=0)[0]])
+    assert got[0].tolist() == [b"d"] and got[2].shape == (0, 1)     # desired_samples=0: no sample, as TF
+    np.testing.assert_array_equal(got[1][:, 0] * 32768, [1, -1, 2, 32767])
+
+
+def test_parsers_and_codecs_as_tf115(sess):
+    """More of the corpus's findings, TF 1.15's values: base64's strict alphabet and padding; safe_strto*'s
+    number syntax (to_number and decode_csv); an empty CSV record has no field; SplitV2 past maxsplit; C0
+    controls dropped under errors="ignore"; unsorted_segment_join's separator only after a non-empty result;
+    a string row's fingerprint is that of its strings' fingerprints; a cut zlib/gzip stream inflates to what
+    precedes the cut."""
+    import struct
+    import zlib
+    data = b"hello world data"     # a zlib stream of one stored block (the same bytes in every zlib)
+    stream = b"\x78\x01\x01" + struct.pack("<HH", len(data), 0xffff ^ len(data)) + data + struct.pack(
+        ">I", zlib.adler32(data))
+    f = {
+        "b64": tf.io.decode_base64([b"QR", b"QUJDQQ", b"QQ==", b""]),
+        "num_f": tf.strings.to_number([b"INF", b"-nan", b"0x1F", b" 4 ", b"1e39", b"3."], tf.float32),
+        "num_i": tf.strings.to_number([b"007", b"-0", b"\t5\n"], tf.int32),
+        "csv": tf.io.decode_csv([b"1,2.5", b",\xff"], [[0], [b"d"]]),
+        "split": tf.strings.split([b" ", b"", b"a ", b" a  b c"], maxsplit=0, result_type="RaggedTensor"),
+        "split1": tf.strings.split([b"a ", b" a  b c"], maxsplit=1, result_type="RaggedTensor"),
+        "ignore": tf.strings.unicode_decode([b"\x01a\x80\t"], "UTF-8", errors="ignore",
+                                            replace_control_characters=True).values,
+        "join": tf.strings.unsorted_segment_join([b"", b"x", b"", b"y"], [0, 0, 1, 1], 2, separator="|"),
+        "fp": tf.fingerprint(tf.constant([[b"a", b"b"]])),
+        "cut": tf.io.decode_compressed([stream[:-4], stream[:-6], b""], "ZLIB"),
+    }
+    out = sess.run(f)
+    assert out["b64"].tolist() == [b"A", b"ABCA", b"A", b""]
+    np.testing.assert_array_equal(out["num_f"], np.array([np.inf, np.nan, 31, 4, np.inf, 3], np.float32))
+    assert out["num_i"].tolist() == [7, 0, 5]
+    assert out["csv"][0].tolist() == [1, 0] and out["csv"][1].tolist() == [b"2.5", b"\xff"]
+    assert out["split"].to_list() == [[b" "], [b""], [b"a "], [b" a  b c"]]
+    assert out["split1"].to_list() == [[b"a", b""], [b"a", b"b c"]]
+    assert out["ignore"].tolist() == [97]
+    assert out["join"].tolist() == [b"x", b"y"]
+    import farmhash
+    inner = farmhash.fingerprint64(b"a").to_bytes(8, "little") + farmhash.fingerprint64(b"b").to_bytes(8, "little")
+    assert bytes(out["fp"][0]) == farmhash.fingerprint64(inner).to_bytes(8, "little")
+    assert out["cut"].tolist() == [b"hello world data", b"hello world da", b""]
+    bad = [lambda: tf.io.decode_base64([b"QQ="]), lambda: tf.io.decode_base64([b"QUJD="]),
+           lambda: tf.io.decode_base64([b"a+b/"]), lambda: tf.strings.to_number([b"Infinity"]),
+           lambda: tf.strings.to_number([b"+7"], tf.int32), lambda: tf.strings.to_number([b"1_000"]),
+           lambda: tf.io.decode_csv([b""], [[0]]), lambda: tf.io.decode_csv([b"+12"], [[0]]),
+           lambda: tf.io.decode_compressed([stream[:-1] + b"\x00"], "ZLIB"),
+           lambda: tf.io.parse_sequence_example(tf.constant([], tf.string), {"f": tf.io.FixedLenFeature([], tf.int64)},
+                                                {"s": tf.io.VarLenFeature(tf.int64)})[0]["f"],
+           lambda: tf.audio.decode_wav(sess.run(tf.audio.encode_wav(np.zeros([4, 1], np.float32), 8000))[:-2])[0]]
+    for make in bad:
+        with pytest.raises((tf.errors.InvalidArgumentError, tf.errors.DataLossError)):
+            sess.run(make())

@@ -134,3 +134,21 @@ def test_convert_image_dtype_narrowing_int_min_keeps_the_sound_value():
         out = s.run([tf.image.convert_image_dtype(x, tf.int8, saturate=True), tf.image.convert_image_dtype(x, tf.int8)])
     for o in out:
         np.testing.assert_array_equal(o, [-128, 127, 0])
+
+
+def test_utf8_case_mapping_keeps_what_follows_a_nul():
+    """Kept difference (docs/differences.md, strings batch): TF 1.15's upper/lower with encoding="utf-8" drop
+    everything from a NUL byte on (b"a\\x00b" -> b"A"); tinyflow maps the whole string."""
+    with tf.Graph().as_default(), tf.Session() as s:
+        out = s.run([tf.strings.upper([b"a\x00b\xff"], encoding="utf-8"),
+                     tf.strings.lower([b"A\x00B"], encoding="utf-8")])
+    assert out[0].tolist() == [b"A\x00B\xef\xbf\xbd"] and out[1].tolist() == [b"a\x00b"]
+
+
+def test_fingerprint_of_empty_string_rows():
+    """Kept difference (strings batch): tf.fingerprint of string rows with no element reads uninitialized
+    memory in TF 1.15; tinyflow gives each such row the Fingerprint64 of no bytes."""
+    import farmhash
+    with tf.Graph().as_default(), tf.Session() as s:
+        out = s.run(tf.fingerprint(tf.constant(np.zeros([2, 0], object), tf.string)))
+    assert out.shape == (2, 8) and bytes(out[1]) == farmhash.fingerprint64(b"").to_bytes(8, "little")

@@ -169,6 +169,7 @@ for _name in ("SparseTensor", "SparseTensorValue", "sparse_tensor_to_dense", "ed
 for _name in ("fingerprint", "string_to_hash_bucket", "string_to_hash_bucket_strong"):
     LAZY_NAMES[_name] = ("tinyflow.ops.string_more_ops", _name)
 LAZY_NAMES["string_strip"] = ("tinyflow.ops.string_ops", "strip")
+LAZY_NAMES["string_split"] = ("tinyflow.api.strings_unicode", "string_split")
 LAZY_NAMES["searchsorted"] = ("tinyflow.ops.search_ops", "searchsorted")
 LAZY_NAMES["decode_compressed"] = ("tinyflow.ops.compression_ops", "decode_compressed")
 LAZY_NAMES["PriorityQueue"] = ("tinyflow.api.queue", "PriorityQueue")
@@ -178,7 +179,7 @@ LAZY_NAMES["wrap_function"] = ("tinyflow.api.tf_files.wrap_function", "wrap_func
 for _name in ("parse_single_sequence_example", "decode_json_example"):
     LAZY_NAMES[_name] = ("tinyflow.api.io", _name)
 for _name in ("as_string", "decode_base64", "encode_base64", "reduce_join", "regex_replace", "string_join",
-              "string_split", "string_to_number", "substr", "string_to_hash_bucket_fast"):
+              "string_to_number", "substr", "string_to_hash_bucket_fast"):
     LAZY_NAMES[_name] = ("tinyflow.ops.string_ops", _name)
 for _name in ("FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "decode_csv", "decode_raw",
               "parse_example", "parse_single_example"):

@@ -42,6 +42,9 @@ def _sequence_rule(session, op, inputs):
     from tinyflow.ops import parsing_ops as p
     single, a = op.attrs["single"], op.attrs
     recs = [inputs[0][()]] if single else list(inputs[0].reshape(-1))
+    for (key, _, _), default in zip(a["ctx_dense"], inputs[1:]):
+        if not recs and default.size == 0:   # TF 1.15's kernel refuses an empty batch with a required one
+            raise p._bad(op, "Inconsistent number of elements for feature %s: 0 vs 1" % key)
     examples = []
     for s in recs:
         try:

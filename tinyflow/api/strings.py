@@ -1,5 +1,5 @@
 """tf.strings: TF 1.15's string ops, computed on the host (ops/string_ops.py)."""
-from tinyflow.ops.string_ops import (as_string, length, lower, reduce_join, regex_full_match, regex_replace, split,  # noqa: F401
+from tinyflow.ops.string_ops import (as_string, length, lower, reduce_join, regex_full_match, regex_replace,  # noqa: F401
                                      string_to_number as to_number, strip, substr, upper)
 from tinyflow.ops.string_ops import string_join as join  # noqa: F401
 from tinyflow.ops.string_ops import encode_base64, decode_base64  # noqa: F401

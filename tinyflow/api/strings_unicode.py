@@ -9,8 +9,63 @@ from tinyflow.ops.host_ops import make_host_op
 from tinyflow.ops.string_more_ops import _codec
 from tinyflow.ops.string_ops import as_strings
 
-__all__ = ["bytes_split", "ngrams", "unicode_decode", "unicode_decode_with_offsets", "unicode_encode",
+__all__ = ["bytes_split", "ngrams", "split", "unicode_decode", "unicode_decode_with_offsets", "unicode_encode",
            "unicode_split", "unicode_split_with_offsets"]
+
+
+def _nest(result, shape, what):
+    """`result`, ragged over the flattened strings of a tensor of `shape`, nested by its leading dimensions
+    (TF's ragged result of rank(input) + 1: uniform row splits, then the strings' own)."""
+    dims = shape.as_list() if shape.ndims is not None else None
+    if dims is None or None in dims:
+        raise NotImplementedError("tinyflow's %s of a tensor of rank 2 or more needs its shape known while "
+                                  "building, got %s" % (what, shape))
+    for d in range(len(dims) - 1, 0, -1):
+        rows = int(np.prod(dims[:d], dtype=np.int64))
+        result = RaggedTensor.from_row_splits(result, convert_to_tensor(np.arange(rows + 1, dtype=np.int64) * dims[d]))
+    return result
+
+
+def _flatten(s):
+    from tinyflow.ops.core import array_ops as A
+    return A.reshape(s, [-1]) if s.shape.ndims != 1 else s
+
+
+def split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=None, name=None):
+    """tf.strings.split: each string split at runs of whitespace (sep=None) or at each occurrence of sep, at
+    most maxsplit times; a SparseTensor of rank(input) + 1 or a RaggedTensor (a scalar input: a vector)."""
+    from tinyflow.ops import string_ops as S
+    src = as_strings(input if input is not None else source)
+    if result_type == "SparseTensor":
+        if src.shape.ndims == 0:
+            raise ValueError("tf.strings.split of a scalar with result_type='SparseTensor': TF 1.15 has no sparse "
+                             "result for it (its result is a vector: use result_type='RaggedTensor')")
+        return S.split(src, sep, maxsplit, name=name)
+    if result_type != "RaggedTensor":
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
+    attrs = {"skip_empty": False, "any_char": False, "whitespace": sep is None, "maxsplit": int(maxsplit)}
+    _, values, _, splits = S.split_op(src, "" if sep is None else sep, attrs, name)
+    if src.shape.ndims == 0:
+        return values
+    return _nest(RaggedTensor.from_row_splits(values, splits), src.shape, "tf.strings.split")
+
+
+def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type="SparseTensor", name=None):
+    """tf.string_split (TF 1.15's v1): each string of the vector `source` split at any character of the
+    delimiter (" " by default; each byte when empty); a SparseTensor [len(source), longest] or a RaggedTensor."""
+    from tinyflow.ops import string_ops as S
+    if sep is not None and delimiter is not None and sep != delimiter:
+        raise ValueError("Cannot specify both 'sep' and 'delimiter'")
+    delimiter = sep if sep is not None else " " if delimiter is None else delimiter
+    if result_type == "SparseTensor":
+        return S.string_split(source, delimiter, skip_empty=skip_empty, name=name)
+    if result_type != "RaggedTensor":
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
+    src = as_strings(source)
+    if src.shape.ndims not in (None, 1):
+        raise ValueError("Shape must be rank 1 but is rank %d for 'StringSplit' (op: 'StringSplit')" % src.shape.ndims)
+    _, values, _, splits = S.split_op(src, delimiter, {"skip_empty": bool(skip_empty), "any_char": True}, name)
+    return RaggedTensor.from_row_splits(values, splits)
 
 
 def _decode(input, input_encoding, errors_, replacement_char, replace_control_characters, split, name):
@@ -18,17 +73,15 @@ def _decode(input, input_encoding, errors_, replacement_char, replace_control_ch
     if errors_ not in ("strict", "replace", "ignore"):
         raise ValueError("errors must be one of 'strict', 'replace' or 'ignore', got %r" % errors_)
     s = as_strings(input)
-    if s.shape.ndims not in (0, 1):
-        raise NotImplementedError("tinyflow's unicode decoding takes a scalar or 1-D string tensor, got rank %s"
-                                  % s.shape.ndims)
-    op = make_host_op("UnicodeDecodeWithOffsets", [s], {"input_encoding": input_encoding, "errors": errors_,
+    op = make_host_op("UnicodeDecodeWithOffsets", [_flatten(s) if s.shape.ndims != 0 else s],
+                      {"input_encoding": input_encoding, "errors": errors_,
                                                         "replacement_char": int(replacement_char),
                                                         "replace_control_characters": bool(replace_control_characters),
                                                         "split": split}, name=name)
     values, splits, offsets = op.outputs
     if s.shape.ndims == 0:
         return values, offsets
-    return RaggedTensor.from_row_splits(values, splits), RaggedTensor.from_row_splits(offsets, splits)
+    return tuple(_nest(RaggedTensor.from_row_splits(v, splits), s.shape, name) for v in (values, offsets))
 
 
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533, replace_control_characters=False,
@@ -78,8 +131,10 @@ def unicode_encode(input, output_encoding, errors="replace", replacement_char=65
 def bytes_split(input, name=None):
     """Each string split into its bytes (a RaggedTensor for a 1-D input, a vector for a scalar)."""
     s = as_strings(input)
-    values, splits = make_host_op("BytesSplit", [s], name=name or "BytesSplit").outputs
-    return values if s.shape.ndims == 0 else RaggedTensor.from_row_splits(values, splits)
+    values, splits = make_host_op("BytesSplit", [_flatten(s) if s.shape.ndims != 0 else s],
+                                  name=name or "BytesSplit").outputs
+    return values if s.shape.ndims == 0 else _nest(RaggedTensor.from_row_splits(values, splits), s.shape,
+                                                   "tf.strings.bytes_split")
 
 
 def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None, preserve_short_sequences=False,

@@ -22,20 +22,23 @@ def _decode(session, op, inputs):
                 raise errors.InvalidArgumentError(op.node_def, op, "Can only read 16-bit WAV files, but received %d"
                                                   % (8 * w.getsampwidth()))
             rate, channels = w.getframerate(), w.getnchannels()
-            frames = np.frombuffer(w.readframes(w.getnframes()), "<i2").reshape(-1, channels)
+            data = w.readframes(w.getnframes())
+            if len(data) < w.getnframes() * 2 * channels:
+                raise errors.InvalidArgumentError(op.node_def, op, "Data too short when trying to read string")
+            frames = np.frombuffer(data, "<i2").reshape(-1, channels)
     except (wave.Error, EOFError) as e:
         raise errors.InvalidArgumentError(op.node_def, op, "Bad WAV data: %s" % e)
     audio = frames.astype(np.float32) / 32768.0
     want_ch, want_n = op.attrs["desired_channels"], op.attrs["desired_samples"]
-    if want_ch > 0 and want_ch != channels:   # TF: channels cut, or the first one repeated
+    if want_ch >= 0 and want_ch != channels:   # TF: channels cut, or the first one repeated
         audio = audio[:, :want_ch] if want_ch < channels else np.repeat(audio[:, :1], want_ch, axis=1)
-    if want_n > 0:
+    if want_n >= 0:     # -1: all (0 is an empty result)
         audio = audio[:want_n] if want_n <= len(audio) else np.pad(audio, [(0, want_n - len(audio)), (0, 0)])
     return [audio, np.int32(rate)]
 
 
-register_host_op("DecodeWav", lambda s, a, v: [TensorShape([a["desired_samples"] if a["desired_samples"] > 0 else None,
-                                                            a["desired_channels"] if a["desired_channels"] > 0
+register_host_op("DecodeWav", lambda s, a, v: [TensorShape([a["desired_samples"] if a["desired_samples"] >= 0 else None,
+                                                            a["desired_channels"] if a["desired_channels"] >= 0
                                                             else None]), TensorShape([])],
                  lambda d, a: [dt.float32, dt.int32], _decode)
 
@@ -50,7 +53,8 @@ def decode_wav(contents, desired_channels=-1, desired_samples=-1, name=None):
 
 def _encode(session, op, inputs):
     audio, rate = inputs
-    pcm = np.clip(np.round(np.asarray(audio, np.float64) * 32768.0), -32768, 32767).astype("<i2")
+    scaled = np.asarray(audio, np.float32) * np.float32(32768.0)   # TF: roundf (halves away from zero), clamped
+    pcm = np.clip(np.sign(scaled) * np.floor(np.abs(scaled) + 0.5), -32768, 32767).astype("<i2")
     buf = io.BytesIO()
     with wave.open(buf, "wb") as w:
         w.setnchannels(pcm.shape[1])

@@ -1,5 +1,4 @@
 """tf.io.decode_compressed: ZLIB or GZIP compressed strings inflated on the host."""
-import gzip
 import zlib
 
 
@@ -12,17 +11,17 @@ __all__ = ["decode_compressed"]
 
 
 def _inflate(session, op, inputs):
+    """TF's ZlibInputStream: what the stream inflates to until it ends or the input does (a cut stream gives
+    what came before the cut, bytes after the stream's end are ignored); bad data is a DataLossError."""
     kind = op.attrs["compression_type"]
 
     def one(s):
-        try:
-            if kind == "ZLIB":
-                return zlib.decompress(s)
-            if kind == "GZIP":
-                return gzip.decompress(s)
+        if not kind:
             return s
-        except (zlib.error, OSError, EOFError) as e:
-            raise errors.DataLossError(op.node_def, op, "%s data is corrupt: %s" % (kind, e)) from None
+        try:
+            return zlib.decompressobj(zlib.MAX_WBITS | (16 if kind == "GZIP" else 0)).decompress(bytes(s))
+        except zlib.error as e:
+            raise errors.DataLossError(op.node_def, op, "inflate() failed: %s" % e) from None
     return [bytes_map(one, inputs[0])]
 
 

@@ -62,15 +62,13 @@ def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, b
 
 # ---- decode_csv -----------------------------------------------------------------------------------
 def _parse_field(op, text, d, col, rec):
-    try:
-        if d.is_integer:
-            return int(text)
-        if d.is_floating:
-            return float(text)
-    except ValueError:
-        raise _bad(op, "Field %d in record %d is not a valid %s: %s" % (col, rec, _TF_NAME.get(d.name, d.name),
-                                                                       text)) from None
-    return text.encode("utf-8")
+    if d is dt.string:
+        return text.encode("utf-8", "surrogateescape")
+    from tinyflow.ops.string_ops import parse_number
+    v = parse_number(text.encode("utf-8", "surrogateescape"), d)
+    if v is None:
+        raise _bad(op, "Field %d in record %d is not a valid %s: %s" % (col, rec, _TF_NAME.get(d.name, d.name), text))
+    return v
 
 
 def _decode_csv(session, op, inputs):
@@ -80,13 +78,13 @@ def _decode_csv(session, op, inputs):
     na = at["na_value"]
     columns = [[] for _ in types]
     for r, rec in enumerate(records.reshape(-1)):
-        text = rec.decode("utf-8")
+        text = bytes(rec).decode("utf-8", "surrogateescape")    # any bytes, as TF's
         if at["use_quote_delim"]:
             fields = next(csv.reader([text], delimiter=at["field_delim"], quotechar='"', strict=True), [""])
         else:
             fields = text.split(at["field_delim"])
         if text == "":
-            fields = [""]
+            fields = []     # TF: an empty record has no field
         if cols is not None:
             if max(cols) >= len(fields):
                 raise _bad(op, "Expect %d fields but have %d in record %d" % (max(cols) + 1, len(fields), r))
@@ -168,8 +166,8 @@ def _feature_values(op, ex, key, dtype, index, single):
         return None
     f = feats[key]
     kind = f.WhichOneof("kind")
-    if kind is None:
-        return []
+    if kind is None:     # a Feature with no list set: TF reads it as missing
+        return None
     if kind != _KIND[dtype]:
         where = "Key: %s." % key if single else "Name: <unknown>, Key: %s, Index: %d." % (key, index)
         raise _bad(op, "%s  Data types don't match. Data type: %s but expected type: %s"

@@ -3,6 +3,7 @@ seed 0xDECAFCAFFE; to_hash_bucket_strong: SipHash-2-4 keyed; tf.fingerprint: Far
 decoding / encoding / transcoding / splitting of 1-D string tensors, bytes_split, ngrams, unsorted_segment_join,
 sparse_cross (TF's SparseCrossOp) and unicode_script (on the device: TF's recorded ICU table).
 The builders of the ragged results (RaggedTensors) are api/strings_unicode.py's."""
+import codecs
 import functools
 
 import numpy as np
@@ -116,9 +117,9 @@ def _fingerprint(session, op, inputs):
     from tinyflow.ops.string_ops import _fingerprint64
     fingerprint64 = _fingerprint64()
     a = inputs[0]
-    if a.dtype == object:
-        rows = [bytes(s) for s in a.reshape(len(a), -1)[:, 0]] if a.ndim == 1 else \
-            [b"".join(bytes(x) for x in row) for row in a.reshape(len(a), -1)]
+    if a.dtype == object:   # TF: a row of one string, its Fingerprint64; of several, that of their fingerprints
+        rows = [bytes(row[0]) if len(row) == 1 else b"".join(fingerprint64(bytes(x)).to_bytes(8, "little") for x in row)
+                for row in a.reshape(len(a), -1)] if len(a) else []
     else:
         rows = [row.astype(row.dtype.newbyteorder("<")).tobytes() for row in a.reshape(len(a), -1)] if len(a) else []
     out = np.zeros((len(rows), 8), np.uint8)
@@ -151,34 +152,40 @@ def _codec(name):
     return c
 
 
-def _decode_chars(op, s):
-    """(code points, byte offsets) of one string, bad bytes replaced as TF's errors="replace" does."""
+def _mark_error(e):
+    """A decoding error as one lone surrogate U+DC01.. whose offset from U+DC00 is its byte count (no valid
+    decoding yields a lone surrogate): the bad bytes stay countable for the offsets."""
+    return chr(0xDC00 + e.end - e.start), e.end
+
+
+codecs.register_error("tinyflow_mark", _mark_error)
+
+
+def _decode_chars(op, s, transcode=False):
+    """(code points, byte offsets) of one string. A bad sequence (its maximal valid prefix, as ICU's and
+    Python's decoders take it) becomes one replacement_char, is dropped (errors="ignore") or raises; with
+    replace_control_characters, C0 controls (U+0000..U+001F) are replacement_char too."""
     codec, err = _codec(op.attrs["input_encoding"]), op.attrs["errors"]
-    text = bytes(s)
+    sub, control = op.attrs["replacement_char"], op.attrs["replace_control_characters"]
     points, offsets, pos = [], [], 0
-    unit = {"utf-16-be": 2, "utf-32-be": 4}.get(codec, 1)
-    while pos < len(text):
-        for width in (1, 2, 3, 4) if unit == 1 else (unit, 2 * unit):
-            try:
-                ch = text[pos:pos + width].decode(codec)
-                if len(ch) == 1:
-                    break
-            except UnicodeDecodeError:
-                continue
-        else:
+    for ch in bytes(s).decode(codec, "tinyflow_mark"):
+        cp = ord(ch)
+        if 0xDC00 < cp <= 0xDCFF:
             if err == "strict":
                 raise errors.InvalidArgumentError(op.node_def, op, "Invalid formatting on input string")
             if err == "replace":
-                points.append(op.attrs["replacement_char"])
+                points.append(sub)
                 offsets.append(pos)
-            pos += unit
+            pos += cp - 0xDC00
             continue
-        cp = ord(ch)
-        if op.attrs["replace_control_characters"] and (cp < 32 or 127 <= cp < 160):
-            cp = op.attrs["replacement_char"]
-        points.append(cp)
-        offsets.append(pos)
-        pos += width
+        if control and cp < 0x20:     # a C0 control: replaced as a bad sequence is (dropped with "ignore")
+            if err == "strict" and transcode:   # (TF's transcoding then fails; its decoding replaces it)
+                raise errors.InvalidArgumentError(op.node_def, op, "Invalid formatting on input string")
+            cp = None if err == "ignore" else sub
+        if cp is not None:
+            points.append(cp)
+            offsets.append(pos)
+        pos += len(ch.encode(codec))
     return points, offsets
 
 
@@ -208,15 +215,17 @@ def _encode_str(op, points):
     out = []
     for cp in points:
         cp = int(cp)
-        ch = chr(cp) if 0 <= cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF else None
+        ch = chr(cp) if 0 <= cp <= 0x10FFFF else None
+        if ch is not None and 0xD800 <= cp <= 0xDFFF and codec == "utf-8":
+            ch = "\ufffd"     # TF (ICU): a surrogate is U+FFFD in UTF-8, its own code unit in UTF-16/32
         if ch is None:
             if op.attrs["errors"] == "strict":
-                raise errors.InvalidArgumentError(op.node_def, op, "Code point out of range: %d" % cp)
+                raise errors.InvalidArgumentError(op.node_def, op, "Code point value out of valid Unicode range.")
             if op.attrs["errors"] == "ignore":
                 continue
             ch = chr(op.attrs["replacement_char"])
         out.append(ch)
-    return "".join(out).encode(codec)
+    return "".join(out).encode(codec, "surrogatepass")
 
 
 def _unicode_encode(session, op, inputs):
@@ -230,7 +239,7 @@ register_host_op("UnicodeEncode", lambda s, a, v: [TensorShape([None])], lambda 
 
 def _transcode(session, op, inputs):
     a = inputs[0]
-    out = [_encode_str(op, _decode_chars(op, s)[0]) for s in a.reshape(-1)]
+    out = [_encode_str(op, _decode_chars(op, s, transcode=True)[0]) for s in a.reshape(-1)]
     return [np.array(out, dtype=object).reshape(a.shape)]
 
 
@@ -293,13 +302,18 @@ def _segment_join(session, op, inputs):
     lead = ids.shape
     flat = data.reshape((-1,) + data.shape[len(lead):])
     for k, i in enumerate(ids.reshape(-1)):
-        if 0 <= i < n:
-            rows[i].append(flat[k])
+        if not 0 <= i < n:
+            raise errors.InvalidArgumentError(op.node_def, op, "segment_ids are not allowed to exceed num_segments "
+                                              "or to have negative values.")
+        rows[i].append(flat[k])
     inner = data.shape[len(lead):]
     out = np.empty((n,) + inner, dtype=object)
     for i in range(n):
         for idx in np.ndindex(*inner):
-            out[(i,) + idx] = sep.join(bytes(r[idx] if inner else r) for r in rows[i])
+            joined = b""
+            for r in rows[i]:   # TF's kernel: the separator only after a non-empty result so far
+                joined = joined + sep + bytes(r[idx] if inner else r) if joined else bytes(r[idx] if inner else r)
+            out[(i,) + idx] = joined
     return [out]
 
 

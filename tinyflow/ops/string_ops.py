@@ -5,6 +5,7 @@ Session's host stage before the jitted step. Shapes and dtypes are known when th
 as in TF; values are checked when the op runs, with TF's InvalidArgumentError messages.
 """
 import base64
+import codecs
 import re
 
 import numpy as np
@@ -47,10 +48,11 @@ def _elementwise(op_type, fn, out=dt.string, attrs_fn=None):
 
 
 # ---- case, strip, length, base64 -----------------------------------------------------------------
-_upper = _elementwise("StringUpper", lambda op, s: s.decode("utf-8", "surrogateescape").upper().encode(
-    "utf-8", "surrogateescape") if op.attrs.get("encoding") == "utf-8" else s.upper())
-_lower = _elementwise("StringLower", lambda op, s: s.decode("utf-8", "surrogateescape").lower().encode(
-    "utf-8", "surrogateescape") if op.attrs.get("encoding") == "utf-8" else s.lower())
+# encoding="utf-8": ICU's full case mapping of the decoded text, a bad byte sequence becoming U+FFFD
+_upper = _elementwise("StringUpper", lambda op, s: s.decode("utf-8", "replace").upper().encode("utf-8")
+                      if op.attrs.get("encoding") == "utf-8" else s.upper())
+_lower = _elementwise("StringLower", lambda op, s: s.decode("utf-8", "replace").lower().encode("utf-8")
+                      if op.attrs.get("encoding") == "utf-8" else s.lower())
 _strip = _elementwise("StringStrip", lambda op, s: s.strip(b" \t\n\r\v\f"))
 
 
@@ -69,9 +71,14 @@ def strip(input, name=None):
     return _strip(input, name=name)
 
 
+def is_trail_byte(c):
+    """A UTF-8 continuation byte (10xxxxxx): TF's UTF8_CHAR units start at every other byte, valid or not."""
+    return (c & 0xC0) == 0x80
+
+
 def _length(op, s):
     if op.attrs["unit"] == "UTF8_CHAR":
-        return len(s.decode("utf-8", "replace"))
+        return sum(not is_trail_byte(c) for c in s)
     return len(s)
 
 
@@ -85,11 +92,22 @@ def length(input, name=None, unit="BYTE"):
     return _length_op(input, name=name, unit=unit)
 
 
+_B64_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
 def _b64_decode(op, s):
-    try:
-        return base64.urlsafe_b64decode(s + b"=" * (-len(s) % 4))
-    except Exception:
-        raise _bad(op, "Invalid character found in base64.") from None
+    """TF's Base64Decode: web-safe characters only; "=" padding only in a last group of four."""
+    s = bytes(s)
+    body, tail = s[:(len(s) - 1) // 4 * 4], s[(len(s) - 1) // 4 * 4:]
+    if len(tail) == 4:
+        tail = tail[:2] if tail[2:] == b"==" else tail[:3] if tail[3:] == b"=" else tail
+    if not set(body) <= _B64_CHARS:
+        raise _bad(op, "Invalid character found in base64.")
+    if len(tail) == 1:
+        raise _bad(op, "Base64 string length cannot be 1 modulo 4.")
+    if not set(tail) <= _B64_CHARS:
+        raise _bad(op, "Invalid character found in base64.")
+    return base64.urlsafe_b64decode(body + tail + b"=" * (-len(tail) % 4))
 
 
 _encode_b64 = _elementwise("EncodeBase64", lambda op, s: base64.urlsafe_b64encode(s).rstrip(
@@ -107,24 +125,132 @@ def decode_base64(input, name=None):
     return _decode_b64(input, name=name)
 
 
-# ---- regular expressions --------------------------------------------------------------------------
-def _re2_template(rewrite):
-    """RE2's rewrite (\\1, \\\\) as Python's (\\g<1>)."""
-    return re.sub(rb"\\(\d)", rb"\\g<\1>", rewrite)
+# ---- regular expressions: RE2's semantics (TF's) over Python's re ---------------------------------------
+# RE2 matches UTF-8 text rune by rune: "." and negated classes never match a byte that is no valid UTF-8
+# (an encoded surrogate is a rune to RE2), \d \s \w are ASCII, and a global replace allows no empty match
+# where the previous match ended. The text is decoded to str with each invalid byte as U+DC80..U+DCFF
+# (surrogateescape's code points, which the translated pattern excludes) and encoded back the same way.
+def _re2_errors(e):
+    if isinstance(e, UnicodeDecodeError):
+        b = e.object[e.start:e.start + 3]
+        if len(b) == 3 and b[0] == 0xED and 0xA0 <= b[1] <= 0xBF and is_trail_byte(b[2]):   # a surrogate: a rune
+            return b.decode("utf-8", "surrogatepass"), e.start + 3
+        return chr(0xDC00 + e.object[e.start]), e.start + 1
+    text = e.object[e.start:e.end]
+    return b"".join(bytes([ord(c) - 0xDC00]) if 0xDC80 <= ord(c) <= 0xDCFF else c.encode("utf-8", "surrogatepass")
+                    for c in text), e.end
+
+
+codecs.register_error("tinyflow_re2", _re2_errors)
+_BAD_BYTES = "\udc80-\udcff"
+_CLASSES = {"d": "0-9", "s": "\t\n\f\r ", "w": "0-9A-Za-z_"}
+_POSIX = {"alpha": "A-Za-z", "digit": "0-9", "alnum": "0-9A-Za-z", "upper": "A-Z", "lower": "a-z",
+          "space": "\t\n\v\f\r ", "xdigit": "0-9A-Fa-f", "word": "0-9A-Za-z_", "blank": "\t ",
+          "punct": "!-/:-@\\[-`{-~", "cntrl": "\x00-\x1f\x7f", "print": " -~", "graph": "!-~"}
+
+
+def _re2_pattern(pattern):
+    """An RE2 pattern (bytes) as a Python str pattern with RE2's ASCII classes and UTF-8 "."."""
+    p = bytes(pattern).decode("utf-8", "surrogateescape")
+    dot = "[^%s]" % _BAD_BYTES if "(?s" in p else "[^\n%s]" % _BAD_BYTES
+    out, i, in_class = [], 0, False
+    while i < len(p):
+        c = p[i]
+        if c == "\\" and i + 1 < len(p):
+            e = p[i + 1]
+            if e.lower() in _CLASSES:
+                inner = _CLASSES[e.lower()]
+                out.append(inner if in_class and e.islower() else "[%s]" % inner if e.islower() else
+                           "[^%s%s]" % (inner, _BAD_BYTES))
+            else:
+                out.append(p[i:i + 2])
+            i += 2
+            continue
+        if in_class and p.startswith("[:", i) and p.find(":]", i) > 0 and p[i + 2:p.find(":]", i)] in _POSIX:
+            out.append(_POSIX[p[i + 2:p.find(":]", i)]])     # [[:alpha:]]: RE2's ASCII classes
+            i = p.find(":]", i) + 2
+            continue
+        if in_class:
+            out.append(c)
+            in_class = c != "]"
+        elif c == "[":
+            neg = p[i + 1:i + 2] == "^"
+            out.append("[^" + _BAD_BYTES if neg else "[")
+            i += 1 + neg
+            if p[i:i + 1] == "]":    # a leading "]" is a literal
+                out.append("\\]")
+                i += 1
+            in_class = True
+            continue
+        else:   # RE2's "$" is the end of the text (Python's also matches before a final newline)
+            out.append(dot if c == "." else "\\Z" if c == "$" and "(?m" not in p else c)
+        i += 1
+    return "".join(out)
+
+
+def _compile(op, pattern):
+    try:
+        return re.compile(_re2_pattern(pattern))
+    except re.error as e:
+        raise _bad(op, "Invalid pattern: %s, error: %s" % (bytes(pattern).decode("utf-8", "replace"), e)) from None
+
+
+def _rewrite(op, rewrite, groups):
+    """RE2's rewrite (\\0..\\9, \\\\) as pieces: text or a group number."""
+    pieces, text, i = [], rewrite.decode("utf-8", "tinyflow_re2"), 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text) and text[i + 1].isdigit():
+            n = int(text[i + 1])
+            if n > groups:
+                raise _bad(op, "Invalid rewrite pattern: %s" % rewrite.decode("utf-8", "replace"))
+            pieces.append(n)
+            i += 2
+        elif c == "\\" and text[i + 1:i + 2] == "\\":
+            pieces.append("\\")
+            i += 2
+        else:
+            pieces.append(c)
+            i += 1
+    return lambda m: "".join(p if isinstance(p, str) else (m.group(p) or "") for p in pieces)
+
+
+def _re2_replace(rx, repl, text, replace_global):
+    """RE2::GlobalReplace (or Replace): no empty match where the last match ended."""
+    out, pos, last_end, count = [], 0, -1, 0
+    while pos <= len(text):
+        m = rx.search(text, pos)
+        if m is None:
+            break
+        out.append(text[pos:m.start()])
+        if m.start() == m.end() == last_end:    # skip one rune (an invalid byte: one byte)
+            out.append(text[pos:pos + 1])
+            pos += 1
+            continue
+        out.append(repl(m))
+        pos = last_end = m.end()
+        count += 1
+        if not replace_global:
+            break
+    return None if count == 0 else "".join(out) + text[pos:]
 
 
 def _regex_replace(session, op, inputs):
     a, pattern, rewrite = inputs
-    rx = re.compile(bytes(pattern[()]) if np.ndim(pattern) == 0 else pattern)
-    tmpl = _re2_template(rewrite[()])
-    count = 0 if op.attrs["replace_global"] else 1
-    return [bytes_map(lambda s: rx.sub(tmpl, s, count=count), a)]
+    rx = _compile(op, pattern[()] if np.ndim(pattern) == 0 else pattern)
+    repl = _rewrite(op, bytes(rewrite[()]), rx.groups)
+
+    def one(s):
+        out = _re2_replace(rx, repl, bytes(s).decode("utf-8", "tinyflow_re2"), op.attrs["replace_global"])
+        return s if out is None else out.encode("utf-8", "tinyflow_re2")
+    return [bytes_map(one, a)]
 
 
 def _regex_full_match(session, op, inputs):
     a, pattern = inputs
-    rx = re.compile(pattern[()])
-    return [np.array([rx.fullmatch(s) is not None for s in a.reshape(-1)], bool).reshape(a.shape)]
+    rx = _compile(op, pattern[()])
+    return [np.array([rx.fullmatch(bytes(s).decode("utf-8", "tinyflow_re2")) is not None for s in a.reshape(-1)],
+                     bool).reshape(a.shape)]
 
 
 register_host_op("RegexReplace", _SAME_SHAPE, _STRING, _regex_replace)
@@ -193,9 +319,11 @@ def _reduce_join(session, op, inputs):
     axes = op.attrs["axis"]
     axes = tuple(range(a.ndim)) if axes is None else tuple(x % a.ndim for x in axes)
     keep = [i for i in range(a.ndim) if i not in axes]
-    moved = np.transpose(a, keep + list(axes)).reshape([a.shape[i] for i in keep] + [-1])
+    moved = np.transpose(a, keep + list(axes)).reshape([a.shape[i] for i in keep] +
+                                                       [int(np.prod([a.shape[i] for i in axes]))])
     sep = op.attrs["separator"]
-    out = string_array(moved.shape[:-1], (sep.join(row) for row in moved.reshape(-1, moved.shape[-1])))
+    out = string_array(moved.shape[:-1], (sep.join(row) for row in moved.reshape(
+        int(np.prod(moved.shape[:-1])), moved.shape[-1])))
     if op.attrs["keep_dims"]:
         out = out.reshape([1 if i in axes else a.shape[i] for i in range(a.ndim)])
     return [out]
@@ -216,6 +344,46 @@ def reduce_join(inputs, axis=None, keep_dims=False, separator="", name=None, red
 
 
 # ---- substr ---------------------------------------------------------------------------------------
+def _forward(s, n, pos):
+    """TF's ForwardNUTF8CharPositions: (position n characters on, whether there were n)."""
+    count = 0
+    while count < n and pos < len(s):
+        pos += 1
+        while pos < len(s) and is_trail_byte(s[pos]):
+            pos += 1
+        count += 1
+    return pos, count == n
+
+
+def _back(s, n, pos):
+    """TF's BackNUTF8CharPositions."""
+    count = 0
+    while count < n and pos > 0:
+        pos -= 1
+        while pos > 0 and is_trail_byte(s[pos]):
+            pos -= 1
+        count += 1
+    return pos, count == n
+
+
+def _substr_bytes(s, p, n, utf8):
+    """(start, end) bytes of TF's Substr, or None where pos is out of range (TF's substr_op.cc). A negative
+    len: to the end in BYTE units (TF's size_t conversion), none in UTF8_CHAR units (from a negative pos: out
+    of range)."""
+    if not utf8:
+        if abs(p) > len(s):
+            return None
+        p = p + len(s) if p < 0 else p
+        return p, len(s) if n < 0 else min(len(s), p + n)
+    if p >= 0:
+        start, ok = _forward(s, p, 0)
+        return (start, _forward(s, n, start)[0]) if ok else None
+    skip = max(-p - n, 0)       # characters after the substring
+    end, ok = _back(s, skip, len(s))
+    start, ok2 = _back(s, -p - skip, end)
+    return (start, end) if ok and ok2 else None
+
+
 def _substr(session, op, inputs):
     a, pos, ln = inputs
     utf8 = op.attrs["unit"] == "UTF8_CHAR"
@@ -224,14 +392,10 @@ def _substr(session, op, inputs):
                np.broadcast_to(ln, shape).reshape(-1))
     out = []
     for i, (s, p, n) in enumerate(flat):
-        u = s.decode("utf-8", "replace") if utf8 else s
-        p = int(p)
-        if p > len(u) or p < -len(u):
-            raise _bad(op, "pos %d out of range for string b'%s' at index %d"
-                       % (p, s.decode("latin-1"), i))
-        p = p % len(u) if (p < 0 and len(u)) else p
-        piece = u[p:p + int(n)]
-        out.append(piece.encode("utf-8") if utf8 else piece)
+        span = _substr_bytes(bytes(s), int(p), int(n), utf8)
+        if span is None:
+            raise _bad(op, "pos %d out of range for string b'%s' at index %d" % (p, s.decode("latin-1"), i))
+        out.append(s[span[0]:span[1]])
     return [string_array(shape, out)]
 
 
@@ -240,14 +404,30 @@ register_host_op("Substr", lambda s, a, v: [s[0]], _STRING, _substr)
 
 def substr(input, pos, len, name=None, unit="BYTE"):
     """tf.strings.substr: `len` bytes (unit='UTF8_CHAR': characters) from `pos` (negative: from the end)."""
-    pos_t, len_t = convert_to_tensor(pos, dt.int32), convert_to_tensor(len, dt.int32)
+    pos_t = pos if getattr(pos, "dtype", None) is dt.int64 else convert_to_tensor(pos, dt.int32)
+    len_t = convert_to_tensor(len, pos_t.dtype)     # TF's T: int32 or int64, the same for both
     return make_host_op("Substr", [as_strings(input), pos_t, len_t], {"unit": unit}, name=name or "Substr").outputs[0]
 
 
 # ---- numbers <-> strings --------------------------------------------------------------------------
-_NUMBER = re.compile(rb"\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf|infinity|nan|0[xX][0-9a-fA-F]+)\s*",
+# TF's safe_strto* (whitespace around; an integer takes no "+"; floats: "inf" and "nan" but not "infinity")
+_NUMBER = re.compile(rb"\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf|nan|0[xX][0-9a-fA-F]+)\s*",
                      re.IGNORECASE)
-_INT = re.compile(rb"\s*[-+]?\d+\s*")
+_INT = re.compile(rb"\s*-?\d+\s*")
+
+
+def parse_number(s, out):
+    """The number of dtype `out` string s holds as TF's safe_strto32/64/strtof/strtod read it, or None."""
+    v = None
+    if out.is_integer and _INT.fullmatch(s):
+        v = int(s)
+        if not out.min <= v <= out.max:
+            v = None
+    elif out.is_floating and _NUMBER.fullmatch(s):
+        t = s.strip()
+        hexa = t.lower().lstrip(b"+-").startswith(b"0x")
+        v = (-1 if t.startswith(b"-") else 1) * float(int(t.lstrip(b"+-"), 16)) if hexa else float(t)
+    return v
 
 
 def _to_number(session, op, inputs):
@@ -255,18 +435,12 @@ def _to_number(session, op, inputs):
     a = inputs[0]
     vals = []
     for s in a.reshape(-1):
-        v = None
-        if out.is_integer and _INT.fullmatch(s):
-            v = int(s)
-            if not out.min <= v <= out.max:
-                v = None
-        elif out.is_floating and _NUMBER.fullmatch(s):
-            t = s.strip()
-            v = float(int(t, 16)) if t.lower().lstrip(b"+-").startswith(b"0x") else float(t)
+        v = parse_number(bytes(s), out)
         if v is None:
             raise _bad(op, "StringToNumberOp could not correctly convert string: %s" % s.decode("utf-8", "replace"))
         vals.append(v)
-    return [np.array(vals, dtype=out.np).reshape(a.shape)]
+    with np.errstate(over="ignore"):    # "1e39" as float32: inf, as TF's strtof
+        return [np.array(vals, dtype=out.np).reshape(a.shape)]
 
 
 register_host_op("StringToNumber", _SAME_SHAPE, lambda d, a: [a["out_type"]], _to_number)
@@ -282,29 +456,41 @@ def string_to_number(string_tensor, out_type=dt.float32, name=None):
                         name=name or "StringToNumber").outputs[0]
 
 
+_FILLS = ("", " ", "+", "-", "0", "#")
+
+
 def _as_string(session, op, inputs):
     a = inputs[0]
     at = op.attrs
     if a.dtype.kind == "b":
         return [bytes_map(lambda v: b"true" if v else b"false", a.astype(object))]
-    flags = (at["fill"] if at["fill"] in ("0", "-", " ", "+") else "")
     width = str(at["width"]) if at["width"] > -1 else ""
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fc":
         kind = "e" if at["scientific"] else ("g" if at["shortest"] else "f")
         prec = ".%d" % at["precision"] if at["precision"] > -1 else ""
-        fmt = "%" + flags + width + prec + kind
-        cast = float
+        fmt = "%" + at["fill"] + width + prec + kind
+        spaced = "%" + at["fill"].replace("0", "") + width + prec + kind
+
+        def text(v):   # C's printf: nan and inf are never zero-padded, a NaN with its sign bit is "-nan"
+            v = float(v)
+            if np.isfinite(v):
+                return fmt % v
+            return (spaced % -np.inf).replace("inf", "nan") if np.isnan(v) and np.signbit(v) else spaced % v
+        if a.dtype.kind == "c":
+            flat = ["(%s,%s)" % (text(v.real), text(v.imag)) for v in a.reshape(-1)]
+        else:
+            flat = [text(v) for v in a.reshape(-1)]
     else:
-        fmt, cast = "%" + flags + width + "d", int
-    flat = [(fmt % cast(v)).encode("ascii") for v in a.reshape(-1)]
-    return [string_array(a.shape, flat)]
+        flat = [("%" + at["fill"] + width + "d") % int(v) for v in a.reshape(-1)]
+    return [string_array(a.shape, [t.encode("ascii") for t in flat])]
 
 
 register_host_op("AsString", _SAME_SHAPE, _STRING, _as_string)
 
 
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):
-    """tf.as_string / tf.strings.as_string: numbers and bools as strings, printf-style (%f, %d)."""
+    """tf.as_string / tf.strings.as_string: numbers and bools as strings, printf-style (%f, %e, %g, %d;
+    complex numbers as "(re,im)")."""
     x = convert_to_tensor(input)
     if x.dtype is dt.string:
         raise TypeError("Value passed to parameter 'input' has DataType string not in list of allowed values: "
@@ -313,38 +499,77 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
         raise ValueError("Cannot select both scientific and shortest notation")
     if fill and len(fill) > 1:
         raise ValueError("Fill string must be one or fewer characters")
+    if not (x.dtype.is_floating or x.dtype.is_complex):   # TF's kernel refuses these (InvalidArgumentError)
+        if scientific or shortest:
+            raise errors.InvalidArgumentError(None, None, "scientific and shortest format not supported for "
+                                              "datatype %s" % x.dtype.name)
+        if precision > -1:
+            raise errors.InvalidArgumentError(None, None, "precision not supported for datatype %s" % x.dtype.name)
+    if fill not in _FILLS:
+        raise errors.InvalidArgumentError(None, None, 'Fill argument not supported: "%s"' % fill)
     attrs = {"precision": int(precision), "scientific": bool(scientific), "shortest": bool(shortest),
              "width": int(width), "fill": fill}
     return make_host_op("AsString", [x], attrs, name=name or "AsString").outputs[0]
 
 
 # ---- split ----------------------------------------------------------------------------------------
+def _split_whitespace(s, maxsplit):
+    """TF's SplitV2 without sep: runs of whitespace; maxsplit 0 keeps the string whole, and past maxsplit
+    the rest (its leading whitespace removed, empty or not) is the last piece."""
+    if maxsplit == 0:
+        return [s]
+    parts, rest = [], s.lstrip()
+    while rest:
+        token = rest.split(None, 1)[0]
+        parts.append(token)
+        rest = rest[len(token):].lstrip()
+        if len(parts) == maxsplit:
+            return parts + [rest]
+    return parts
+
+
+def _split_one(s, d, attrs):
+    if attrs.get("whitespace"):
+        return _split_whitespace(s, attrs.get("maxsplit", -1))
+    if d == b"":
+        return [bytes([c]) for c in s]
+    if attrs["any_char"]:
+        return re.split(b"[" + re.escape(d) + b"]", s) if s else []
+    return s.split(d, attrs.get("maxsplit", -1))
+
+
 def _split(session, op, inputs):
+    """(indices, values, dense_shape, row_splits) of each string's pieces: indices [string, piece] over the
+    flattened strings, or with attr nd, the string's own index in the input's shape."""
     a, delim = inputs
     d = delim[()] if np.ndim(delim) == 0 else delim
-    skip = op.attrs["skip_empty"]
-    indices, values, width = [], [], 0
-    for i, s in enumerate(a.reshape(-1)):
-        if op.attrs.get("whitespace"):
-            parts = s.split()
-        elif d == b"":
-            parts = [bytes([c]) for c in s]
-        elif op.attrs["any_char"]:
-            parts = re.split(b"[" + re.escape(d) + b"]", s) if s else []
-        else:
-            parts = s.split(d) if s else []
-        if skip:
+    nd = op.attrs.get("nd", False)
+    indices, values, width, splits = [], [], 0, [0]
+    for i, (where, s) in enumerate(zip(np.ndindex(*a.shape), a.reshape(-1))):
+        parts = _split_one(bytes(s), d, op.attrs)
+        if op.attrs["skip_empty"]:
             parts = [p for p in parts if p]
-        for j, p in enumerate(parts):
-            indices.append((i, j))
-            values.append(p)
+        indices.extend((where if nd else (i,)) + (j,) for j in range(len(parts)))
+        values.extend(parts)
         width = max(width, len(parts))
-    idx = np.array(indices, np.int64).reshape(-1, 2)
-    return [idx, string_array((len(values),), values), np.array([a.size, width], np.int64)]
+        splits.append(len(values))
+    idx = np.array(indices, np.int64).reshape(-1, (a.ndim if nd else 1) + 1)
+    shape = (list(a.shape) if nd else [a.size]) + [width]
+    return [idx, string_array((len(values),), values), np.array(shape, np.int64), np.array(splits, np.int64)]
 
 
-register_host_op("StringSplit", lambda s, a, v: [TensorShape([None, 2]), TensorShape([None]), TensorShape([2])],
-                 lambda d, a: [dt.int64, dt.string, dt.int64], _split)
+def _split_shapes(s, a, v):
+    rank = (s[0].ndims if a.get("nd") else 1) if s[0].ndims is not None else None
+    return [TensorShape([None, None if rank is None else rank + 1]), TensorShape([None]),
+            TensorShape([None if rank is None else rank + 1]), TensorShape([None])]
+
+
+register_host_op("StringSplit", _split_shapes, lambda d, a: [dt.int64, dt.string, dt.int64, dt.int64], _split)
+
+
+def split_op(source, delimiter, attrs, name):
+    """The StringSplit op of `source`: (indices, values, dense_shape, row_splits)."""
+    return make_host_op("StringSplit", [source, as_strings(delimiter)], attrs, name=name or "StringSplit").outputs
 
 
 def string_split(source, delimiter=" ", skip_empty=True, sep=None, name=None):
@@ -355,18 +580,15 @@ def string_split(source, delimiter=" ", skip_empty=True, sep=None, name=None):
     if src.shape.ndims not in (None, 1):
         raise ValueError("Shape must be rank 1 but is rank %d for 'StringSplit' (op: 'StringSplit')"
                          % src.shape.ndims)
-    op = make_host_op("StringSplit", [src, as_strings(delimiter)], {"skip_empty": bool(skip_empty),
-                                                                  "any_char": True}, name=name or "StringSplit")
-    return SparseTensor(*op.outputs)
+    return SparseTensor(*split_op(src, delimiter, {"skip_empty": bool(skip_empty), "any_char": True}, name)[:3])
 
 
 def split(source, sep=None, maxsplit=-1, name=None, input=None):
-    """tf.strings.split (TF 1.15, without ragged tensors): a SparseTensor; sep=None splits at runs
-    of whitespace, else at each occurrence of the string `sep`."""
+    """tf.strings.split's SparseTensor result: sep=None splits at runs of whitespace, else at each
+    occurrence of the string `sep`, at most maxsplit times (-1: no limit); indices of rank(source) + 1."""
     src = as_strings(source if input is None else input)
-    op = make_host_op("StringSplit", [src, as_strings("" if sep is None else sep)],
-                      {"skip_empty": False, "any_char": False, "whitespace": sep is None}, name=name or "StringSplit")
-    return SparseTensor(*op.outputs)
+    attrs = {"skip_empty": False, "any_char": False, "whitespace": sep is None, "maxsplit": int(maxsplit), "nd": True}
+    return SparseTensor(*split_op(src, "" if sep is None else sep, attrs, name)[:3])
 
 
 # ---- hash buckets ---------------------------------------------------------------------------------
