@@ -8,12 +8,15 @@ into the learning rate with epsilon added after it; Ftrl; the proximal step).
 """
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError
+from tinyflow.graph.shapes import TensorShape
 from tinyflow.graph.registry import register_op
 from tinyflow.ops.core.base import make_op
+from tinyflow.ops.core.util import first_bad
 
 
 def _apply_shape(same_shape):
@@ -52,17 +55,21 @@ def _apply_dtype_but_last(dtypes, attrs):
     return _apply_dtype(dtypes[:-1], attrs)
 
 
-def _register(op_type, n_refs, tensor_inputs, lower, dtype=_apply_dtype):
+def _register(op_type, n_refs, tensor_inputs, lower, dtype=_apply_dtype, **rules):
     """An update op with refs 0..n_refs-1; `lower(attrs, *arrays)` returns the new ref values."""
     def typed(attrs, var, *rest):
         outs = lower(attrs, var, *rest)
         outs = outs if isinstance(outs, tuple) else (outs,)
         return tuple(o.astype(var.dtype) for o in outs) if n_refs > 1 else outs[0].astype(var.dtype)
-    register_op(op_type, shape=_apply_shape(tensor_inputs), dtype=dtype, grad=None,
-                ref_inputs=tuple(range(n_refs)), lower=typed)
+    register_op(op_type, shape=rules.pop("shape", None) or _apply_shape(tensor_inputs), dtype=dtype, grad=None,
+                ref_inputs=tuple(range(n_refs)), lower=typed, **rules)
 
 
-def _make(op_type, inputs, attrs=None):
+def _make(op_type, inputs, attrs=None, indices=None):
+    """The update op; with `indices`, its sparse form SparseApply*: grad holds the rows at `indices`."""
+    if indices is not None:
+        op_type, inputs = "Sparse" + op_type, list(inputs)
+        inputs.insert(_GRAD_AT[op_type] + 1, indices)
     attrs = dict(attrs or {}, use_locking=False, _type=op_type)
     return make_op(op_type, [i._as_graph_element() if hasattr(i, "_as_graph_element") else i for i in inputs],
                    attrs, name=op_type)
@@ -159,66 +166,167 @@ def _adagrad_da(a, var, g_acc, gg_acc, grad, lr, l1, l2, global_step):
     return lr * shrunk / (l2 * step * lr + jnp.sqrt(gg_acc)), g_acc, gg_acc
 
 
-_register("ApplyGradientDescent", 1, (2,), _gd)
-_register("ApplyProximalGradientDescent", 1, (4,), _proximal_gd)
-_register("ApplyProximalAdagrad", 2, (1, 5), _proximal_adagrad)
-_register("ApplyMomentum", 2, (1, 3), _momentum)
-_register("ApplyAdagrad", 2, (1, 3), _adagrad)
-_register("ApplyAdam", 3, (1, 2, 9), _adam)
-_register("ApplyRMSProp", 3, (1, 2, 7), _rmsprop)
-_register("ApplyCenteredRMSProp", 4, (1, 2, 3, 8), _centered_rmsprop)
-_register("ApplyAdadelta", 3, (1, 2, 6), _adadelta)
-_register("ApplyFtrl", 3, (1, 2, 3), _ftrl)
-_register("ApplyFtrlV2", 3, (1, 2, 3), _ftrl_v2)
-_register("ApplyAdagradDA", 3, (1, 2, 3), _adagrad_da, _apply_dtype_but_last)
+# ---- the sparse forms: the rows at `indices` only ----------------------------------------------------
+# SparseApply<X> takes ApplyX's inputs with `indices` after grad, and grad holds the rows at them. TF's
+# optimizers sum a repeated index's rows first (Optimizer._apply_sparse_duplicate_indices) and TF's kernels
+# then update those rows alone: slots of rows not indexed keep their values (a lazy Momentum or RMSProp).
+# These ops sum the repeated rows themselves, so that the step keeps static shapes (no tf.unique).
+_GRAD_AT = {}   # SparseApply<X> -> the position of grad (indices follow it)
+
+
+def _unique_rows(idx, values, n):
+    """The distinct indices, padded to len(idx) with n (out of range: dropped when written back), and the
+    rows of `values` summed per distinct index."""
+    rows, where = jnp.unique(idx, size=idx.shape[0], fill_value=n, return_inverse=True)
+    return rows, jax.ops.segment_sum(values, where.reshape(-1), num_segments=idx.shape[0])
+
+
+def _rows_rule(lower, n_refs, g):
+    """The dense rule `lower` on the indexed rows of the refs, written back into them."""
+    def rule(a, *args):
+        idx, args = args[g + 1], list(args[:g + 1] + args[g + 2:])
+        refs = args[:n_refs]
+        if idx.shape[0] == 0 or refs[0].shape[0] == 0:   # nothing to update (or a failing index check)
+            return tuple(refs)
+        rows, args[g] = _unique_rows(idx, args[g], refs[0].shape[0])
+        args[:n_refs] = [r.at[rows].get(mode="clip") for r in refs]
+        new = lower(a, *args)
+        return tuple(r.at[rows].set(v.astype(r.dtype), mode="drop") for r, v in zip(refs, new if isinstance(
+            new, tuple) else (new,)))
+    return rule
+
+
+def _sparse_shape(n_refs, g):
+    """grad is [len(indices)] + var.shape[1:] (input g, indices at g + 1), var at least a vector; the rest as
+    the dense op's."""
+    dense = _apply_shape(tuple(range(1, n_refs)))
+
+    def rule(shapes, attrs, values):
+        var, grad, idx = shapes[0], shapes[g], shapes[g + 1]
+        if var.ndims == 0:
+            raise ShapeError("Shape must be at least rank 1 but is rank 0")
+        if idx.ndims not in (None, 1):
+            raise ShapeError("Shape must be rank 1 but is rank %d" % idx.ndims)
+        if grad.ndims is not None and var.ndims is not None:
+            want = TensorShape([idx.as_list()[0] if idx.ndims else None] + var.as_list()[1:])
+            if not grad.is_compatible_with(want):
+                raise ShapeError("grad has shape %s, %s expects %s" % (grad.as_proto_str(), attrs.get("_type"),
+                                                                      want.as_proto_str()))
+        return dense([s for k, s in enumerate(shapes) if k not in (g, g + 1)], attrs, values)
+    return rule
+
+
+def _sparse_dtype(g, dense):
+    def rule(dtypes, attrs):
+        if dtypes[g + 1] not in (dt.int32, dt.int64):
+            raise TypeError("Value passed to parameter 'indices' has DataType %s not in list of allowed values: "
+                            "int32, int64" % dtypes[g + 1].name)
+        return dense(list(dtypes[:g + 1]) + list(dtypes[g + 2:]), attrs)
+    return rule
+
+
+def _index_check(g):
+    """TF's kernels check each index (after the optimizer summed repeated ones): the first one out of
+    [0, var.shape[0]) and its offset among the distinct indices in the order they first appear."""
+    def check(a, *args):
+        idx = args[g + 1]
+        ok, pos, _, value = first_bad((idx < 0) | (idx >= args[0].shape[0]), idx)
+        n = jnp.array(args[0].shape[0], np.int64)
+        if not idx.shape[0]:
+            return ok, value, pos, n
+        order = jnp.argsort(idx, stable=True)
+        s = idx[order]
+        firsts = jnp.zeros(idx.shape, bool).at[order].set(jnp.concatenate([jnp.ones(1, bool), s[1:] != s[:-1]]))
+        return ok, value, jnp.sum(firsts & (jnp.arange(idx.shape[0]) < pos)), n
+    return check
+
+
+def _register_sparse(op_type, n_refs, g, lower, dtype=_apply_dtype, message=None):
+    _GRAD_AT[op_type] = g
+    _register(op_type, n_refs, None, lower, _sparse_dtype(g, dtype), shape=_sparse_shape(n_refs, g),
+              check=_index_check(g), check_message=message or (
+                  lambda op, value, offset, n: "Index %d at offset %d in indices is out of range" % (value, offset)))
+
+
+def _sparse_adam(a, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, indices):
+    """TF's sparse Adam (AdamOptimizer._apply_sparse_shared, assign and scatter_add ops, no kernel of its own):
+    m and v of every row decay, the indexed rows get their summed gradient's share added, every row of var
+    moves."""
+    g = jnp.zeros(var.shape, grad.dtype).at[indices].add(grad, mode="drop")
+    m, v = m * beta1 + g * (1 - beta1), v * beta2 + g * g * (1 - beta2)
+    return var - lr * jnp.sqrt(1 - beta2_power) / (1 - beta1_power) * m / (jnp.sqrt(v) + epsilon), m, v
+
+
+_SPARSE = ("ApplyProximalGradientDescent", "ApplyProximalAdagrad", "ApplyMomentum", "ApplyAdagrad", "ApplyRMSProp",
+           "ApplyCenteredRMSProp", "ApplyAdadelta", "ApplyFtrl", "ApplyFtrlV2", "ApplyAdagradDA")
+for _t, _n, _inputs, _lower, _dtype in [
+        ("ApplyGradientDescent", 1, (2,), _gd, _apply_dtype),
+        ("ApplyProximalGradientDescent", 1, (4,), _proximal_gd, _apply_dtype),
+        ("ApplyProximalAdagrad", 2, (1, 5), _proximal_adagrad, _apply_dtype),
+        ("ApplyMomentum", 2, (1, 3), _momentum, _apply_dtype),
+        ("ApplyAdagrad", 2, (1, 3), _adagrad, _apply_dtype),
+        ("ApplyAdam", 3, (1, 2, 9), _adam, _apply_dtype),
+        ("ApplyRMSProp", 3, (1, 2, 7), _rmsprop, _apply_dtype),
+        ("ApplyCenteredRMSProp", 4, (1, 2, 3, 8), _centered_rmsprop, _apply_dtype),
+        ("ApplyAdadelta", 3, (1, 2, 6), _adadelta, _apply_dtype),
+        ("ApplyFtrl", 3, (1, 2, 3), _ftrl, _apply_dtype),
+        ("ApplyFtrlV2", 3, (1, 2, 3), _ftrl_v2, _apply_dtype),
+        ("ApplyAdagradDA", 3, (1, 2, 3), _adagrad_da, _apply_dtype_but_last)]:
+    _register(_t, _n, _inputs, _lower, _dtype)
+    if _t in _SPARSE:   # grad is the last input of var's shape in each
+        _register_sparse("Sparse" + _t, _n, max(_inputs), _rows_rule(_lower, _n, max(_inputs)), _dtype)
+_register_sparse("SparseApplyAdam", 3, 9, _sparse_adam, message=lambda op, value, offset, n: (
+    "indices[%d] = %d is not in [0, %d)" % (offset, value, n)))
 
 
 # ---- builders (TF's argument order) ----------------------------------------------------------------
-def apply_gradient_descent(var, alpha, delta):
-    return _make("ApplyGradientDescent", [var, alpha, delta])
+def apply_gradient_descent(var, alpha, delta, indices=None):
+    return _make("ApplyGradientDescent", [var, alpha, delta], None, indices)
 
 
-def apply_momentum(var, accum, lr, grad, momentum, use_nesterov=False):
-    return _make("ApplyMomentum", [var, accum, lr, grad, momentum], {"use_nesterov": bool(use_nesterov)})
+def apply_momentum(var, accum, lr, grad, momentum, use_nesterov=False, indices=None):
+    return _make("ApplyMomentum", [var, accum, lr, grad, momentum], {"use_nesterov": bool(use_nesterov)}, indices)
 
 
-def apply_adagrad(var, accum, lr, grad):
-    return _make("ApplyAdagrad", [var, accum, lr, grad])
+def apply_adagrad(var, accum, lr, grad, indices=None):
+    return _make("ApplyAdagrad", [var, accum, lr, grad], None, indices)
 
 
-def apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-    return _make("ApplyAdam", [var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad])
+def apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, indices=None):
+    return _make("ApplyAdam", [var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad], None, indices)
 
 
-def apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad):
-    return _make("ApplyRMSProp", [var, ms, mom, lr, rho, momentum, epsilon, grad])
+def apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad, indices=None):
+    return _make("ApplyRMSProp", [var, ms, mom, lr, rho, momentum, epsilon, grad], None, indices)
 
 
-def apply_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
-    return _make("ApplyCenteredRMSProp", [var, mg, ms, mom, lr, rho, momentum, epsilon, grad])
+def apply_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices=None):
+    return _make("ApplyCenteredRMSProp", [var, mg, ms, mom, lr, rho, momentum, epsilon, grad], None, indices)
 
 
-def apply_adadelta(var, accum, accum_update, lr, rho, epsilon, grad):
-    return _make("ApplyAdadelta", [var, accum, accum_update, lr, rho, epsilon, grad])
+def apply_adadelta(var, accum, accum_update, lr, rho, epsilon, grad, indices=None):
+    return _make("ApplyAdadelta", [var, accum, accum_update, lr, rho, epsilon, grad], None, indices)
 
 
-def apply_ftrl(var, accum, linear, grad, lr, l1, l2, lr_power, sqrt_power=False):
-    return _make("ApplyFtrl", [var, accum, linear, grad, lr, l1, l2, lr_power], {"sqrt_power": bool(sqrt_power)})
+def apply_ftrl(var, accum, linear, grad, lr, l1, l2, lr_power, sqrt_power=False, indices=None):
+    return _make("ApplyFtrl", [var, accum, linear, grad, lr, l1, l2, lr_power], {"sqrt_power": bool(sqrt_power)},
+                 indices)
 
 
-def apply_ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power, sqrt_power=False):
+def apply_ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power, sqrt_power=False, indices=None):
     return _make("ApplyFtrlV2", [var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power],
-                 {"sqrt_power": bool(sqrt_power)})
+                 {"sqrt_power": bool(sqrt_power)}, indices)
 
 
-def apply_proximal_gradient_descent(var, alpha, l1, l2, delta):
-    return _make("ApplyProximalGradientDescent", [var, alpha, l1, l2, delta])
+def apply_proximal_gradient_descent(var, alpha, l1, l2, delta, indices=None):
+    return _make("ApplyProximalGradientDescent", [var, alpha, l1, l2, delta], None, indices)
 
 
-def apply_proximal_adagrad(var, accum, lr, l1, l2, grad):
-    return _make("ApplyProximalAdagrad", [var, accum, lr, l1, l2, grad])
+def apply_proximal_adagrad(var, accum, lr, l1, l2, grad, indices=None):
+    return _make("ApplyProximalAdagrad", [var, accum, lr, l1, l2, grad], None, indices)
 
 
-def apply_adagrad_da(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2, global_step):
+def apply_adagrad_da(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2, global_step,
+                     indices=None):
     return _make("ApplyAdagradDA", [var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2,
-                                    global_step])
+                                    global_step], None, indices)
