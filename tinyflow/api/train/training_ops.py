@@ -2,14 +2,12 @@
 
 Each op takes the variable and its slots as reference inputs (OpDef.ref_inputs), in TF's input
 order, and its lowering returns their new values; output 0 is the variable's new value. The math
-is optax's transforms applied to one array with the slots as the transform's state; only what
-optax cannot express the way TF 1.15 computes it is written by hand (Adam's bias correction folded
-into the learning rate with epsilon added after it; Ftrl; the proximal step).
+is TF 1.15's kernels' expressions, in their order (what they give at inf and NaN is TF's). Each has
+its sparse form, SparseApply*, for an IndexedSlices gradient: the same rule on the indexed rows.
 """
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.core import ShapeError
@@ -75,55 +73,56 @@ def _make(op_type, inputs, attrs=None, indices=None):
                    attrs, name=op_type)
 
 
-# ---- the rules, one per op ----------------------------------------------------------------------
+# ---- the rules, one per op: TF 1.15's kernel expressions (training_ops.cc), in its order ---------------
+# (the order matters at the edges: TF's m += (g - m) * (1 - beta1) is NaN where m and g are inf, a
+# moving average written beta1 * m + (1 - beta1) * g would be inf)
 def _gd(a, var, alpha, delta):
-    return optax.apply_updates(var, optax.scale(-alpha).update(delta, optax.ScaleState())[0])
+    return var - delta * alpha
 
 
 def _momentum(a, var, accum, lr, grad, momentum):
-    # accum = momentum * accum + grad; var -= lr * accum (nesterov: lr * (grad + momentum * accum))
-    u, s = optax.trace(momentum, nesterov=a["use_nesterov"]).update(grad, optax.TraceState(trace=accum))
-    return var - lr * u, s.trace
+    accum = accum * momentum + grad
+    if a["use_nesterov"]:
+        return var - (grad * lr + accum * momentum * lr), accum
+    return var - accum * lr, accum
 
 
 def _adagrad(a, var, accum, lr, grad):
-    # accum += grad^2; var -= lr * grad / sqrt(accum)
-    u, s = optax.scale_by_rss(0.0, eps=0.0).update(grad, optax.ScaleByRssState(sum_of_squares=accum))
-    return var - lr * u, s.sum_of_squares
+    accum = accum + grad * grad
+    return var - grad * lr * jax.lax.rsqrt(accum), accum
 
 
 def _adam(a, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-    # optax keeps the moments; TF folds the bias correction into the learning rate and adds
-    # epsilon to sqrt(v) *after* it, which optax's scale_by_adam does not: that part is by hand.
-    state = optax.ScaleByAdamState(count=jnp.zeros([], jnp.int32), mu=m, nu=v)
-    _, s = optax.scale_by_adam(beta1, beta2, eps=0.0).update(grad, state)
-    lr_t = lr * jnp.sqrt(1 - beta2_power) / (1 - beta1_power)
-    return var - s.mu * lr_t / (jnp.sqrt(s.nu) + epsilon), s.mu, s.nu
+    alpha = lr * jnp.sqrt(1 - beta2_power) / (1 - beta1_power)
+    m = m + (grad - m) * (1 - beta1)
+    v = v + (grad * grad - v) * (1 - beta2)
+    return var - (m * alpha) / (jnp.sqrt(v) + epsilon), m, v
 
 
 def _rmsprop(a, var, ms, mom, lr, rho, momentum, epsilon, grad):
-    # ms = rho * ms + (1 - rho) * grad^2; mom = momentum * mom + lr * grad / sqrt(ms + eps); var -= mom
-    u, s = optax.scale_by_rms(rho, epsilon).update(grad, optax.ScaleByRmsState(nu=ms))
-    _, t = optax.trace(momentum).update(lr * u, optax.TraceState(trace=mom))
-    return var - t.trace, s.nu, t.trace
+    ms = ms + (grad * grad - ms) * (1 - rho)
+    mom = mom * momentum + jax.lax.rsqrt(ms + epsilon) * lr * grad
+    return var - mom, ms, mom
 
 
 def _centered_rmsprop(a, var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
-    # as RMSProp with ms - mg^2 under the square root, mg the moving mean of grad
-    u, s = optax.scale_by_stddev(rho, epsilon).update(grad, optax.ScaleByRStdDevState(mu=mg, nu=ms))
-    _, t = optax.trace(momentum).update(lr * u, optax.TraceState(trace=mom))
-    return var - t.trace, s.mu, s.nu, t.trace
+    ms = ms + (grad * grad - ms) * (1 - rho)
+    mg = mg + (grad - mg) * (1 - rho)
+    mom = mom * momentum + jax.lax.rsqrt(ms - mg * mg + epsilon) * lr * grad
+    return var - mom, mg, ms, mom
 
 
 def _adadelta(a, var, accum, accum_update, lr, rho, epsilon, grad):
-    u, s = optax.scale_by_adadelta(rho, epsilon).update(grad, optax.ScaleByAdaDeltaState(e_g=accum,
-                                                                                          e_x=accum_update))
-    return var - lr * u, s.e_g, s.e_x
+    accum = accum * rho + grad * grad * (1 - rho)
+    update = jnp.sqrt(accum_update + epsilon) * jax.lax.rsqrt(accum + epsilon) * grad
+    return var - update * lr, accum, accum_update * rho + update * update * (1 - rho)
 
 
 def _ftrl(a, var, accum, linear, grad, lr, l1, l2, lr_power, l2_shrinkage=None):
-    # TF's FTRL-proximal (no optax counterpart); lr_power -0.5 uses sqrt as TF's kernel does.
-    # V2 (l2_shrinkage): the linear term sees grad + 2 * l2_shrinkage * var, the accumulator grad.
+    # TF's FTRL-proximal; lr_power -0.5 uses sqrt as TF's kernel does. V2 (l2_shrinkage): the linear
+    # term sees grad + 2 * l2_shrinkage * var, the accumulator grad. TF's dense kernel zeroes var where
+    # |linear| <= l1; its sparse one computes (clip(linear, -l1, l1) - linear) / quadratic (a["sparse"]),
+    # which is NaN where linear is or the quadratic term is 0 and l2 too.
     shrunk = grad if l2_shrinkage is None else grad + 2 * l2_shrinkage * var
     new_accum = accum + grad * grad
     if a["sqrt_power"]:
@@ -133,37 +132,38 @@ def _ftrl(a, var, accum, linear, grad, lr, l1, l2, lr_power, l2_shrinkage=None):
         sigma = (new_accum ** -lr_power - accum ** -lr_power) / lr
         quadratic = new_accum ** -lr_power / lr + 2 * l2
     linear = linear + shrunk - sigma * var
+    if a.get("sparse"):
+        return (jnp.clip(linear, -l1, l1) - linear) / quadratic, new_accum, linear
     pre = (jnp.sign(linear) * l1 - linear) / quadratic
-    var = jnp.where(jnp.abs(linear) > l1, pre, jnp.zeros_like(pre))
-    return var, new_accum, linear
+    return jnp.where(jnp.abs(linear) > l1, pre, jnp.zeros_like(pre)), new_accum, linear
 
 
 def _ftrl_v2(a, var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power):
     return _ftrl(a, var, accum, linear, grad, lr, l1, l2, lr_power, l2_shrinkage)
 
 
-def _shrink(prox_v, lr, l1, l2):
-    # TF's proximal step: soft-threshold by lr * l1, then scale by 1 / (1 + lr * l2)
-    soft = jnp.sign(prox_v) * jnp.maximum(jnp.abs(prox_v) - lr * l1, 0)
-    return jnp.where(l1 > 0, soft, prox_v) / (1 + lr * l2)
+def _shrink(prox, lr, l1, l2):
+    # TF's proximal step: soft-threshold by lr * l1 (when l1 > 0), then scale by 1 / (1 + l2 * lr)
+    soft = jnp.sign(prox) * jnp.maximum(jnp.abs(prox) - lr * l1, 0)
+    return jnp.where(l1 > 0, soft, prox) / (1 + l2 * lr)
 
 
 def _proximal_gd(a, var, alpha, l1, l2, delta):
-    return _shrink(_gd(a, var, alpha, delta), alpha, l1, l2)
+    return _shrink(var - delta * alpha, alpha, l1, l2)
 
 
 def _proximal_adagrad(a, var, accum, lr, l1, l2, grad):
-    u, s = optax.scale_by_rss(0.0, eps=0.0).update(grad, optax.ScaleByRssState(sum_of_squares=accum))
-    lr_t = lr * jax.lax.rsqrt(s.sum_of_squares)
-    return _shrink(var - lr * u, lr_t, l1, l2), s.sum_of_squares
+    accum = accum + grad * grad
+    lr_t = lr * jax.lax.rsqrt(accum)
+    return _shrink(var - grad * lr_t, lr_t, l1, l2), accum
 
 
 def _adagrad_da(a, var, g_acc, gg_acc, grad, lr, l1, l2, global_step):
     """TF's dual averaging: the accumulated gradient, soft-thresholded by l1 * step, over the root of the
-    accumulated squares plus l2 * step * lr (optax has no dual averaging)."""
+    accumulated squares plus l2 * step * lr."""
     g_acc, gg_acc, step = g_acc + grad, gg_acc + grad * grad, global_step.astype(var.dtype)
-    shrunk = jnp.where(l1 > 0, jnp.sign(-g_acc) * jnp.maximum(jnp.abs(g_acc) - l1 * step, 0), -g_acc)
-    return lr * shrunk / (l2 * step * lr + jnp.sqrt(gg_acc)), g_acc, gg_acc
+    shrunk = jnp.where(l1 > 0, -jnp.sign(g_acc) * jnp.maximum(jnp.abs(g_acc) - step * l1, 0), -g_acc)
+    return lr * shrunk / (l2 * (step * lr) + jnp.sqrt(gg_acc)), g_acc, gg_acc
 
 
 # ---- the sparse forms: the rows at `indices` only ----------------------------------------------------
@@ -190,7 +190,7 @@ def _rows_rule(lower, n_refs, g):
             return tuple(refs)
         rows, args[g] = _unique_rows(idx, args[g], refs[0].shape[0])
         args[:n_refs] = [r.at[rows].get(mode="clip") for r in refs]
-        new = lower(a, *args)
+        new = lower(dict(a, sparse=True), *args)
         return tuple(r.at[rows].set(v.astype(r.dtype), mode="drop") for r, v in zip(refs, new if isinstance(
             new, tuple) else (new,)))
     return rule
