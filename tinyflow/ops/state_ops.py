@@ -184,8 +184,8 @@ def _nan_to(u, fill):
 def _divided(cur, i, u):
     """ref[i] /= u, a repeated index's divisions in turn as TF's loop does them (x / a / b, not x / (a * b)
     nor x * (1 / a)); integers with C's division (toward zero)."""
-    rows = jnp.reshape(i, (-1,))
-    u = jnp.broadcast_to(u, i.shape + cur.shape[1:]).reshape(rows.shape + cur.shape[1:])
+    rows = jnp.reshape(jnp.asarray(i), (-1,))
+    u = jnp.broadcast_to(jnp.asarray(u), i.shape + cur.shape[1:]).reshape(rows.shape + cur.shape[1:])
     return jax.lax.fori_loop(0, rows.shape[0], lambda k, c: c.at[rows[k]].set(jax.lax.div(c[rows[k]], u[k])), cur)
 for _t, (_nd, _fn) in _SCATTERS.items():
     register_op(_t, shape=_scatter_shape(_nd), dtype=_scatter_dtype, grad=None, ref_inputs=(0,),

@@ -229,7 +229,7 @@ def _index_check(g):
     """TF's kernels check each index (after the optimizer summed repeated ones): the first one out of
     [0, var.shape[0]) and its offset among the distinct indices in the order they first appear."""
     def check(a, *args):
-        idx = args[g + 1]
+        idx = jnp.asarray(args[g + 1])
         ok, pos, _, value = first_bad((idx < 0) | (idx >= args[0].shape[0]), idx)
         n = jnp.array(args[0].shape[0], np.int64)
         if not idx.shape[0]:
