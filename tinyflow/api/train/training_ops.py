@@ -225,27 +225,32 @@ def _sparse_dtype(g, dense):
     return rule
 
 
-def _index_check(g):
+def _index_check(g, inner):
     """TF's kernels check each index (after the optimizer summed repeated ones): the first one out of
-    [0, var.shape[0]) and its offset among the distinct indices in the order they first appear."""
+    [0, var.shape[0]) and its offset among the distinct indices in the order they first appear. With
+    `inner`, a var of rows of no elements fails too (TF's Adagrad, Ftrl and proximal kernels)."""
     def check(a, *args):
-        idx = jnp.asarray(args[g + 1])
-        ok, pos, _, value = first_bad((idx < 0) | (idx >= args[0].shape[0]), idx)
-        n = jnp.array(args[0].shape[0], np.int64)
+        idx, var = jnp.asarray(args[g + 1]), args[0]
+        ok, pos, _, value = first_bad((idx < 0) | (idx >= var.shape[0]), idx)
+        n = jnp.array(var.shape[0], np.int64)
+        empty_rows = jnp.array(bool(inner and var.shape[0] and not var.size))
         if not idx.shape[0]:
-            return ok, value, pos, n
+            return ok & ~empty_rows, value, pos, n, empty_rows
         order = jnp.argsort(idx, stable=True)
         s = idx[order]
         firsts = jnp.zeros(idx.shape, bool).at[order].set(jnp.concatenate([jnp.ones(1, bool), s[1:] != s[:-1]]))
-        return ok, value, jnp.sum(firsts & (jnp.arange(idx.shape[0]) < pos)), n
+        return ok & ~empty_rows, value, jnp.sum(firsts & (jnp.arange(idx.shape[0]) < pos)), n, empty_rows
     return check
 
 
 def _register_sparse(op_type, n_refs, g, lower, dtype=_apply_dtype, message=None):
     _GRAD_AT[op_type] = g
+    message = message or (lambda value, offset, n: "Index %d at offset %d in indices is out of range" % (value, offset))
+    inner = op_type[len("SparseApply"):] in ("Adagrad", "AdagradDA", "Ftrl", "FtrlV2", "ProximalAdagrad",
+                                             "ProximalGradientDescent")
     _register(op_type, n_refs, None, lower, _sparse_dtype(g, dtype), shape=_sparse_shape(n_refs, g),
-              check=_index_check(g), check_message=message or (
-                  lambda op, value, offset, n: "Index %d at offset %d in indices is out of range" % (value, offset)))
+              check=_index_check(g, inner), check_message=lambda op, value, offset, n, empty_rows: (
+                  "Inner dimension should be greater than zero." if empty_rows else message(value, offset, n)))
 
 
 def _sparse_adam(a, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, indices):
@@ -275,7 +280,7 @@ for _t, _n, _inputs, _lower, _dtype in [
     _register(_t, _n, _inputs, _lower, _dtype)
     if _t in _SPARSE:   # grad is the last input of var's shape in each
         _register_sparse("Sparse" + _t, _n, max(_inputs), _rows_rule(_lower, _n, max(_inputs)), _dtype)
-_register_sparse("SparseApplyAdam", 3, 9, _sparse_adam, message=lambda op, value, offset, n: (
+_register_sparse("SparseApplyAdam", 3, 9, _sparse_adam, message=lambda value, offset, n: (
     "indices[%d] = %d is not in [0, %d)" % (offset, value, n)))
 
 
