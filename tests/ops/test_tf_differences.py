@@ -60,3 +60,16 @@ def test_stateless_random_is_deterministic_with_tf_shapes_and_dtypes():
     assert a[0].dtype == np.float64 and a[0].shape == (3, 4) and a[1].dtype == np.float32
     assert all(np.array_equal(x, y) for x, y in zip(a, b)) and not np.array_equal(a[0], c)
     assert 0 <= a[0].min() and a[0].max() < 1 and abs(a[1].mean()) < 0.2 and np.abs(a[2]).max() <= 2
+
+
+def test_adagrad_rsqrt_of_an_infinite_accumulator_is_exact():
+    """Kept difference (spec_updates.py): TF's vectorized rsqrt is NaN at +inf inside a SIMD packet (its scalar
+    tail 0); tinyflow's is exact, so an accumulator made inf by a huge gradient stops the update (rsqrt 0)."""
+    v = tf.Variable(np.ones([9], np.float32))
+    opt = tf.train.AdagradOptimizer(0.1)
+    step = opt.apply_gradients([(tf.constant(np.full([9], 3e38, np.float32)), v)])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(step)
+        assert np.isinf(s.run(opt.get_slot(v, "accumulator"))).all()
+        np.testing.assert_array_equal(s.run(v), np.ones([9]))   # TF: NaN in the first 8 (a packet), 1 in the 9th
