@@ -378,3 +378,11 @@ def test_scatter_div_min_max_edges_as_tf():
         got = sess.run(ops)
     for g, w in zip(got, [[-3, -3, np.nan], [0.25, np.nan, 2], [3, np.nan, 2], [-1, -3]]):
         np.testing.assert_array_equal(g, w)
+
+
+def test_scatter_nd_into_an_empty_variable_is_refused_as_tf():
+    """TF's shape function: indices and updates for a variable of no elements fail while building."""
+    v = tf.Variable(np.zeros([0, 2], np.float32))
+    with pytest.raises(ValueError, match="Indices and updates specified for empty output shape"):
+        tf.scatter_nd_add(v, [[0]], [[1.0, 2.0]])
+    assert tf.scatter_nd_add(v, np.zeros([0, 1], np.int32), np.zeros([0, 2], np.float32)).shape.as_list() == [0, 2]

@@ -116,6 +116,8 @@ def _scatter_shape(nd):
             if k > ref.ndims:
                 raise ShapeError("Output must have rank at least %d, got %d" % (k, ref.ndims))
             want = TensorShape(idx.as_list()[:-1] + ref.as_list()[k:])
+            if ref.num_elements() == 0 and (idx.num_elements() or upd.num_elements()):   # TF's shape function
+                raise ShapeError("Indices and updates specified for empty output shape")
         else:
             if upd.ndims == 0:  # a scalar goes to every indexed row
                 return [ref]
