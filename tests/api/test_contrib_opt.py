@@ -80,3 +80,21 @@ def test_decoupled_weight_decay(name):
     if name == "adamw":
         np.testing.assert_allclose(wv, TF[name]["w"], atol=1e-3)
         np.testing.assert_allclose(bv, TF[name]["b"], atol=1e-3)
+
+
+def test_decoupled_weight_decay_of_a_sparse_gradient():
+    """An IndexedSlices gradient (TF's DecoupledWeightDecayExtension._apply_sparse): the indexed rows decay
+    (a repeated index once), then the base optimizer's sparse update; the other rows keep their values."""
+    w0 = np.arange(8, dtype=np.float32).reshape(4, 2)
+    w = tf.Variable(w0)
+    opt = tf.contrib.opt.MomentumWOptimizer(0.1, 0.5, 0.9)
+    step = opt.apply_gradients([(tf.IndexedSlices(tf.ones([3, 2]), tf.constant([2, 0, 2])), w)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(step)
+        got = sess.run(w)
+    want = w0.copy()
+    want[[0, 2]] *= 0.9
+    want[0] -= 0.5 * 1
+    want[2] -= 0.5 * 2
+    np.testing.assert_allclose(got, want, rtol=1e-6)

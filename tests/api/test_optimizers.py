@@ -275,3 +275,75 @@ def test_float64_variables_stay_float64(case):
         assert sess.run(w).dtype == np.float64
         assert all(sess.run(v).dtype == np.float64 for v in opt.variables() if v.op.name.startswith("w/"))
         assert np.all(np.abs(sess.run(w)) < np.abs(W0) + 1e-12)
+
+
+
+def _sparse_updates():
+    import importlib.util
+    import json
+    import os
+    from paths import TESTS
+    spec = importlib.util.spec_from_file_location("make_sparse_updates",
+                                                  os.path.join(TESTS, "data", "make_sparse_updates.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    with open(os.path.join(TESTS, "data", "sparse_updates.json")) as f:
+        return gen, json.load(f)["results"]
+
+
+_SPARSE_GROUPS = {"lazy": ["Adam", "Momentum", "RMSPropCentered"], "subclass": ["SquaresSGD"],
+                  "others": ["Adadelta", "Adagrad", "AdagradDA", "Ftrl", "FtrlPower", "FtrlV2", "GradientDescent",
+                             "MomentumNesterov", "ProximalAdagrad", "ProximalGradientDescent", "RMSProp"]}
+
+
+@pytest.mark.parametrize("group", ["lazy", "subclass", pytest.param("others", marks=pytest.mark.slow)])
+def test_sparse_updates_match_tf115(group):
+    """Every optimizer on an embedding table (an IndexedSlices gradient, repeated ids), three steps, against TF
+    1.15's numbers (tests/data/make_sparse_updates.py): rows not indexed in a step keep their slots and, but for
+    Adam's, their values (lazy Momentum / RMSProp); a repeated id's rows are summed first, also before an
+    Optimizer subclass's own _apply_sparse (its graph apart: TF's tf.unique makes a step of its own)."""
+    gen, want = _sparse_updates()
+    names = _SPARSE_GROUPS[group]
+    assert sorted(n for g in _SPARSE_GROUPS.values() for n in g) == sorted(want)
+    got = gen.run(tf, names)
+    assert sorted(got) == names
+    for name in names:
+        for k, (w, g) in enumerate(zip(want[name]["steps"] + [want[name]["slots"][s] for s in want[name]["slots"]],
+                                       got[name]["steps"] + [got[name]["slots"][s] for s in want[name]["slots"]])):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg="%s, result %d" % (name, k))
+    if group == "lazy":   # lazy: Momentum's row 5 (indexed in step 1 only) stays where step 1 left it
+        steps = want["Momentum"]["steps"]
+        assert steps[1][5] == steps[0][5] != gen.TABLE[5].tolist()
+
+
+def test_update_edges_and_bad_indices_as_tf():
+    """TF 1.15's kernels at inf (values recorded from TF by the diff corpus, cases 70361 and 70183): centered
+    RMSProp's ms += (g^2 - ms) * (1 - rho) is NaN once ms and g^2 are inf; the sparse Ftrl kernel's
+    (clip(linear, -l1, l1) - linear) / quadratic is NaN where linear is (the dense one gives 0). A sparse
+    index out of range raises TF's InvalidArgumentError and changes no variable."""
+    v1 = tf.Variable(np.array([1.040612043142601]))
+    rms = tf.train.RMSPropOptimizer(0.5, 0.5, 0.0, 1e-10, centered=True)
+    s1 = rms.apply_gradients([(tf.constant(np.array([np.inf])), v1)])
+    with tf.control_dependencies([s1]):
+        s1 = rms.apply_gradients([(tf.constant(np.array([1.42735357271963])), v1)])
+    v2 = tf.Variable(np.array([-0.5710413213243761]))
+    ftrl = tf.train.FtrlOptimizer(0.5, -0.7, 0.0, 0.05, 0.0, l2_shrinkage_regularization_strength=0.1)
+    g1, g2 = np.array([-1.7976931348623157e+308]), np.array([1.754588809020788, -0.689838014925602,
+                                                            -3.3652600124040397])
+    s2 = ftrl.apply_gradients([(tf.IndexedSlices(tf.constant(g1), tf.constant([0])), v2)])
+    with tf.control_dependencies([s2]):
+        s2 = ftrl.apply_gradients([(tf.IndexedSlices(tf.constant(g2), tf.constant([0, 0, 0])), v2)])
+    v3 = tf.Variable(np.ones((4, 2), np.float32))
+    mom = tf.train.MomentumOptimizer(0.1, 0.9)
+    ids = tf.placeholder(tf.int32, [None])
+    s3 = mom.apply_gradients([(tf.IndexedSlices(tf.ones([tf.shape(ids)[0], 2]), ids), v3)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run([s1, s2])
+        assert np.isnan(sess.run([v1] + [rms.get_slot(v1, n) for n in ("mg", "rms", "momentum")])).all()
+        np.testing.assert_array_equal(sess.run([v2, ftrl.get_slot(v2, "accum"), ftrl.get_slot(v2, "linear")]),
+                                      [[np.nan], [np.inf], [np.nan]])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Index 5 at offset 2 in indices is out of range"):
+            sess.run(s3, {ids: [1, 1, 0, 5]})
+        np.testing.assert_array_equal(sess.run(v3), np.ones((4, 2)))
+        np.testing.assert_array_equal(sess.run(mom.get_slot(v3, "momentum")), np.zeros((4, 2)))

@@ -24,7 +24,7 @@ _TRAINING = "a training update of a variable (tf.train's optimizers); tested aga
 
 EXCLUDED = {}
 for _names, _why in [
-    ("Assign AssignAdd AssignSub VariableV2 IsVariableInitialized ReportUninitializedVariables CountUpTo "
+    ("IsVariableInitialized ReportUninitializedVariables CountUpTo "
      "QueueCloseV2 QueueDequeueManyV2 QueueDequeueUpToV2 QueueDequeueV2 QueueEnqueueManyV2 QueueEnqueueV2 "
      "QueueIsClosedV2 QueueSizeV2 ReaderNumRecordsProducedV2 ReaderReadUpToV2 ReaderReadV2 ReaderResetV2 "
      "InitializeTableFromTextFileV2 InitializeTableV2 LookupTableFindV2 LookupTableInsertV2 LookupTableRemoveV2 "
@@ -33,7 +33,7 @@ for _names, _why in [
      "ResourceAccumulatorTakeGradient SparseAccumulatorApplyGradient SparseAccumulatorTakeGradient "
      "GetSessionHandle GetSessionTensor DeleteSessionTensor ReadFile WriteFile MatchingFiles PyFunc Print PrintV2",
      _STATE),
-    ("NoOp IdentityN If Case StatelessIf StatelessCase While WhileGrad Recompute", _PLUMBING),
+    ("IdentityN If Case StatelessIf StatelessCase While WhileGrad Recompute", _PLUMBING),
     ("RandomUniform RandomStandardNormal TruncatedNormal RandomUniformInt RandomShuffle RandomGamma "
      "RandomGammaGrad RandomPoissonV2 Multinomial StatelessMultinomial StatelessRandomUniformInt "
      "FixedUnigramCandidateSampler UniformCandidateSampler LogUniformCandidateSampler "
@@ -50,10 +50,6 @@ for _names, _why in [
 # Still to be added to the corpus (issue 39): each batch module spec_<name>.py removes what it covers.
 NOT_YET = set("""
 # spec_updates.py
-ApplyAdadelta ApplyAdagrad ApplyAdagradDA ApplyAdam ApplyCenteredRMSProp ApplyFtrl ApplyFtrlV2
-ApplyGradientDescent ApplyMomentum ApplyProximalAdagrad ApplyProximalGradientDescent ApplyRMSProp
-ScatterAdd ScatterDiv ScatterMax ScatterMin ScatterMul ScatterNdAdd ScatterNdSub ScatterNdUpdate ScatterSub
-ScatterUpdate BatchGatherGrad
 
 # spec_numeric.py
 

@@ -360,3 +360,29 @@ def test_half_pixel_resizes_keep_a_constant_image():
         for o in sess.run(outs):
             np.testing.assert_allclose(o, 2.5, rtol=1e-6)
             assert o.shape == (1, 7, 3, 1)
+
+
+def test_scatter_div_min_max_edges_as_tf():
+    """TF 1.15's CPU kernels (values recorded from TF): a repeated index divides in turn (x / a / b: NaN once
+    x / a overflowed to -inf and b is -inf), integers toward zero; scatter_min/max ignore a NaN update and
+    keep a NaN already there."""
+    v1 = tf.Variable(np.array([-3.0, -3.0, 3.4028234663852886e+38], np.float32))
+    v2 = tf.Variable(np.array([1.0, np.nan, 2.0], np.float32))
+    v3 = tf.Variable(np.array([1.0, np.nan, 2.0], np.float32))
+    v4 = tf.Variable(np.array([8, -7], np.int32))
+    ops = [tf.scatter_div(v1, [[2], [2]], [[-0.8729111], [-np.inf]]),
+           tf.scatter_min(v2, [0, 1, 0, 2], [np.nan, 0.5, 0.25, np.nan]),
+           tf.scatter_max(v3, [0, 1, 0, 2], [np.nan, 0.5, 3.0, np.nan]), tf.scatter_div(v4, [0, 1, 0], [3, 2, -2])]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(ops)
+    for g, w in zip(got, [[-3, -3, np.nan], [0.25, np.nan, 2], [3, np.nan, 2], [-1, -3]]):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_scatter_nd_into_an_empty_variable_is_refused_as_tf():
+    """TF's shape function: indices and updates for a variable of no elements fail while building."""
+    v = tf.Variable(np.zeros([0, 2], np.float32))
+    with pytest.raises(ValueError, match="Indices and updates specified for empty output shape"):
+        tf.scatter_nd_add(v, [[0]], [[1.0, 2.0]])
+    assert tf.scatter_nd_add(v, np.zeros([0, 1], np.int32), np.zeros([0, 2], np.float32)).shape.as_list() == [0, 2]

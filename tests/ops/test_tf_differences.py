@@ -152,3 +152,16 @@ def test_fingerprint_of_empty_string_rows():
     with tf.Graph().as_default(), tf.Session() as s:
         out = s.run(tf.fingerprint(tf.constant(np.zeros([2, 0], object), tf.string)))
     assert out.shape == (2, 8) and bytes(out[1]) == farmhash.fingerprint64(b"").to_bytes(8, "little")
+
+
+def test_adagrad_rsqrt_of_an_infinite_accumulator_is_exact():
+    """Kept difference (spec_updates.py): TF's vectorized rsqrt is NaN at +inf inside a SIMD packet (its scalar
+    tail 0); tinyflow's is exact, so an accumulator made inf by a huge gradient stops the update (rsqrt 0)."""
+    v = tf.Variable(np.ones([9], np.float32))
+    opt = tf.train.AdagradOptimizer(0.1)
+    step = opt.apply_gradients([(tf.constant(np.full([9], 3e38, np.float32)), v)])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(step)
+        assert np.isinf(s.run(opt.get_slot(v, "accumulator"))).all()
+        np.testing.assert_array_equal(s.run(v), np.ones([9]))   # TF: NaN in the first 8 (a packet), 1 in the 9th

@@ -103,3 +103,77 @@ SPECS = [
     OpSpec("apply_adagrad_da", _apply(lambda r, g, h: T.apply_adagrad_da(*r, g, *h, constant(3, "int64")), 3,
                                       [0.1, 0.5, 0.2]), [W, S3, S1, G], _adagrad_da),
 ]
+
+
+# ---- the sparse forms (SparseApply*): the rows at IDX (2 repeated: its rows summed first) ---------------
+IDX = np.array([2, 0, 2], np.int32)
+GR = R.randn(3, 2).astype(np.float32)
+
+
+def _rows(ref):
+    """The dense reference `ref` on the rows at IDX, a repeated index's gradient rows summed, written back."""
+    def sparse(*args):
+        refs, g = [np.array(a) for a in args[:-1]], args[-1]
+        rows = np.unique(IDX)
+        new = ref(*[r[rows] for r in refs], np.stack([g[IDX == k].sum(0) for k in rows]))
+        for r, n in zip(refs, new):
+            r[rows] = n
+        return refs
+    return sparse
+
+
+def _sparse_adam(w, m, v, g, b1p=f(0.9 ** 2), b2p=f(0.999 ** 2), lr=f(0.1), b1=f(0.9), b2=f(0.999), eps=f(1e-8)):
+    dense = np.zeros_like(w)
+    np.add.at(dense, IDX, g)
+    m, v = m * b1 + dense * (1 - b1), v * b2 + dense * dense * (1 - b2)
+    return [w - lr * np.sqrt(1 - b2p) / (1 - b1p) * m / (np.sqrt(v) + eps), m, v]
+
+
+def _ftrl_rows(w, acc, lin, g, lr=f(0.1), l1=f(0.01), l2=f(0.02)):
+    new = acc + g * g
+    lin = lin + g - (np.sqrt(new) - np.sqrt(acc)) / lr * w
+    return [(np.clip(lin, -l1, l1) - lin) / (np.sqrt(new) / lr + 2 * l2), new, lin]
+
+
+
+def _sparse(builder, n_refs, hyper):
+    """_apply of builder(refs, grad rows, hypers, indices): a SparseApply* op at IDX."""
+    return _apply(lambda r, g, h: builder(r, g, h, constant(IDX)), n_refs, hyper)
+
+
+SPECS += [
+    OpSpec("sparse_apply_momentum_nesterov",
+           _sparse(lambda r, g, h, i: T.apply_momentum(r[0], r[1], h[0], g, h[1], True, indices=i), 2, [0.1, 0.9]),
+           [W, S1, GR], _rows(lambda w, a, g: [w - (g * f(0.1) + (a * f(0.9) + g) * f(0.9) * f(0.1)),
+                                               a * f(0.9) + g])),
+    OpSpec("sparse_apply_adagrad", _sparse(lambda r, g, h, i: T.apply_adagrad(r[0], r[1], h[0], g, i), 2, [0.1]),
+           [W, S1, GR], _rows(lambda w, a, g: [w - f(0.1) * g / np.sqrt(a + g * g), a + g * g])),
+    OpSpec("sparse_apply_adam", _sparse(lambda r, g, h, i: T.apply_adam(*r, *h, g, i), 3,
+                                        [0.9 ** 2, 0.999 ** 2, 0.1, 0.9, 0.999, 1e-8]), [W, S3, S1, GR], _sparse_adam),
+    OpSpec("sparse_apply_rms_prop", _sparse(lambda r, g, h, i: T.apply_rms_prop(*r, *h, g, i), 3,
+                                            [0.1, 0.9, 0.5, 1e-3]), [W, S1, S2, GR], _rows(_rms)),
+    OpSpec("sparse_apply_centered_rms_prop", _sparse(lambda r, g, h, i: T.apply_centered_rms_prop(*r, *h, g, i), 4,
+                                                     [0.1, 0.9, 0.5, 1e-3]), [W, S3 * 0.1, S1, S2, GR], _rows(_crms)),
+    OpSpec("sparse_apply_adadelta", _sparse(lambda r, g, h, i: T.apply_adadelta(*r, *h, g, i), 3, [1.0, 0.95, 1e-6]),
+           [W, S1, S2, GR], _rows(_adadelta)),
+    OpSpec("sparse_apply_ftrl", _sparse(lambda r, g, h, i: T.apply_ftrl(*r, g, *h, sqrt_power=True, indices=i), 3,
+                                        [0.1, 0.01, 0.02, -0.5]), [W, S1, S3, GR], _rows(_ftrl_rows)),
+    OpSpec("sparse_apply_ftrl_v2", _sparse(lambda r, g, h, i: T.apply_ftrl_v2(*r, g, *h, indices=i), 3,
+                                           [0.1, 0.01, 0.02, 0.5, -0.7]), [W, S1, S3, GR],
+           _rows(lambda w, a, l, g: _ftrl_v2_rows(w, a, l, g)), rtol=1e-4),
+    OpSpec("sparse_apply_proximal_gradient_descent",
+           _sparse(lambda r, g, h, i: T.apply_proximal_gradient_descent(r[0], *h, g, i), 1, [0.1, 0.5, 0.2]),
+           [W, GR], _rows(lambda w, g: [_prox(w - f(0.1) * g, f(0.1), f(0.5), f(0.2))])),
+    OpSpec("sparse_apply_proximal_adagrad",
+           _sparse(lambda r, g, h, i: T.apply_proximal_adagrad(*r, *h, g, i), 2, [0.1, 0.5, 0.2]), [W, S1, GR],
+           _rows(lambda w, a, g: [_prox(w - f(0.1) / np.sqrt(a + g * g) * g, f(0.1) / np.sqrt(a + g * g), f(0.5),
+                                        f(0.2)), a + g * g])),
+    OpSpec("sparse_apply_adagrad_da", _sparse(lambda r, g, h, i: T.apply_adagrad_da(*r, g, *h, constant(3, "int64"), i),
+                                              3, [0.1, 0.5, 0.2]), [W, S3, S1, GR], _rows(_adagrad_da)),
+]
+
+
+def _ftrl_v2_rows(w, acc, lin, g, lr=f(0.1), l1=f(0.01), l2=f(0.02), shrinkage=f(0.5), power=f(0.7)):
+    new = acc + g * g
+    lin = lin + g + 2 * shrinkage * w - (new ** power - acc ** power) / lr * w
+    return [(np.clip(lin, -l1, l1) - lin) / (new ** power / lr + 2 * l2), new, lin]

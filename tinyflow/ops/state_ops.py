@@ -116,6 +116,8 @@ def _scatter_shape(nd):
             if k > ref.ndims:
                 raise ShapeError("Output must have rank at least %d, got %d" % (k, ref.ndims))
             want = TensorShape(idx.as_list()[:-1] + ref.as_list()[k:])
+            if ref.num_elements() == 0 and (idx.num_elements() or upd.num_elements()):   # TF's shape function
+                raise ShapeError("Indices and updates specified for empty output shape")
         else:
             if upd.ndims == 0:  # a scalar goes to every indexed row
                 return [ref]
@@ -170,21 +172,23 @@ _SCATTERS = {  # op type -> (is scatter_nd, new value of the ref)
     "ScatterNdAdd": (True, lambda cur, i, u: cur.at[_nd_index(i)].add(u)),
     "ScatterMul": (False, lambda cur, i, u: cur.at[i].multiply(u)),
     "ScatterDiv": (False, lambda cur, i, u: _divided(cur, i, u)),
-    "ScatterMax": (False, lambda cur, i, u: cur.at[i].max(u)),
-    "ScatterMin": (False, lambda cur, i, u: cur.at[i].min(u)),
+    # TF's CPU kernel: p = u < p ? u : p (min): a NaN update is ignored, a NaN already there stays
+    "ScatterMax": (False, lambda cur, i, u: cur.at[i].max(_nan_to(u, -jnp.inf))),
+    "ScatterMin": (False, lambda cur, i, u: cur.at[i].min(_nan_to(u, jnp.inf))),
     "ScatterNdSub": (True, lambda cur, i, u: cur.at[_nd_index(i)].add(-u)),
 }
 
 
+def _nan_to(u, fill):
+    return jnp.where(jnp.isnan(u), jnp.asarray(fill, u.dtype), u) if jnp.issubdtype(u.dtype, jnp.inexact) else u
+
+
 def _divided(cur, i, u):
-    """ref[i] /= u, duplicate indices dividing in turn, as TF; integers with C's division (toward zero)."""
-    if jnp.issubdtype(cur.dtype, jnp.inexact):
-        return cur.at[i].divide(u)
-    rows = jnp.reshape(i, (-1,))
-    u = jnp.broadcast_to(u, i.shape + cur.shape[1:]).reshape(rows.shape + cur.shape[1:])
-    for k in range(rows.shape[0]):
-        cur = cur.at[rows[k]].set(jax.lax.div(cur[rows[k]], u[k]))
-    return cur
+    """ref[i] /= u, a repeated index's divisions in turn as TF's loop does them (x / a / b, not x / (a * b)
+    nor x * (1 / a)); integers with C's division (toward zero)."""
+    rows = jnp.reshape(jnp.asarray(i), (-1,))
+    u = jnp.broadcast_to(jnp.asarray(u), i.shape + cur.shape[1:]).reshape(rows.shape + cur.shape[1:])
+    return jax.lax.fori_loop(0, rows.shape[0], lambda k, c: c.at[rows[k]].set(jax.lax.div(c[rows[k]], u[k])), cur)
 for _t, (_nd, _fn) in _SCATTERS.items():
     register_op(_t, shape=_scatter_shape(_nd), dtype=_scatter_dtype, grad=None, ref_inputs=(0,),
                 lower=lambda a, cur, i, u, _fn=_fn: _fn(jnp.asarray(cur), i, jnp.asarray(u, cur.dtype)),

@@ -10,7 +10,7 @@ from tinyflow.api.train.optimizers import AdamOptimizer, MomentumOptimizer, Opti
 from tinyflow.api.train import training_ops as _ops
 from tinyflow.graph.core import control_dependencies
 from tinyflow.ops import state_ops
-from tinyflow.ops.core import array_ops, math_ops
+from tinyflow.ops.core import array_ops, indexing_ops, math_ops
 from tinyflow.ops.core.base import convert_to_tensor
 
 __all__ = ["AdamWOptimizer", "LARSOptimizer", "MomentumWOptimizer"]
@@ -85,6 +85,16 @@ def _decoupled(base):
             decay = state_ops.assign_sub(var, math_ops.cast(self._decay_t, var.dtype) * var.value())
             with control_dependencies([decay]):
                 return super()._apply_dense(grad, var)
+
+        def _apply_sparse(self, grad, var):
+            """The indexed rows decay (TF's scatter_add of -weight_decay * rows; written with scatter_update,
+            which a repeated index leaves the same), then the base's sparse update."""
+            if self._decay_var_list is not None and var not in self._decay_var_list:
+                return super()._apply_sparse(grad, var)
+            rows = indexing_ops.gather(var.value(), grad.indices)
+            decay = state_ops.scatter_update(var, grad.indices, rows + -math_ops.cast(self._decay_t, var.dtype) * rows)
+            with control_dependencies([decay]):
+                return super()._apply_sparse(grad, var)
     return Decoupled
 
 

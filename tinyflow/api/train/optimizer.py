@@ -92,7 +92,8 @@ class Optimizer:
         Variables whose gradient is None are left untouched."""
         converted = []
         for g, v in grads_and_vars:
-            if isinstance(g, IndexedSlices) and type(self)._apply_sparse is Optimizer._apply_sparse:
+            if isinstance(g, IndexedSlices) and type(self)._apply_sparse is Optimizer._apply_sparse and \
+                    type(self)._apply_sparse_duplicate_indices is Optimizer._apply_sparse_duplicate_indices:
                 g = convert_to_tensor(g)   # no sparse update: the rows summed into a dense gradient
             if g is not None and not isinstance(g, IndexedSlices):
                 try:
@@ -117,8 +118,8 @@ class Optimizer:
                 if g is None:
                     continue
                 with graph.name_scope("update_" + v.op.name):
-                    update_ops.append(self._apply_sparse(g, v) if isinstance(g, IndexedSlices) else
-                                      self._apply_dense(g, v))
+                    update_ops.append(self._apply_sparse_duplicate_indices(g, v) if isinstance(g, IndexedSlices)
+                                      else self._apply_dense(g, v))
             if global_step is None:
                 apply_updates = self._finish(update_ops, scope)
             else:
@@ -144,9 +145,17 @@ class Optimizer:
     def _apply_dense(self, grad, var):
         raise NotImplementedError()
 
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        """TF's: an IndexedSlices gradient with a repeated index's rows summed (tf.unique), then _apply_sparse."""
+        from tinyflow.ops.core.indexing_ops import unsorted_segment_sum
+        from tinyflow.ops.core.sequence_ops import unique
+        indices, where = unique(grad.indices)
+        values = unsorted_segment_sum(grad.values, where, array_ops.shape(indices)[0])
+        return self._apply_sparse(IndexedSlices(values, indices, grad.dense_shape), var)
+
     def _apply_sparse(self, grad, var):
-        """The update for an IndexedSlices gradient (rows `grad.indices`); optimizers without one get
-        the gradient made dense (TF's lazy sparse Momentum / RMSProp updates differ: docs/differences.md)."""
+        """The update for an IndexedSlices gradient of distinct indices (rows `grad.indices`); an
+        optimizer without one gets the gradient made dense."""
         raise NotImplementedError()
 
     def _finish(self, update_ops, name_scope):
@@ -231,3 +240,5 @@ class GradientDescentOptimizer(Optimizer):
         """var[indices] -= learning_rate * values, repeated rows adding up (TF's scatter_sub)."""
         lr, = self._rates(var, "learning_rate")
         return state_ops.scatter_sub(var, grad.indices, grad.values * lr, use_locking=self._use_locking)
+
+    _apply_sparse_duplicate_indices = _apply_sparse   # TF's too: scatter_sub adds up repeated rows

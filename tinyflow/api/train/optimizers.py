@@ -11,7 +11,23 @@ from tinyflow.api.train import training_ops as ops
 from tinyflow.api.train.optimizer import Optimizer
 
 
-class MomentumOptimizer(Optimizer):
+class _RowUpdates(Optimizer):
+    """TF's sparse updates: a dense gradient updates every row, an IndexedSlices one only the rows at its
+    indices (TF's SparseApply* kernels: a row not indexed keeps its slots, so Momentum and RMSProp are
+    lazy), a repeated index's rows summed first. Both come from the subclass's `_update(grad, var, indices)`."""
+
+    def _apply_dense(self, grad, var):
+        return self._update(grad, var, None)
+
+    def _apply_sparse(self, grad, var):
+        return self._update(grad.values, var, grad.indices)
+
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        # the SparseApply* ops sum a repeated index's rows themselves (TF: tf.unique first), in one step
+        return self._apply_sparse(grad, var)
+
+
+class MomentumOptimizer(_RowUpdates):
     """accum = momentum * accum + grad; var -= lr * accum (Nesterov: var -= lr * (grad + momentum * accum))."""
 
     def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
@@ -23,13 +39,13 @@ class MomentumOptimizer(Optimizer):
         for v in var_list:
             self._zeros_slot(v, "momentum", self._name)
 
-    def _apply_dense(self, grad, var):
+    def _update(self, grad, var, indices):
         lr, momentum = self._rates(var, "learning_rate", "momentum")
         return ops.apply_momentum(var, self.get_slot(var, "momentum"), lr, grad, momentum,
-                                  use_nesterov=self._use_nesterov)
+                                  use_nesterov=self._use_nesterov, indices=indices)
 
 
-class AdamOptimizer(Optimizer):
+class AdamOptimizer(_RowUpdates):
     """Adam as TF 1.15 computes it:
         m = beta1 * m + (1 - beta1) * g;  v = beta2 * v + (1 - beta2) * g^2
         lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t);  var -= lr_t * m / (sqrt(v) + epsilon)
@@ -50,10 +66,10 @@ class AdamOptimizer(Optimizer):
             self._zeros_slot(v, "m", self._name)
             self._zeros_slot(v, "v", self._name)
 
-    def _apply_dense(self, grad, var):
+    def _update(self, grad, var, indices):
         powers = [cast(p.value(), var.dtype) for p in self._get_beta_accumulators(var.graph)]
         return ops.apply_adam(var, self.get_slot(var, "m"), self.get_slot(var, "v"), *powers,
-                              *self._rates(var, "learning_rate", "beta1", "beta2", "epsilon"), grad)
+                              *self._rates(var, "learning_rate", "beta1", "beta2", "epsilon"), grad, indices)
 
     def _finish(self, update_ops, name_scope):
         b1p, b2p = self._get_beta_accumulators()
@@ -64,7 +80,7 @@ class AdamOptimizer(Optimizer):
         return state_ops.group(*update_ops + [update_beta1, update_beta2], name=name_scope)
 
 
-class AdagradOptimizer(Optimizer):
+class AdagradOptimizer(_RowUpdates):
     """accum += grad^2; var -= lr * grad / sqrt(accum), accum starting at initial_accumulator_value."""
 
     def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"):
@@ -78,11 +94,12 @@ class AdagradOptimizer(Optimizer):
         for v in var_list:
             self._constant_slot(v, self._initial_accumulator_value, "accumulator", self._name)
 
-    def _apply_dense(self, grad, var):
-        return ops.apply_adagrad(var, self.get_slot(var, "accumulator"), *self._rates(var, "learning_rate"), grad)
+    def _update(self, grad, var, indices):
+        return ops.apply_adagrad(var, self.get_slot(var, "accumulator"), *self._rates(var, "learning_rate"), grad,
+                                 indices)
 
 
-class RMSPropOptimizer(Optimizer):
+class RMSPropOptimizer(_RowUpdates):
     """ms = decay * ms + (1 - decay) * g^2 (ms starts at 1); mom = momentum * mom + lr * g / sqrt(ms + eps);
     var -= mom. centered: ms - mg^2 under the square root, mg the moving mean of g."""
 
@@ -99,15 +116,15 @@ class RMSPropOptimizer(Optimizer):
                 self._zeros_slot(v, "mg", self._name)
             self._zeros_slot(v, "momentum", self._name)
 
-    def _apply_dense(self, grad, var):
+    def _update(self, grad, var, indices):
         hyper = self._rates(var, "learning_rate", "decay", "momentum", "epsilon") + [grad]
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
-            return ops.apply_centered_rms_prop(var, self.get_slot(var, "mg"), rms, mom, *hyper)
-        return ops.apply_rms_prop(var, rms, mom, *hyper)
+            return ops.apply_centered_rms_prop(var, self.get_slot(var, "mg"), rms, mom, *hyper, indices)
+        return ops.apply_rms_prop(var, rms, mom, *hyper, indices)
 
 
-class AdadeltaOptimizer(Optimizer):
+class AdadeltaOptimizer(_RowUpdates):
     """accum = rho * accum + (1 - rho) * g^2; u = sqrt(accum_update + eps) / sqrt(accum + eps) * g;
     accum_update = rho * accum_update + (1 - rho) * u^2; var -= lr * u."""
 
@@ -120,12 +137,12 @@ class AdadeltaOptimizer(Optimizer):
             self._zeros_slot(v, "accum", self._name)
             self._zeros_slot(v, "accum_update", self._name)
 
-    def _apply_dense(self, grad, var):
+    def _update(self, grad, var, indices):
         return ops.apply_adadelta(var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update"),
-                                  *self._rates(var, "lr", "rho", "epsilon"), grad)
+                                  *self._rates(var, "lr", "rho", "epsilon"), grad, indices)
 
 
-class FtrlOptimizer(Optimizer):
+class FtrlOptimizer(_RowUpdates):
     """FTRL-proximal (McMahan et al. 2013) as TF's ApplyFtrl / ApplyFtrlV2 (l2 shrinkage) compute it."""
 
     def __init__(self, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
@@ -160,17 +177,18 @@ class FtrlOptimizer(Optimizer):
             self._constant_slot(v, self._init_accum, "accum", self._accum_name or self._name)
             self._zeros_slot(v, "linear", self._linear_name or self._name)
 
-    def _apply_dense(self, grad, var):
+    def _update(self, grad, var, indices):
         slots = [self.get_slot(var, "accum"), self.get_slot(var, "linear")]
         rates = self._rates(var, "learning_rate", "l1_regularization_strength", "l2_regularization_strength")
         power, = self._rates(var, "learning_rate_power")
         if self._l2_shrinkage > 0.0:
             shrinkage, = self._rates(var, "l2_shrinkage_regularization_strength")
-            return ops.apply_ftrl_v2(var, *slots, grad, *rates, shrinkage, power, sqrt_power=self._lr_power == -0.5)
-        return ops.apply_ftrl(var, *slots, grad, *rates, power, sqrt_power=self._lr_power == -0.5)
+            return ops.apply_ftrl_v2(var, *slots, grad, *rates, shrinkage, power, sqrt_power=self._lr_power == -0.5,
+                                     indices=indices)
+        return ops.apply_ftrl(var, *slots, grad, *rates, power, sqrt_power=self._lr_power == -0.5, indices=indices)
 
 
-class ProximalGradientDescentOptimizer(Optimizer):
+class ProximalGradientDescentOptimizer(_RowUpdates):
     """Gradient descent followed by TF's proximal step for l1 / l2 regularization."""
 
     def __init__(self, learning_rate, l1_regularization_strength=0.0, l2_regularization_strength=0.0,
@@ -178,11 +196,11 @@ class ProximalGradientDescentOptimizer(Optimizer):
         super().__init__(use_locking, name)
         self._hypers = _proximal_hypers(learning_rate, l1_regularization_strength, l2_regularization_strength)
 
-    def _apply_dense(self, grad, var):
-        return ops.apply_proximal_gradient_descent(var, *self._rates(var, *self._hypers), grad)
+    def _update(self, grad, var, indices):
+        return ops.apply_proximal_gradient_descent(var, *self._rates(var, *self._hypers), grad, indices)
 
 
-class ProximalAdagradOptimizer(Optimizer):
+class ProximalAdagradOptimizer(_RowUpdates):
     """Adagrad followed by TF's proximal step (its rate lr / sqrt(accum)) for l1 / l2 regularization."""
 
     def __init__(self, learning_rate, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
@@ -197,12 +215,12 @@ class ProximalAdagradOptimizer(Optimizer):
         for v in var_list:
             self._constant_slot(v, self._init_accum, "accumulator", self._name)
 
-    def _apply_dense(self, grad, var):
+    def _update(self, grad, var, indices):
         return ops.apply_proximal_adagrad(var, self.get_slot(var, "accumulator"), *self._rates(var, *self._hypers),
-                                          grad)
+                                          grad, indices)
 
 
-class AdagradDAOptimizer(Optimizer):
+class AdagradDAOptimizer(_RowUpdates):
     """Adagrad dual averaging (TF's): accumulates gradients and their squares; each step sets the variable
     from them and the global step (var = -lr * shrink(g_acc, l1 * t) / (l2 * t * lr + sqrt(gg_acc)),
     t = global_step + 1), so it needs `global_step`."""
@@ -227,11 +245,11 @@ class AdagradDAOptimizer(Optimizer):
         super()._prepare()
         self._global_step_on_worker = identity(self._global_step) + 1
 
-    def _apply_dense(self, grad, var):
+    def _update(self, grad, var, indices):
         lr, l1, l2 = self._rates(var, *self._hypers)
         return ops.apply_adagrad_da(var, self.get_slot(var, "gradient_accumulator"),
                                     self.get_slot(var, "gradient_squared_accumulator"), grad, lr, l1, l2,
-                                    cast(self._global_step_on_worker, "int64"))
+                                    cast(self._global_step_on_worker, "int64"), indices)
 
 
 def _proximal_hypers(learning_rate, l1, l2):
