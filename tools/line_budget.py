@@ -91,9 +91,14 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # +30 (a cond's error number carried out of loop bodies to the step's check), ops +80. Issue 39: ops +100
 # (gather batch_dims, fed confusion_matrix, einsum diagonal gradients, the corpus's fixes). Issue 40: lower +40
 # (lower/program.fuse_matmul_sums: an unrolled RNN's AddN of matmuls as one matmul). Total 73000 -> 77100.
-BUDGET = {"graph": 2200, "formats": 2650, "passes": 2320, "ops": 17600, "lower": 1445, "runtime": 2905,
-          "api": 47140, "cli": 1115}
-TOTAL = 77100   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37, +500 for 39 (above)
+# Issue 39's batches of the corpus over every op type: ops +650 (17600 -> 18250: SparseToDense as a step op,
+# TF's SparseApply* kernels, CumulativeLogsumexp, Eigen's special-function domains, RE2 rules and UTF-8 units
+# in the string ops, CTC's options and checks, patches copied, pools of any rank), api +320 (47140 -> 47460).
+# Issue 40 item 4: lower +45 (1445 -> 1490: the cheap first-tier options), runtime +70 (2905 -> 2975:
+# tiered compilation in runtime/executables.py). Total 77100 -> 78100.
+BUDGET = {"graph": 2200, "formats": 2650, "passes": 2320, "ops": 18250, "lower": 1490, "runtime": 2975,
+          "api": 47460, "cli": 1115}
+TOTAL = 78100   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37, +500 for 39 (above)
 
 
 def count(layer):
