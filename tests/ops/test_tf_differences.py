@@ -165,3 +165,18 @@ def test_adagrad_rsqrt_of_an_infinite_accumulator_is_exact():
         s.run(step)
         assert np.isinf(s.run(opt.get_slot(v, "accumulator"))).all()
         np.testing.assert_array_equal(s.run(v), np.ones([9]))   # TF: NaN in the first 8 (a packet), 1 in the 9th
+
+
+def test_png_16bit_alpha_keeps_the_high_byte_and_overlaps_nms_selects_once():
+    """Open: a 16-bit PNG of 2-4 channels keeps only each value's high byte (Pillow has no 16-bit LA, RGB or
+    RGBA); 16-bit gray is exact. Kept: non_max_suppression_overlaps of a box that does not overlap itself selects it once (TF 1.15
+    repeats it)."""
+    rgba = np.array([[[0x1234, 0xABCD, 0x00FF, 0xFFFF]]], np.uint16)
+    ov = np.array([[0.2, 0.1], [0.1, 1.0]], np.float32)
+    with tf.Session() as s:
+        back4, back3, picked = s.run([tf.image.decode_png(tf.image.encode_png(rgba), dtype=tf.uint16),
+                                      tf.image.decode_png(tf.image.encode_png(rgba[..., :3]), dtype=tf.uint16),
+                                      tf.image.non_max_suppression_overlaps(ov, [0.9, 0.5], 5, 0.5)])
+    np.testing.assert_array_equal(back4, (rgba >> 8) * 257)
+    np.testing.assert_array_equal(back3, (rgba[..., :3] >> 8) * 257)
+    assert sorted(picked.tolist()) == sorted(set(picked.tolist()))

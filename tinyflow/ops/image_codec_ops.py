@@ -226,6 +226,8 @@ def _encode(session, op, inputs):
     if a.dtype == np.uint16 and a.shape[2] == 1:
         img = Image.fromarray(a[:, :, 0].astype(np.uint16), "I;16")
     else:
+        if a.dtype == np.uint16:   # Pillow has no 16-bit LA/RGB/RGBA: 8 bits kept, each value's high byte
+            a = (a >> 8).astype(np.uint8)
         img = Image.fromarray(a[:, :, 0] if a.shape[2] == 1 else a.astype(np.uint8), _MODES[a.shape[2]])
     buf = io.BytesIO()
     if op.attrs["format"] == "PNG":
