@@ -169,8 +169,8 @@ def test_adagrad_rsqrt_of_an_infinite_accumulator_is_exact():
 
 def test_png_16bit_alpha_keeps_the_high_byte_and_overlaps_nms_selects_once():
     """Open: a 16-bit PNG of 2-4 channels keeps only each value's high byte (Pillow has no 16-bit LA, RGB or
-    RGBA); 16-bit gray is exact. Kept: non_max_suppression_overlaps of a box that does not overlap itself selects it once (TF 1.15
-    repeats it)."""
+    RGBA); 16-bit gray is exact. Kept: non_max_suppression_overlaps of a box that does not overlap itself
+    selects it once (TF 1.15 repeats it)."""
     rgba = np.array([[[0x1234, 0xABCD, 0x00FF, 0xFFFF]]], np.uint16)
     ov = np.array([[0.2, 0.1], [0.1, 1.0]], np.float32)
     with tf.Session() as s:
