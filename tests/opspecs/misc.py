@@ -53,10 +53,28 @@ def _np_conv3d_transpose(y, w, size):
     return out
 
 
+def _np_conv3d_filter_grad(x, dy):
+    """The gradient of a VALID, stride-1 conv3d w.r.t. its [2, 2, 2, in, out] filter."""
+    out = np.zeros((2, 2, 2, x.shape[4], dy.shape[4]), np.float64)
+    for a in range(2):
+        for b in range(2):
+            for c in range(2):
+                win = x[:, a:a + dy.shape[1], b:b + dy.shape[2], c:c + dy.shape[3]]
+                out[a, b, c] = np.tensordot(win, dy, [[0, 1, 2, 3], [0, 1, 2, 3]])
+    return out
+
+
 SPECS += [
     OpSpec("conv3d", lambda tf, x, w: tf.nn.conv3d(x, w, [1] * 5, "VALID"), [X3, W3], _np_conv3d, grad=True,
            rtol=1e-4, atol=1e-5),
     OpSpec("conv3d_transpose", lambda tf, y, w: tf.nn.conv3d_transpose(y, w, [1, 3, 4, 3, 2], [1] * 5, "VALID"),
            [R.randn(1, 2, 3, 2, 3).astype(np.float32), W3],
            lambda y, w: _np_conv3d_transpose(y, w, (1, 3, 4, 3, 2)), grad=True, rtol=1e-4, atol=1e-5),
+    OpSpec("conv3d_backprop_filter_v2",
+           lambda tf, x, dy: tf.nn.conv3d_backprop_filter_v2(x, [2, 2, 2, 2, 3], dy, [1] * 5, "VALID"),
+           [X3, R.randn(1, 2, 3, 2, 3).astype(np.float32)], _np_conv3d_filter_grad, grad=True,
+           rtol=1e-4, atol=1e-5),
+    OpSpec("sparse_to_dense", lambda tf, v, d: tf.sparse_to_dense([[0], [2], [3]], [5], v, d),
+           [np.array([1.5, -2.0, 0.5], np.float32), np.array(0.25, np.float32)],
+           lambda v, d: np.array([v[0], d, v[1], v[2], d]), grad=True),
 ]
