@@ -52,6 +52,13 @@ def pytest_xdist_auto_num_workers(config):
     n = os.cpu_count() or 1
     return n + 1 if 2 <= n <= 4 else None
 
+
+def pytest_configure(config):
+    """Under `-n`, xdist's work-stealing schedule instead of its default one: the suite's long tests (the
+    corpus replays, 20-33 s) otherwise end up queued behind a busy worker while the others idle at the end."""
+    if getattr(config.option, "dist", "no") == "load" and getattr(config.option, "numprocesses", None):
+        config.option.dist = "worksteal"
+
 import tinyflow as tf  # noqa: E402
 
 

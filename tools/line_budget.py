@@ -95,8 +95,9 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # TF's SparseApply* kernels, CumulativeLogsumexp, Eigen's special-function domains, RE2 rules and UTF-8 units
 # in the string ops, CTC's options and checks, patches copied, pools of any rank), api +320 (47140 -> 47460).
 # Issue 40 item 4: lower +45 (1445 -> 1490: the cheap first-tier options), runtime +70 (2905 -> 2975:
-# tiered compilation in runtime/executables.py). Total 77100 -> 78100.
-BUDGET = {"graph": 2200, "formats": 2650, "passes": 2320, "ops": 18250, "lower": 1490, "runtime": 2975,
+# tiered compilation in runtime/executables.py). Total 77100 -> 78100. formats +10 (2650 -> 2660): a save
+# settling another live process's pending index no longer fails when that process commits it meanwhile.
+BUDGET = {"graph": 2200, "formats": 2660, "passes": 2320, "ops": 18250, "lower": 1490, "runtime": 2975,
           "api": 47460, "cli": 1115}
 TOTAL = 78100   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37, +500 for 39 (above)
 

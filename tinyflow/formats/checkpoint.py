@@ -96,7 +96,10 @@ def _settle(prefix):
             return
     except (errors.OpError, OSError):
         pass
-    os.remove(pending)
+    try:
+        os.remove(pending)
+    except FileNotFoundError:   # another process committed or dropped it meanwhile
+        pass
 
 
 def _regular_file_size(path, what):
