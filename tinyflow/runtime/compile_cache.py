@@ -23,11 +23,18 @@ program, the compile options, the backend and JAX's version) and a SHA-256 of th
 executable. An entry read under another key (two entries swapped or copied over each other) or
 whose bytes changed is not run: a RuntimeWarning names it, and the step is compiled again (and
 the entry rewritten). Entries written by JAX itself (no record) are compiled again silently.
+
+An entry also records the seconds its compile took (JAX keeps whole seconds only: a 0.9 s compile
+reads back as 0): a warm run's tiered program waits as long before its upgrade as the cold run did
+(runtime/executables.py; before, every warm run compiled the optimized tier at once, 1-2 s of CPU).
 """
+import contextlib
 import hashlib
 import os
 import stat
 import struct
+import threading
+import time
 import warnings
 
 _DONE = False
@@ -115,18 +122,45 @@ def _reset_jax_cache_state():
         pass
 
 
-_MAGIC = b"tinyflow-cache-entry-1\n"
+_MAGIC = b"tinyflow-cache-entry-2\n"   # 2: with the compile's seconds
 
 
-def _record(key, value):
-    """An entry's bytes: the magic, the key it was compiled for, SHA-256(key, value), value."""
-    k = key.encode()
-    return _MAGIC + struct.pack("<I", len(k)) + k + hashlib.sha256(k + b"\0" + value).digest() + value
+class _Compiles(threading.local):
+    """This thread's compile: when it started (`compiling()`), and the seconds recorded in the entry
+    it loaded (None: it compiled)."""
+    started = None
+    loaded = None
+
+
+_THREAD = _Compiles()
+
+
+@contextlib.contextmanager
+def compiling():
+    """Around a compile in this thread: the entry it writes records the seconds it took, and
+    `loaded_seconds()` says afterwards what a loaded entry recorded."""
+    _THREAD.started, _THREAD.loaded = time.perf_counter(), None
+    try:
+        yield
+    finally:
+        _THREAD.started = None
+
+
+def loaded_seconds():
+    """The compile seconds recorded in the entry this thread's latest compile loaded, or None."""
+    return _THREAD.loaded
+
+
+def _record(key, value, seconds=0.0):
+    """An entry's bytes: the magic, the key it was compiled for, its compile seconds, SHA-256(key,
+    seconds, value), value."""
+    k, t = key.encode(), struct.pack("<d", seconds)
+    return _MAGIC + struct.pack("<I", len(k)) + k + t + hashlib.sha256(k + b"\0" + t + value).digest() + value
 
 
 def _verified(key, raw):
-    """The executable bytes of entry `raw` read under `key`, or None (compile again) when it was not
-    written by tinyflow, was compiled for another key, or changed."""
+    """(executable bytes, compile seconds) of entry `raw` read under `key`, or None (compile again)
+    when it was not written by tinyflow, was compiled for another key, or changed."""
     if not raw.startswith(_MAGIC):
         return None   # JAX's own entry, or an older tinyflow's: compiled again, rewritten
     at = len(_MAGIC)
@@ -134,14 +168,15 @@ def _verified(key, raw):
         (n,) = struct.unpack_from("<I", raw, at)
     except struct.error:
         n = -1
-    k, digest, value = raw[at + 4:at + 4 + n], raw[at + 4 + n:at + 36 + n], raw[at + 36 + n:]
-    if n < 0 or k != key.encode() or hashlib.sha256(k + b"\0" + value).digest() != digest:
+    k, t = raw[at + 4:at + 4 + n], raw[at + 4 + n:at + 12 + n]
+    digest, value = raw[at + 12 + n:at + 44 + n], raw[at + 44 + n:]
+    if n < 0 or k != key.encode() or len(t) != 8 or hashlib.sha256(k + b"\0" + t + value).digest() != digest:
         why = ("was compiled for another program (%s)" % k.decode("utf-8", "replace")[:80] if n >= 0 and
                k != key.encode() else "is damaged (its checksum does not match)")
         warnings.warn("tinyflow: the compilation cache entry %s in %s %s: not used, compiling again"
                       % (key[:80], _DIR, why), RuntimeWarning)
         return None
-    return value
+    return value, struct.unpack("<d", t)[0]
 
 
 class _VerifiedCache:
@@ -152,16 +187,20 @@ class _VerifiedCache:
 
     def get(self, key):
         raw = self._base.get(key)
-        value = None if raw is None else _verified(key, raw)
-        if raw is not None and value is None:   # removed, so that the fresh compile is stored (JAX never overwrites)
+        got = None if raw is None else _verified(key, raw)
+        if got is not None:
+            _THREAD.loaded = got[1]
+            return got[0]
+        if raw is not None:   # removed, so that the fresh compile is stored (JAX never overwrites)
             try:
                 os.remove(os.path.join(str(getattr(self._base, "path", _DIR)), key + "-cache"))
             except OSError:
                 pass
-        return value
+        return None
 
     def put(self, key, value):
-        self._base.put(key, _record(key, value))
+        started = _THREAD.started
+        self._base.put(key, _record(key, value, time.perf_counter() - started if started is not None else 0.0))
 
     def __getattr__(self, name):   # _path, clear, ...: the base cache's
         return getattr(self._base, name)

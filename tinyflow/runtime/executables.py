@@ -28,6 +28,7 @@ import jax
 
 from tinyflow.graph import errors
 from tinyflow.lower import compiler_options
+from tinyflow.runtime import compile_cache
 
 # A step donates only when XLA's plan of it needs at most this share of the memory available when
 # it is compiled: what is left is margin for the rest of the process and its neighbours.
@@ -115,7 +116,8 @@ class Tier:
     def upgrade(self):
         entry = self.entry
         try:
-            compiled = self.lowered.compile()   # the fetch set's own options (jax.jit's)
+            with compile_cache.compiling():
+                compiled = self.lowered.compile()   # the fetch set's own options (jax.jit's)
         except Exception:   # noqa: BLE001 (the first tier runs on; it was compiled from the same module)
             return
         need = _need(compiled)
@@ -207,9 +209,11 @@ class Executables:
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", "Some donated buffers were not usable")   # harmless
                 lowered = jitted.lower(*args)
-                t0, _SAVED.s = time.perf_counter(), 0.0
-                compiled = lowered.compile(first or None)
-                compile_s = time.perf_counter() - t0 + _SAVED.s   # a cache hit: what it took to compile
+                t0 = time.perf_counter()
+                with compile_cache.compiling():
+                    compiled = lowered.compile(first or None)
+                # a cache hit: the seconds its compile took, as the entry recorded them
+                compile_s = compile_cache.loaded_seconds() or time.perf_counter() - t0
         except (MemoryError, jax.errors.JaxRuntimeError) as e:
             if not isinstance(e, MemoryError) and "RESOURCE_EXHAUSTED" not in str(e):
                 raise
@@ -224,18 +228,3 @@ def _need(compiled):
         return m.temp_size_in_bytes + m.output_size_in_bytes - m.alias_size_in_bytes
     except Exception:   # noqa: BLE001 (no refusal, no donation decision)
         return None
-
-
-class _Saved(threading.local):
-    s = 0.0   # the compile seconds JAX's persistent cache saved in this thread's latest compile
-
-
-_SAVED = _Saved()
-
-
-def _saved(event, duration, **_):
-    if event == "/jax/compilation_cache/compile_time_saved_sec":
-        _SAVED.s = duration
-
-
-jax.monitoring.register_event_duration_secs_listener(_saved)
