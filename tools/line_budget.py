@@ -97,9 +97,12 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # Issue 40 item 4: lower +45 (1445 -> 1490: the cheap first-tier options), runtime +70 (2905 -> 2975:
 # tiered compilation in runtime/executables.py). Total 77100 -> 78100. formats +10 (2650 -> 2660): a save
 # settling another live process's pending index no longer fails when that process commits it meanwhile.
-BUDGET = {"graph": 2200, "formats": 2660, "passes": 2320, "ops": 18250, "lower": 1490, "runtime": 2975,
+# Issue 40 (fourth session): lower +45 (1490 -> 1535: segments cut where a long run of static shapes begins,
+# so an optimizer's updates after a sparse dropout compile once), runtime +25 (2975 -> 3000: cache entries
+# record their compile's seconds, so warm runs upgrade tiers when the cold run did). Total 78100 -> 78200.
+BUDGET = {"graph": 2200, "formats": 2660, "passes": 2320, "ops": 18250, "lower": 1535, "runtime": 3000,
           "api": 47460, "cli": 1115}
-TOTAL = 78100   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37, +500 for 39 (above)
+TOTAL = 78200   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37, +500 for 39 (above)
 
 
 def count(layer):

@@ -302,3 +302,38 @@ def test_values_named_like_segments():
     z = tf.reduce_sum(tf.boolean_mask(y, y > 1.0), name="segment")
     with tf.Session() as sess:
         assert sess.run(z, {x: [0.0, 1.0, 2.0]}) == 6.0
+
+
+def _masked_adam_run(steps):
+    """A step whose loss reads a boolean_mask (its count changes every step) and whose Adam updates
+    (static shapes: a long run of steps no dynamic op decides) come after it."""
+    tf.reset_default_graph()
+    tf.set_random_seed(1)
+    rng = np.random.RandomState(5)
+    x = tf.placeholder(tf.float64, [6, 4])
+    keep = tf.placeholder(tf.bool, [6])
+    h = tf.layers.dense(tf.layers.dense(x, 5, activation=tf.nn.tanh, name="a"), 3, name="b")
+    loss = tf.reduce_sum(tf.square(tf.boolean_mask(h, keep)))
+    train = tf.train.AdamOptimizer(0.1).minimize(loss)
+    feeds = [(rng.randn(6, 4), np.arange(6) < n) for n in (2, 4, 5)][:steps]   # three counts
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        losses = [sess.run([loss, train], {x: a, keep: m})[0] for a, m in feeds]
+        low, = [v for v in sess._compiled.values() if v.segments]   # the step's, as it ran
+        return losses, sess.run(tf.trainable_variables()), low
+
+
+def test_a_long_run_of_static_shapes_after_a_dynamic_op_compiles_once(monkeypatch, caplog):
+    from tinyflow.lower import segments
+    with jax.log_compiles(True), caplog.at_level("WARNING"):
+        losses, variables, low = _masked_adam_run(3)
+    compiled = [r.getMessage() for r in caplog.records if "Finished XLA compilation of jit(segment_" in r.getMessage()]
+    last = "jit(%s)" % low.segments[-1]
+    # the Adam updates' segment was compiled once for the three counts, the masked ops' for each
+    assert sum(last in m for m in compiled) == 1 and sum("jit(segment_2)" in m for m in compiled) == 3, compiled
+    monkeypatch.setattr(segments, "STABLE_RUN", 10 ** 9)   # no such cut: the same values
+    want_losses, want_variables, uncut = _masked_adam_run(3)
+    assert len(uncut.segments) < len(low.segments)
+    np.testing.assert_allclose(losses, want_losses, rtol=1e-12)
+    for got, want in zip(variables, want_variables):
+        np.testing.assert_allclose(got, want, rtol=1e-12)

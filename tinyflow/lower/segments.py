@@ -33,11 +33,20 @@ the Session stores them once the last segment has succeeded.
 """
 
 
+# A run of at least this many steps whose shapes no dynamic op decides becomes a segment of its own
+# (see varying()); a shorter one stays in the segment around it (a cut costs a call and fusion).
+STABLE_RUN = 8
+
+
 def cut(steps, size=0, jitted=True):
     """The steps in program order as items: a list of Steps (one function) or one dynamic Step. A
     list holds at most `size` steps when size > 0 (Program.split, or render.MAX_LINES). Functions
-    jitted one by one recompute the static values they read (see the module docstring)."""
+    jitted one by one recompute the static values they read (see the module docstring), and are
+    also cut where a long run of steps begins or ends whose shapes no dynamic op decides: such a
+    segment compiles once, while one reading a value of run-time shape compiles again for each new
+    shape (gcn's sparse dropout: its backward pass and Adam were compiled again at every step)."""
     items, current = [], []
+    moving = varying(steps) if jitted and any(s.dynamic for s in steps) else set()
     for step in steps:
         if step.dynamic:
             if current:
@@ -51,7 +60,41 @@ def cut(steps, size=0, jitted=True):
                 current = []
     if current or not items:
         items.append(current)
+    if moving:
+        items = [part for item in items for part in (_by_shapes(item, moving) if isinstance(item, list) else [item])]
     return _with_static_inputs(items) if jitted else items
+
+
+def varying(steps):
+    """The steps whose compile depends on a shape decided at run time: those reading a value a
+    dynamic op made, or one of unknown shape made by such a step."""
+    moving_names, moving = set(), set()
+    for s in steps:
+        if not (s.dynamic or any(a in moving_names for a in s.args)):
+            continue
+        moving.add(s)
+        outs = s.op.outputs if not s.check and len(s.outs) == len(s.op.outputs) else [None] * len(s.outs)
+        moving_names.update(n for n, t in zip(s.outs, outs) if t is None or not t.shape.is_fully_defined())
+    return moving
+
+
+def _by_shapes(item, moving):
+    """`item` cut where a run of at least STABLE_RUN steps outside `moving` begins or ends."""
+    runs = []
+    for s in item:
+        stable = s not in moving
+        if runs and runs[-1][0] == stable:
+            runs[-1][1].append(s)
+        else:
+            runs.append((stable, [s]))
+    parts = []   # (a long stable run, its steps)
+    for stable, run in runs:
+        long_run = stable and len(run) >= STABLE_RUN
+        if parts and not long_run and not parts[-1][0]:
+            parts[-1][1].extend(run)
+        else:
+            parts.append((long_run, list(run)))
+    return [run for _, run in parts]
 
 
 def _with_static_inputs(items):
