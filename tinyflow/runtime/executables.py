@@ -205,7 +205,8 @@ class Executables:
         try:
             jitted = jax.jit(step, donate_argnums=tuple(range(len(self.low.rw_vars))) if donate else (),
                              compiler_options=self.low.compiler_options or None)   # lower/compiler_options.py
-            first = compiler_options.first_tier(self.low.compiler_options, self.platform) if tiers else {}
+            first = compiler_options.first_tier(self.low.compiler_options, self.platform, self.low.sub.ops,
+                                                bool(self.low.updated)) if tiers else {}
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", "Some donated buffers were not usable")   # harmless
                 lowered = jitted.lower(*args)
