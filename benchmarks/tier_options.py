@@ -37,6 +37,7 @@ SETS = {
     "level0": {co.OPT_LEVEL_FLAG: 0},
     "no_ynn": {co.YNN_FLAG: ""},
     "w128": {"xla_cpu_prefer_vector_width": 128},
+    "avx2": {"xla_cpu_max_isa": "AVX2"},
 }
 
 

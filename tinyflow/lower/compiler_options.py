@@ -19,9 +19,14 @@ these XLA:CPU options mean nothing and none are passed.
   steps at the same step time, values within float32 rounding (docs/speed.md section 9). The
   program with the fetch set's own options replaces it, compiled in the background, once the fetch
   set has run for `tier_ratio()` times the first one's compile time. $TINYFLOW_TIERED=0 compiles the
-  fetch set's own options at once; a number sets the ratio (default 3). Measured and not taken for
-  the first tier: the older fusion emitters (30-60% less compile, but steps up to 35% slower and
-  the seq2seq step's compile 15-25% longer: a short script's warm runs were 1.2x slower).
+  fetch set's own options at once; a number sets the ratio (default 3).
+* The first tier also takes XLA:CPU's older fusion emitters (`OLDER_EMITTERS`) where
+  `older_emitters_pay` says so from the fetch set's ops: 40-65% less compile for the LSTM
+  classifier's and the text CNN's steps and for evaluations, at the same step time; not for
+  programs of more than `BIG_PROGRAM` ops (the seq2seq step: LLVM's unrolled code grows with the
+  kernels, its compile 15-30% longer), nor for steps holding overlapping pooling windows, LRN or
+  histograms (kernels the older emitters run 17-25% slower: a short script's warm run, on the first
+  tier throughout, would pay it at every step). Why, with the figures: that function's doc.
 
 An option the installed jaxlib does not know (YNNPACK's came with jaxlib 0.8; numpy-1 stacks run
 jaxlib 0.7) is left out: XLA would refuse the whole compile ("No such compile option").
