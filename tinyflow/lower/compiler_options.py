@@ -21,12 +21,8 @@ these XLA:CPU options mean nothing and none are passed.
   set has run for `tier_ratio()` times the first one's compile time. $TINYFLOW_TIERED=0 compiles the
   fetch set's own options at once; a number sets the ratio (default 3).
 * The first tier also takes XLA:CPU's older fusion emitters (`OLDER_EMITTERS`) where
-  `older_emitters_pay` says so from the fetch set's ops: 40-65% less compile for the LSTM
-  classifier's and the text CNN's steps and for evaluations, at the same step time; not for
-  programs of more than `BIG_PROGRAM` ops (the seq2seq step: LLVM's unrolled code grows with the
-  kernels, its compile 15-30% longer), nor for steps holding overlapping pooling windows, LRN or
-  histograms (kernels the older emitters run 17-25% slower: a short script's warm run, on the first
-  tier throughout, would pay it at every step). Why, with the figures: that function's doc.
+  `older_emitters_pay` says so from the fetch set's ops: 40-65% less compile for small steps and
+  evaluations at the same step time (where not, and why: that function's doc).
 
 An option the installed jaxlib does not know (YNNPACK's came with jaxlib 0.8; numpy-1 stacks run
 jaxlib 0.7) is left out: XLA would refuse the whole compile ("No such compile option").
@@ -112,21 +108,20 @@ def first_tier(options, platform="cpu", ops=(), updates=True):
 
 
 def older_emitters_pay(ops, updates):
-    """Whether a first tier compiled with XLA:CPU's older fusion emitters costs less than it saves
-    (docs/speed.md section 9, "Per-fetch-set first tiers"). They compile each fusion as plain LLVM
-    loops, without the new emitters' MLIR pipeline of fixed cost per fusion: the tutorial scripts'
-    steps compile 40-55% faster (LSTM classifier 1.6-1.9 -> 0.7-0.8 s, text CNN 2.2 -> 1.05 s, their
-    steps the same within 2-5%), their evaluations 55-65% (0.4-0.7 -> 0.15-0.3 s). But not where
+    """Whether a first tier on XLA:CPU's older fusion emitters saves more than it costs (docs/speed.md
+    section 9, "Per-fetch-set first tiers"). They emit plain LLVM loops, without the new emitters'
+    MLIR pipeline of fixed cost per fusion: LSTM classifier step 1.6-1.9 -> 0.7-0.8 s, text CNN step
+    2.2 -> 1.05 s (steps the same within 5%), evaluations 0.4-0.7 -> 0.15-0.3 s. But not where
       * the program is large (over BIG_PROGRAM ops, loop bodies counted): LLVM unrolls each kernel's
-        inner dimension with its math inlined, so the code grows with the kernels: the seq2seq step
-        (735 ops, three-layer LSTMs, a loss over [32, 20]) compiles 15-30% longer (3.3 -> 3.8-4.3 s;
-        a log over [32, 20] alone is 268 KB of LLVM IR; its fused index checks, 0.8 s);
-      * the fetch set updates variables (a training step: it runs until upgraded, and a short
-        script's warm run runs all its steps on the first tier) and holds a kernel the older
-        emitters run much slower: overlapping pooling windows and LRN (their scans: CNN step +25%,
-        138 -> 172 ms), histograms (bucket counts scatter-added by a loop, log estimates: deep MNIST
-        step +17%, 149 -> 175 ms). Twenty such steps cost more than the 0.2-0.9 s of compile saved.
+        inner dimension with its math inlined, so their code grows with the kernels: the seq2seq
+        step (735 ops) compiles 15-30% longer (3.3 -> 3.8-4.3 s; a log over [32, 20] alone is 268 KB
+        of LLVM IR, its fused index checks 0.6-0.9 s);
+      * a step (it updates variables: a short script's warm run runs all its steps on the first
+        tier) holds kernels they run slower: overlapping pooling windows and LRN (CNN step 138 ->
+        172 ms), histograms (their counts scatter-added by a loop: deep MNIST step 149 -> 175 ms):
+        20 steps lose more than the 0.2-0.9 s of compile saved.
     A fetch set that updates nothing (an evaluation) runs rarely, or long enough to be upgraded."""
+    from tinyflow.ops.control_flow_ops import _bodies   # a loop's or a conditional's function graphs
     ops, seen, count, slow = list(ops), set(), 0, False
     while ops:
         op = ops.pop()
@@ -149,12 +144,6 @@ def _overlaps(op):
         if k > s and (n is None or (-(-n // s) if same else (n - k) // s + 1) > 1):
             return True
     return False
-
-
-def _bodies(op):
-    """The function graphs of a loop or a conditional (their ops run in the step too)."""
-    return [b for b in list(op.attrs.get("branches") or ()) + [op.attrs.get("body"), op.attrs.get("cond")]
-            if b is not None and hasattr(b, "graph")]
 
 
 def choose(program, platform="cpu"):
