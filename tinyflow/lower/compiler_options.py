@@ -126,12 +126,14 @@ def older_emitters_pay(ops, updates):
     while ops:
         op = ops.pop()
         count += 1
+        if count > BIG_PROGRAM:
+            return False
         slow = slow or op.type in SLOW_WITH_OLDER_EMITTERS or "Pool" in op.type and _overlaps(op)
         for body in _bodies(op):
             if id(body) not in seen:
                 seen.add(id(body))
                 ops.extend(body.graph.ops)
-    return count <= BIG_PROGRAM and not (updates and slow)
+    return not (updates and slow)
 
 
 def _overlaps(op):
