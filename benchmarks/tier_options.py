@@ -3,8 +3,8 @@ benchmarks/scripts/ once, records each fetch set's program and arguments, then c
 lowered module under each option set (added to the fetch set's own options; "default": those alone)
 and prints XLA's compile CPU seconds, the median step CPU ms of 9 runs and the largest difference of
 any output from the first set's, relative to that output's largest value. The first tier
-(lower/compiler_options.FIRST_TIER) and the initializers' options (RUN_ONCE_OPTIONS) were chosen
-from these figures.
+(lower/compiler_options.FIRST_TIER), the initializers' options (RUN_ONCE_OPTIONS) and where a first tier
+takes the older fusion emitters (compiler_options.older_emitters_pay) were chosen from these figures.
 
     python benchmarks/tier_options.py cnn.py [default,first_tier,run_once,first_tier+w128,...]
 """
