@@ -3,10 +3,10 @@ benchmarks/scripts/ once, records each fetch set's program and arguments, then c
 lowered module under each option set (added to the fetch set's own options; "default": those alone)
 and prints XLA's compile CPU seconds, the median step CPU ms of 9 runs and the largest difference of
 any output from the first set's, relative to that output's largest value. The first tier
-(lower/compiler_options.FIRST_TIER) and the initializers' options (RUN_ONCE_OPTIONS) were chosen
-from these figures.
+(lower/compiler_options.FIRST_TIER), the initializers' options (RUN_ONCE_OPTIONS) and where a first tier
+takes the older fusion emitters (compiler_options.older_emitters_pay) were chosen from these figures.
 
-    python benchmarks/tier_options.py cnn.py [default,first_tier,run_once,...]
+    python benchmarks/tier_options.py cnn.py [default,first_tier,run_once,first_tier+w128,...]
 """
 import contextlib
 import io
@@ -36,7 +36,14 @@ SETS = {
     "fast_compile": {"xla_cpu_opt_preset": "CPU_OPT_PRESET_FAST_COMPILE"},
     "level0": {co.OPT_LEVEL_FLAG: 0},
     "no_ynn": {co.YNN_FLAG: ""},
+    "w128": {"xla_cpu_prefer_vector_width": 128},
+    "avx2": {"xla_cpu_max_isa": "AVX2"},
 }
+
+
+def options(name):
+    """The option set `name`: a name of SETS, or names joined by '+' (their union, later ones win)."""
+    return {k: v for part in name.split("+") for k, v in SETS[part].items()}
 
 
 def record(script):
@@ -66,7 +73,7 @@ def main():
         for name in names:
             t = time.process_time()
             try:
-                compiled = lowered.compile(compiler_options={**low.compiler_options, **SETS[name]} or None)
+                compiled = lowered.compile(compiler_options={**low.compiler_options, **options(name)} or None)
             except Exception as e:   # noqa: BLE001 (an option this jaxlib does not know)
                 print("%d %-13s fails: %s" % (i, name, str(e).splitlines()[0][:100]))
                 continue

@@ -13,9 +13,14 @@ from tinyflow.lower import compiler_options
 @pytest.fixture
 def tiers(monkeypatch):
     """Tiers on (the suite pins them off: tests/conftest.py), the whole FIRST_TIER passed (the suite's
-    XLA_FLAGS set one of them for the process)."""
+    XLA_FLAGS set one of them for the process), and the optimized program on XLA's new fusion emitters
+    (the suite's XLA_FLAGS pick the older ones for the process), so that the first tier, on the older
+    ones (compiler_options.older_emitters_pay: a small step), is another program."""
     monkeypatch.setenv("TINYFLOW_TIERED", "1e9")   # never upgraded on its own: the test upgrades
     monkeypatch.setenv("XLA_FLAGS", "")
+    choose = compiler_options.choose
+    monkeypatch.setattr(compiler_options, "choose", lambda program, platform="cpu": {
+        **choose(program, platform), "xla_cpu_use_fusion_emitters": True})
 
 
 def _model():
@@ -53,14 +58,17 @@ def test_both_tiers_agree_a_failed_check_keeps_every_variable_and_a_failed_upgra
     low, entry = _entry(sess)
     tier, cheap = entry.tier, entry.compiled
     assert tier is not None and entry.call == tier.call   # runs the first tier
+    assert compiler_options.first_tier(low.compiler_options, "cpu", low.sub.ops, True) == {
+        **compiler_options.FIRST_TIER, "xla_cpu_use_fusion_emitters": False}
     # a compile that fails in the background: the first tier runs on
+    failing_lowered = tier.lowered
     monkeypatch.setattr(tier, "lowered", type("Fails", (), {"compile": lambda self: 1 / 0})())
     tier.ratio = 0.0
     losses.append(sess.run([train, loss], feed)[1])   # starts it
     tier.thread.join()
     assert entry.compiled is cheap and entry.call == tier.call
     losses.append(sess.run([train, loss], feed)[1])
-    monkeypatch.undo()
+    monkeypatch.setattr(tier, "lowered", failing_lowered)
     kept = _vars(sess)
     with pytest.raises(errors.InvalidArgumentError):   # a failed check in the first tier
         sess.run(train, bad)
@@ -86,3 +94,33 @@ def test_both_tiers_agree_a_failed_check_keeps_every_variable_and_a_failed_upgra
     monkeypatch.setenv("TINYFLOW_TIERED", "x")
     with pytest.raises(ValueError, match="TINYFLOW_TIERED"):
         compiler_options.tier_ratio()
+
+
+def test_the_first_tier_takes_the_older_emitters_where_they_pay(monkeypatch):
+    """compiler_options.older_emitters_pay: not for a step holding overlapping pooling windows, LRN or
+    histograms (the older emitters run those kernels 17-25% slower), nor for a program of more than
+    BIG_PROGRAM ops, loop bodies counted; an evaluation (no variable updated) takes them anyway."""
+    pay = compiler_options.older_emitters_pay
+
+    def ops(build):
+        with tf.Graph().as_default() as g:
+            build(tf.placeholder(tf.float32, [4, 8, 8, 3]))
+            return g.get_operations()
+    small = ops(lambda x: tf.reduce_sum(x))
+    overlapping = ops(lambda x: tf.nn.max_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME"))
+    tiling = ops(lambda x: tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"))
+    one_window = ops(lambda x: tf.nn.max_pool(x, [1, 8, 1, 1], [1, 1, 1, 1], "VALID"))   # a text CNN's
+    lrn = ops(lambda x: tf.nn.lrn(x))
+    histogram = ops(lambda x: tf.summary.histogram("h", x))
+    loop = ops(lambda x: tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.tanh(v * 2.0 + 1.0)),
+                                       [tf.constant(0), x]))
+    assert [pay(o, True) for o in (small, overlapping, tiling, one_window, lrn, histogram, loop)] == [
+        True, False, True, True, False, False, True]
+    assert all(pay(o, False) for o in (overlapping, lrn, histogram))
+    monkeypatch.setattr(compiler_options, "BIG_PROGRAM", len(loop) + 2)   # the body's ops count too
+    assert pay(small, True) and not pay(loop, False)
+    monkeypatch.setenv("TINYFLOW_TIERED", "3")
+    monkeypatch.setenv("XLA_FLAGS", "")
+    assert compiler_options.first_tier({}, "cpu", small, True) == compiler_options.RUN_ONCE_OPTIONS
+    assert compiler_options.first_tier({}, "cpu", lrn, True) == compiler_options.FIRST_TIER
+    assert compiler_options.first_tier({}, "gpu", small, True) == {}

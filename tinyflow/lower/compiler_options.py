@@ -19,9 +19,10 @@ these XLA:CPU options mean nothing and none are passed.
   steps at the same step time, values within float32 rounding (docs/speed.md section 9). The
   program with the fetch set's own options replaces it, compiled in the background, once the fetch
   set has run for `tier_ratio()` times the first one's compile time. $TINYFLOW_TIERED=0 compiles the
-  fetch set's own options at once; a number sets the ratio (default 3). Measured and not taken for
-  the first tier: the older fusion emitters (30-60% less compile, but steps up to 35% slower and
-  the seq2seq step's compile 15-25% longer: a short script's warm runs were 1.2x slower).
+  fetch set's own options at once; a number sets the ratio (default 3).
+* The first tier also takes XLA:CPU's older fusion emitters (`OLDER_EMITTERS`) where
+  `older_emitters_pay` says so from the fetch set's ops: 40-65% less compile for small steps and
+  evaluations at the same step time (where not, and why: that function's doc).
 
 An option the installed jaxlib does not know (YNNPACK's came with jaxlib 0.8; numpy-1 stacks run
 jaxlib 0.7) is left out: XLA would refuse the whole compile ("No such compile option").
@@ -38,7 +39,12 @@ YNN_FLAG = "xla_cpu_experimental_ynn_fusion_type"
 YNN_NO_CONV = "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"
 OPT_LEVEL_FLAG = "xla_backend_optimization_level"
 FIRST_TIER = {OPT_LEVEL_FLAG: 1, "xla_cpu_parallel_codegen_split_count": 1}
-RUN_ONCE_OPTIONS = {**FIRST_TIER, "xla_cpu_use_fusion_emitters": False}
+OLDER_EMITTERS = {"xla_cpu_use_fusion_emitters": False}
+RUN_ONCE_OPTIONS = {**FIRST_TIER, **OLDER_EMITTERS}
+# what older_emitters_pay measures a fetch set by: a program of more ops than this (loop bodies counted)
+# keeps the new emitters in its first tier (the tutorial steps that gain: 160-200 ops; seq2seq's: 735)
+BIG_PROGRAM = 400
+SLOW_WITH_OLDER_EMITTERS = frozenset({"LRN", "LRNGrad", "HistogramBuckets"})
 
 CONV_GRADIENTS = frozenset({"Conv2DBackpropFilter", "Conv3DBackpropFilterV2", "DepthwiseConv2dNativeBackpropFilter"})
 # what a TF1 initializer runs: the variables, their assigns, constant and random values and the
@@ -91,12 +97,55 @@ def tier_ratio():
         raise ValueError("tinyflow: $TINYFLOW_TIERED must be a number (0: off), got %r" % text) from None
 
 
-def first_tier(options, platform="cpu"):
-    """The options added to a fetch set's `options` for its first program: {} for no tiers."""
+def first_tier(options, platform="cpu", ops=(), updates=True):
+    """The options added to a fetch set's `options` for its first program ({}: no tiers): FIRST_TIER,
+    and XLA:CPU's older fusion emitters where older_emitters_pay(its ops, whether it updates variables)."""
     if platform != "cpu" or not tier_ratio():
         return {}
     user = os.environ.get("XLA_FLAGS", "")
-    return {k: v for k, v in FIRST_TIER.items() if options.get(k) != v and "--" + k not in user and known(k, v)}
+    first = {**FIRST_TIER, **(OLDER_EMITTERS if older_emitters_pay(ops, updates) else {})}
+    return {k: v for k, v in first.items() if options.get(k) != v and "--" + k not in user and known(k, v)}
+
+
+def older_emitters_pay(ops, updates):
+    """Whether a first tier on XLA:CPU's older fusion emitters saves more than it costs (docs/speed.md
+    section 9, "Per-fetch-set first tiers"). They emit plain LLVM loops, without the new emitters'
+    MLIR pipeline of fixed cost per fusion: LSTM classifier step 1.6-1.9 -> 0.7-0.8 s, text CNN step
+    2.2 -> 1.05 s (steps the same within 5%), evaluations 0.4-0.7 -> 0.15-0.3 s. But not where
+      * the program is large (over BIG_PROGRAM ops, loop bodies counted): LLVM unrolls each kernel's
+        inner dimension with its math inlined, so their code grows with the kernels: the seq2seq
+        step (735 ops) compiles 15-30% longer (3.3 -> 3.8-4.3 s; a log over [32, 20] alone is 268 KB
+        of LLVM IR, its fused index checks 0.6-0.9 s);
+      * a step (it updates variables: a short script's warm run runs all its steps on the first
+        tier) holds kernels they run slower: overlapping pooling windows and LRN (CNN step 138 ->
+        172 ms), histograms (their counts scatter-added by a loop: deep MNIST step 149 -> 175 ms):
+        20 steps lose more than the 0.2-0.9 s of compile saved.
+    A fetch set that updates nothing (an evaluation) runs rarely, or long enough to be upgraded."""
+    from tinyflow.ops.control_flow_ops import _bodies   # a loop's or a conditional's function graphs
+    ops, seen, count, slow = list(ops), set(), 0, False
+    while ops:
+        op = ops.pop()
+        count += 1
+        if count > BIG_PROGRAM:
+            return False
+        slow = slow or op.type in SLOW_WITH_OLDER_EMITTERS or "Pool" in op.type and _overlaps(op)
+        for body in _bodies(op):
+            if id(body) not in seen:
+                seen.add(id(body))
+                ops.extend(body.graph.ops)
+    return not (updates and slow)
+
+
+def _overlaps(op):
+    """Whether a pooling op's windows overlap: a stride smaller than the window, and more than one
+    window along that dimension (a text CNN's max over time is one window: two reductions, no scan)."""
+    dims = op.inputs[0].shape.as_list() if op.inputs and op.inputs[0].shape.ndims is not None else []
+    same = op.attrs.get("padding") in ("SAME", b"SAME")
+    for i, (k, s) in enumerate(zip(op.attrs.get("ksize") or (), op.attrs.get("strides") or ())):
+        n = dims[i] if i < len(dims) else None
+        if k > s and (n is None or (-(-n // s) if same else (n - k) // s + 1) > 1):
+            return True
+    return False
 
 
 def choose(program, platform="cpu"):

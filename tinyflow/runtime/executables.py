@@ -11,10 +11,10 @@ On an accelerator the free memory moves with every array the process keeps, so a
 is checked again before each call, and the program that keeps the old buffers runs when it must.
 
 Tiers (CPU): a short script's cost is mostly XLA's compile, a long run's its steps. So a shape's
-first program is compiled with cheaper XLA options (lower/compiler_options.FIRST_TIER), and once
-the fetch set has run for tier_ratio() times that compile's seconds (the intervals between its
-calls, each counted up to that), the same lowered module is compiled with the fetch set's own
-options in a background thread and replaces it between two calls. Both take the same arguments,
+first program is compiled with cheaper XLA options (lower/compiler_options.first_tier, chosen from
+its ops), and once the fetch set has run for tier_ratio() times that compile's seconds (the intervals
+between its calls, each counted up to that), the same lowered module is compiled with the fetch set's
+own options in a background thread and replaces it between two calls. Both take the same arguments,
 donate the same buffers and compute the same values within float32 rounding; the new program is
 taken only if its memory plan allows what the first one did, and a failed compile leaves the first.
 """
@@ -205,7 +205,8 @@ class Executables:
         try:
             jitted = jax.jit(step, donate_argnums=tuple(range(len(self.low.rw_vars))) if donate else (),
                              compiler_options=self.low.compiler_options or None)   # lower/compiler_options.py
-            first = compiler_options.first_tier(self.low.compiler_options, self.platform) if tiers else {}
+            first = compiler_options.first_tier(self.low.compiler_options, self.platform, self.low.sub.ops,
+                                                bool(self.low.updated)) if tiers else {}
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", "Some donated buffers were not usable")   # harmless
                 lowered = jitted.lower(*args)
