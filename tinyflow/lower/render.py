@@ -136,7 +136,8 @@ def render(prog, name="fetch_set"):
     A segmented Program, or one of more than MAX_LINES steps, is split into functions (`split`)."""
     if prog.segmented or len(prog.steps) > MAX_LINES:
         return split(prog, name)
-    body = [(s, "    " + line(s)) for s in prog.steps]
+    moved = set(gated(prog))
+    body = [(s, "    " + line(s)) for s in prog.steps if s not in moved]
     return _number(head_lines(prog, name), body, tail_lines(prog))
 
 
@@ -151,41 +152,80 @@ def head_lines(prog, name="fetch_set"):
     return head
 
 
+def gated(prog):
+    """The steps the checks' conditional runs (`gate`): the updates of variables the step reads that
+    nothing outside the updates reads (no fetch, check or other op), in program order. Under one
+    `lax.cond(ok, updates, kept)` a donated variable is updated in place when every check holds and
+    handed back as it was when one fails: a select `where(ok, new, old)` (`keep`, what an update read
+    elsewhere still gets) needs old and new at once, so a scatter of a few rows into a big table
+    copied the whole table (docs/speed.md, issue 40). A segmented Program keeps `keep`: its static
+    values do not cross into the last segment, and it never donates."""
+    if not prog.checks or prog.segmented:
+        return []
+    rw = set(prog.rw_vars)
+    outside = set(prog.fetch_names) | {n for n, v in zip(prog.final_names, prog.updated) if v not in rw}
+    moved = []
+    for s in reversed(prog.steps):   # a step's readers come after it: all of them are decided
+        if (s.opdef.ref_inputs and s.outs and not (s.check or s.static or s.dynamic or s.with_check)
+                and not outside.intersection(s.outs)):
+            moved.append(s)
+        else:
+            outside.update(s.args)
+    return moved[::-1]
+
+
 def tail_lines(prog):
-    """The function's last lines: the checks' verdict and the return of (finals, fetches)."""
+    """The function's last lines, as (Step or None, source): the checks' verdict, the gated updates
+    (`gated`) and the return of (finals, fetches). The fetches and the new values of variables the
+    step does not read pass through the conditional too (zeros when a check fails: the Session then
+    keeps none of them): every op reading a table's old value then runs before the table is updated
+    in place, which XLA's copy insertion wants to see in the data (else it copies the table)."""
     finals, fetches = list(prog.final_names), list(prog.fetch_names)
     tail = []
     if prog.checks:
         # a failed check leaves every variable as it was: the donated ones get their old value back
         checks = [s.outs[0] for s in prog.steps if s.check]
-        tail.append("    ok = all_ok(%s)" % ", ".join(checks))
+        tail.append((None, "    ok = all_ok(%s)" % ", ".join(checks)))
         rw = set(prog.rw_vars)
-        finals = ["keep(ok, %s, %s)" % (n, prog.arg_names[v]) if v in rw else n
-                  for n, v in zip(finals, prog.updated)]
+        moved = gated(prog)
+        made = {n for s in moved for n in s.outs}
+        news = [n for n, v in zip(finals, prog.updated) if v in rw and n in made]
+        if moved:
+            routed = list(dict.fromkeys(fetches + [n for n, v in zip(finals, prog.updated) if v not in rw]))
+            olds = [prog.arg_names[v] for n, v in zip(finals, prog.updated) if v in rw and n in made]
+            tail.append((None, "    def updates():"))
+            tail += [(s, "        " + line(s)) for s in moved]
+            tail.append((None, "        return %s, %s" % (_tuple(news), _tuple(routed))))
+            tail.append((None, "    %s, after = gate(ok, updates, %s, %s)" % (_tuple(news), _tuple(olds),
+                                                                           _tuple(routed))))
+            fetches = ["after[%d]" % routed.index(n) for n in fetches]
+        finals = [n if n in made else "keep(ok, %s, %s)" % (n, prog.arg_names[v]) if v in rw else
+                  "after[%d]" % routed.index(n) if moved else n for n, v in zip(finals, prog.updated)]
         fetches.append("(ok, %s)" % _tuple(checks))
-    tail.append("    return %s, %s" % (_tuple(finals), _tuple(fetches)))
+    tail.append((None, "    return %s, %s" % (_tuple(finals), _tuple(fetches))))
     return tail
 
 
 def tail_reads(prog):
-    """The names the tail lines read."""
+    """The names the tail lines read (the gated updates' arguments among them)."""
     names = set(prog.fetch_names) | set(prog.final_names) | {prog.arg_names[v] for v in prog.rw_vars}
+    moved = gated(prog)
+    names |= {a for s in moved for a in s.args} - {n for s in moved for n in s.outs}
     return names | {s.outs[0] for s in prog.steps if s.check}
 
 
 def _number(head, body, tail, parts=()):
     text, lines = list(head), {}
-    for step, src in body:
+    for step, src in list(body) + list(tail):
         text.append(src)
         if step is not None:
             lines[len(text)] = step
-    text += tail
     for part_head, part_body, part_tail in parts:
         text += [""] + part_head
-        for step, src in part_body:
+        for step, src in list(part_body) + list(part_tail):
             text.append(src)
-            lines[len(text)] = step
-        text += part_tail
+            if step is not None:
+                lines[len(text)] = step
     return "\n".join(text) + "\n", lines
 
 
@@ -197,7 +237,8 @@ def split(prog, name="fetch_set"):
     segmented Program's functions are `segment_k`, jitted one by one (jax_backend.build); the
     others are `part_k`, traced into the one jitted function."""
     jitted = prog.segmented
-    items = segments.cut(prog.steps, prog.split if jitted else MAX_LINES, jitted)
+    moved = set(gated(prog))   # rendered in the return lines (tail_lines)
+    items = segments.cut([s for s in prog.steps if s not in moved], prog.split if jitted else MAX_LINES, jitted)
     if not isinstance(items[-1], list):
         items.append([])
     # the values each item must hand on: those read by later items and by the return line
@@ -231,7 +272,7 @@ def split(prog, name="fetch_set"):
         args = ", ".join(["key"] + sorted(reads & defined - made))
         call = "%s(%s)" % (fn, args)
         body.append((None, "    return " + call if last else "    %s = %s" % (_tuple(out), call)))
-        ret = tail_lines(prog) if last else ["    return %s" % _tuple(out)]
+        ret = tail_lines(prog) if last else [(None, "    return %s" % _tuple(out))]
         parts.append((["def %s(%s):" % (fn, args)], [(s, "    " + line(s)) for s in item], ret))
         defined |= set(out)
     return _number(head_lines(prog, name), body, [], parts)
