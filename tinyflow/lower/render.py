@@ -153,21 +153,22 @@ def head_lines(prog, name="fetch_set"):
 
 
 def gated(prog):
-    """The steps the checks' conditional runs (`gate`): the updates of variables the step reads that
-    nothing outside the updates reads (no fetch, check or other op), in program order. Under one
-    `lax.cond(ok, updates, kept)` a donated variable is updated in place when every check holds and
-    handed back as it was when one fails: a select `where(ok, new, old)` (`keep`, what an update read
-    elsewhere still gets) needs old and new at once, so a scatter of a few rows into a big table
-    copied the whole table (docs/speed.md, issue 40). A segmented Program keeps `keep`: its static
-    values do not cross into the last segment, and it never donates."""
+    """The steps the checks' conditional runs (`gate`): the row updates (an update with an index check
+    of its own: SparseApply*, Scatter*) that nothing outside the updates reads (no fetch, check or
+    other op), in program order. Under one `lax.cond(ok, updates, kept)` a donated table is updated in
+    place when every check holds and handed back as it was when one fails; a select `where(ok, new,
+    old)` (`keep`) needs old and new at once, so a scatter of a few rows copied the whole table
+    (docs/speed.md, issue 40). A dense update keeps the select, which XLA fuses into it: under the
+    conditional (in place) the CNN step took 1.2x the CPU time on this machine. A segmented Program
+    keeps `keep`: its static values do not cross into the last segment, and it never donates."""
     if not prog.checks or prog.segmented:
         return []
     rw = set(prog.rw_vars)
     outside = set(prog.fetch_names) | {n for n, v in zip(prog.final_names, prog.updated) if v not in rw}
     moved = []
     for s in reversed(prog.steps):   # a step's readers come after it: all of them are decided
-        if (s.opdef.ref_inputs and s.outs and not (s.check or s.static or s.dynamic or s.with_check)
-                and not outside.intersection(s.outs)):
+        if (s.opdef.ref_inputs and s.opdef.check and s.outs and not (s.check or s.static or s.dynamic or
+                                                                    s.with_check) and not outside.intersection(s.outs)):
             moved.append(s)
         else:
             outside.update(s.args)
@@ -190,17 +191,19 @@ def tail_lines(prog):
         moved = gated(prog)
         made = {n for s in moved for n in s.outs}
         news = [n for n, v in zip(finals, prog.updated) if v in rw and n in made]
+        routed = {}   # name -> its position in `after`
         if moved:
-            routed = list(dict.fromkeys(fetches + [n for n, v in zip(finals, prog.updated) if v not in rw]))
+            routed = dict((n, k) for k, n in enumerate(dict.fromkeys(
+                fetches + [n for n, v in zip(finals, prog.updated) if v not in rw])))
             olds = [prog.arg_names[v] for n, v in zip(finals, prog.updated) if v in rw and n in made]
             tail.append((None, "    def updates():"))
             tail += [(s, "        " + line(s)) for s in moved]
             tail.append((None, "        return %s, %s" % (_tuple(news), _tuple(routed))))
             tail.append((None, "    %s, after = gate(ok, updates, %s, %s)" % (_tuple(news), _tuple(olds),
                                                                            _tuple(routed))))
-            fetches = ["after[%d]" % routed.index(n) for n in fetches]
+            fetches = ["after[%d]" % routed[n] for n in fetches]
         finals = [n if n in made else "keep(ok, %s, %s)" % (n, prog.arg_names[v]) if v in rw else
-                  "after[%d]" % routed.index(n) if moved else n for n, v in zip(finals, prog.updated)]
+                  "after[%d]" % routed[n] if n in routed else n for n, v in zip(finals, prog.updated)]
         fetches.append("(ok, %s)" % _tuple(checks))
     tail.append((None, "    return %s, %s" % (_tuple(finals), _tuple(fetches))))
     return tail
