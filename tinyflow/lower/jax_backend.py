@@ -9,9 +9,9 @@ becomes InvalidArgumentError naming the op, before anything runs. The source is 
 `linecache`, so a traceback through it shows the generated line.
 
 Run-time checks (OpDef.check): when a fetch set has them, each updated variable it reads is kept
-as it was unless all of them hold: the updates only other updates read run under one `lax.cond`
-(`gate`: in place on a donated buffer, or the old value handed back), the others' new values are
-selected (`keep`, a select XLA fuses into a dense update); the jitted form
+as it was unless all of them hold: row updates (SparseApply*, Scatter*) run under one `lax.cond`
+(`gate`: in place on a donated table, or the old value handed back), the other updates' new values
+are selected (`keep`, a select XLA fuses into a dense update); see render.gated. The jitted form
 returns only "all ok" (`Lowered.flat_fn`), and on a failure `check_results` recomputes the data
 for the message.
 """
