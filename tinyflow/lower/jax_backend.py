@@ -134,11 +134,9 @@ def _keep(ok, new, old):
 
 
 def _gate(ok, updates, olds, after):
-    """(new values, after): what `updates()` computes, (the variables' new values, `after`), when every
-    check holds; else (olds, zeros). One `lax.cond` (render.gated, render.tail_lines): XLA updates a
-    donated buffer in place, or hands it back untouched. A value that changes a variable's shape (an
-    assign with validate_shape=False) cannot be one of a conditional's results: those updates run
-    unconditionally and `keep` selects."""
+    """updates() = (new values, after) when every check holds, else (olds, zeros), under one `lax.cond`
+    (render.gated): XLA updates a donated table in place or hands it back untouched. An update that
+    changes a variable's shape (validate_shape=False) cannot be a conditional's result: `keep` then."""
     if not isinstance(ok, jax.core.Tracer):   # every check was decided while tracing (and held)
         return updates()
     try:

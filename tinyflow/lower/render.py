@@ -154,21 +154,18 @@ def head_lines(prog, name="fetch_set"):
 
 def gated(prog):
     """The steps the checks' conditional runs (`gate`): the row updates (an update with an index check
-    of its own: SparseApply*, Scatter*) that nothing outside the updates reads (no fetch, check or
-    other op), in program order. Under one `lax.cond(ok, updates, kept)` a donated table is updated in
-    place when every check holds and handed back as it was when one fails; a select `where(ok, new,
-    old)` (`keep`) needs old and new at once, so a scatter of a few rows copied the whole table
-    (docs/speed.md, issue 40). A dense update keeps the select, which XLA fuses into it: under the
-    conditional (in place) the CNN step took 1.2x the CPU time on this machine. A segmented Program
-    keeps `keep`: its static values do not cross into the last segment, and it never donates."""
+    of its own: SparseApply*, Scatter*) that nothing but later updates reads, in program order. Under
+    `lax.cond(ok, updates, kept)` a donated table is updated in place, or handed back as it was; a
+    select `where(ok, new, old)` (`keep`) needs both at once, so XLA copied the whole table to update
+    a few rows. Dense updates keep the select (fused into them; in place, the CNN step took 1.2x the
+    CPU: docs/speed.md section 10), and so does a segmented Program (it never donates)."""
     if not prog.checks or prog.segmented:
         return []
     rw = set(prog.rw_vars)
     outside = set(prog.fetch_names) | {n for n, v in zip(prog.final_names, prog.updated) if v not in rw}
     moved = []
     for s in reversed(prog.steps):   # a step's readers come after it: all of them are decided
-        if (s.opdef.ref_inputs and s.opdef.check and s.outs and not (s.check or s.static or s.dynamic or
-                                                                    s.with_check) and not outside.intersection(s.outs)):
+        if s.opdef.ref_inputs and s.opdef.check and not s.check and not outside.intersection(s.outs):
             moved.append(s)
         else:
             outside.update(s.args)
@@ -177,30 +174,27 @@ def gated(prog):
 
 def tail_lines(prog):
     """The function's last lines, as (Step or None, source): the checks' verdict, the gated updates
-    (`gated`) and the return of (finals, fetches). The fetches and the new values of variables the
-    step does not read pass through the conditional too (zeros when a check fails: the Session then
-    keeps none of them): every op reading a table's old value then runs before the table is updated
-    in place, which XLA's copy insertion wants to see in the data (else it copies the table)."""
+    and the return of (finals, fetches). The fetches, and the new values of variables the step does
+    not read, pass through the conditional too (zeros when a check fails: the Session keeps none of
+    them): XLA copies a table updated in place unless every read of its old value comes first by data."""
     finals, fetches = list(prog.final_names), list(prog.fetch_names)
     tail = []
     if prog.checks:
         # a failed check leaves every variable as it was: the donated ones get their old value back
         checks = [s.outs[0] for s in prog.steps if s.check]
         tail.append((None, "    ok = all_ok(%s)" % ", ".join(checks)))
-        rw = set(prog.rw_vars)
-        moved = gated(prog)
+        rw, moved = set(prog.rw_vars), gated(prog)
         made = {n for s in moved for n in s.outs}
-        news = [n for n, v in zip(finals, prog.updated) if v in rw and n in made]
+        news = [(n, prog.arg_names[v]) for n, v in zip(finals, prog.updated) if v in rw and n in made]
         routed = {}   # name -> its position in `after`
         if moved:
-            routed = dict((n, k) for k, n in enumerate(dict.fromkeys(
-                fetches + [n for n, v in zip(finals, prog.updated) if v not in rw])))
-            olds = [prog.arg_names[v] for n, v in zip(finals, prog.updated) if v in rw and n in made]
+            kept = fetches + [n for n, v in zip(finals, prog.updated) if v not in rw]
+            routed = {n: k for k, n in enumerate(dict.fromkeys(kept))}
             tail.append((None, "    def updates():"))
             tail += [(s, "        " + line(s)) for s in moved]
-            tail.append((None, "        return %s, %s" % (_tuple(news), _tuple(routed))))
-            tail.append((None, "    %s, after = gate(ok, updates, %s, %s)" % (_tuple(news), _tuple(olds),
-                                                                           _tuple(routed))))
+            tail.append((None, "        return %s, %s" % (_tuple([n for n, _ in news]), _tuple(routed))))
+            tail.append((None, "    %s, after = gate(ok, updates, %s, %s)" % (
+                _tuple([n for n, _ in news]), _tuple([old for _, old in news]), _tuple(routed))))
             fetches = ["after[%d]" % routed[n] for n in fetches]
         finals = [n if n in made else "keep(ok, %s, %s)" % (n, prog.arg_names[v]) if v in rw else
                   "after[%d]" % routed[n] if n in routed else n for n, v in zip(finals, prog.updated)]
