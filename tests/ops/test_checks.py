@@ -121,6 +121,55 @@ def test_failed_check_changes_no_variable():
     assert sess.run(step) == 2
 
 
+@pytest.mark.slow
+def test_a_failed_check_keeps_sparse_updated_tables_bit_identical():
+    """Row updates (SparseApplyMomentum, SparseApplyAdam, SparseApplyAdagrad) of donated tables run under
+    the checks' one conditional (render.gated): a passing step equals the ungated update, XLA updates the
+    tables in place (no copy of one in the compiled step), and a failed tf.Assert, check_numerics or index
+    check (the lookup's, or the update's own) leaves every table and slot as it was, bit for bit."""
+    from tinyflow.lower import pipeline
+    rows, dim = 50, 3
+    rs = np.random.RandomState(0)
+    tables = [tf.Variable(rs.randn(rows, dim).astype(np.float32), name="t%d" % k) for k in range(4)]
+    ids, extra = tf.placeholder(tf.int32, [None]), tf.placeholder(tf.int32, [None])
+    flag, scale = tf.placeholder(tf.bool, []), tf.placeholder(tf.float32, [])
+    looked = [tf.nn.embedding_lookup(t, ids) for t in tables[:3]]   # a linear term too: a read nothing orders
+    loss = tf.check_numerics((tf.reduce_sum(tf.square(looked[0])) + tf.reduce_sum(tf.tanh(looked[1])) +
+                              tf.reduce_sum(looked[2] * [1.0, -2.0, 0.5])) * scale, "loss")
+    with tf.control_dependencies([tf.Assert(flag, [scale])]):
+        loss = tf.identity(loss)
+    opts = [tf.train.MomentumOptimizer(0.1, 0.9), tf.train.AdamOptimizer(0.01), tf.train.AdagradOptimizer(0.1)]
+    train = tf.group(*[o.apply_gradients([(tf.gradients(loss, t)[0], t)]) for o, t in zip(opts, tables)] + [
+        tf.train.AdagradOptimizer(0.1).apply_gradients([(tf.IndexedSlices(tf.ones([tf.shape(extra)[0], dim]), extra),
+                                                         tables[3])])])   # the update's own index check
+    sess = tf.Session()
+    sess.donate = "always"
+    sess.run(tf.global_variables_initializer())
+    good = {ids: [1, 7, 1, 49], extra: [0, 3, 3], flag: True, scale: 1.0}
+    bound = sess.lowered([loss, train], good)
+    assert bound.function.donate and "= gate(ok, updates, " in bound.source
+    hlo = bound.hlo
+    assert " conditional(" in hlo and "f32[%d,%d]{1,0} copy(" % (rows, dim) not in hlo
+    ungated = pipeline.compile_fetch_set([loss], [ids, extra, flag, scale], [train], checks=False)
+    start = sess._variable_values(ungated.rw_vars)
+    want, _ = ungated.call(start, sess._variable_values(ungated.ro_vars), [np.array(good[t], t.dtype.as_numpy_dtype)
+                                                                            for t in ungated.sub.feeds])
+    sess.run(train, good)
+    for v, w in zip(ungated.updated, want):
+        np.testing.assert_array_equal(sess._variable_value(v), w, err_msg=v.name)
+    before = {v.name: sess.run(v) for v in tf.global_variables()}
+    for bad, text in [({flag: False}, "assertion failed"), ({scale: np.nan}, "loss : Tensor had NaN values"),
+                      ({ids: [1, 7, rows, 2]}, r"indices\[2\] = 50 is not in \[0, 50\)"),   # (same shapes:
+                      ({ids: [-1, 7, 1, 2]}, r"indices\[0\] = -1 is not in \[0, 50\)"),    # no new compile)
+                      ({extra: [2, rows + 3, 2]}, "Index 53 at offset 1 in indices is out of range")]:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=text):
+            sess.run(train, {**good, **bad})
+        for v in tf.global_variables():
+            np.testing.assert_array_equal(sess.run(v), before[v.name], err_msg="%s after %s" % (v.name, text))
+    sess.run(train, good)
+    assert not np.array_equal(sess.run(tables[0]), before[tables[0].name])
+
+
 def test_check_numerics_and_its_gradient():
     x = tf.placeholder(tf.float32, [None])
     y = tf.check_numerics(tf.log(x), "log of x")
@@ -198,7 +247,7 @@ def test_checks_appear_in_the_generated_source_and_plans_verify():
     train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
     sess = _session()
     src = sess.lowered(train, {ids: [1, 2]}).source
-    assert "op.GatherV2.check(" in src and "keep(ok, " in src
+    assert "op.GatherV2.check(" in src and "= gate(ok, updates, " in src
     report = sess.memory_report(train, {ids: [1, 2]})
     assert report.verified
 

@@ -9,7 +9,9 @@ becomes InvalidArgumentError naming the op, before anything runs. The source is 
 `linecache`, so a traceback through it shows the generated line.
 
 Run-time checks (OpDef.check): when a fetch set has them, each updated variable it reads is kept
-as it was unless all of them hold (`keep`, a select XLA fuses into the update); the jitted form
+as it was unless all of them hold: row updates (SparseApply*, Scatter*) run under one `lax.cond`
+(`gate`: in place on a donated table, or the old value handed back), the other updates' new values
+are selected (`keep`, a select XLA fuses into a dense update); see render.gated. The jitted form
 returns only "all ok" (`Lowered.flat_fn`), and on a failure `check_results` recomputes the data
 for the message.
 """
@@ -129,6 +131,19 @@ def _keep(ok, new, old):
     if new.shape != old.shape:
         return new
     return jnp.where(ok, new, old)
+
+
+def _gate(ok, updates, olds, after):
+    """updates() = (new values, after) when every check holds, else (olds, zeros), under one `lax.cond`
+    (render.gated): XLA updates a donated table in place or hands it back untouched. An update that
+    changes a variable's shape (validate_shape=False) cannot be a conditional's result: `keep` then."""
+    if not isinstance(ok, jax.core.Tracer):   # every check was decided while tracing (and held)
+        return updates()
+    try:
+        return jax.lax.cond(ok, updates, lambda: (olds, tuple(jnp.zeros_like(a) for a in after)))
+    except TypeError:   # the branches' results differ in shape or dtype
+        news, after = updates()
+        return tuple(_keep(ok, new, old) for new, old in zip(news, olds)), after
 
 
 def check_failure(op, data):
@@ -277,7 +292,7 @@ def build(program, source, lines, donate=False, waits=True, options=None):
     calls = {t: OpCall(t, where) for t in {s.op.type for s in program.steps} | {s.rule for s in lines.values()}
              if t}
     ns = {"A": render_mod.attr_table(program.steps), "op": types.SimpleNamespace(**calls),
-          "tf": _TF, "np": np, "all_ok": _all_ok, "keep": _keep,
+          "tf": _TF, "np": np, "all_ok": _all_ok, "keep": _keep, "gate": _gate,
           "random_block": lambda key: RandomBlock(program.random_block, key, program.philox_ops)}
     exec(compile(source, filename, "exec"), ns)
     segments = [name for name in ns if _SEGMENT.fullmatch(name)] if program.segmented else []

@@ -22,8 +22,8 @@ from tinyflow.ops.random_ops import block_spec, philox_op
 
 STATIC_MAX = 1000   # a bigger value of constants alone is XLA's to compute (not a constant made while tracing)
 # Names the generated function uses itself: no value may be called one of these.
-RESERVED = {"rw", "ro", "feeds", "key", "A", "op", "tf", "np", "all_ok", "keep", "ok", "fetch_set", "static", "rand",
-            "random_block"}
+RESERVED = {"rw", "ro", "feeds", "key", "A", "op", "tf", "np", "all_ok", "keep", "gate", "updates", "after", "ok",
+            "fetch_set", "static", "rand", "random_block"}
 # and the functions of the split form (render.py: part_k, or segment_k when jitted one by one)
 _FUNCTION_NAME = re.compile(r"(part|segment)_[0-9]+")
 

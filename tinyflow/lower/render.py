@@ -136,7 +136,8 @@ def render(prog, name="fetch_set"):
     A segmented Program, or one of more than MAX_LINES steps, is split into functions (`split`)."""
     if prog.segmented or len(prog.steps) > MAX_LINES:
         return split(prog, name)
-    body = [(s, "    " + line(s)) for s in prog.steps]
+    moved = set(gated(prog))
+    body = [(s, "    " + line(s)) for s in prog.steps if s not in moved]
     return _number(head_lines(prog, name), body, tail_lines(prog))
 
 
@@ -151,41 +152,77 @@ def head_lines(prog, name="fetch_set"):
     return head
 
 
+def gated(prog):
+    """The steps the checks' conditional runs (`gate`): the row updates (an update with an index check
+    of its own: SparseApply*, Scatter*) that nothing but later updates reads, in program order. Under
+    `lax.cond(ok, updates, kept)` a donated table is updated in place, or handed back as it was; a
+    select `where(ok, new, old)` (`keep`) needs both at once, so XLA copied the whole table to update
+    a few rows. Dense updates keep the select (fused into them; in place, the CNN step took 1.2x the
+    CPU: docs/speed.md section 10), and so does a segmented Program (it never donates)."""
+    if not prog.checks or prog.segmented:
+        return []
+    rw = set(prog.rw_vars)
+    outside = set(prog.fetch_names) | {n for n, v in zip(prog.final_names, prog.updated) if v not in rw}
+    moved = []
+    for s in reversed(prog.steps):   # a step's readers come after it: all of them are decided
+        if s.opdef.ref_inputs and s.opdef.check and not s.check and not outside.intersection(s.outs):
+            moved.append(s)
+        else:
+            outside.update(s.args)
+    return moved[::-1]
+
+
 def tail_lines(prog):
-    """The function's last lines: the checks' verdict and the return of (finals, fetches)."""
+    """The function's last lines, as (Step or None, source): the checks' verdict, the gated updates
+    and the return of (finals, fetches). The fetches, and the new values of variables the step does
+    not read, pass through the conditional too (zeros when a check fails: the Session keeps none of
+    them): XLA copies a table updated in place unless every read of its old value comes first by data."""
     finals, fetches = list(prog.final_names), list(prog.fetch_names)
     tail = []
     if prog.checks:
         # a failed check leaves every variable as it was: the donated ones get their old value back
         checks = [s.outs[0] for s in prog.steps if s.check]
-        tail.append("    ok = all_ok(%s)" % ", ".join(checks))
-        rw = set(prog.rw_vars)
-        finals = ["keep(ok, %s, %s)" % (n, prog.arg_names[v]) if v in rw else n
-                  for n, v in zip(finals, prog.updated)]
+        tail.append((None, "    ok = all_ok(%s)" % ", ".join(checks)))
+        rw, moved = set(prog.rw_vars), gated(prog)
+        made = {n for s in moved for n in s.outs}
+        news = [(n, prog.arg_names[v]) for n, v in zip(finals, prog.updated) if v in rw and n in made]
+        routed = {}   # name -> its position in `after`
+        if moved:
+            kept = fetches + [n for n, v in zip(finals, prog.updated) if v not in rw]
+            routed = {n: k for k, n in enumerate(dict.fromkeys(kept))}
+            tail.append((None, "    def updates():"))
+            tail += [(s, "        " + line(s)) for s in moved]
+            tail.append((None, "        return %s, %s" % (_tuple([n for n, _ in news]), _tuple(routed))))
+            tail.append((None, "    %s, after = gate(ok, updates, %s, %s)" % (
+                _tuple([n for n, _ in news]), _tuple([old for _, old in news]), _tuple(routed))))
+            fetches = ["after[%d]" % routed[n] for n in fetches]
+        finals = [n if n in made else "keep(ok, %s, %s)" % (n, prog.arg_names[v]) if v in rw else
+                  "after[%d]" % routed[n] if n in routed else n for n, v in zip(finals, prog.updated)]
         fetches.append("(ok, %s)" % _tuple(checks))
-    tail.append("    return %s, %s" % (_tuple(finals), _tuple(fetches)))
+    tail.append((None, "    return %s, %s" % (_tuple(finals), _tuple(fetches))))
     return tail
 
 
 def tail_reads(prog):
-    """The names the tail lines read."""
+    """The names the tail lines read (the gated updates' arguments among them)."""
     names = set(prog.fetch_names) | set(prog.final_names) | {prog.arg_names[v] for v in prog.rw_vars}
+    moved = gated(prog)
+    names |= {a for s in moved for a in s.args} - {n for s in moved for n in s.outs}
     return names | {s.outs[0] for s in prog.steps if s.check}
 
 
 def _number(head, body, tail, parts=()):
     text, lines = list(head), {}
-    for step, src in body:
+    for step, src in list(body) + list(tail):
         text.append(src)
         if step is not None:
             lines[len(text)] = step
-    text += tail
     for part_head, part_body, part_tail in parts:
         text += [""] + part_head
-        for step, src in part_body:
+        for step, src in list(part_body) + list(part_tail):
             text.append(src)
-            lines[len(text)] = step
-        text += part_tail
+            if step is not None:
+                lines[len(text)] = step
     return "\n".join(text) + "\n", lines
 
 
@@ -197,7 +234,8 @@ def split(prog, name="fetch_set"):
     segmented Program's functions are `segment_k`, jitted one by one (jax_backend.build); the
     others are `part_k`, traced into the one jitted function."""
     jitted = prog.segmented
-    items = segments.cut(prog.steps, prog.split if jitted else MAX_LINES, jitted)
+    moved = set(gated(prog))   # rendered in the return lines (tail_lines)
+    items = segments.cut([s for s in prog.steps if s not in moved], prog.split if jitted else MAX_LINES, jitted)
     if not isinstance(items[-1], list):
         items.append([])
     # the values each item must hand on: those read by later items and by the return line
@@ -231,7 +269,7 @@ def split(prog, name="fetch_set"):
         args = ", ".join(["key"] + sorted(reads & defined - made))
         call = "%s(%s)" % (fn, args)
         body.append((None, "    return " + call if last else "    %s = %s" % (_tuple(out), call)))
-        ret = tail_lines(prog) if last else ["    return %s" % _tuple(out)]
+        ret = tail_lines(prog) if last else [(None, "    return %s" % _tuple(out))]
         parts.append((["def %s(%s):" % (fn, args)], [(s, "    " + line(s)) for s in item], ret))
         defined |= set(out)
     return _number(head_lines(prog, name), body, [], parts)
