@@ -202,3 +202,22 @@ def test_ctrl_c_inside_a_py_func_is_keyboard_interrupt_and_keeps_the_variables()
     for a, b in zip(before, _state(sess)):
         np.testing.assert_array_equal(a, b)
     sess.run(train, feed)   # and the session goes on: the script's `except KeyboardInterrupt: save` works
+
+
+@pytest.mark.parametrize("donate", ["always", "never"])
+def test_a_failed_check_keeps_a_variable_whose_update_changes_its_shape(donate):
+    """validate_shape=False: the new value cannot be selected against the old inside the step."""
+    tf.reset_default_graph()
+    v = tf.Variable([1.0, 2.0], name="v")
+    w = tf.Variable([3.0], name="w")
+    flag = tf.placeholder(tf.bool, [])
+    with tf.control_dependencies([tf.Assert(flag, [flag])]):
+        grow = tf.group(tf.assign(v, tf.concat([v, v], 0), validate_shape=False), tf.assign_add(w, [1.0]))
+    with tf.Session() as sess:
+        sess.donate = donate
+        sess.run(tf.global_variables_initializer())
+        with pytest.raises(errors.InvalidArgumentError):
+            sess.run(grow, {flag: False})
+        assert sess.run(v).tolist() == [1.0, 2.0] and sess.run(w).tolist() == [3.0]
+        sess.run(grow, {flag: True})
+        assert sess.run(v).tolist() == [1.0, 2.0, 1.0, 2.0] and sess.run(w).tolist() == [4.0]

@@ -483,10 +483,13 @@ class Session:
 
     def _failed_check(self, low, finals, ro, feeds, key):
         """The InvalidArgumentError of the first failed run-time check. The variables the function
-        read and updated come back unchanged (`keep`), so they are stored again (the others stay)."""
+        read and updated come back unchanged (`keep`), so they are stored again (the others stay). A
+        value that changed shape (validate_shape=False) cannot be kept inside the step: the old one
+        stays (a donated buffer no output of its shape could take was not consumed)."""
         rw_set = set(low.rw_vars)
         for v, val in zip(low.updated, finals):
-            if v in rw_set:
+            old = self._values.get(v)
+            if v in rw_set and not (old is not None and np.shape(old) != np.shape(val) and not _deleted(old)):
                 self._values[v] = val
         rw = tuple(self._values[v] for v in low.rw_vars)
         rw = tuple(jax.numpy.array(a, copy=True) for a in rw) if low.donate else rw
@@ -768,3 +771,8 @@ def _to_numpy(x):
     """A fetched device array as a writable numpy value (0-d arrays as numpy scalars, as TF gives)."""
     a = np.array(x)
     return a[()] if a.ndim == 0 else a
+
+
+def _deleted(value):
+    """Whether a device array's buffer is gone (donated to a step); numpy values never are."""
+    return bool(getattr(value, "is_deleted", lambda: False)())
