@@ -73,9 +73,9 @@ def _materialized(geo):
     """Whether a MaxPool of windows that tile the input (stride = window) is XLA's reduce-window: in a
     convolution training step on the CPU (EIGEN_CONVOLUTIONS), where XLA fuses the strided views into
     each reader and so recomputes the pool in the transposed copy of it that the next convolution's
-    filter gradient reads; the reduce-window (YNNPACK's, there) is a buffer the copy reads. The anchor CNN's step (benchmarks/anchors.py,
-    `benchmarks/maxpool_in_step.py` re-checks it): 106.8 -> 98.9 ms CPU on one core, 111.9 -> 104.5 on
-    two (docs/speed.md section 8). Overlapping windows keep the views (section 7: 2-9x faster)."""
+    filter gradient reads; the reduce-window (YNNPACK's, there) is a buffer the copy reads. The anchor
+    CNN's step (`benchmarks/maxpool_in_step.py` re-checks it): 106.8 -> 98.9 ms CPU on one core, 111.9
+    -> 104.5 on two (docs/speed.md section 8). Overlapping windows keep the views (section 7: 2-9x faster)."""
     return EIGEN_CONVOLUTIONS.get() and all(k == s for _, k, s, _, _ in geo)
 
 
