@@ -51,6 +51,8 @@ def test_choices_by_what_the_fetch_set_holds(monkeypatch):
             hlo = sess.lowered([train, loss], feed).hlo
             ynn = [ln for ln in hlo.splitlines() if ln.strip().startswith(("%ynn_fusion", "ROOT %ynn_fusion"))]
             assert ynn and not any("Conv" in ln for ln in ynn)   # YNNPACK keeps dots and reductions, not convs
+            # the tiling MaxPool is XLA's reduce-window there (pooling_ops._materialized), strided views elsewhere
+            assert _pool_windows(hlo) and not _pool_windows(sess.lowered(loss, feed).hlo)
         program = sess.lowered([init]).function.program
     assert co.choose(program, "gpu") == {}
     assert not co.known("xla_cpu_no_such_option", "1")   # left out, where XLA would refuse the compile
@@ -59,6 +61,10 @@ def test_choices_by_what_the_fetch_set_holds(monkeypatch):
     monkeypatch.delenv("XLA_FLAGS")
     monkeypatch.setenv("TINYFLOW_COMPILER_OPTIONS", "0")
     assert co.choose(program) == {}
+
+
+def _pool_windows(hlo):
+    return [ln for ln in hlo.splitlines() if 'MaxPool/reduce_window' in ln]
 
 
 def _train(monkeypatch, setting):

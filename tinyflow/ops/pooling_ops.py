@@ -19,6 +19,7 @@ from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import math_ops as M
 from tinyflow.ops.core.array_ops import shape as _shape
 from tinyflow.ops.core.base import convert_to_tensor, make_op
+from tinyflow.ops.conv_ops import EIGEN_CONVOLUTIONS
 from tinyflow.ops.window import (channel_axis, check_padding, get_sequence, int_sizes, one_d, one_d_seq,
                                  pool_geometry, pool_padding, pooled_shape, sizes_shape, spatial_axes)
 
@@ -62,10 +63,20 @@ def _max_pool_any(attrs, x):
         return _max_pool_fn(attrs)(x)
     geo = pool_geometry(x.shape, attrs)
     offsets = _offsets(geo)
-    if len(offsets) > 16:
+    if len(offsets) > 16 or _materialized(geo):
         return _max_pool_fn(attrs)(x)
     view = _views(_pad_last(x, geo, _lowest(x.dtype)), geo)
     return functools.reduce(jnp.maximum, [view(d) for d in offsets])
+
+
+def _materialized(geo):
+    """Whether a MaxPool of windows that tile the input (stride = window) is XLA's reduce-window: in a
+    convolution training step on the CPU (EIGEN_CONVOLUTIONS), where XLA fuses the strided views into
+    each reader and so recomputes the pool in the transposed copy of it that the next convolution's
+    filter gradient reads; the reduce-window (YNNPACK's, there) is a buffer the copy reads. The anchor
+    CNN's step (`benchmarks/maxpool_in_step.py` re-checks it): 106.8 -> 98.9 ms CPU on one core, 111.9
+    -> 104.5 on two (docs/speed.md section 8). Overlapping windows keep the views (section 7: 2-9x faster)."""
+    return EIGEN_CONVOLUTIONS.get() and all(k == s for _, k, s, _, _ in geo)
 
 
 def _avg_counts(shape, attrs):
