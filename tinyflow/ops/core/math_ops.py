@@ -130,13 +130,14 @@ def numpy_fold(fn):
 
 
 def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, inplace=((0, 0), (1, 0)),
-            fold=True, names=("x", "y"), check=None, check_message=None):
+            fold=True, names=("x", "y"), check=None, check_message=None, numpy=None):
     """Registers a broadcasting binary op and returns its builder."""
     fn = getattr(fold, "fn", None)   # its value while tracing by numpy where bit for bit XLA's (OpDef.numpy)
+    if numpy is None and fn in (np.add, np.subtract, np.multiply, np.maximum, np.minimum):
+        numpy = lambda a, x, y: fn(x, y)   # noqa: E731
     register_op(op_type, shape=broadcast_rule, dtype=dtype_rule(op_type, allowed, out, names), grad=grad, lower=lower,
                 inplace=inplace, fold=fold, infer_back=back_shapes.broadcast, check=check, check_message=check_message,
-                numpy=(lambda a, x, y: fn(x, y)) if fn in (np.add, np.subtract, np.multiply, np.maximum, np.minimum)
-                else None)
+                numpy=numpy)
 
     def builder(x, y, name=None):
         x, y = _binary_inputs(x, y)
@@ -302,6 +303,18 @@ def _int_pow(x, y):
     return jnp.power(x, y).astype(x.dtype)
 
 
+def _realdiv_numpy(a, x, y):
+    """RealDiv's value by numpy for float32 / float64 (a static step's: tracing compiles no XLA program
+    for it), or None: XLA divides as IEEE does, but on the CPU it flushes subnormal inputs and results
+    to zero and on a GPU it does not, so values with a subnormal are left to the JAX rule."""
+    if x.dtype != y.dtype or x.dtype not in (np.float32, np.float64):
+        return None
+    with np.errstate(all="ignore"):
+        out = np.true_divide(x, y)
+    tiny = np.finfo(x.dtype).tiny
+    return None if any(np.any((v != 0) & (np.abs(v) < tiny)) for v in (x, y, out)) else out
+
+
 def _div_no_nan(x, y):
     return jnp.where(y == 0, jnp.zeros_like(x), x / jnp.where(y == 0, jnp.ones_like(y), y)).astype(x.dtype)
 
@@ -324,7 +337,7 @@ def _mul(a, x, y):
 
 
 multiply = _binary("Mul", _mul, _grad_mul, NUMBER, fold=numpy_fold(np.multiply))
-realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div, NUMBER)
+realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div, NUMBER, numpy=_realdiv_numpy)
 div_no_nan = _binary("DivNoNan", lambda a, x, y: _div_no_nan(x, y), _grad_div_no_nan, allowed=FLOAT_C)
 pow = _binary("Pow", lambda a, x, y: _int_pow(x, y), _grad_pow, NUMBER,
               **_int_check(lambda x, y: y < 0, "Integers to negative integer powers are not allowed"))
