@@ -177,7 +177,10 @@ _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 
 def threefry2x32(k1, k2, x1, x2):
     """Threefry-2x32 (20 rounds, Salmon et al. 2011), element-wise, unrolled: the function JAX's
-    threefry2x32 computes (on the CPU JAX emits it as a loop, which per-element keys make slow)."""
+    threefry2x32 computes (on the CPU JAX emits it as a loop, which per-element keys make slow).
+    Traced values go through lax (jnp's operators are a jit each: ~300 of them per initializer)."""
+    if any(isinstance(v, jax.core.Tracer) for v in (k1, k2, x1, x2)):
+        return _threefry_lax(k1, k2, x1, x2)
     u = np.uint32
     ks = (k1, k2, k1 ^ k2 ^ u(0x1BD11BDA))
     x1, x2 = x1 + ks[0], x2 + ks[1]
@@ -186,6 +189,24 @@ def threefry2x32(k1, k2, x1, x2):
             x1 = x1 + x2
             x2 = ((x2 << u(r)) | (x2 >> u(32 - r))) ^ x1
         x1, x2 = x1 + ks[(i + 1) % 3], x2 + ks[(i + 2) % 3] + u(i + 1)
+    return x1, x2
+
+
+def _threefry_lax(k1, k2, x1, x2):
+    """threefry2x32 in lax primitives: the same operations, on operands broadcast to one shape."""
+    lax = jax.lax
+    shape = np.broadcast_shapes(*(np.shape(v) for v in (k1, k2, x1, x2)))
+    k1, k2, x1, x2 = (jnp.broadcast_to(jnp.asarray(v, np.uint32), shape) for v in (k1, k2, x1, x2))
+
+    def c(value):
+        return lax.full(shape, value, np.uint32)
+    ks = (k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), c(0x1BD11BDA)))
+    x1, x2 = lax.add(x1, ks[0]), lax.add(x2, ks[1])
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            x1 = lax.add(x1, x2)
+            x2 = lax.bitwise_xor(lax.bitwise_or(lax.shift_left(x2, c(r)), lax.shift_right_logical(x2, c(32 - r))), x1)
+        x1, x2 = lax.add(x1, ks[(i + 1) % 3]), lax.add(lax.add(x2, ks[(i + 2) % 3]), c(i + 1))
     return x1, x2
 
 
