@@ -128,6 +128,8 @@ def _keep(ok, new, old):
     """new where every check holds, else old (a variable whose value changed shape takes new)."""
     if new.shape != old.shape:
         return new
+    if new.dtype == old.dtype:   # what jnp.where emits, as primitives (jnp.where is a jit of its own)
+        return jax.lax.select(jax.lax.broadcast_in_dim(ok, new.shape, ()), new, old)
     return jnp.where(ok, new, old)
 
 
