@@ -211,21 +211,23 @@ def _threefry_lax(k1, k2, x1, x2):
 
 
 def _from_bits(op_type, bits, dims, dtype):
-    """jax.random's uniform / normal / truncated normal (float32) from their 32 random bits each."""
-    f32 = np.float32
+    """jax.random's uniform / normal / truncated normal (float32) from their 32 random bits each (lax
+    primitives: the operations jnp's operators and jnp.clip emit, without a jit each)."""
+    f32, lax = np.float32, jax.lax
 
     def uniform(lo, hi):   # jax.random.uniform's mantissa trick
-        floats = jax.lax.bitcast_convert_type((bits >> np.uint32(9)) | np.uint32(0x3F800000), f32) - f32(1)
-        return jax.lax.max(lo, jax.lax.reshape(floats * (hi - lo) + lo, dims))
+        mantissa = lax.bitwise_or(lax.shift_right_logical(bits, np.uint32(9)), np.uint32(0x3F800000))
+        floats = lax.sub(lax.bitcast_convert_type(mantissa, f32), f32(1))
+        return lax.max(lo, lax.reshape(lax.add(lax.mul(floats, hi - lo), lo), dims))
     sqrt2 = np.array(np.sqrt(2), np.float32)
     if op_type == "RandomUniform":
         return uniform(f32(0), f32(1))
     if op_type == "RandomStandardNormal":
-        return jax.lax.mul(sqrt2, jax.lax.erf_inv(uniform(np.nextafter(f32(-1), f32(0)), f32(1))))
+        return lax.mul(sqrt2, lax.erf_inv(uniform(np.nextafter(f32(-1), f32(0)), f32(1))))
     lower, upper = f32(-2.0), f32(2.0)   # TruncatedNormal: jax.random.truncated_normal(k, -2, 2)
-    u = uniform(jax.lax.erf(lower / sqrt2), jax.lax.erf(upper / sqrt2))
-    return jnp.clip(sqrt2 * jax.lax.erf_inv(u), jax.lax.nextafter(lower, f32(np.inf)),
-                    jax.lax.nextafter(upper, f32(-np.inf)))
+    u = uniform(lax.erf(lower / sqrt2), lax.erf(upper / sqrt2))
+    values = lax.mul(sqrt2, lax.erf_inv(u))   # clipped as jnp.clip does: max with the lower, min with the upper
+    return lax.min(lax.nextafter(upper, f32(-np.inf)), lax.max(lax.nextafter(lower, f32(np.inf)), values))
 
 
 def block_spec(op):
