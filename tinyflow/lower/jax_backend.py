@@ -127,9 +127,12 @@ def _all_ok(*checks):
 
 
 def _keep(ok, new, old):
-    """new where every check holds, else old (a variable whose value changed shape takes new)."""
+    """new where every check holds, else old. A variable whose value changed shape takes new: the
+    Session keeps its old value when a check failed (Session._failed_check)."""
     if new.shape != old.shape:
         return new
+    if new.dtype == old.dtype:   # what jnp.where emits, as primitives (jnp.where is a jit of its own)
+        return jax.lax.select(jax.lax.broadcast_in_dim(ok, new.shape, ()), new, old)
     return jnp.where(ok, new, old)
 
 

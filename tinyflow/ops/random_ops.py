@@ -177,7 +177,10 @@ _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 
 def threefry2x32(k1, k2, x1, x2):
     """Threefry-2x32 (20 rounds, Salmon et al. 2011), element-wise, unrolled: the function JAX's
-    threefry2x32 computes (on the CPU JAX emits it as a loop, which per-element keys make slow)."""
+    threefry2x32 computes (on the CPU JAX emits it as a loop, which per-element keys make slow).
+    Traced values go through lax (jnp's operators are a jit each: ~300 of them per initializer)."""
+    if any(isinstance(v, jax.core.Tracer) for v in (k1, k2, x1, x2)):
+        return _threefry_lax(k1, k2, x1, x2)
     u = np.uint32
     ks = (k1, k2, k1 ^ k2 ^ u(0x1BD11BDA))
     x1, x2 = x1 + ks[0], x2 + ks[1]
@@ -189,22 +192,42 @@ def threefry2x32(k1, k2, x1, x2):
     return x1, x2
 
 
+def _threefry_lax(k1, k2, x1, x2):
+    """threefry2x32 in lax primitives: the same operations, on operands broadcast to one shape."""
+    lax = jax.lax
+    shape = np.broadcast_shapes(*(np.shape(v) for v in (k1, k2, x1, x2)))
+    k1, k2, x1, x2 = (jnp.broadcast_to(jnp.asarray(v, np.uint32), shape) for v in (k1, k2, x1, x2))
+
+    def c(value):
+        return lax.full(shape, value, np.uint32)
+    ks = (k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), c(0x1BD11BDA)))
+    x1, x2 = lax.add(x1, ks[0]), lax.add(x2, ks[1])
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            x1 = lax.add(x1, x2)
+            x2 = lax.bitwise_xor(lax.bitwise_or(lax.shift_left(x2, c(r)), lax.shift_right_logical(x2, c(32 - r))), x1)
+        x1, x2 = lax.add(x1, ks[(i + 1) % 3]), lax.add(lax.add(x2, ks[(i + 2) % 3]), c(i + 1))
+    return x1, x2
+
+
 def _from_bits(op_type, bits, dims, dtype):
-    """jax.random's uniform / normal / truncated normal (float32) from their 32 random bits each."""
-    f32 = np.float32
+    """jax.random's uniform / normal / truncated normal (float32) from their 32 random bits each (lax
+    primitives: the operations jnp's operators and jnp.clip emit, without a jit each)."""
+    f32, lax = np.float32, jax.lax
 
     def uniform(lo, hi):   # jax.random.uniform's mantissa trick
-        floats = jax.lax.bitcast_convert_type((bits >> np.uint32(9)) | np.uint32(0x3F800000), f32) - f32(1)
-        return jax.lax.max(lo, jax.lax.reshape(floats * (hi - lo) + lo, dims))
+        mantissa = lax.bitwise_or(lax.shift_right_logical(bits, np.uint32(9)), np.uint32(0x3F800000))
+        floats = lax.sub(lax.bitcast_convert_type(mantissa, f32), f32(1))
+        return lax.max(lo, lax.reshape(lax.add(lax.mul(floats, hi - lo), lo), dims))
     sqrt2 = np.array(np.sqrt(2), np.float32)
     if op_type == "RandomUniform":
         return uniform(f32(0), f32(1))
     if op_type == "RandomStandardNormal":
-        return jax.lax.mul(sqrt2, jax.lax.erf_inv(uniform(np.nextafter(f32(-1), f32(0)), f32(1))))
+        return lax.mul(sqrt2, lax.erf_inv(uniform(np.nextafter(f32(-1), f32(0)), f32(1))))
     lower, upper = f32(-2.0), f32(2.0)   # TruncatedNormal: jax.random.truncated_normal(k, -2, 2)
-    u = uniform(jax.lax.erf(lower / sqrt2), jax.lax.erf(upper / sqrt2))
-    return jnp.clip(sqrt2 * jax.lax.erf_inv(u), jax.lax.nextafter(lower, f32(np.inf)),
-                    jax.lax.nextafter(upper, f32(-np.inf)))
+    u = uniform(lax.erf(lower / sqrt2), lax.erf(upper / sqrt2))
+    values = lax.mul(sqrt2, lax.erf_inv(u))   # clipped as jnp.clip does: max with the lower, min with the upper
+    return lax.min(lax.nextafter(upper, f32(-np.inf)), lax.max(lax.nextafter(lower, f32(np.inf)), values))
 
 
 def block_spec(op):

@@ -130,13 +130,14 @@ def numpy_fold(fn):
 
 
 def _binary(op_type, lower, grad, allowed=NUMERIC, out=None, default_name=None, inplace=((0, 0), (1, 0)),
-            fold=True, names=("x", "y"), check=None, check_message=None):
+            fold=True, names=("x", "y"), check=None, check_message=None, numpy=None):
     """Registers a broadcasting binary op and returns its builder."""
     fn = getattr(fold, "fn", None)   # its value while tracing by numpy where bit for bit XLA's (OpDef.numpy)
+    if numpy is None and fn in (np.add, np.subtract, np.multiply, np.maximum, np.minimum):
+        numpy = lambda a, x, y: fn(x, y)   # noqa: E731
     register_op(op_type, shape=broadcast_rule, dtype=dtype_rule(op_type, allowed, out, names), grad=grad, lower=lower,
                 inplace=inplace, fold=fold, infer_back=back_shapes.broadcast, check=check, check_message=check_message,
-                numpy=(lambda a, x, y: fn(x, y)) if fn in (np.add, np.subtract, np.multiply, np.maximum, np.minimum)
-                else None)
+                numpy=numpy)
 
     def builder(x, y, name=None):
         x, y = _binary_inputs(x, y)
@@ -302,29 +303,57 @@ def _int_pow(x, y):
     return jnp.power(x, y).astype(x.dtype)
 
 
+def _realdiv_numpy(a, x, y):
+    """RealDiv's value by numpy for float32 / float64 (a static step's: tracing compiles no XLA program
+    for it), or None: XLA divides as IEEE does, but on the CPU it flushes subnormal inputs and results
+    to zero and on a GPU it does not, so values with a subnormal are left to the JAX rule."""
+    if x.dtype != y.dtype or x.dtype not in (np.float32, np.float64):
+        return None
+    with np.errstate(all="ignore"):
+        out = np.true_divide(x, y)
+    tiny = np.finfo(x.dtype).tiny
+    return None if any(np.any((v != 0) & (np.abs(v) < tiny)) for v in (x, y, out)) else out
+
+
 def _div_no_nan(x, y):
     return jnp.where(y == 0, jnp.zeros_like(x), x / jnp.where(y == 0, jnp.ones_like(y), y)).astype(x.dtype)
 
 
-add = _binary("Add", lambda a, x, y: jnp.add(x, y), _grad_add, NUMBER, fold=numpy_fold(np.add))
-add_v2 = _binary("AddV2", lambda a, x, y: jnp.add(x, y), _grad_add, NUMBER, fold=numpy_fold(np.add))  # TF 1.15's x + y
-subtract = _binary("Sub", lambda a, x, y: jnp.subtract(x, y), _grad_sub, NUMBER, fold=numpy_fold(np.subtract))
+def elementwise(primitive, jnp_fn):
+    """jnp_fn(x, y), as the lax primitive itself when x and y are arrays of one shape and one dtype (not
+    bool): the same operation, where jnp's function is a jit of its own, whose tracing is most of what
+    such a rule costs while a step is traced (jnp also broadcasts, promotes, and adds bools as `or`)."""
+    def fn(x, y):
+        if (getattr(x, "dtype", None) == getattr(y, "dtype", 0) and x.dtype != np.bool_
+                and np.shape(x) == np.shape(y)):
+            return primitive(x, y)
+        return jnp_fn(x, y)
+    return fn
+
+
+_add, _subtract = elementwise(jax.lax.add, jnp.add), elementwise(jax.lax.sub, jnp.subtract)
+add = _binary("Add", lambda a, x, y: _add(x, y), _grad_add, NUMBER, fold=numpy_fold(np.add))
+add_v2 = _binary("AddV2", lambda a, x, y: _add(x, y), _grad_add, NUMBER, fold=numpy_fold(np.add))  # TF 1.15's x + y
+subtract = _binary("Sub", lambda a, x, y: _subtract(x, y), _grad_sub, NUMBER, fold=numpy_fold(np.subtract))
+_multiply = elementwise(jax.lax.mul, jnp.multiply)
 
 
 def _mul(a, x, y):
     """Mul; with `_rounded` (random_ops: rnd * scale + offset, which TF computes in two kernels) its
     product is kept from fusing with the add that follows into an FMA (one rounding, not TF's two):
     a select on its bits (a NaN payload -> the quiet NaN) that no compiler sees through."""
-    p = jnp.multiply(x, y)
+    p = _multiply(x, y)
     if not a.get("_rounded") or not jnp.issubdtype(p.dtype, jnp.floating) or p.dtype.itemsize not in (4, 8):
         return p
-    ut, nan = (jnp.uint32, 0x7FC00000) if p.dtype.itemsize == 4 else (jnp.uint64, 0x7FF8000000000000)
+    ut, nan = (np.uint32, 0x7FC00000) if p.dtype.itemsize == 4 else (np.uint64, 0x7FF8000000000000)
     bits = jax.lax.bitcast_convert_type(p, ut)
-    return jax.lax.bitcast_convert_type(jnp.where(bits == ut(nan + 1), ut(nan), bits), p.dtype)
+    quiet = jax.lax.full(p.shape, nan, ut)
+    return jax.lax.bitcast_convert_type(jax.lax.select(jax.lax.eq(bits, jax.lax.full(p.shape, nan + 1, ut)), quiet,
+                                                       bits), p.dtype)
 
 
 multiply = _binary("Mul", _mul, _grad_mul, NUMBER, fold=numpy_fold(np.multiply))
-realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div, NUMBER)
+realdiv = _binary("RealDiv", lambda a, x, y: jnp.divide(x, y).astype(x.dtype), _grad_div, NUMBER, numpy=_realdiv_numpy)
 div_no_nan = _binary("DivNoNan", lambda a, x, y: _div_no_nan(x, y), _grad_div_no_nan, allowed=FLOAT_C)
 pow = _binary("Pow", lambda a, x, y: _int_pow(x, y), _grad_pow, NUMBER,
               **_int_check(lambda x, y: y < 0, "Integers to negative integer powers are not allowed"))
@@ -730,6 +759,11 @@ def _matmul_shape(batched):
 
 
 def _matmul_lower(attrs, a, b):
+    if np.ndim(a) == np.ndim(b) == 2 and getattr(a, "dtype", None) == getattr(b, "dtype", 0):
+        # what jnp.swapaxes and jnp.matmul emit for matrices, as primitives (jnp's are a jit each)
+        a = jax.lax.transpose(a, (1, 0)) if attrs["transpose_a"] else a
+        b = jax.lax.transpose(b, (1, 0)) if attrs["transpose_b"] else b
+        return jax.lax.dot_general(a, b, (((1,), (0,)), ((), ())), preferred_element_type=a.dtype)
     if attrs["transpose_a"]:
         a = jnp.swapaxes(a, -1, -2)
     if attrs["transpose_b"]:
