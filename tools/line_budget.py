@@ -100,9 +100,14 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # Issue 40 (fourth session): lower +45 (1490 -> 1535: segments cut where a long run of static shapes begins,
 # so an optimizer's updates after a sparse dropout compile once), runtime +25 (2975 -> 3000: cache entries
 # record their compile's seconds, so warm runs upgrade tiers when the cold run did). Total 78100 -> 78200.
-BUDGET = {"graph": 2200, "formats": 2660, "passes": 2320, "ops": 18250, "lower": 1535, "runtime": 3000,
-          "api": 47460, "cli": 1115}
-TOTAL = 78200   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37, +500 for 39 (above)
+# Then: lower +100 (1535 -> 1635: the first tier's older emitters where they pay, compiler_options; row updates
+# under the checks' one lax.cond, render.gated / jax_backend._gate; lax forms of hot rules), ops +70 (18250 ->
+# 18320: numpy rules of RealDiv/ConcatV2 values known while tracing, lax forms of the histogram, threefry, Adam
+# and arithmetic rules, MaxPool as reduce-window in convolution training steps), runtime +10 (3000 -> 3010: a
+# failed check keeps a variable whose update changed its shape), api +5 (47460 -> 47465). Total -> 78400.
+BUDGET = {"graph": 2200, "formats": 2660, "passes": 2320, "ops": 18320, "lower": 1635, "runtime": 3010,
+          "api": 47465, "cli": 1115}
+TOTAL = 78400   # 62000 -> 63000 for the engine work of issues 38, 40 and 41; +9500 for issue 37, +500 for 39 (above)
 
 
 def count(layer):
