@@ -121,7 +121,7 @@ def older_emitters_pay(ops, updates):
         172 ms), histograms (their counts scatter-added by a loop: deep MNIST step 149 -> 175 ms):
         20 steps lose more than the 0.2-0.9 s of compile saved.
     A fetch set that updates nothing (an evaluation) runs rarely, or long enough to be upgraded."""
-    from tinyflow.ops.control_flow_ops import _bodies   # a loop's or a conditional's function graphs
+    from tinyflow.ops.control_flow_ops import bodies   # a loop's or a conditional's function graphs
     ops, seen, count, slow = list(ops), set(), 0, False
     while ops:
         op = ops.pop()
@@ -129,7 +129,7 @@ def older_emitters_pay(ops, updates):
         if count > BIG_PROGRAM:
             return False
         slow = slow or op.type in SLOW_WITH_OLDER_EMITTERS or "Pool" in op.type and _overlaps(op)
-        for body in _bodies(op):
+        for body in bodies(op):
             if id(body) not in seen:
                 seen.add(id(body))
                 ops.extend(body.graph.ops)

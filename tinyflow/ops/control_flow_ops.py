@@ -356,11 +356,12 @@ def _may_fail(op):
     input's shape is not fully known): then its run-time check runs."""
     if op.type in _BRANCH_OPS and _unknown_shapes(op):
         return True
-    return any(_may_fail(inner) for body in _bodies(op) for inner in body.graph.ops
+    return any(_may_fail(inner) for body in bodies(op) for inner in body.graph.ops
                if inner.type in _BRANCH_OPS or inner.type in _LOOP_OPS)
 
 
-def _bodies(op):
+def bodies(op):
+    """The function graphs `op` runs: a conditional's branches and a loop's body."""
     return list(op.attrs.get("branches") or ()) + ([op.attrs["body"]] if op.attrs.get("body") is not None else [])
 
 

@@ -5,6 +5,8 @@ order, and its lowering returns their new values; output 0 is the variable's new
 is TF 1.15's kernels' expressions, in their order (what they give at inf and NaN is TF's). Each has
 its sparse form, SparseApply*, for an IndexedSlices gradient: the same rule on the indexed rows.
 """
+import operator
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -92,25 +94,22 @@ def _adagrad(a, var, accum, lr, grad):
     return var - grad * lr * jax.lax.rsqrt(accum), accum
 
 
+# (add, sub, mul, div, sqrt): lax's primitives for arguments of one dtype (the usual case: jnp's operators
+# are a jit each, 17 per Adam variable while a step is traced), else Python's operators (jnp's promotion)
+_LAX_ARITHMETIC = (jax.lax.add, jax.lax.sub, jax.lax.mul, jax.lax.div, jax.lax.sqrt)
+_ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.truediv, jnp.sqrt)
+
+
 def _adam(a, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
     args = (var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)
-    if all(getattr(x, "dtype", None) == var.dtype for x in args) and all(np.ndim(x) == 0 for x in args[3:9]) \
-            and np.shape(var) == np.shape(m) == np.shape(v) == np.shape(grad):
-        return _adam_lax(*args)
-    alpha = lr * jnp.sqrt(1 - beta2_power) / (1 - beta1_power)
-    m = m + (grad - m) * (1 - beta1)
-    v = v + (grad * grad - v) * (1 - beta2)
-    return var - (m * alpha) / (jnp.sqrt(v) + epsilon), m, v
-
-
-def _adam_lax(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
-    """_adam's operations as lax primitives, for arguments of one dtype (the usual case: jnp's operators are
-    a jit each, 17 per variable while the step is traced)."""
-    lax, one = jax.lax, np.ones((), var.dtype)
-    alpha = lax.div(lax.mul(lr, lax.sqrt(lax.sub(one, beta2_power))), lax.sub(one, beta1_power))
-    m = lax.add(m, lax.mul(lax.sub(grad, m), lax.sub(one, beta1)))
-    v = lax.add(v, lax.mul(lax.sub(lax.mul(grad, grad), v), lax.sub(one, beta2)))
-    return lax.sub(var, lax.div(lax.mul(m, alpha), lax.add(lax.sqrt(v), epsilon))), m, v
+    uniform = all(getattr(x, "dtype", None) == var.dtype for x in args) and \
+        all(np.ndim(x) == 0 for x in args[3:9]) and np.shape(var) == np.shape(m) == np.shape(v) == np.shape(grad)
+    add, sub, mul, div, sqrt = _LAX_ARITHMETIC if uniform else _ARITHMETIC
+    one = np.ones((), var.dtype) if uniform else 1
+    alpha = div(mul(lr, sqrt(sub(one, beta2_power))), sub(one, beta1_power))
+    m = add(m, mul(sub(grad, m), sub(one, beta1)))
+    v = add(v, mul(sub(mul(grad, grad), v), sub(one, beta2)))
+    return sub(var, div(mul(m, alpha), add(sqrt(v), epsilon))), m, v
 
 
 def _rmsprop(a, var, ms, mom, lr, rho, momentum, epsilon, grad):
