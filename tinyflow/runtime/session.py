@@ -29,7 +29,7 @@ from tinyflow.graph.registry import FromFetched, SessionValue, get_op_def
 from tinyflow.lower import jax_backend, pipeline
 from tinyflow.ops.random_ops import run_key
 from tinyflow.passes import prune as prune_pass
-from tinyflow.runtime import compile_cache, executables, placement as placements
+from tinyflow.runtime import compile_cache, executables, host_memory, placement as placements
 from tinyflow.runtime.config import ConfigProto
 from tinyflow.runtime import fetches as fetch_util
 
@@ -203,6 +203,7 @@ class Session:
         self._default_ctx = []
         self._lock = threading.RLock()
         self.donate = None   # pipeline.DONATE
+        host_memory.keep_freed_memory()   # once per process: steps reuse freed temporaries
 
     graph = property(lambda self: self._graph)
     graph_def = property(lambda self: self._graph)
