@@ -1,4 +1,5 @@
-"""Helpers shared by the benchmarks: interleaved step timing and the TF 1.15 side process."""
+"""Helpers shared by the benchmarks: interleaved step timing and the TF side processes (TF 1.15, and TF 2.x
+through tf.compat.v1: what a TF1 user runs instead today)."""
 import json
 import os
 import subprocess
@@ -7,6 +8,7 @@ import time
 import numpy as np
 
 ORACLE = os.environ.get("TF1_PYTHON", os.path.expanduser("~/.tf1-oracle/bin/python"))
+TF2 = os.environ.get("TF2_PYTHON", os.path.expanduser("~/.tf2-anchor/bin/python"))
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -29,15 +31,25 @@ def step_times(fns, n, warmup=3, clock=time.perf_counter):
 def tf1_run(script, *args, timeout=1800):
     """Runs benchmarks/tf1/<script> under a TensorFlow 1.x python (the tf1-oracle venv, or
     $TF1_PYTHON) and returns the JSON object it prints last; None when there is no TF 1.x."""
-    if not os.path.exists(ORACLE):
+    return _run(ORACLE, [os.path.join(HERE, "tf1", script)], args, timeout, "TF 1.x")
+
+
+def tf2_run(script, *args, timeout=1800):
+    """The same script under TF 2.x through tf.compat.v1 (benchmarks/tf1/compat_v1.py; the tf2-anchor
+    venv, or $TF2_PYTHON); None when there is no TF 2.x."""
+    return _run(TF2, [os.path.join(HERE, "tf1", "compat_v1.py"), script], args, timeout, "TF 2.x")
+
+
+def _run(python, argv, args, timeout, side):
+    if not os.path.exists(python):
         return None
     try:
-        out = subprocess.run([ORACLE, os.path.join(HERE, "tf1", script)] + [str(a) for a in args],
-                             capture_output=True, text=True, timeout=timeout)
+        out = subprocess.run([python] + argv + [str(a) for a in args], capture_output=True, text=True,
+                             timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
         return None
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
     if out.returncode != 0 or not lines:
-        print("(TF 1.x side failed: %s)" % out.stderr.strip().splitlines()[-1:] if out.stderr else "")
+        print("(%s side failed: %s)" % (side, out.stderr.strip().splitlines()[-1:] if out.stderr else ""))
         return None
     return json.loads(lines[-1])

@@ -2,8 +2,9 @@
 4096 samples, metrics=['accuracy'], shuffled) against the same epoch hand-written in JAX + optax
 (one jitted step with the parameters donated, the batches sliced from the shuffled numpy arrays,
 the loss and accuracy brought to the host each step as fit does), and against TF 1.15's own
-`model.fit` when the TF 1.x python is there. Epochs are timed one by one, interleaved; the fastest
-and the median are shown. Target (issue 28): keras / jax <= 1.1x.
+`model.fit` when the TF 1.x python is there, and TF 2.x's (through tf.compat.v1 with the legacy
+tf_keras, what a TF1 user runs instead today) when the TF 2.x python is there. Epochs are timed one by
+one, interleaved; the fastest and the median are shown. Target (issue 28): keras / jax <= 1.1x.
 
     python benchmarks/keras_fit.py [--epochs N]
 """
@@ -84,11 +85,12 @@ def main():
     print("  tinyflow tf.keras  %7.1f ms  (median %7.1f)" % (kb * 1e3, km * 1e3))
     print("  jax + optax        %7.1f ms  (median %7.1f)" % (jb * 1e3, jm * 1e3))
     print("  keras / jax        %7.2fx  (median %.2fx)" % (kb / jb, km / jm))
-    t0 = time.time()
-    tf1 = _common.tf1_run("keras_fit_tf1.py", args.epochs)
-    if tf1 is not None:
-        print("  TF 1.15 model.fit  %7.1f ms  (median %7.1f)   tinyflow is %.2fx faster  [%.0fs]"
-              % (tf1["best"] * 1e3, tf1["median"] * 1e3, tf1["best"] / kb, time.time() - t0))
+    for name, run in (("TF 1.15", _common.tf1_run), ("TF 2.x v1", _common.tf2_run)):
+        t0 = time.time()
+        res = run("keras_fit_tf1.py", args.epochs)
+        if res is not None:
+            print("  %-9s model.fit %7.1f ms  (median %7.1f)   tinyflow / it %.2fx  [%.0fs]"
+                  % (name, res["best"] * 1e3, res["median"] * 1e3, kb / res["best"], time.time() - t0))
 
 
 if __name__ == "__main__":

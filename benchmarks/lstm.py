@@ -4,7 +4,8 @@ model hand-written in JAX with `lax.scan` (+ optax, donated parameters), in one 
 Model: inputs [batch 20, 35 steps, 256] -> BasicLSTMCell(256) -> dense 256->1000 on every step ->
 sparse softmax cross entropy; plain SGD. Each step fetches the loss.
 Target (issue 17, item 2): tinyflow / jax <= 1.10x. A TF 1.15 column comes from the same graph run
-by benchmarks/tf1/lstm_tf1.py under a TF 1.x python, when one exists (~/.tf1-oracle, $TF1_PYTHON).
+by benchmarks/tf1/lstm_tf1.py under a TF 1.x python, when one exists (~/.tf1-oracle, $TF1_PYTHON), and a
+TF 2.x one from the same file through tf.compat.v1 (~/.tf2-anchor, $TF2_PYTHON).
 
     python benchmarks/lstm.py [--steps N] [--reps R] [--no-tf1]
 """
@@ -19,7 +20,7 @@ import optax
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import tinyflow as tf  # noqa: E402
-from _common import step_times, tf1_run  # noqa: E402
+from _common import step_times, tf1_run, tf2_run  # noqa: E402
 
 BATCH, STEPS, UNITS, VOCAB = 20, 35, 256, 1000
 LR = 0.5
@@ -91,7 +92,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=100, help="timed steps per implementation and repetition")
     p.add_argument("--reps", type=int, default=3, help="repetitions; the median ratio is reported")
-    p.add_argument("--no-tf1", action="store_true", help="leave out the TF 1.15 column")
+    p.add_argument("--no-tf1", action="store_true", help="leave out the TF 1.15 and TF 2.x columns")
     args = p.parse_args()
     params, xb, yb = data()
     sess, train, loss, x, y = graph_step(tf, params)
@@ -115,11 +116,12 @@ def main():
             r, tf_min * 1e3, tf_med * 1e3, jax_min * 1e3, jax_med * 1e3, tf_min / jax_min, tf_med / jax_med),
             flush=True)
     print("tinyflow / jax (median of %d, fastest steps): %.3fx  (target <= 1.10x)" % (args.reps, np.median(ratios)))
-    if not args.no_tf1:
-        res = tf1_run("lstm_tf1.py", args.steps)
+    for run in (() if args.no_tf1 else (tf1_run, tf2_run)):
+        res = run("lstm_tf1.py", args.steps)
         if res:
-            print("TF %s: %.2f ms fastest step (%.2f median); tinyflow / TF = %.3fx" % (
-                res["version"], res["min"] * 1e3, res["median"] * 1e3, tf_min / res["min"]))
+            print("TF %s%s: %.2f ms fastest step (%.2f median); tinyflow / TF = %.3fx" % (
+                res["version"], " compat.v1" if run is tf2_run else "", res["min"] * 1e3, res["median"] * 1e3,
+                tf_min / res["min"]))
 
 
 if __name__ == "__main__":

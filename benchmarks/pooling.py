@@ -1,6 +1,7 @@
 """Pooling and convolution gradients alone: tinyflow (the gradient op in a Session), the same gradient
 hand-written in JAX (jax.vjp of lax.reduce_window / lax.conv_general_dilated: what tinyflow lowered
-before issue 30) and TF 1.15's CPU kernels (benchmarks/tf1/pooling_tf1.py, under a TF 1.x python).
+before issue 30) and TF 1.15's CPU kernels (benchmarks/tf1/pooling_tf1.py, under a TF 1.x python), and TF
+2.x's through tf.compat.v1 (the same file, benchmarks/_common.tf2_run).
 
 Each timed call computes the gradient of one op for a fixed upstream gradient and fetches its dot
 product with a fixed random tensor (a scalar: no copy of the result, and nothing XLA could simplify
@@ -25,7 +26,7 @@ from jax import lax
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import tinyflow as tf  # noqa: E402
-from _common import step_times, tf1_run  # noqa: E402
+from _common import step_times, tf1_run, tf2_run  # noqa: E402
 
 # name, kind, input shape (NHWC / NDHWC), window or filter shape, strides (spatial), padding
 CASES = [
@@ -103,17 +104,20 @@ def jax_call(case, x, w, g, r):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--n", type=int, default=20, help="timed calls per implementation")
-    p.add_argument("--no-tf1", action="store_true", help="leave out the TF 1.15 column")
+    p.add_argument("--no-tf1", action="store_true", help="leave out the TF 1.15 and TF 2.x columns")
     p.add_argument("--only", default="", help="run only the cases whose name holds this")
     p.add_argument("--cpu", action="store_true", help="time CPU seconds (all threads), not wall seconds")
     args = p.parse_args()
     cases = [c for c in CASES if args.only in c[0]]
-    tf1 = None if args.no_tf1 else tf1_run("pooling_tf1.py", args.n, repr([list(c) for c in cases]), int(args.cpu))
+    tf_args = (args.n, repr([list(c) for c in cases]), int(args.cpu))
+    tf1, tf2 = [None if args.no_tf1 else run("pooling_tf1.py", *tf_args) for run in (tf1_run, tf2_run)]
     rng = np.random.RandomState(0)
     clock = time.process_time if args.cpu else time.perf_counter
-    print("device: %s; fastest of %d calls, %s ms (TF 1.15 %s)" % (
-        jax.devices()[0].device_kind, args.n, "CPU" if args.cpu else "wall", tf1["version"] if tf1 else "not run"))
-    print("%-22s %10s %10s %10s %10s %10s" % ("case", "tinyflow", "jax", "TF 1.15", "tf'/jax", "tf'/TF"))
+    print("device: %s; fastest of %d calls, %s ms (TF 1.15 %s, TF 2.x %s)" % (
+        jax.devices()[0].device_kind, args.n, "CPU" if args.cpu else "wall", tf1["version"] if tf1 else "not run",
+        tf2["version"] if tf2 else "not run"))
+    print("%-22s %10s %10s %10s %10s %10s %10s %10s" % ("case", "tinyflow", "jax", "TF 1.15", "TF 2.x v1", "tf'/jax",
+                                                        "tf'/TF1", "tf'/TF2"))
     for case in cases:
         x = rng.randint(0, 5, size=case[2]).astype(np.float32)  # ties, as activations after relu have
         w = rng.randn(*case[3]).astype(np.float32) if case[1].startswith("conv") else None
@@ -125,9 +129,10 @@ def main():
         slow = case[1] == "conv_dx" and case[3][1] == case[2][2]   # jax.vjp takes seconds here
         times = step_times(fns[:1] if slow else fns, 3 if slow else args.n, warmup=1, clock=clock)
         t_tiny, t_jax = times[0][0], (times[1][0] if not slow else step_times(fns[1:], 1, warmup=1, clock=clock)[0][0])
-        t_tf = tf1["times"][case[0]] if tf1 else float("nan")
-        print("%-22s %10.2f %10.2f %10.2f %9.2fx %9.2fx" % (case[0], t_tiny * 1e3, t_jax * 1e3, t_tf * 1e3,
-                                                           t_tiny / t_jax, t_tiny / t_tf), flush=True)
+        t_tf, t_tf2 = (res["times"][case[0]] if res else float("nan") for res in (tf1, tf2))
+        print("%-22s %10.2f %10.2f %10.2f %10.2f %9.2fx %9.2fx %9.2fx" % (
+            case[0], t_tiny * 1e3, t_jax * 1e3, t_tf * 1e3, t_tf2 * 1e3, t_tiny / t_jax, t_tiny / t_tf, t_tiny / t_tf2),
+            flush=True)
 
 
 if __name__ == "__main__":
