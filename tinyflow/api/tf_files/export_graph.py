@@ -257,6 +257,10 @@ def _order_reads_before_updates(gd):
     for j in reversed(order):
         for s in src[j]:
             desc[s] |= desc[j]
+    consumers = [[] for _ in nodes]
+    for r, inputs in enumerate(src):
+        for s in inputs:
+            consumers[s].append(r)
     for u, n in enumerate(nodes):
         if n.op not in _UPDATES and not n.op.startswith("Apply"):
             continue
@@ -265,9 +269,9 @@ def _order_reads_before_updates(gd):
         readers, frontier = set(), set(refs)
         while frontier:  # consumers of the variable, looking through Identity
             nxt = set()
-            for r, m in enumerate(nodes):
-                if r != u and any(s in frontier for s in src[r]) and r not in readers and not m.op.startswith(
-                        "Apply") and m.op not in _UPDATES:
+            for r in {r for s in frontier for r in consumers[s]}:
+                m = nodes[r]
+                if r != u and r not in readers and not m.op.startswith("Apply") and m.op not in _UPDATES:
                     readers.add(r)
                     if m.op == "Identity":
                         nxt.add(r)
