@@ -102,7 +102,8 @@ register_op("TensorListGetItem", shape=_get_item_shape, dtype=lambda d, a: [d[0]
             lower=_get_item_lower)
 register_op("TensorListSetItem", shape=_set_item_shape, dtype=lambda d, a: [d[0]], grad=_set_item_grad,
             lower=_set_item_lower)
-register_op("TensorListTakeItem", shape=lambda shapes, attrs, values: [shapes[0]] + _get_item_shape(shapes, attrs, values),
+register_op("TensorListTakeItem", shape=lambda shapes, attrs, values: [shapes[0]] + _get_item_shape(shapes, attrs,
+                                                                                                  values),
             dtype=lambda d, a: [d[0], d[0]], grad=_take_item_grad, lower=_take_item_lower)
 
 
