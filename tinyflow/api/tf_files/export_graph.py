@@ -151,7 +151,8 @@ _COMPOSITE = {"ParseExample": _parse_example, "SumToShape": _sum_to_shape, "Unre
               "HistogramSummary": _summary, "ImageSummary": _summary, "AudioSummaryV2": _summary,
               "TensorSummaryV2": _summary, "StatelessIf": _frames("if"), "If": _frames("if"),
               "StatelessWhile": _frames("while"), "While": _frames("while"),
-              "TensorListGetItem": _frames("get_item"), "TensorListSetItem": _frames("set_item")}
+              "TensorListGetItem": _frames("get_item"), "TensorListSetItem": _frames("set_item"),
+              "TensorListTakeItem": _frames("take_item")}
 
 
 # tinyflow's own helpers that TF's graph has inside another op (a histogram's buckets: its summary op)
