@@ -89,3 +89,21 @@ def test_extract_sub_graph_and_remove_training_nodes():
     _, _, x_test = data()
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run(probs, {"import/x:0": x_test}), expected()["probs"], rtol=1e-4)
+
+
+def test_take_item_exports_as_tf_ops():
+    """TensorListSetItem's gradient (TensorListTakeItem: the slot read and zeroed) exports as TF's
+    GatherV2 and TensorScatterUpdate and imports back: d/dx is 2x with row 1 zeroed, d/dy 8y (what TF 1.15
+    computes from this GraphDef too, checked by hand with the oracle)."""
+    from tinyflow.ops.functional_ops import set_item
+    x, y = tf.placeholder(tf.float32, [3, 2], name="x"), tf.placeholder(tf.float32, [2], name="y")
+    gx, gy = tf.gradients(tf.reduce_sum(tf.square(set_item(x, 1, y * 2.0))), [x, y])
+    gd = tf.get_default_graph().as_graph_def()
+    assert not [n.op for n in gd.node if n.op.startswith("TensorList")]
+    feed = {"x:0": np.arange(6, dtype=np.float32).reshape(3, 2), "y:0": np.array([1.0, -2.0], np.float32)}
+    with tf.Graph().as_default():
+        outs = tf.import_graph_def(gd, return_elements=[gx.name, gy.name], name="")
+        with tf.Session() as sess:
+            got = sess.run(outs, feed)
+    np.testing.assert_array_equal(got[0], [[0, 2], [0, 0], [8, 10]])
+    np.testing.assert_array_equal(got[1], [8, -16])

@@ -147,3 +147,36 @@ def test_zero_bound():
     g, = tf.gradients(tf.reduce_sum(a), x)  # zero iterations: a = x
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run([a, g], {x: X0}), [X0, np.ones(3)])
+
+
+def _loop_bodies(hlo):
+    """{name: text} of the computations an HLO module runs as while-loop bodies."""
+    import re
+    names = set(re.findall(r"body=%([\w.\-]+)", hlo))
+    bodies, name, lines = {}, None, []
+    for line in hlo.splitlines():
+        head = re.match(r"%([\w.\-]+) \(", line)
+        if head:
+            name, lines = head.group(1), []
+        elif line.startswith("}") and name in names:
+            bodies[name] = "\n".join(lines)
+        lines.append(line)
+    return bodies
+
+
+def test_dynamic_rnn_backward_updates_the_output_gradient_in_place():
+    """The backward loop reads each step's output gradient from the [time, batch, units] list and zeros
+    it (TensorListSetItem's gradient, TensorListTakeItem): both in one op, whose write XLA can do in
+    place. As a read and a separate write, XLA:CPU copied the whole list twice per iteration (O(T^2):
+    text-rnn-cnews's 600 steps, 1.8 s of its 2.6 s step)."""
+    x = tf.placeholder(tf.float32, [3, 13, 2])
+    out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(5), x, dtype=tf.float32)
+    loss = tf.reduce_sum(out * out)
+    grads = tf.gradients(loss, tf.trainable_variables() + [x])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        bodies = _loop_bodies(sess.lowered([loss] + grads, {x: np.ones((3, 13, 2), np.float32)}).hlo)
+    assert len(bodies) == 2   # the forward loop and the backward one
+    copies = [line.strip()[:100] for body in bodies.values() for line in body.splitlines()
+              if " copy(" in line and "[13,3," in line]
+    assert not copies, copies

@@ -3,7 +3,7 @@ their stateful (random-body) variants, the while gradient and the list item ops 
 import numpy as np
 
 from opspecs import OpSpec
-from tinyflow.ops.functional_ops import get_item, set_item
+from tinyflow.ops.functional_ops import get_item, set_item, take_item
 
 R = np.random.RandomState(7)
 A = (np.abs(R.randn(2, 3)) + 0.5).astype(np.float32)   # positive sum: the true branch
@@ -59,6 +59,8 @@ SPECS = [
     OpSpec("get_item", lambda tf, x: get_item(x, 1), [A], lambda x: x[1], grad=True),
     OpSpec("set_item", lambda tf, x, y: set_item(x, 0, y), [A, B[0]], lambda x, y: np.stack([y, x[1]]),
            grad=True),
+    OpSpec("take_item", lambda tf, x: [o * o for o in take_item(x, 1)], [A], lambda x: [np.stack([x[0], 0 * x[1]]) ** 2,
+           x[1] ** 2], grad=True, second_order=True),
     # random ops in a body: the stateful variants (values vary by run: dtype and shape only)
     OpSpec("cond_random", lambda tf, x: tf.cond(tf.reduce_sum(x) > 0,
                                                 lambda: x + tf.random_normal([2, 3], seed=2), lambda: x), [A]),

@@ -45,6 +45,15 @@ RUN_ONCE_OPTIONS = {**FIRST_TIER, **OLDER_EMITTERS}
 # keeps the new emitters in its first tier (the tutorial steps that gain: 160-200 ops; seq2seq's: 735)
 BIG_PROGRAM = 400
 SLOW_WITH_OLDER_EMITTERS = frozenset({"LRN", "LRNGrad", "HistogramBuckets"})
+# A first tier of little arithmetic (`work` at most SMALL_WORK) also takes backend optimization level 0
+# (LLVM's code unoptimized) with the older emitters: char-rnn's step (1,207 ops, 2.8e6 of work) compiles
+# in 0.6 s instead of 3.8 s and runs in 1.2 ms instead of 0.65; the tutorial steps (5e8-1e10) would run
+# 1.4-3x slower there, so they keep FIRST_TIER (docs/speed.md, "rnnspeed").
+SMALL_WORK = 5e7
+LEVEL0 = {OPT_LEVEL_FLAG: 0}
+# a level-0 program's compile is a fourth to a sixth of the optimized one's: its Tier counts that much
+# more run time before the upgrade (else a run of a few seconds would pay the optimized compile)
+LEVEL0_COMPILE_SHARE = 4
 
 CONV_GRADIENTS = frozenset({"Conv2DBackpropFilter", "Conv3DBackpropFilterV2", "DepthwiseConv2dNativeBackpropFilter"})
 # what a TF1 initializer runs: the variables, their assigns, constant and random values and the
@@ -97,13 +106,17 @@ def tier_ratio():
         raise ValueError("tinyflow: $TINYFLOW_TIERED must be a number (0: off), got %r" % text) from None
 
 
-def first_tier(options, platform="cpu", ops=(), updates=True):
+def first_tier(options, platform="cpu", ops=(), updates=True, jaxpr=None):
     """The options added to a fetch set's `options` for its first program ({}: no tiers): FIRST_TIER,
-    and XLA:CPU's older fusion emitters where older_emitters_pay(its ops, whether it updates variables)."""
+    and XLA:CPU's older fusion emitters where older_emitters_pay(its ops, whether it updates variables);
+    level 0 with the older emitters where its traced `jaxpr` does little arithmetic (SMALL_WORK)."""
     if platform != "cpu" or not tier_ratio():
         return {}
     user = os.environ.get("XLA_FLAGS", "")
-    first = {**FIRST_TIER, **(OLDER_EMITTERS if older_emitters_pay(ops, updates) else {})}
+    if jaxpr is not None and work(jaxpr) <= SMALL_WORK:
+        first = {**RUN_ONCE_OPTIONS, **LEVEL0}
+    else:
+        first = {**FIRST_TIER, **(OLDER_EMITTERS if older_emitters_pay(ops, updates) else {})}
     return {k: v for k, v in first.items() if options.get(k) != v and "--" + k not in user and known(k, v)}
 
 
@@ -161,3 +174,34 @@ def choose(program, platform="cpu"):
         options.update(RUN_ONCE_OPTIONS)
     user = os.environ.get("XLA_FLAGS", "")
     return {k: v for k, v in options.items() if "--" + k not in user and known(k, v)}
+
+
+def work(jaxpr, loop=1000):
+    """A rough count of the arithmetic of one run of a jaxpr (its shapes concrete): a contraction by
+    its multiply-adds, any other equation by its output elements; a scan's body times its length, a
+    while loop's (bound unknown) times `loop`, a conditional's costliest branch."""
+    import numpy as np
+    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)   # a ClosedJaxpr's own
+    total = 0.0
+    for e in jaxpr.eqns:
+        name, params = e.primitive.name, e.params
+        inner = [v for k, v in params.items() if k in ("jaxpr", "call_jaxpr", "fun_jaxpr")]
+        if name == "scan":
+            total += params["length"] * work(params["jaxpr"], loop)
+        elif name == "while":
+            total += loop * (work(params["body_jaxpr"], loop) + work(params["cond_jaxpr"], loop))
+        elif name == "cond":
+            total += max(work(b, loop) for b in params["branches"])
+        elif inner:
+            total += work(inner[0], loop)
+        elif name == "dot_general":
+            (contracted, _), _ = params["dimension_numbers"]
+            k = np.prod([e.invars[0].aval.shape[d] for d in contracted])
+            total += 2.0 * k * np.prod(e.outvars[0].aval.shape)
+        elif name == "conv_general_dilated":
+            kernel = e.invars[1].aval.shape   # its output features times (window x input features)
+            per_output = np.prod(kernel) / kernel[params["dimension_numbers"].rhs_spec[0]]
+            total += 2.0 * per_output * np.prod(e.outvars[0].aval.shape) / params["feature_group_count"]
+        else:
+            total += sum(float(np.prod(getattr(v.aval, "shape", ()))) for v in e.outvars)
+    return total

@@ -50,9 +50,23 @@ def _get_item_grad(op, g):
     return [set_item(zeros_like(op.inputs[0]), op.inputs[1], g), None]
 
 
+def take_item(lst, index, name=None):
+    """(a copy of lst with lst[index] = 0, lst[index]): SetItem's gradient, read and cleared at once."""
+    rest, item = make_op("TensorListTakeItem", [lst, convert_to_tensor(index, dtype=dt.int32)], name=name or "TakeItem")
+    return rest, item
+
+
 def _set_item_grad(op, g):
+    rest, item = take_item(g, op.inputs[1])
+    return [rest, None, item]
+
+
+def _take_item_grad(op, g_rest, g_item):
     from tinyflow.ops.core.array_ops import zeros_like
-    return [set_item(g, op.inputs[1], zeros_like(op.inputs[2])), None, get_item(g, op.inputs[1])]
+    lst, index = op.inputs
+    if g_item is None:
+        g_item = zeros_like(op.outputs[1])
+    return [set_item(zeros_like(lst) if g_rest is None else g_rest, index, g_item), None]
 
 
 def _get_item_lower(attrs, lst, index):
@@ -65,10 +79,32 @@ def _set_item_lower(attrs, lst, index, item):
     return lax.dynamic_update_index_in_dim(lst, item.astype(lst.dtype), index, 0)
 
 
+def _take_item_lower(attrs, lst, index):
+    """On XLA:CPU the slot and the zeros written over it come out of one conditional (both branches
+    the same): the write then depends on the read by data, which lets XLA update the list in place.
+    As two separate ops, XLA:CPU copied the whole list before the write when both are in a loop (the
+    read is not ordered before the write): twice per iteration of dynamic_rnn's backward loop, O(T^2)
+    (docs/speed.md, "rnnspeed"). Elsewhere the two ops as they were: a GPU would read the
+    conditional's predicate back to the host at every iteration."""
+    from jax import lax
+    import jax.numpy as jnp
+
+    def read(lst, index):
+        return lax.dynamic_index_in_dim(lst, index, 0, keepdims=False), jnp.zeros(lst.shape[1:], lst.dtype)
+
+    def ordered(lst, index):
+        return lax.cond(index < 0, read, read, lst, index)
+    item, zeros = lax.platform_dependent(lst, index, cpu=ordered, default=read)
+    return [lax.dynamic_update_index_in_dim(lst, zeros, index, 0), item]
+
+
 register_op("TensorListGetItem", shape=_get_item_shape, dtype=lambda d, a: [d[0]], grad=_get_item_grad,
             lower=_get_item_lower)
 register_op("TensorListSetItem", shape=_set_item_shape, dtype=lambda d, a: [d[0]], grad=_set_item_grad,
             lower=_set_item_lower)
+register_op("TensorListTakeItem", shape=lambda shapes, attrs, values: [shapes[0]] + _get_item_shape(shapes, attrs,
+                                                                                                  values),
+            dtype=lambda d, a: [d[0], d[0]], grad=_take_item_grad, lower=_take_item_lower)
 
 
 # ---- helpers ----------------------------------------------------------------------------------------

@@ -205,11 +205,12 @@ class Executables:
         try:
             jitted = jax.jit(step, donate_argnums=tuple(range(len(self.low.rw_vars))) if donate else (),
                              compiler_options=self.low.compiler_options or None)   # lower/compiler_options.py
-            first = compiler_options.first_tier(self.low.compiler_options, self.platform, self.low.sub.ops,
-                                                bool(self.low.updated)) if tiers else {}
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", "Some donated buffers were not usable")   # harmless
-                lowered = jitted.lower(*args)
+                traced = jitted.trace(*args)
+                lowered = traced.lower()
+                first = compiler_options.first_tier(self.low.compiler_options, self.platform, self.low.sub.ops,
+                                                    bool(self.low.updated), traced.jaxpr) if tiers else {}
                 t0 = time.perf_counter()
                 with compile_cache.compiling():
                     compiled = lowered.compile(first or None)
@@ -219,6 +220,8 @@ class Executables:
             if not isinstance(e, MemoryError) and "RESOURCE_EXHAUSTED" not in str(e):
                 raise
             raise out_of_memory(self.low, "out of memory while compiling it (%s)" % e) from e
+        if first.get(compiler_options.OPT_LEVEL_FLAG) == 0:   # (see LEVEL0_COMPILE_SHARE)
+            compile_s *= compiler_options.LEVEL0_COMPILE_SHARE
         return compiled, _need(compiled), Tier(self, lowered, compile_s) if first else None
 
 

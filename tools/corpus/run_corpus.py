@@ -9,7 +9,8 @@ the checkout is copied into a fresh scratch folder, its data is written there, a
     /root/.tf1-oracle/bin/python ENTRY FLAGS... (TF 1.15; or $TF1_PYTHON)
 
 each with a timeout. The table printed (markdown) gives each run's status (runs, or the first error
-line), the wall time of each, their ratio, and the first blocker met under tinyflow.
+line), the wall time of each, their ratio, the process CPU time (user + system) of each and its ratio,
+and the first blocker met under tinyflow.
 
     python tools/corpus/run_corpus.py --corpus-dir /work/corpus [--only NAME] [--no-tf1] [--timeout S]
 
@@ -18,6 +19,7 @@ docs/corpus.md says how to check the programs out (repository and commit of each
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -48,18 +50,24 @@ def first_error(text):
     return lines[-1][:160] if lines else "(no output)"
 
 
+def children_cpu():
+    """User + system CPU seconds of this process's finished children (and theirs)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_one(python, entry_args, cwd, env, timeout):
-    """(status, wall seconds, first error line or '') of one whole process."""
-    t0 = time.perf_counter()
+    """(status, wall seconds, first error line or '', process CPU seconds) of one whole process."""
+    t0, c0 = time.perf_counter(), children_cpu()
     try:
         out = subprocess.run(python + entry_args, cwd=cwd, env=env, capture_output=True, text=True,
                              timeout=timeout)
     except subprocess.TimeoutExpired:
-        return "timeout", time.perf_counter() - t0, "timed out after %ds" % timeout
-    wall = time.perf_counter() - t0
+        return "timeout", time.perf_counter() - t0, "timed out after %ds" % timeout, float("nan")
+    wall, cpu = time.perf_counter() - t0, children_cpu() - c0
     if out.returncode == 0:
-        return "runs", wall, ""
-    return "fails", wall, first_error(out.stderr + "\n" + out.stdout)
+        return "runs", wall, "", cpu
+    return "fails", wall, first_error(out.stderr + "\n" + out.stdout), cpu
 
 
 def prepare(prog, corpus_dir, scratch, python, env):
@@ -124,7 +132,7 @@ def main():
         row = {"name": prog["name"], "what": prog["what"], "repo": prog["repo"]}
         for impl, python, env in (("tf1", [TF1], tf_env), ("tinyflow", [sys.executable, "-m", "tinyflow"], tiny_env)):
             if impl == "tf1" and (args.no_tf1 or not os.path.exists(TF1)):
-                row[impl] = ("skipped", float("nan"), "")
+                row[impl] = ("skipped", float("nan"), "", float("nan"))
                 continue
             with tempfile.TemporaryDirectory(prefix="corpus-") as scratch:
                 work = os.path.join(scratch, "src")
@@ -132,19 +140,24 @@ def main():
                 try:
                     prepare(prog, args.corpus_dir, scratch, python[0], env)
                 except (OSError, subprocess.CalledProcessError) as e:
-                    row[impl] = ("no data", 0.0, str(e)[:160])
+                    row[impl] = ("no data", 0.0, str(e)[:160], float("nan"))
                 else:
                     row[impl] = run_one(python, [prog["entry"]] + expand(prog["args"], scratch),
                                         os.path.join(work, prog.get("cwd", ".")), env, args.timeout)
-            print("  %-28s %-9s %-8s %6.1fs %s" % (prog["name"], impl, *row[impl]), file=sys.stderr, flush=True)
+            status, wall, err, cpu = row[impl]
+            print("  %-28s %-9s %-8s %6.1fs %6.1fs CPU %s" % (prog["name"], impl, status, wall, cpu, err),
+                  file=sys.stderr, flush=True)
         rows.append(row)
-    print("| program | what it is | TF 1.15 | tinyflow | wall TF 1.15 s | wall tinyflow s | ratio | first blocker |")
-    print("|---|---|---|---|---:|---:|---:|---|")
+    print("| program | what it is | TF 1.15 | tinyflow | wall TF 1.15 s | wall tinyflow s | ratio "
+          "| CPU TF 1.15 s | CPU tinyflow s | CPU ratio | first blocker |")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
-        (ts, tw, te), (ns, nw, ne) = r["tf1"], r["tinyflow"]
+        (ts, tw, te, tc), (ns, nw, ne, nc) = r["tf1"], r["tinyflow"]
         ratio = "%.2f" % (nw / tw) if ts == ns == "runs" else "–"
-        print("| [%s](https://github.com/%s) | %s | %s | %s | %.1f | %.1f | %s | %s |"
-              % (r["name"], r["repo"], r["what"], ts, ns, tw, nw, ratio, ("`%s`" % ne.replace("|", "\\|")) if ne
+        cpu_ratio = "%.2f" % (nc / tc) if ts == ns == "runs" else "–"
+        print("| [%s](https://github.com/%s) | %s | %s | %s | %.1f | %.1f | %s | %.1f | %.1f | %s | %s |"
+              % (r["name"], r["repo"], r["what"], ts, ns, tw, nw, ratio, tc, nc, cpu_ratio,
+                 ("`%s`" % ne.replace("|", "\\|")) if ne
                  else ("" if ts == "runs" else "(TF 1.15: `%s`)" % te.replace("|", "\\|"))))
     if args.json:
         with open(args.json, "w") as f:

@@ -174,3 +174,20 @@ def export_set_item(op, gd):
                T=item.dtype, Tdim=_INT32).name
     _add(gd, op.name, "TensorScatterUpdate", [_ref("%s:%d" % (lst.op.name, lst.value_index)), idx, upd],
          T=lst.dtype, Tindices=i.dtype)
+
+
+def export_take_item(op, gd):
+    """TensorListTakeItem(list, i) -> (list with row i zeroed, list[i]): a GatherV2 of the row and a
+    TensorScatterUpdate of zeros, as the IdentityN of the two."""
+    lst, i = op.inputs
+    lst_ref, i_ref = _ref("%s:%d" % (lst.op.name, lst.value_index)), _ref("%s:%d" % (i.op.name, i.value_index))
+    axis = _add(gd, op.name + "/axis", "Const", [], dtype=_INT32, value=np.array(0, np.int32)).name
+    item = _add(gd, op.name + "/item", "GatherV2", [lst_ref, i_ref, axis], Tparams=lst.dtype, Tindices=i.dtype,
+                Taxis=_INT32, batch_dims=0).name
+    row = _add(gd, op.name + "/row", "ExpandDims", [i_ref, axis], T=i.dtype, Tdim=_INT32).name
+    idx = _add(gd, op.name + "/index", "ExpandDims", [row, axis], T=i.dtype, Tdim=_INT32).name
+    zeros = _add(gd, op.name + "/zeros", "ZerosLike", [item], T=lst.dtype).name
+    upd = _add(gd, op.name + "/update", "ExpandDims", [zeros, axis], T=lst.dtype, Tdim=_INT32).name
+    rest = _add(gd, op.name + "/rest", "TensorScatterUpdate", [lst_ref, idx, upd], T=lst.dtype,
+                Tindices=i.dtype).name
+    _identity_n(gd, op, [rest, item])

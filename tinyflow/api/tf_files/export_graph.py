@@ -151,7 +151,8 @@ _COMPOSITE = {"ParseExample": _parse_example, "SumToShape": _sum_to_shape, "Unre
               "HistogramSummary": _summary, "ImageSummary": _summary, "AudioSummaryV2": _summary,
               "TensorSummaryV2": _summary, "StatelessIf": _frames("if"), "If": _frames("if"),
               "StatelessWhile": _frames("while"), "While": _frames("while"),
-              "TensorListGetItem": _frames("get_item"), "TensorListSetItem": _frames("set_item")}
+              "TensorListGetItem": _frames("get_item"), "TensorListSetItem": _frames("set_item"),
+              "TensorListTakeItem": _frames("take_item")}
 
 
 # tinyflow's own helpers that TF's graph has inside another op (a histogram's buckets: its summary op)
@@ -257,6 +258,10 @@ def _order_reads_before_updates(gd):
     for j in reversed(order):
         for s in src[j]:
             desc[s] |= desc[j]
+    consumers = [[] for _ in nodes]
+    for r, inputs in enumerate(src):
+        for s in inputs:
+            consumers[s].append(r)
     for u, n in enumerate(nodes):
         if n.op not in _UPDATES and not n.op.startswith("Apply"):
             continue
@@ -265,9 +270,9 @@ def _order_reads_before_updates(gd):
         readers, frontier = set(), set(refs)
         while frontier:  # consumers of the variable, looking through Identity
             nxt = set()
-            for r, m in enumerate(nodes):
-                if r != u and any(s in frontier for s in src[r]) and r not in readers and not m.op.startswith(
-                        "Apply") and m.op not in _UPDATES:
+            for r in {r for s in frontier for r in consumers[s]}:
+                m = nodes[r]
+                if r != u and r not in readers and not m.op.startswith("Apply") and m.op not in _UPDATES:
                     readers.add(r)
                     if m.op == "Identity":
                         nxt.add(r)
