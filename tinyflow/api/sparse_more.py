@@ -146,11 +146,18 @@ def sparse_softmax(sp_input, name=None):
 
 
 def sparse_retain(sp_input, to_retain):
-    """The entries of sp_input where the bool vector to_retain is True (the dense shape unchanged)."""
+    """The entries of sp_input where the bool vector to_retain is True (the dense shape unchanged).
+    The result also keeps, as `_masked`, sp_input with the mask: an op for which an entry of value 0
+    counts as none (sparse_tensor_dense_matmul) reads that instead, so that the count kept, unknown
+    until run time (gcn's sparse dropout: a random mask), decides no shape (docs/dynamic_shapes.md)."""
     with _scope("sparse_retain"):
         sp = _sp(sp_input, "sparse_retain")
-        keep = A.reshape(where(convert_to_tensor(to_retain, dt.bool_, name="to_retain")), [-1])
-        return SparseTensor(gather(sp.indices, keep), gather(sp.values, keep), sp.dense_shape)
+        mask = convert_to_tensor(to_retain, dt.bool_, name="to_retain")
+        keep = A.reshape(where(mask), [-1])
+        out = SparseTensor(gather(sp.indices, keep), gather(sp.values, keep), sp.dense_shape)
+        if mask.shape.ndims in (None, 1):   # (a mask of another length than the values: Reshape's error)
+            out._masked = (sp, A.reshape(mask, A.shape(sp.values)))
+        return out
 
 
 def sparse_slice(sp_input, start, size, name=None):

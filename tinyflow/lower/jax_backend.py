@@ -212,8 +212,10 @@ class Lowered:
     flat arguments and results: `jitted(*rw, *ro, *feeds[, key]) -> (*finals, *fetches)` (`flat_args`
     makes its arguments); it donates rw when `donate` (decided per fetch set by the pipeline). With
     `segments` (names of jitted segment functions: lower/segments.py) `fn` itself is not jitted:
-    `jitted` calls the jitted segments and runs the dynamic ops between them.
+    `jitted` calls the jitted segments and runs the dynamic ops between them. `specialized`: the same
+    fetch set compiled for the values of the feeds that decide its shapes (lower/specialize.py), or None.
     """
+    specialized = None
 
     def __init__(self, program, source, fn, donate, segments=(), waits=True, options=None):
         self.program = program
@@ -294,7 +296,7 @@ def build(program, source, lines, donate=False, waits=True, options=None):
     where = {(filename, n): step for n, step in lines.items()}
     calls = {t: OpCall(t, where) for t in {s.op.type for s in program.steps} | {s.rule for s in lines.values()}
              if t}
-    ns = {"A": render_mod.attr_table(program.steps), "op": types.SimpleNamespace(**calls),
+    ns = {"A": {**render_mod.attr_table(program.steps), **program.constants}, "op": types.SimpleNamespace(**calls),
           "tf": _TF, "np": np, "all_ok": _all_ok, "keep": _keep, "gate": _gate,
           "random_block": lambda key: RandomBlock(program.random_block, key, program.philox_ops)}
     exec(compile(source, filename, "exec"), ns)

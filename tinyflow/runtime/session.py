@@ -26,7 +26,7 @@ from tinyflow.graph import errors
 from tinyflow.graph.nest import flatten
 from tinyflow.graph.core import (Operation, Tensor, _default_sessions, get_default_graph, get_default_session)  # noqa: F401
 from tinyflow.graph.registry import FromFetched, SessionValue, get_op_def
-from tinyflow.lower import jax_backend, pipeline
+from tinyflow.lower import jax_backend, pipeline, specialize
 from tinyflow.ops.random_ops import run_key
 from tinyflow.passes import prune as prune_pass
 from tinyflow.runtime import compile_cache, executables, host_memory, placement as placements
@@ -342,6 +342,8 @@ class Session:
             except KeyError:
                 raise self._uninitialized(low) from None
             feeds = self._feed_values(plan, feed_dict)
+            if low.specialized is not None:   # compiled for the values of the feeds deciding its shapes
+                low = low.specialized.lowered(feeds)
             if placement is not None:
                 feeds = placement.put_feeds(low.sub.feeds, feeds)
             key = None
@@ -584,6 +586,12 @@ class Session:
         if lowered is None:
             lowered = pipeline.compile_fetch_set(fetch_tensors, feed_tensors, targets,
                                                  donate=self.donate, platform=self._platform())
+            deciding = specialize.deciding_feeds(lowered.program)
+            if deciding and self._placement is None:   # shapes decided by fed values: compiled for them too
+                lowered.specialized = specialize.Specializations(
+                    lowered, deciding, lambda constants: pipeline.compile_fetch_set(
+                        fetch_tensors, feed_tensors, targets, donate=self.donate, platform=self._platform(),
+                        constants=constants), _shape_cache_size())
             self._compiled.put(ckey, lowered)
         return lowered
 

@@ -1,0 +1,112 @@
+"""specialize: a fetch set compiled again for the values of the feeds that decide its shapes.
+
+A fed value that decides an output shape (a SparseTensor's fed `dense_shape`, which gives the row
+count of sparse_tensor_dense_matmul's segment sum; a fed count given as tf.random_uniform's shape)
+leaves every op after it with an unknown shape: the fetch set runs as jitted segments around those
+ops (docs/dynamic_shapes.md), each compiled again for every shape it meets. Such values are nearly
+always the same at every step (the size of the graph, of the data). So, as tf2xla does with its
+compile-time constant inputs, the Session compiles the fetch set once more with those feeds' values
+as constants (program.plan's `constants`: known while tracing, as a tf.constant is): the ops they
+decided are ordinary ops of static shape, and a fetch set with no other dynamic op is one jitted
+function again.
+
+Which feeds (`deciding_feeds`): integer feeds from which a dynamic op's deciding input is computed
+by stateless ops of at most program.STATIC_MAX elements (what plan computes while tracing); at run
+time, only values of at most STATIC_MAX elements. Never a value drawn at random or read from a
+variable (a sparse dropout's count stays dynamic: the fetch set keeps the segments it needs for it).
+
+`Specializations` keeps the functions by those values (their bytes), at most `size` of them per fetch
+set, least recently used first out; once it has compiled 2 * size of them (the values keep
+changing) the fetch set runs its segments, as without this, for good. $TINYFLOW_SPECIALIZE=0 turns
+it off.
+"""
+import collections
+import os
+import threading
+
+import numpy as np
+
+from tinyflow.graph.registry import get_op_def
+from tinyflow.lower.program import STATIC_MAX, is_dynamic
+
+
+ENABLED = os.environ.get("TINYFLOW_SPECIALIZE", "1") != "0"
+
+
+def deciding_feeds(prog):
+    """The fed tensors to specialize Program `prog` on (see the module's doc), in feed order."""
+    if not prog.dynamic or not ENABLED:
+        return []
+    fed, ops, chosen = set(prog.feeds), set(prog.sub.ops), set()
+    for s in prog.steps:
+        if not s.dynamic:
+            continue
+        known = [t in prog.known and t not in fed for t in s.op.inputs]
+        found = set()
+        for i, t in enumerate(s.op.inputs):   # the inputs that decide: unknown, the op static without them
+            if known[i] or not is_dynamic(s.op, [k or j != i for j, k in enumerate(known)]):
+                continue
+            feeds = _feeds_of(t, fed, prog.known, ops)
+            if feeds is None:
+                break
+            found |= feeds
+        else:
+            chosen |= found
+    return [t for t in prog.feeds if t in chosen]
+
+
+def _feeds_of(t, fed, known, ops):
+    """The feeds whose values make t's value known while tracing, or None when none can (it is
+    random, a variable's, too big, or computed from a feed that is not a small integer)."""
+    found, seen, stack = set(), set(), [t]
+    while stack:
+        t = stack.pop()
+        if t in seen or (t in known and t not in fed):
+            continue
+        seen.add(t)
+        if t in fed:
+            if not t.dtype.is_integer or (t.shape.num_elements() or 0) > STATIC_MAX:
+                return None
+            found.add(t)
+            continue
+        opdef = get_op_def(t.op.type)
+        if t.op not in ops or opdef.stateful or opdef.host or any(
+                (u.shape.num_elements() or 0) > STATIC_MAX for u in t.op.outputs):
+            return None
+        stack.extend(t.op.inputs)
+    return found
+
+
+class Specializations:
+    """The functions of one fetch set (`base`: its Lowered, run as segments) specialized on the values
+    of `tensors` (fed, at `positions` in its feeds): `lowered(feeds)` is the one for these values,
+    compiled by `compile({tensor: value})` when new; `base` for values of over STATIC_MAX elements
+    and once the values keep changing."""
+
+    def __init__(self, base, tensors, compile, size):
+        self.base, self.tensors, self.compile, self.size = base, tensors, compile, max(1, size)
+        self.positions = [list(base.sub.feeds).index(t) for t in tensors]
+        self.entries = collections.OrderedDict()   # key of the values -> Lowered
+        self.compiles = 0
+        self.lock = threading.Lock()
+
+    def lowered(self, feeds):
+        arrays = [np.asarray(feeds[i]) for i in self.positions]
+        if any(a.size > STATIC_MAX for a in arrays):
+            return self.base
+        key = tuple((a.dtype.str, a.shape, a.tobytes()) for a in arrays)
+        low = self.entries.get(key)
+        if low is not None:
+            self.entries.move_to_end(key)
+            return low
+        with self.lock:
+            if key in self.entries:
+                return self.entries[key]
+            if self.compiles >= 2 * self.size:   # the values keep changing: the segments, as without this
+                return self.base
+            self.compiles += 1
+            low = self.compile(dict(zip(self.tensors, arrays)))
+            self.entries[key] = low
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+            return low
