@@ -16,9 +16,10 @@ time, only values of at most STATIC_MAX elements. Never a value drawn at random 
 variable (a sparse dropout's count stays dynamic: the fetch set keeps the segments it needs for it).
 
 `Specializations` keeps the functions by those values (their bytes), at most `size` of them per fetch
-set, least recently used first out; once it has compiled 2 * size of them (the values keep
-changing) the fetch set runs its segments, as without this, for good. $TINYFLOW_SPECIALIZE=0 turns
-it off.
+set, least recently used first out. Values that keep changing (a slice's fed start, new at every step:
+its shape, the same every time, needed no specialization) would compile the whole step each time:
+after MISSES new values in a row the fetch set runs its segments, as without this, for good.
+$TINYFLOW_SPECIALIZE=0 turns it off.
 """
 import collections
 import os
@@ -31,6 +32,7 @@ from tinyflow.lower.program import STATIC_MAX, is_dynamic
 
 
 ENABLED = os.environ.get("TINYFLOW_SPECIALIZE", "1") != "0"
+MISSES = 3   # new values in a row that stop a fetch set's specializing
 
 
 def deciding_feeds(prog):
@@ -81,28 +83,33 @@ class Specializations:
     """The functions of one fetch set (`base`: its Lowered, run as segments) specialized on the values
     of `tensors` (fed, at `positions` in its feeds): `lowered(feeds)` is the one for these values,
     compiled by `compile({tensor: value})` when new; `base` for values of over STATIC_MAX elements
-    and once the values keep changing."""
+    and once the values keep changing (MISSES new ones in a row)."""
 
     def __init__(self, base, tensors, compile, size):
         self.base, self.tensors, self.compile, self.size = base, tensors, compile, max(1, size)
         self.positions = [list(base.sub.feeds).index(t) for t in tensors]
         self.entries = collections.OrderedDict()   # key of the values -> Lowered
-        self.compiles = 0
+        self.compiles = self.misses = 0            # misses: new values in a row
         self.lock = threading.Lock()
 
     def lowered(self, feeds):
+        if self.misses >= MISSES:   # the values keep changing: the segments, as without this
+            return self.base
         arrays = [np.asarray(feeds[i]) for i in self.positions]
         if any(a.size > STATIC_MAX for a in arrays):
             return self.base
         key = tuple((a.dtype.str, a.shape, a.tobytes()) for a in arrays)
         low = self.entries.get(key)
         if low is not None:
+            self.misses = 0
             self.entries.move_to_end(key)
             return low
         with self.lock:
             if key in self.entries:
                 return self.entries[key]
-            if self.compiles >= 2 * self.size:   # the values keep changing: the segments, as without this
+            self.misses += 1
+            if self.misses >= MISSES:
+                self.entries.clear()
                 return self.base
             self.compiles += 1
             low = self.compile(dict(zip(self.tensors, arrays)))

@@ -636,11 +636,13 @@ class Session:
         if plan.lowered is None:
             raise ValueError("Nothing to lower: the fetches hold no tensor or op")
         feeds = self._feed_values(plan, feed_dict)
-        jitted = None
+        low, jitted = plan.lowered, None
+        if low.specialized is not None and plan.stateless is None:   # what runs (lower/specialize.py)
+            low = low.specialized.lowered(feeds)
         if self._placement is not None:
-            feeds = self._placement.put_feeds(plan.lowered.sub.feeds, feeds)
-            jitted = self._placement.jitted(plan.lowered)
-        return _BoundLowered(plan.lowered, jax_backend.example_args(plan.lowered, self._values, feeds), jitted)
+            feeds = self._placement.put_feeds(low.sub.feeds, feeds)
+            jitted = self._placement.jitted(low)
+        return _BoundLowered(low, jax_backend.example_args(low, self._values, feeds), jitted)
 
     def memory_report(self, fetches, feed_dict=None, planner=None, verify="auto", xla=True, planners=None):
         """tinyflow's memory plan of this fetch set beside XLA's (see runtime/memory_report.py)."""
