@@ -10,9 +10,10 @@ as constants (program.plan's `constants`: known while tracing, as a tf.constant 
 decided are ordinary ops of static shape, and a fetch set with no other dynamic op is one jitted
 function again.
 
-Which feeds (`deciding_feeds`): integer feeds from which a dynamic op's deciding input is computed
-by stateless ops of at most program.STATIC_MAX elements (what plan computes while tracing); at run
-time, only values of at most STATIC_MAX elements. Never a value drawn at random or read from a
+Which feeds (`deciding_feeds`): integer feeds of at most MAX_ELEMENTS elements (a shape, a count: not
+a batch's data, such as its sequence lengths, new at every step) from which a dynamic op's deciding
+input is computed by stateless ops of at most program.STATIC_MAX elements (what plan computes while
+tracing). Never a value drawn at random or read from a
 variable (a sparse dropout's count stays dynamic: the fetch set keeps the segments it needs for it).
 
 `Specializations` keeps the functions by those values (their bytes), at most `size` of them per fetch
@@ -32,7 +33,8 @@ from tinyflow.lower.program import STATIC_MAX, is_dynamic
 
 
 ENABLED = os.environ.get("TINYFLOW_SPECIALIZE", "1") != "0"
-MISSES = 3   # new values in a row that stop a fetch set's specializing
+MISSES = 3         # new values in a row that stop a fetch set's specializing
+MAX_ELEMENTS = 16   # the most elements of a value specialized on
 
 
 def deciding_feeds(prog):
@@ -59,7 +61,7 @@ def deciding_feeds(prog):
 
 def _feeds_of(t, fed, known, ops):
     """The feeds whose values make t's value known while tracing, or None when none can (it is
-    random, a variable's, too big, or computed from a feed that is not a small integer)."""
+    random, a variable's, too big, or computed from a feed that is not a small integer one)."""
     found, seen, stack = set(), set(), [t]
     while stack:
         t = stack.pop()
@@ -67,7 +69,7 @@ def _feeds_of(t, fed, known, ops):
             continue
         seen.add(t)
         if t in fed:
-            if not t.dtype.is_integer or (t.shape.num_elements() or 0) > STATIC_MAX:
+            if not t.dtype.is_integer or (t.shape.num_elements() or 0) > MAX_ELEMENTS:
                 return None
             found.add(t)
             continue
@@ -82,7 +84,7 @@ def _feeds_of(t, fed, known, ops):
 class Specializations:
     """The functions of one fetch set (`base`: its Lowered, run as segments) specialized on the values
     of `tensors` (fed, at `positions` in its feeds): `lowered(feeds)` is the one for these values,
-    compiled by `compile({tensor: value})` when new; `base` for values of over STATIC_MAX elements
+    compiled by `compile({tensor: value})` when new; `base` for values of over MAX_ELEMENTS elements
     and once the values keep changing (MISSES new ones in a row)."""
 
     def __init__(self, base, tensors, compile, size):
@@ -96,7 +98,7 @@ class Specializations:
         if self.misses >= MISSES:   # the values keep changing: the segments, as without this
             return self.base
         arrays = [np.asarray(feeds[i]) for i in self.positions]
-        if any(a.size > STATIC_MAX for a in arrays):
+        if any(a.size > MAX_ELEMENTS for a in arrays):
             return self.base
         key = tuple((a.dtype.str, a.shape, a.tobytes()) for a in arrays)
         low = self.entries.get(key)
