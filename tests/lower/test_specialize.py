@@ -52,7 +52,7 @@ def test_fed_dense_shape_compiles_once_as_one_function(caplog):
     compiled = _xla_compiles(caplog)
     assert low.program.dynamic and low.specialized is not None   # as built: segments; specialized on
     assert [t.op.name for t in low.specialized.tensors] == ["Placeholder", "Placeholder_3"]   # dense_shape, count
-    (one,) = low.specialized.entries.values()
+    ((one, _),) = low.specialized.entries.values()
     assert not one.program.segmented
     # the same values 3 times: one program for the step (and one for the initializer, one reading w), no segment
     assert not [c for c in compiled if c.startswith("jit(segment_")] and compiled.count("jit(step)") == 3, compiled
@@ -126,3 +126,39 @@ def test_sparse_add_of_computed_values_runs_one_where():
     np.testing.assert_array_equal(got.indices, [[0, 1], [1, 0], [1, 1], [2, 3]])
     np.testing.assert_array_equal(got.values, [0.0, 5.0, 3.0, 2.0])
     assert nothing.shape == (0,)
+
+
+def _masked_sparse_adam(counts):
+    """A specialized step that keeps a dynamic op of its own (a boolean_mask of a fed mask) before a long
+    run of static-shape steps (Adam): its losses and the specialized functions it ran."""
+    tf.reset_default_graph()
+    sp = tf.sparse_placeholder(tf.float64)
+    keep = tf.placeholder(tf.bool, [9])
+    w = tf.Variable(np.linspace(-1, 1, 12).reshape(4, 3))
+    y = tf.reshape(tf.sparse_tensor_dense_matmul(sp, w), [-1])   # 9 values once dense_shape is known
+    loss = tf.reduce_sum(tf.square(tf.boolean_mask(y, keep)))
+    train = tf.train.AdamOptimizer(0.1).minimize(loss)
+    value, lows = _value(6), []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        losses = [sess.run([loss, train], {sp: value, keep: np.arange(9) < n})[0] for n in counts]
+        base, = [x for x in sess._compiled.values() if train in x.sub.targets]
+        if base.specialized is not None:
+            lows = [low for low, _ in base.specialized.entries.values()]
+    return losses, lows
+
+
+@pytest.mark.slow
+def test_specialized_segments_cut_out_static_runs_once_a_count_changes():
+    losses, lows = _masked_sparse_adam([4, 4])   # one count: segments only around the Where
+    (uncut,) = lows
+    assert not uncut.program.stable_cuts and len(uncut.segments) == 2
+    losses, lows = _masked_sparse_adam([4, 4, 6, 6])   # another count: compiled again, the static runs cut out
+    (cut,) = lows
+    assert cut.program.stable_cuts and len(cut.segments) > 2
+    specialize.ENABLED = False
+    try:
+        want, _ = _masked_sparse_adam([4, 4, 6, 6])
+    finally:
+        specialize.ENABLED = True
+    np.testing.assert_allclose(losses, want, rtol=1e-12)

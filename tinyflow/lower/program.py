@@ -78,6 +78,7 @@ class Program:
     philox_ops: list = field(default_factory=list)     # seeded ops drawing TF's Philox values from `rand`
     known: set = field(default_factory=set)            # tensors whose values are known while tracing
     constants: dict = field(default_factory=dict)      # table key -> a specialized feed's value (lower/specialize.py)
+    stable_cuts: bool = True   # segments: runs of steps no dynamic op decides are cut out (segments.varying)
 
     @property
     def feeds(self):

@@ -21,6 +21,12 @@ set, least recently used first out. Values that keep changing (a slice's fed sta
 its shape, the same every time, needed no specialization) would compile the whole step each time:
 after MISSES new values in a row the fetch set runs its segments, as without this, for good.
 $TINYFLOW_SPECIALIZE=0 turns it off.
+
+A specialized function that still has dynamic ops (counts decided by computed values: GAT's
+sparse_add) is segmented only around them at first: segments.cut's `stable` runs, made for counts that
+change at every step (a sparse dropout), are each one more program to compile (gat-sparse, 3 epochs:
+105 compiles against 33). Once a dynamic op gives another shape than before, the function is compiled
+again with them.
 """
 import collections
 import os
@@ -84,13 +90,13 @@ def _feeds_of(t, fed, known, ops):
 class Specializations:
     """The functions of one fetch set (`base`: its Lowered, run as segments) specialized on the values
     of `tensors` (fed, at `positions` in its feeds): `lowered(feeds)` is the one for these values,
-    compiled by `compile({tensor: value})` when new; `base` for values of over MAX_ELEMENTS elements
+    compiled by `compile({tensor: value}, stable_cuts)` when new; `base` for values of over MAX_ELEMENTS elements
     and once the values keep changing (MISSES new ones in a row)."""
 
     def __init__(self, base, tensors, compile, size):
         self.base, self.tensors, self.compile, self.size = base, tensors, compile, max(1, size)
         self.positions = [list(base.sub.feeds).index(t) for t in tensors]
-        self.entries = collections.OrderedDict()   # key of the values -> Lowered
+        self.entries = collections.OrderedDict()   # key of the values -> (Lowered, {tensor: value})
         self.compiles = self.misses = 0            # misses: new values in a row
         self.lock = threading.Lock()
 
@@ -101,21 +107,26 @@ class Specializations:
         if any(a.size > MAX_ELEMENTS for a in arrays):
             return self.base
         key = tuple((a.dtype.str, a.shape, a.tobytes()) for a in arrays)
-        low = self.entries.get(key)
-        if low is not None:
+        entry = self.entries.get(key)
+        if entry is not None:
             self.misses = 0
             self.entries.move_to_end(key)
+            low, constants = entry
+            if not low.program.stable_cuts and low.dynamic_shapes.get("changed"):   # counts that change
+                low = self.compile(constants, True)
+                self.entries[key] = (low, constants)
             return low
         with self.lock:
             if key in self.entries:
-                return self.entries[key]
+                return self.entries[key][0]
             self.misses += 1
             if self.misses >= MISSES:
                 self.entries.clear()
                 return self.base
             self.compiles += 1
-            low = self.compile(dict(zip(self.tensors, arrays)))
-            self.entries[key] = low
+            constants = dict(zip(self.tensors, arrays))
+            low = self.compile(constants, False)
+            self.entries[key] = (low, constants)
             while len(self.entries) > self.size:
                 self.entries.popitem(last=False)
             return low

@@ -589,9 +589,9 @@ class Session:
             deciding = specialize.deciding_feeds(lowered.program)
             if deciding and self._placement is None:   # shapes decided by fed values: compiled for them too
                 lowered.specialized = specialize.Specializations(
-                    lowered, deciding, lambda constants: pipeline.compile_fetch_set(
+                    lowered, deciding, lambda constants, stable_cuts: pipeline.compile_fetch_set(
                         fetch_tensors, feed_tensors, targets, donate=self.donate, platform=self._platform(),
-                        constants=constants), _shape_cache_size())
+                        constants=constants, stable_cuts=stable_cuts), _shape_cache_size())
             self._compiled.put(ckey, lowered)
         return lowered
 
