@@ -6,7 +6,7 @@ sparse_merge, sparse_mask, sparse_to_dense, sparse_reorder, sparse.eye / from_de
 sparse_matmul, and (de)serialization of SparseTensors as TensorProtos (host ops)."""
 import numpy as np
 
-from tinyflow.api.sparse_ops import _check, _reordered, _scope, _to_dense
+from tinyflow.api.sparse_ops import _check, _reordered, _scope, _strides, _to_dense
 from tinyflow.graph import dtypes as dt
 from tinyflow.graph.shapes import TensorShape
 from tinyflow.ops.core import array_ops as A
@@ -40,9 +40,13 @@ def _filled(sp, fill):
 
 
 def _from_mask(dense, mask, shape):
-    """The SparseTensor of dense's elements where mask is True (row-major order; a scalar dense too)."""
-    from tinyflow.ops.core.indexing_ops import boolean_mask
-    return SparseTensor(where(mask), boolean_mask(A.reshape(dense, [-1]), A.reshape(mask, [-1])), shape)
+    """The SparseTensor of dense's elements where mask is True (row-major order; a scalar dense too).
+    One Where, of the flat mask: its positions give both the values and the indices (a Where decides
+    a shape, so each is a cut between jitted segments when the mask is computed: docs/dynamic_shapes.md)."""
+    at = A.reshape(where(A.reshape(mask, [-1])), [-1])
+    dims = A.shape(mask, out_type=dt.int64)
+    indices = M.floormod(M.floordiv(A.expand_dims(at, 1), A.expand_dims(_strides(dims), 0)), A.expand_dims(dims, 0))
+    return SparseTensor(indices, gather(A.reshape(dense, [-1]), at), shape)
 
 
 def sparse_reorder(sp_input, name=None):
@@ -146,11 +150,18 @@ def sparse_softmax(sp_input, name=None):
 
 
 def sparse_retain(sp_input, to_retain):
-    """The entries of sp_input where the bool vector to_retain is True (the dense shape unchanged)."""
+    """The entries of sp_input where the bool vector to_retain is True (the dense shape unchanged).
+    The result also keeps, as `_masked`, sp_input with the mask: an op for which an entry of value 0
+    counts as none (sparse_tensor_dense_matmul) reads that instead, so that the count kept, unknown
+    until run time (gcn's sparse dropout: a random mask), decides no shape (docs/dynamic_shapes.md)."""
     with _scope("sparse_retain"):
         sp = _sp(sp_input, "sparse_retain")
-        keep = A.reshape(where(convert_to_tensor(to_retain, dt.bool_, name="to_retain")), [-1])
-        return SparseTensor(gather(sp.indices, keep), gather(sp.values, keep), sp.dense_shape)
+        mask = convert_to_tensor(to_retain, dt.bool_, name="to_retain")
+        keep = A.reshape(where(mask), [-1])
+        out = SparseTensor(gather(sp.indices, keep), gather(sp.values, keep), sp.dense_shape)
+        if mask.shape.ndims in (None, 1):   # (a mask of another length than the values: Reshape's error)
+            out._masked = (sp, A.reshape(mask, A.shape(sp.values)))
+        return out
 
 
 def sparse_slice(sp_input, start, size, name=None):

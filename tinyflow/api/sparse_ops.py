@@ -125,6 +125,9 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
     """A @ B for a SparseTensor A of rank 2 and a dense matrix B (A^T, B^T with the adjoints)."""
     with _scope(name or "SparseTensorDenseMatMul"):
         sp = _check(sp_a, "sparse_tensor_dense_matmul")
+        # a tf.sparse_retain's result: every entry of its input, those not kept adding zeros to the sums
+        # (the same sums: x + 0 is x), so that no shape depends on the count kept
+        sp, mask = getattr(sp, "_masked", (sp, None))
         b = convert_to_tensor(b, name="b")
         if adjoint_b:
             b = array_ops.transpose(b)
@@ -133,6 +136,8 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
             rows, cols = cols, rows
         n_rows = sp.dense_shape[1 if adjoint_a else 0]
         terms = gather(b, cols) * array_ops.expand_dims(math_ops.cast(sp.values, b.dtype), 1)
+        if mask is not None:
+            terms = math_ops.where_v2(array_ops.expand_dims(mask, 1), terms, array_ops.zeros_like(terms))
         out = unsorted_segment_sum(terms, rows, n_rows)
         n = constant_value_of(sp.dense_shape)
         if n is not None:

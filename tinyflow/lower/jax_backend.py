@@ -93,9 +93,10 @@ def numpy_value(opdef, check, attrs, args):
 class OpCall:
     """An op type's name in the generated source: calls its rule for the Step on the calling line."""
 
-    def __init__(self, op_type, where):
+    def __init__(self, op_type, where, shapes=None):
         self.op_type = op_type
         self.where = where   # {(file name, line number): Step}
+        self.shapes = shapes   # {Step: its output shapes} of the dynamic steps run so far; "changed": True
 
     def _step(self):
         f = sys._getframe(2)
@@ -103,7 +104,12 @@ class OpCall:
 
     def __call__(self, *args, **attrs):
         step = self._step()
-        return apply(step, _with_private(step.op, attrs), args)
+        out = apply(step, _with_private(step.op, attrs), args)
+        if step.dynamic:   # (between segments, on concrete values) whether its count ever changes
+            shapes = tuple(np.shape(o) for o in (out if isinstance(out, (list, tuple)) else [out]))
+            if self.shapes.setdefault(step, shapes) != shapes:
+                self.shapes["changed"] = True
+        return out
 
     def check(self, *args, **attrs):
         step = self._step()
@@ -212,8 +218,11 @@ class Lowered:
     flat arguments and results: `jitted(*rw, *ro, *feeds[, key]) -> (*finals, *fetches)` (`flat_args`
     makes its arguments); it donates rw when `donate` (decided per fetch set by the pipeline). With
     `segments` (names of jitted segment functions: lower/segments.py) `fn` itself is not jitted:
-    `jitted` calls the jitted segments and runs the dynamic ops between them.
+    `jitted` calls the jitted segments and runs the dynamic ops between them. `specialized`: the same
+    fetch set compiled for the values of the feeds that decide its shapes (lower/specialize.py), or None;
+    `dynamic_shapes`: the output shapes its dynamic steps gave, "changed" once one gave another.
     """
+    specialized = None
 
     def __init__(self, program, source, fn, donate, segments=(), waits=True, options=None):
         self.program = program
@@ -292,9 +301,10 @@ def build(program, source, lines, donate=False, waits=True, options=None):
     and jits it: a Lowered. The functions `segment_k` of a segmented Program are jitted one by one."""
     filename = "<tinyflow %d>" % next(_COUNTER)
     where = {(filename, n): step for n, step in lines.items()}
-    calls = {t: OpCall(t, where) for t in {s.op.type for s in program.steps} | {s.rule for s in lines.values()}
+    shapes = {}
+    calls = {t: OpCall(t, where, shapes) for t in {s.op.type for s in program.steps} | {s.rule for s in lines.values()}
              if t}
-    ns = {"A": render_mod.attr_table(program.steps), "op": types.SimpleNamespace(**calls),
+    ns = {"A": {**render_mod.attr_table(program.steps), **program.constants}, "op": types.SimpleNamespace(**calls),
           "tf": _TF, "np": np, "all_ok": _all_ok, "keep": _keep, "gate": _gate,
           "random_block": lambda key: RandomBlock(program.random_block, key, program.philox_ops)}
     exec(compile(source, filename, "exec"), ns)
@@ -302,6 +312,7 @@ def build(program, source, lines, donate=False, waits=True, options=None):
     for name in segments:   # the main function finds them here when it runs: the jitted forms, with the
         ns[name] = jax.jit(ns[name], compiler_options=options or None)   # fetch set's XLA options
     lowered = Lowered(program, source, ns["fetch_set"], donate, segments, waits, options)
+    lowered.dynamic_shapes = shapes
     # a traceback through the generated code shows its lines, for as long as the function lives
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     weakref.finalize(lowered, linecache.cache.pop, filename, None)

@@ -65,14 +65,17 @@ SPLIT_STEPS = env_int("TINYFLOW_SPLIT_STEPS", 20000)
 
 
 def compile_fetch_set(fetches, feeds=(), targets=(), checks=True, donate=None, platform="cpu", segments=True,
-                      render=render_mod.render):
+                      render=render_mod.render, constants=None, stable_cuts=True):
     """Lowers the fetch set (fetched Tensors, fed Tensors, target Operations) to a Lowered function.
     segments=False (a tf.cond / tf.while_loop body) never splits it around value-dependent shapes.
-    render: the render stage, Program -> (source, {line number: Step}); what it returns is what runs."""
+    render: the render stage, Program -> (source, {line number: Step}); what it returns is what runs.
+    constants: {fed Tensor: value} to compile the function for; stable_cuts=False: segments only around
+    dynamic ops (lower/specialize.py)."""
     sub = prune_pass.prune(fetches, feeds, targets)                       # 1
     check_feeds(sub)                                                      # 2
     analysis = state_pass.analyze(sub)                                    # 3
-    program = program_mod.plan(sub, analysis, checks, segments, SPLIT_STEPS if segments else 0)   # 4
+    program = program_mod.plan(sub, analysis, checks, segments, SPLIT_STEPS if segments else 0, constants)   # 4
+    program.stable_cuts = stable_cuts
     source, lines = render(program_mod.fuse_matmul_sums(program))        # 5 (an RNN's weight gradients: one dot)
     donates = _donates(program, donate)
     # The Session waits for a step's new values before storing them, so that a failure after

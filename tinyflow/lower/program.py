@@ -46,8 +46,9 @@ class Step:
         return get_op_def(self.op.type)
 
 
-# rules that compute an op's outputs from the inputs of the ops before it (see fuse_matmul_sums)
-FUSED = {"MatMulSum": matmul_sum}
+# rules that compute an op's outputs from the inputs of the ops before it (see fuse_matmul_sums), and
+# a specialized feed's value (lower/specialize.py: read from the table `A`, known while tracing)
+FUSED = {"MatMulSum": matmul_sum, "FedValue": lambda attrs, value: value}
 
 
 @dataclass
@@ -75,6 +76,9 @@ class Program:
     split: int = 0                   # > 0: a huge fetch set, run as jitted segments of at most this many steps
     random_block: list = field(default_factory=list)   # block_spec of the ops drawing from `rand` (see plan)
     philox_ops: list = field(default_factory=list)     # seeded ops drawing TF's Philox values from `rand`
+    known: set = field(default_factory=set)            # tensors whose values are known while tracing
+    constants: dict = field(default_factory=dict)      # table key -> a specialized feed's value (lower/specialize.py)
+    stable_cuts: bool = True   # segments: runs of steps no dynamic op decides are cut out (segments.varying)
 
     @property
     def feeds(self):
@@ -138,13 +142,16 @@ def is_dynamic(op, known):
     return rule is True or bool(rule(op, known))
 
 
-def plan(sub, analysis, checks=True, segments=True, split_steps=0):
+def plan(sub, analysis, checks=True, segments=True, split_steps=0, constants=None):
     """The Program of Subgraph `sub` (state `analysis` from passes/state.py). checks=False leaves run-time
     checks out (tf.cond / tf.while_loop bodies: their results cannot leave lax). segments=False keeps
     ops of value-dependent shape inline (a body traced by lax: their rules then ask for constants).
     A Program of more than `split_steps` steps (> 0) runs as jitted segments of equal size, at most
-    a fifth of it each (see pipeline.SPLIT_STEPS)."""
+    a fifth of it each (see pipeline.SPLIT_STEPS). constants: {fed Tensor: its value} of the feeds
+    this Program is specialized on (lower/specialize.py): known while tracing, as a constant is."""
+    constants = constants or {}
     fed = set(sub.feeds)
+    unknown_fed = fed - set(constants)   # fed values that are not known while tracing
     names = Names()
     variable_of = analysis.variable_of
     start = analysis.needs_start + [v for v in analysis.fetched if v not in analysis.needs_start]
@@ -157,7 +164,12 @@ def plan(sub, analysis, checks=True, segments=True, split_steps=0):
     for t in sub.feeds:
         values[t] = prog.arg_names[t] = names.new(_tensor_name(t))
     after = {}                       # (update op, VariableV2 op) -> name of the new value
-    static = set()                   # tensors known while tracing
+    static = prog.known              # tensors known while tracing
+    for t, value in constants.items():   # `x_value = op.FedValue(A['fed:x'], ...)`, first of all
+        values[t] = name = names.new(_tensor_name(t) + "_value")
+        prog.constants["fed:" + name] = value
+        prog.steps.append(Step(t.op, ("A['fed:%s']" % name,), (name,), True, rule="FedValue"))
+        static.add(t)
 
     def value_of(op, i, t):
         if t in values:
@@ -177,7 +189,7 @@ def plan(sub, analysis, checks=True, segments=True, split_steps=0):
     for op in sub.ops:
         opdef = get_op_def(op.type)
         is_static = opdef.static or (not opdef.stateful and all(t in static for t in op.inputs)
-                                     and not any(t in fed for t in op.inputs) and not (op.inputs and
+                                     and not any(t in unknown_fed for t in op.inputs) and not (op.inputs and
                                      any((t.shape.num_elements() or 0) > STATIC_MAX for t in op.outputs)))
         args = tuple(value_of(op, i, t) for i, t in enumerate(op.inputs))
         check = Step(op, args, (names.new(op.name + "_check"),), is_static, check=True) if op in checked else None
@@ -201,7 +213,8 @@ def plan(sub, analysis, checks=True, segments=True, split_steps=0):
                 after[(op, v)] = nm
         if is_static:
             static.update(op.outputs)
-        dynamic = segments and not is_static and is_dynamic(op, [t in static and t not in fed for t in op.inputs])
+        dynamic = segments and not is_static and is_dynamic(op, [t in static and t not in unknown_fed
+                                                                 for t in op.inputs])
         step = Step(op, args, tuple(outs), is_static, dynamic=dynamic)
         if check and opdef.check_of_run:   # its check reads what this step hands on after the outputs
             flag = names.new(op.name + "_flag")

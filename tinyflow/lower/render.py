@@ -235,7 +235,8 @@ def split(prog, name="fetch_set"):
     others are `part_k`, traced into the one jitted function."""
     jitted = prog.segmented
     moved = set(gated(prog))   # rendered in the return lines (tail_lines)
-    items = segments.cut([s for s in prog.steps if s not in moved], prog.split if jitted else MAX_LINES, jitted)
+    items = segments.cut([s for s in prog.steps if s not in moved], prog.split if jitted else MAX_LINES, jitted,
+                         prog.stable_cuts)
     if not isinstance(items[-1], list):
         items.append([])
     # the values each item must hand on: those read by later items and by the return line

@@ -38,15 +38,16 @@ the Session stores them once the last segment has succeeded.
 STABLE_RUN = 8
 
 
-def cut(steps, size=0, jitted=True):
+def cut(steps, size=0, jitted=True, stable=True):
     """The steps in program order as items: a list of Steps (one function) or one dynamic Step. A
     list holds at most `size` steps when size > 0 (Program.split, or render.MAX_LINES). Functions
     jitted one by one recompute the static values they read (see the module docstring), and are
     also cut where a long run of steps begins or ends whose shapes no dynamic op decides: such a
     segment compiles once, while one reading a value of run-time shape compiles again for each new
-    shape (gcn's sparse dropout: its backward pass and Adam were compiled again at every step)."""
+    shape (gcn's sparse dropout: its backward pass and Adam were compiled again at every step), unless
+    not `stable` (counts that never change: each cut is one more program to compile, lower/specialize.py)."""
     items, current = [], []
-    moving = varying(steps) if jitted and any(s.dynamic for s in steps) else set()
+    moving = varying(steps) if jitted and stable and any(s.dynamic for s in steps) else set()
     for step in steps:
         if step.dynamic:
             if current:

@@ -59,7 +59,12 @@ class SparseTensor(collections.namedtuple("SparseTensor", ["indices", "values", 
                 raise ValueError("%s of a SparseTensor needs a dense operand of known rank at most the sparse "
                                  "one's (%s), got shape %s" % (name, sparse_rank, dense.shape))
             if rank == 0:
-                return SparseTensor(self.indices, op(self.values, dense), self.dense_shape)
+                out = SparseTensor(self.indices, op(self.values, dense), self.dense_shape)
+                masked = getattr(self, "_masked", None)   # (sp, mask): a tf.sparse_retain's (api/sparse_more.py)
+                if masked is not None:
+                    sp, mask = masked
+                    out._masked = (SparseTensor(sp.indices, op(sp.values, dense), sp.dense_shape), mask)
+                return out
             # a size-1 dense dimension broadcasts: read its element 0 whatever the sparse index there
             where = self.indices[:, -rank:]
             where.set_shape([None, rank])  # the sparse rank may be unknown (fed); the slice's width is not

@@ -26,7 +26,7 @@ from tinyflow.graph import errors
 from tinyflow.graph.nest import flatten
 from tinyflow.graph.core import (Operation, Tensor, _default_sessions, get_default_graph, get_default_session)  # noqa: F401
 from tinyflow.graph.registry import FromFetched, SessionValue, get_op_def
-from tinyflow.lower import jax_backend, pipeline
+from tinyflow.lower import jax_backend, pipeline, specialize
 from tinyflow.ops.random_ops import run_key
 from tinyflow.passes import prune as prune_pass
 from tinyflow.runtime import compile_cache, executables, host_memory, placement as placements
@@ -342,6 +342,8 @@ class Session:
             except KeyError:
                 raise self._uninitialized(low) from None
             feeds = self._feed_values(plan, feed_dict)
+            if low.specialized is not None:   # compiled for the values of the feeds deciding its shapes
+                low = low.specialized.lowered(feeds)
             if placement is not None:
                 feeds = placement.put_feeds(low.sub.feeds, feeds)
             key = None
@@ -584,6 +586,12 @@ class Session:
         if lowered is None:
             lowered = pipeline.compile_fetch_set(fetch_tensors, feed_tensors, targets,
                                                  donate=self.donate, platform=self._platform())
+            deciding = specialize.deciding_feeds(lowered.program)
+            if deciding and self._placement is None:   # shapes decided by fed values: compiled for them too
+                lowered.specialized = specialize.Specializations(
+                    lowered, deciding, lambda constants, stable_cuts: pipeline.compile_fetch_set(
+                        fetch_tensors, feed_tensors, targets, donate=self.donate, platform=self._platform(),
+                        constants=constants, stable_cuts=stable_cuts), _shape_cache_size())
             self._compiled.put(ckey, lowered)
         return lowered
 
@@ -628,11 +636,13 @@ class Session:
         if plan.lowered is None:
             raise ValueError("Nothing to lower: the fetches hold no tensor or op")
         feeds = self._feed_values(plan, feed_dict)
-        jitted = None
+        low, jitted = plan.lowered, None
+        if low.specialized is not None and plan.stateless is None:   # what runs (lower/specialize.py)
+            low = low.specialized.lowered(feeds)
         if self._placement is not None:
-            feeds = self._placement.put_feeds(plan.lowered.sub.feeds, feeds)
-            jitted = self._placement.jitted(plan.lowered)
-        return _BoundLowered(plan.lowered, jax_backend.example_args(plan.lowered, self._values, feeds), jitted)
+            feeds = self._placement.put_feeds(low.sub.feeds, feeds)
+            jitted = self._placement.jitted(low)
+        return _BoundLowered(low, jax_backend.example_args(low, self._values, feeds), jitted)
 
     def memory_report(self, fetches, feed_dict=None, planner=None, verify="auto", xla=True, planners=None):
         """tinyflow's memory plan of this fetch set beside XLA's (see runtime/memory_report.py)."""

@@ -224,7 +224,7 @@ def _scan_lower(scan, first):
         if a["reverse"]:
             x = jnp.flip(x, ax)
         out = scan(x, ax)
-        if a["exclusive"]:
+        if a["exclusive"] and x.shape[ax]:   # (an empty axis: nothing to shift)
             out = jnp.concatenate([jnp.full_like(lax.slice_in_dim(out, 0, 1, axis=ax), first(x.dtype)),
                                    lax.slice_in_dim(out, 0, x.shape[ax] - 1, axis=ax)], axis=ax)
         return jnp.flip(out, ax) if a["reverse"] else out
@@ -274,7 +274,7 @@ def _cumprod_lower(a, x, axis):
     ax = normalize_axis(int(axis), x.ndim)
     if a["reverse"]:
         x = jnp.flip(x, ax)
-    if a["exclusive"]:  # shift by one, a leading 1: exact, unlike out / x
+    if a["exclusive"] and x.shape[ax]:  # shift by one, a leading 1: exact, unlike out / x (empty: nothing to)
         x = jnp.concatenate([jnp.ones_like(lax.slice_in_dim(x, 0, 1, axis=ax)),
                              lax.slice_in_dim(x, 0, x.shape[ax] - 1, axis=ax)], axis=ax)
     out = jnp.cumprod(x, axis=ax, dtype=x.dtype)
