@@ -10,10 +10,11 @@ keeps its own allocator's memory in the same way.
 
 `keep_freed_memory()` raises glibc's mmap and trim thresholds (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD) once
 per process, on the first Session: blocks up to the threshold come from the heap and a freed one is
-reused by the next call. The cost is that up to the threshold of freed memory stays with the process
-(a trim threshold of twice the mmap threshold: at most 1 GiB, and 1/16 of the machine's memory). Left alone: a process whose user chose
-glibc's malloc settings (MALLOC_*_ environment variables, GLIBC_TUNABLES), another C library, and
-`TINYFLOW_KEEP_FREED_MEMORY=0`.
+reused by the next call. The cost: up to the trim threshold of freed memory stays with the process
+(twice the mmap threshold: at most 1 GiB, and 1/16 of the machine's memory). Left alone: a process
+whose user chose glibc's malloc settings (MALLOC_*_ environment variables, GLIBC_TUNABLES), another C
+library, and `TINYFLOW_KEEP_FREED_MEMORY=0`. Blocks over 64 MiB allocated on XLA's worker threads are
+still mapped per call (glibc's per-thread arenas are heaps of at most 64 MiB; docs/speed.md section 13).
 """
 import ctypes
 import os
