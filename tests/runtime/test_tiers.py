@@ -153,3 +153,31 @@ def test_a_first_tier_of_little_arithmetic_takes_level_0(monkeypatch):
         sess.run(train, feed)
         _, entry = _entry(sess)
     assert chosen[-1] == level0 and entry.tier.compile_s > 0
+
+
+def test_each_first_tier_is_credited_with_its_own_run(monkeypatch):
+    """A first-tier program's run is the time from its call to the next call of any first-tier program
+    (its results are read before then): a training step (0.9 s) and an evaluation (0.1 s) called in
+    turn, once per epoch, upgrade after 4 and 31 epochs (compile 1 s, ratio 3), not both after 3 as
+    when each was credited with the intervals between its own calls (GAT: 12 s of optimized compile
+    for its evaluation's 122 calls of 44 ms). No compile: a clock the test moves, upgrades counted."""
+    from tinyflow.runtime import executables
+    clock = [0.0]
+    monkeypatch.setattr(executables.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(executables.threading, "Thread", lambda target, name, daemon: type(
+        "Started", (), {"start": lambda self: None, "join": lambda self: None})())
+    monkeypatch.setattr(executables.atexit, "register", lambda f: None)
+    monkeypatch.setenv("TINYFLOW_TIERED", "3")
+    monkeypatch.setattr(executables.Tier, "latest", (lambda: None, 0.0), raising=False)
+    train, evaluation = executables.Tier(None, None, 1.0), executables.Tier(None, None, 1.0)
+    for tier in (train, evaluation):
+        tier.entry = type("Entry", (), {"compiled": staticmethod(lambda: None)})()
+    upgraded = {}
+    for epoch in range(1, 41):
+        for tier, seconds in ((train, 0.9), (evaluation, 0.1)):
+            tier.call()
+            clock[0] += seconds
+        for name, tier in (("train", train), ("evaluation", evaluation)):
+            if tier.thread is not None:
+                upgraded.setdefault(name, epoch)
+    assert upgraded == {"train": 4, "evaluation": 31}
