@@ -4,8 +4,8 @@ The generated source calls each op type's rule as `op.MatMul(x, w, transpose_a=F
 `op.MatMul` is an `OpCall`: it finds which Step the calling line is (by the line's number), runs the
 op's lowering rule inside a `jax.named_scope` of the TF op name (so XLA's metadata names the op)
 and, for a value known while tracing, computes it now (lower/consteval.py: numpy, or one cached
-jitted program per op), so that `tf.reshape(x, tf.shape(y))` has a concrete shape inside jit. A rule failing while tracing
-becomes InvalidArgumentError naming the op, before anything runs. The source is registered with
+jitted program per op), so that `tf.reshape(x, tf.shape(y))` has a concrete shape inside jit. A rule
+failing while tracing becomes InvalidArgumentError naming the op, before anything runs. The source is registered with
 `linecache`, so a traceback through it shows the generated line.
 
 Run-time checks (OpDef.check): when a fetch set has them, each updated variable it reads is kept
