@@ -86,7 +86,7 @@ class _Rule:
 
     def __init__(self, rule, attrs):
         self.rule, self.attrs, self.mode, self.worked = rule, attrs, 0, False
-        self._jitted = {}   # positions of the static inputs -> jax.jit
+        self._jitted = {}   # (positions of the static inputs, _context()) -> jax.jit
         self._jit = {}      # (static positions, arguments' signature) -> whether to run it jitted
 
     def _apply(self, *xs):
@@ -95,11 +95,12 @@ class _Rule:
     def call(self, small, args):
         """The rule jitted with the inputs at `small` static; eagerly when it is one primitive or none
         (a Const, a Reshape: JAX's eager cache of primitives shares those across op types)."""
-        f = self._jitted.get(small)
-        if f is None:
-            f = self._jitted[small] = jax.jit(self._apply, static_argnums=small)
+        context = _context()
+        f = self._jitted.get((small, context))
+        if f is None:   # (a jit per context: JAX's own cache does not tell XLA's optimization settings apart)
+            f = self._jitted[small, context] = jax.jit(self._apply, static_argnums=small)
         args = [_Static(a) if i in small else a for i, a in enumerate(args)]
-        key = (small, _context(), tuple(a if i in small else _aval(a) for i, a in enumerate(args)))
+        key = (small, context, tuple(a if i in small else _aval(a) for i, a in enumerate(args)))
         with _evaluated():   # run now (inside a trace too), its constants staged in its program
             jit = self._jit.get(key)
             if jit is None:
@@ -147,8 +148,10 @@ def _freeze(v):
 
 
 def _context():
-    """What a rule's trace reads besides its arguments: how convolutions run, JAX's matmul precision."""
-    return EIGEN_CONVOLUTIONS.get(), jax.config.jax_default_matmul_precision
+    """What a rule's program depends on besides its arguments: how convolutions run, JAX's matmul
+    precision, XLA's optimizations (the test suite turns most off; a test may turn them on again)."""
+    return (EIGEN_CONVOLUTIONS.get(), jax.config.jax_default_matmul_precision,
+            jax.config.read("jax_disable_most_optimizations"))
 
 
 def _aval(a):
