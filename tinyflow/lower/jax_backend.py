@@ -3,9 +3,9 @@
 The generated source calls each op type's rule as `op.MatMul(x, w, transpose_a=False, ...)`. Here
 `op.MatMul` is an `OpCall`: it finds which Step the calling line is (by the line's number), runs the
 op's lowering rule inside a `jax.named_scope` of the TF op name (so XLA's metadata names the op)
-and, for a value known while tracing, under `jax.ensure_compile_time_eval`, so that
-`tf.reshape(x, tf.shape(y))` has a concrete shape inside jit. A rule failing while tracing
-becomes InvalidArgumentError naming the op, before anything runs. The source is registered with
+and, for a value known while tracing, computes it now (lower/consteval.py: numpy, or one cached
+jitted program per op), so that `tf.reshape(x, tf.shape(y))` has a concrete shape inside jit. A rule
+failing while tracing becomes InvalidArgumentError naming the op, before anything runs. The source is registered with
 `linecache`, so a traceback through it shows the generated line.
 
 Run-time checks (OpDef.check): when a fetch set has them, each updated variable it reads is kept
@@ -33,6 +33,7 @@ from tinyflow.graph import errors
 from tinyflow.graph import dtypes as _dt
 from tinyflow.graph.registry import get_op_def
 from tinyflow.graph.shapes import TensorShape
+from tinyflow.lower import consteval
 from tinyflow.lower import render as render_mod
 from tinyflow.lower.compiler_options import YNN_FLAG, YNN_NO_CONV
 from tinyflow.lower.program import FUSED
@@ -53,11 +54,10 @@ def apply(step, attrs, args):
         attrs = {**attrs, "_check": True}
     with jax.named_scope(op.name):
         try:
-            if step.static:
-                out = numpy_value(opdef, step.check, attrs, args)
-                if out is None:
-                    with jax.ensure_compile_time_eval():
-                        out = rule(attrs, *args)
+            if step.static:   # by numpy, or one cached jitted program (not one per primitive)
+                out = consteval.value(opdef, rule, attrs, args, step.check)
+            elif step.dynamic and not (step.check or opdef.stateful or opdef.needs_key or _traced(args)):
+                out = consteval.jitted_value(rule, attrs, args, modes=1)   # between segments: one program
             else:
                 out = rule(attrs, *args)
         except errors.OpError:
@@ -79,15 +79,8 @@ def apply(step, attrs, args):
     return out
 
 
-def numpy_value(opdef, check, attrs, args):
-    """A value known while tracing by the op's numpy rule (OpDef.numpy; for its check: holds), or None:
-    JAX would compile an XLA program per primitive and shape (20-30, 0.3-0.65 s of a script's start)."""
-    try:
-        with np.errstate(all="ignore"):
-            out = opdef.numpy(attrs, *[np.asarray(a) for a in args]) if opdef.numpy else None
-    except Exception:   # noqa: BLE001 (values the op refuses: its own rule says why, in its words)
-        out = None
-    return out if out is None or not check else (np.True_,)
+def _traced(args):
+    return any(isinstance(a, jax.core.Tracer) for a in args)
 
 
 class OpCall:

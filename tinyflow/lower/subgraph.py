@@ -18,7 +18,7 @@ import numpy as np
 
 from tinyflow.graph import backend as graph_backend
 from tinyflow.graph.registry import get_op_def
-from tinyflow.lower import pipeline
+from tinyflow.lower import consteval, pipeline
 
 _CACHE = weakref.WeakKeyDictionary()  # SubFn -> Lowered: made once, dropped with its graph
 _JITTED = weakref.WeakKeyDictionary()  # SubFn -> jax.jit(as_function(SubFn)): a host-driven loop's body
@@ -113,11 +113,11 @@ class Backend:
         opdef = get_op_def(op.type)
         if opdef.lower is None or opdef.stateful or opdef.needs_key or opdef.host is not None:
             raise graph_backend.NotFoldable(op.name)
-        try:   # by the op's numpy rule where it has one: no XLA program compiled for one value
+        try:   # by the op's numpy rule, or one cached jitted program (lower/consteval.py)
             out = opdef.numpy and opdef.numpy(op.attrs, *values)
             if out is None:
                 with jax.ensure_compile_time_eval():
-                    out = opdef.lower(op.attrs, *values)
+                    out = consteval.jitted_value(opdef.lower, op.attrs, values)
         except (TypeError, ValueError, IndexError, ArithmeticError) as e:  # the values do not fit the op
             raise graph_backend.NotFoldable(str(e)) from None
         return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]

@@ -120,7 +120,7 @@ def _std_lower(a, indices, shape, values, default):
     dims = ints(shape)
     if all(is_concrete(x) and not isinstance(x, jax.Array) for x in (indices, values)):   # strings' codes
         ok, *data = _std_check(a, np.asarray(indices), np.asarray(shape), values, default)
-        if not bool(ok):
+        if is_concrete(ok) and not bool(ok):   # (traced: its values jitted, lower/consteval.py; its check step says)
             raise errors.InvalidArgumentError(None, None, _std_message(_Attrs(a), *map(np.asarray, data)))
     n = ix.shape[0]
     vals = jnp.broadcast_to(values, (n,))

@@ -99,7 +99,7 @@ def _const_lower(attrs):
 
 
 register_op("Const", shape=lambda s, a, v: [TensorShape(a["value"].shape)], dtype=lambda d, a: [a["dtype"]],
-            grad=None, lower=_const_lower)
+            grad=None, lower=_const_lower, numpy=_const_lower)   # (a static step's value: no trace, no program)
 
 
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref=False):
