@@ -30,6 +30,8 @@ SETTINGS = [  # every TINYFLOW_* environment variable the package reads, with wh
     ("TINYFLOW_TIERED", "0: no tiers; N: a fetch set's optimized program after N x its first compile (default 3)"),
     ("TINYFLOW_TF32=1", "on a GPU, float32 dots and convolutions in TF32 (default: full float32, as TF 1.15)"),
     ("TINYFLOW_SHAPE_CACHE_SIZE", "feed shapes whose programs a fetch set keeps compiled (default 8)"),
+    ("TINYFLOW_SPECIALIZE=0", "no programs compiled for the fed values that decide shapes (dense_shape, counts)"),
+    ("TINYFLOW_KEEP_FREED_MEMORY=0", "leave glibc's malloc thresholds as they are (steps' temporaries freed per call)"),
     ("TINYFLOW_DONATE", "auto, always or never: whether a step's input buffers are donated (default auto)"),
     ("TINYFLOW_SPLIT_STEPS", "a graph of more steps than this is compiled in parts (default 20000; 0: never)"),
     ("TINYFLOW_COORDINATOR", "HOST:PORT of a multi-process job (as --coordinator)"),
