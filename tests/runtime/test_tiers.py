@@ -58,8 +58,8 @@ def test_both_tiers_agree_a_failed_check_keeps_every_variable_and_a_failed_upgra
     low, entry = _entry(sess)
     tier, cheap = entry.tier, entry.compiled
     assert tier is not None and entry.call == tier.call   # runs the first tier
-    assert compiler_options.first_tier(low.compiler_options, "cpu", low.sub.ops, True) == {
-        **compiler_options.FIRST_TIER, "xla_cpu_use_fusion_emitters": False}
+    # a small step (under SMALL_STEP ops): level 1 and one LLVM module, the new emitters
+    assert compiler_options.first_tier(low.compiler_options, "cpu", low.sub.ops, True) == compiler_options.FIRST_TIER
     # a compile that fails in the background: the first tier runs on
     failing_lowered = tier.lowered
     monkeypatch.setattr(tier, "lowered", type("Fails", (), {"compile": lambda self: 1 / 0})())
@@ -99,7 +99,8 @@ def test_both_tiers_agree_a_failed_check_keeps_every_variable_and_a_failed_upgra
 def test_the_first_tier_takes_the_older_emitters_where_they_pay(monkeypatch):
     """compiler_options.older_emitters_pay: not for a step holding overlapping pooling windows, LRN or
     histograms (the older emitters run those kernels 17-25% slower), nor for a program of more than
-    BIG_PROGRAM ops, loop bodies counted; an evaluation (no variable updated) takes them anyway."""
+    BIG_PROGRAM ops, loop bodies counted, nor for a step of fewer than SMALL_STEP ops; an evaluation
+    (no variable updated) takes them anyway."""
     pay = compiler_options.older_emitters_pay
 
     def ops(build):
@@ -114,6 +115,8 @@ def test_the_first_tier_takes_the_older_emitters_where_they_pay(monkeypatch):
     histogram = ops(lambda x: tf.summary.histogram("h", x))
     loop = ops(lambda x: tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.tanh(v * 2.0 + 1.0)),
                                        [tf.constant(0), x]))
+    assert not pay(small, True) and pay(small, False)   # a small step: nothing to save
+    monkeypatch.setattr(compiler_options, "SMALL_STEP", 0)
     assert [pay(o, True) for o in (small, overlapping, tiling, one_window, lrn, histogram, loop)] == [
         True, False, True, True, False, False, True]
     assert all(pay(o, False) for o in (overlapping, lrn, histogram))
@@ -144,7 +147,7 @@ def test_a_first_tier_of_little_arithmetic_takes_level_0(monkeypatch):
     big = jax.make_jaxpr(jnp.dot)(jnp.ones((512, 512)), jnp.ones((512, 512)))
     level0 = {**compiler_options.RUN_ONCE_OPTIONS, **compiler_options.LEVEL0}
     assert compiler_options.first_tier({}, "cpu", (), True, small) == level0
-    assert compiler_options.first_tier({}, "cpu", (), True, big) == compiler_options.RUN_ONCE_OPTIONS
+    assert compiler_options.first_tier({}, "cpu", (), True, big) == compiler_options.FIRST_TIER   # (no ops: small)
     chosen, first_tier = [], compiler_options.first_tier
     monkeypatch.setattr(compiler_options, "first_tier", lambda *a: chosen.append(first_tier(*a)) or chosen[-1])
     x, feed, loss, train = _model()

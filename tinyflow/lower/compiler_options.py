@@ -44,6 +44,10 @@ RUN_ONCE_OPTIONS = {**FIRST_TIER, **OLDER_EMITTERS}
 # what older_emitters_pay measures a fetch set by: a program of more ops than this (loop bodies counted)
 # keeps the new emitters in its first tier (the tutorial steps that gain: 160-200 ops; seq2seq's: 735)
 BIG_PROGRAM = 400
+# ... and a step of fewer ops than this keeps them too: it has few fusions, so the older emitters save
+# nothing measurable of its compile (the anchors' MLP step, 67 ops: 0.31 s against 0.26-0.35 s), while
+# its dense kernels ran 33% slower on them (4.4 against 3.3 ms; the tutorial steps that gain: 103-160 ops)
+SMALL_STEP = 80
 SLOW_WITH_OLDER_EMITTERS = frozenset({"LRN", "LRNGrad", "HistogramBuckets"})
 # A first tier of little arithmetic (`work` at most SMALL_WORK) also takes backend optimization level 0
 # (LLVM's code unoptimized) with the older emitters: char-rnn's step (1,207 ops, 2.8e6 of work) compiles
@@ -132,7 +136,8 @@ def older_emitters_pay(ops, updates):
       * a step (it updates variables: a short script's warm run runs all its steps on the first
         tier) holds kernels they run slower: overlapping pooling windows and LRN (CNN step 138 ->
         172 ms), histograms (their counts scatter-added by a loop: deep MNIST step 149 -> 175 ms):
-        20 steps lose more than the 0.2-0.9 s of compile saved.
+        20 steps lose more than the 0.2-0.9 s of compile saved;
+      * a step is small (under SMALL_STEP ops): no compile to save, and its dense kernels ran slower.
     A fetch set that updates nothing (an evaluation) runs rarely, or long enough to be upgraded."""
     from tinyflow.ops.control_flow_ops import bodies   # a loop's or a conditional's function graphs
     ops, seen, count, slow = list(ops), set(), 0, False
@@ -146,7 +151,7 @@ def older_emitters_pay(ops, updates):
             if id(body) not in seen:
                 seen.add(id(body))
                 ops.extend(body.graph.ops)
-    return not (updates and slow)
+    return not (updates and (slow or count < SMALL_STEP))
 
 
 def _overlaps(op):
