@@ -107,18 +107,16 @@ class Specializations:
         if any(a.size > MAX_ELEMENTS for a in arrays):
             return self.base
         key = tuple((a.dtype.str, a.shape, a.tobytes()) for a in arrays)
-        entry = self.entries.get(key)
-        if entry is not None:
-            self.misses = 0
-            self.entries.move_to_end(key)
-            low, constants = entry
-            if not low.program.stable_cuts and low.dynamic_shapes.get("changed"):   # counts that change
-                low = self.compile(constants, True)
-                self.entries[key] = (low, constants)
-            return low
-        with self.lock:
-            if key in self.entries:
-                return self.entries[key][0]
+        with self.lock:   # (Session.run holds the Session's lock; Session.lowered does not)
+            entry = self.entries.get(key)
+            if entry is not None:
+                self.misses = 0
+                self.entries.move_to_end(key)
+                low, constants = entry
+                if not low.program.stable_cuts and low.dynamic_shapes.get("changed"):   # counts that change
+                    low = self.compile(constants, True)
+                    self.entries[key] = (low, constants)
+                return low
             self.misses += 1
             if self.misses >= MISSES:
                 self.entries.clear()

@@ -40,10 +40,10 @@ def keep_freed_memory():
     if _applied is not None:
         return _applied
     _applied = 0
-    total_memory = executables.memory()[1]
     user_set = any(k.startswith("MALLOC_") and k.endswith("_") for k in os.environ) or "GLIBC_TUNABLES" in os.environ
     if os.environ.get("TINYFLOW_KEEP_FREED_MEMORY", "1") == "0" or user_set or not _glibc():
         return 0
+    total_memory = executables.memory()[1]
     threshold = MOST if not total_memory else min(MOST, total_memory // 32)
     try:
         mallopt = ctypes.CDLL("libc.so.6").mallopt
